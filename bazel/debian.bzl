@@ -1,0 +1,48 @@
+"""Repositories backed by Debian packages that ./configure installs.
+
+Each rule checks that its package's files exist and otherwise fails with the package to install,
+rather than letting a build fail later with a missing-file or link error.
+"""
+
+def _missing(package, what):
+    fail("swigflow: %s not found; it comes from the Debian package '%s'. Run ./configure." % (what, package))
+
+def _debian_repository_impl(repository_ctx):
+    root = repository_ctx.path(repository_ctx.attr.path)
+    if not root.exists:
+        _missing(repository_ctx.attr.package, repository_ctx.attr.path)
+    for entry in root.readdir():
+        repository_ctx.symlink(entry, entry.basename)
+
+debian_repository = repository_rule(
+    implementation = _debian_repository_impl,
+    attrs = {
+        "package": attr.string(mandatory = True, doc = "The Debian package that installs `path`."),
+        "path": attr.string(mandatory = True, doc = "An installed Bazel repository, e.g. a rules_* tree."),
+    },
+    doc = "A Bazel repository that a Debian package installs (like local_repository, but with a clear error).",
+)
+
+def _debian_cc_library_impl(repository_ctx):
+    for header in repository_ctx.attr.headers:
+        if not repository_ctx.path(header).exists:
+            _missing(repository_ctx.attr.package, header)
+    # The headers live in /usr/include, which the auto-configured toolchain already searches.
+    repository_ctx.file("WORKSPACE", 'workspace(name = "%s")\n' % repository_ctx.name)
+    repository_ctx.file("BUILD", """cc_library(
+    name = "{name}",
+    linkopts = {linkopts},
+    visibility = ["//visibility:public"],
+)
+""".format(name = repository_ctx.attr.target, linkopts = repr(repository_ctx.attr.linkopts)))
+
+debian_cc_library = repository_rule(
+    implementation = _debian_cc_library_impl,
+    attrs = {
+        "headers": attr.string_list(doc = "Absolute paths whose presence shows the package is installed."),
+        "linkopts": attr.string_list(mandatory = True),
+        "package": attr.string(mandatory = True),
+        "target": attr.string(mandatory = True, doc = "The name of the cc_library in the repository."),
+    },
+    doc = "A system C/C++ library from a Debian -dev package, as `@<name>//:<target>`.",
+)

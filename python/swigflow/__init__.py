@@ -1,0 +1,12 @@
+"""swigflow: TFRecord I/O and TensorFlow-exact CPU kernels, without TensorFlow.
+
+The API mirrors TensorFlow's names so that code ports by changing an import::
+
+    import swigflow as tf
+    tf.io.crc32c(b"123456789")  # 0xE3069283
+"""
+
+from swigflow import errors, io, sysconfig
+from swigflow._version import __version__
+
+__all__ = ["__version__", "errors", "io", "sysconfig"]

@@ -1,0 +1,38 @@
+"""Where the installed package keeps its C++ headers and libraries, like ``tf.sysconfig``.
+
+Code that includes swigflow's headers must be compiled with the same C++ standard and the same
+libstdc++ ABI as the package::
+
+    g++ -shared -fPIC my_op.cc -o my_op.so \\
+        $(python -c 'import swigflow.sysconfig as s; print(*s.get_compile_flags(), *s.get_link_flags())')
+"""
+
+import os
+
+from swigflow import pywrap_swigflow as _pywrap
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def get_include():
+    """The directory holding ``swigflow/framework/status.h`` and the other shipped headers."""
+    return os.path.join(_PACKAGE_DIR, "include")
+
+
+def get_lib():
+    """The directory holding the package's native libraries."""
+    return _PACKAGE_DIR
+
+
+def get_compile_flags():
+    """Compiler flags for code built against the shipped headers."""
+    flags = ["-I" + get_include(), "-std=c++17"]
+    abi = _pywrap.CxxAbiFlag()
+    if abi >= 0:
+        flags.append(f"-D_GLIBCXX_USE_CXX11_ABI={abi}")
+    return flags
+
+
+def get_link_flags():
+    """Linker flags for code built against the package's native libraries."""
+    return ["-L" + get_lib(), "-Wl,-rpath," + get_lib()]

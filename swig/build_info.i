@@ -1,0 +1,13 @@
+// Facts about how _pywrap_swigflow.so was compiled, for swigflow.sysconfig: code built against the
+// shipped headers must use the same C++ ABI.
+%inline %{
+int CxxAbiFlag() {
+#ifdef _GLIBCXX_USE_CXX11_ABI
+  return _GLIBCXX_USE_CXX11_ABI;
+#else
+  return -1;  // not libstdc++
+#endif
+}
+
+const char* CompilerVersion() { return __VERSION__; }
+%}

@@ -1,0 +1,9 @@
+// The single SWIG module of swigflow: _pywrap_swigflow.so and its shim swigflow/pywrap_swigflow.py.
+// Each concept has its own interface file; python/swigflow/ wraps these low-level functions in the
+// public, TensorFlow-named API.
+%module(package="swigflow") pywrap_swigflow
+
+%include "swig/base.i"
+%include "swig/status.i"
+%include "swig/build_info.i"
+%include "swig/crc32c.i"
