@@ -47,6 +47,8 @@ py_runtime(
     name = "py3_runtime",
     interpreter_path = "{python}",
     python_version = "PY3",
+    # The launcher stub itself is Python; without this it asks for `python` on the strict PATH.
+    stub_shebang = "#!{python}",
 )
 
 py_runtime_pair(

@@ -59,7 +59,10 @@ def _transitive_hdrs_impl(ctx):
         out = ctx.actions.declare_file("%s/%s" % (ctx.label.name, path))
         ctx.actions.symlink(output = out, target_file = by_include_path[path])
         outputs.append(out)
-    return [DefaultInfo(files = depset(outputs))]
+    return [DefaultInfo(
+        files = depset(outputs),
+        runfiles = ctx.runfiles(files = outputs),
+    )]
 
 transitive_hdrs = rule(
     implementation = _transitive_hdrs_impl,

@@ -1,0 +1,54 @@
+"""setuptools script for the swigflow wheel; run by build_pip_package on a staged tree.
+
+The extension module is already built by Bazel: this script only packages it. Declaring the
+distribution as binary makes the wheel's tag that of the interpreter running this script
+(e.g. cp311-cp311-linux_x86_64) instead of py3-none-any.
+"""
+
+import os
+import re
+
+from setuptools import find_packages, setup
+from setuptools.dist import Distribution
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _version():
+    with open(os.path.join(_HERE, "swigflow", "_version.py"), encoding="utf-8") as f:
+        return re.search(r'^__version__ = "([^"]+)"$', f.read(), re.M).group(1)
+
+
+def _long_description():
+    with open(os.path.join(_HERE, "README.md"), encoding="utf-8") as f:
+        return f.read()
+
+
+class BinaryDistribution(Distribution):
+    """A distribution holding a prebuilt extension module."""
+
+    def has_ext_modules(self):
+        return True
+
+
+setup(
+    name=os.environ.get("SWIGFLOW_PROJECT_NAME", "swigflow"),
+    version=_version(),
+    description="TFRecord I/O and TensorFlow-exact CPU kernels, without TensorFlow",
+    long_description=_long_description(),
+    long_description_content_type="text/markdown",
+    license="Apache-2.0",
+    license_files=["LICENSE"],
+    packages=find_packages(),
+    package_data={"swigflow": ["_pywrap_swigflow.so", "include/**/*.h"]},
+    python_requires=">=3.9",
+    install_requires=["numpy>=1.23"],
+    distclass=BinaryDistribution,
+    zip_safe=False,
+    classifiers=[
+        "Programming Language :: C++",
+        "Programming Language :: Python :: 3",
+        "Operating System :: POSIX :: Linux",
+        "Topic :: Scientific/Engineering :: Artificial Intelligence",
+    ],
+)

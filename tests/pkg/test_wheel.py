@@ -1,0 +1,178 @@
+"""The wheel from //pkg:build_pip_package: name, contents, reproducibility, install, import."""
+
+import os
+import re
+import stat
+import subprocess
+import sys
+import textwrap
+import zipfile
+
+import numpy
+import pytest
+
+import swigflow
+
+RUNFILES = os.environ.get("RUNFILES_DIR") or os.environ["TEST_SRCDIR"]
+BUILDER = os.path.join(RUNFILES, "org_swigflow", "pkg", "build_pip_package")
+TAG = f"cp{sys.version_info[0]}{sys.version_info[1]}"
+WHEEL_NAME = f"swigflow-{swigflow.__version__}-{TAG}-{TAG}-linux_x86_64.whl"
+HEADERS = [
+    "swigflow/include/swigflow/framework/status.h",
+    "swigflow/include/swigflow/io/crc32c.h",
+]
+
+
+def build(dest, *args):
+    env = dict(os.environ, RUNFILES_DIR=RUNFILES)
+    out = subprocess.run(
+        [BUILDER, str(dest), *args], env=env, check=True, capture_output=True, text=True
+    )
+    path = out.stdout.strip().splitlines()[-1]
+    assert os.path.isfile(path), out
+    return path
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    return build(tmp_path_factory.mktemp("dist"))
+
+
+def test_name_and_tag(wheel):
+    assert os.path.basename(wheel) == WHEEL_NAME
+    with zipfile.ZipFile(wheel) as z:
+        meta = z.read(f"swigflow-{swigflow.__version__}.dist-info/WHEEL").decode()
+    assert f"Tag: {TAG}-{TAG}-linux_x86_64" in meta
+    assert "Root-Is-Purelib: false" in meta
+
+
+def test_contents(wheel):
+    with zipfile.ZipFile(wheel) as z:
+        infos = {i.filename: i for i in z.infolist()}
+        metadata = z.read(f"swigflow-{swigflow.__version__}.dist-info/METADATA").decode()
+    for name in [
+        "swigflow/__init__.py",
+        "swigflow/errors.py",
+        "swigflow/io/__init__.py",
+        "swigflow/sysconfig.py",
+        "swigflow/pywrap_swigflow.py",
+        "swigflow/_pywrap_swigflow.so",
+        f"swigflow-{swigflow.__version__}.dist-info/licenses/LICENSE",
+        *HEADERS,
+    ]:
+        assert name in infos, name
+    for name, info in infos.items():
+        mode = info.external_attr >> 16
+        assert not stat.S_ISLNK(mode), f"{name} is a symlink"
+        assert not stat.S_IMODE(mode) & 0o002, f"{name} is world-writable"
+        if name.startswith("swigflow/"):  # staged by us; dist-info is written by setuptools
+            expected = 0o755 if name.endswith(".so") else 0o644
+            assert stat.S_IMODE(mode) == expected, f"{name}: {oct(stat.S_IMODE(mode))}"
+        assert "BUILD" not in name.split("/") and "__pycache__" not in name
+    assert "Requires-Dist: numpy" in metadata
+    assert "License-Expression: Apache-2.0" in metadata or "License: Apache-2.0" in metadata
+
+
+def test_reproducible(wheel, tmp_path):
+    again = build(tmp_path)
+    with open(wheel, "rb") as a, open(again, "rb") as b:
+        assert a.read() == b.read(), "two builds gave different wheels"
+
+
+def test_project_name_option(tmp_path):
+    other = build(tmp_path, "--project_name", "swigflow_nightly")
+    assert os.path.basename(other).startswith(f"swigflow_nightly-{swigflow.__version__}-{TAG}")
+
+
+def test_usage_error(tmp_path):
+    result = subprocess.run([BUILDER], capture_output=True, text=True)
+    assert result.returncode == 2
+    assert "usage:" in result.stderr
+
+
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory):
+    """A fresh venv with only the wheel installed; numpy is borrowed from the build venv."""
+    venv = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index",
+         "--disable-pip-version-check", "-q", wheel],
+        check=True,
+    )
+    site = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()
+    # Offline, so the dependency comes from the interpreter running this test, via a .pth file.
+    with open(os.path.join(site, "borrowed_numpy.pth"), "w") as f:
+        f.write(os.path.dirname(os.path.dirname(numpy.__file__)) + "\n")
+    return python, site
+
+
+def run_installed(installed, code):
+    python, _ = installed
+    env = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("TEST_TMPDIR", "/tmp")}
+    # -I: no PYTHONPATH, no user site, no script directory; cwd "/": nowhere near the sources.
+    result = subprocess.run(
+        [python, "-I", "-c", textwrap.dedent(code)],
+        cwd="/", env=env, capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_imports_from_outside_source_tree(installed):
+    _, site = installed
+    out = run_installed(
+        installed,
+        """
+        import swigflow
+        print(swigflow.__file__)
+        print(swigflow.__version__)
+        print(swigflow.io.crc32c(b"123456789"))
+        try:
+            swigflow.pywrap_swigflow.StatusForTesting(swigflow.errors.DATA_LOSS, "bad")
+        except swigflow.errors.DataLossError as e:
+            print(type(e).__name__, e.error_code)
+        """,
+    ).split("\n")
+    assert out[0] == os.path.join(site, "swigflow", "__init__.py")
+    assert out[1] == swigflow.__version__
+    assert int(out[2]) == 0xE3069283
+    assert out[3] == "DataLossError 15"
+
+
+def test_headers_compile_with_sysconfig_flags(installed, tmp_path):
+    out = run_installed(
+        installed,
+        """
+        import swigflow.sysconfig as s
+        print(s.get_include())
+        print(" ".join(s.get_compile_flags()))
+        """,
+    ).splitlines()
+    include, flags = out[0], out[1].split()
+    for header in HEADERS:
+        assert os.path.isfile(os.path.join(include, header.split("include/", 1)[1])), header
+    source = tmp_path / "uses_headers.cc"
+    source.write_text(
+        '#include "swigflow/framework/status.h"\n'
+        '#include "swigflow/io/crc32c.h"\n'
+        "swigflow::Status Check() {\n"
+        "  return swigflow::crc32c::Mask(0) == swigflow::crc32c::kMaskDelta\n"
+        "             ? swigflow::Status::OK() : swigflow::errors::Internal(\"mask\");\n"
+        "}\n"
+    )
+    subprocess.run(["g++", "-fsyntax-only", *flags, str(source)], check=True)
+
+
+def test_extension_exports_only_pyinit(installed):
+    _, site = installed
+    so = os.path.join(site, "swigflow", "_pywrap_swigflow.so")
+    symbols = subprocess.run(
+        ["nm", "-D", "--defined-only", so], check=True, capture_output=True, text=True
+    ).stdout.split()
+    names = [s for s in symbols if not re.fullmatch(r"[0-9a-f]+|[A-Za-z]", s)]
+    assert names == ["PyInit__pywrap_swigflow"]
