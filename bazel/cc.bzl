@@ -4,6 +4,8 @@ Headers under native/<concept>/ are included as "swigflow/<concept>/<name>.h", b
 repository and from the headers the wheel ships (see transitive_hdrs.bzl).
 """
 
+load("@rules_cc//cc:defs.bzl", "cc_library", "cc_test")
+
 SWIGFLOW_COPTS = [
     "-Wall",
     "-Wextra",
@@ -12,7 +14,7 @@ SWIGFLOW_COPTS = [
 ]
 
 def swigflow_cc_library(name, copts = [], **kwargs):
-    native.cc_library(
+    cc_library(
         name = name,
         copts = SWIGFLOW_COPTS + copts,
         include_prefix = "swigflow",
@@ -21,7 +23,7 @@ def swigflow_cc_library(name, copts = [], **kwargs):
     )
 
 def swigflow_cc_test(name, deps = [], copts = [], **kwargs):
-    native.cc_test(
+    cc_test(
         name = name,
         copts = SWIGFLOW_COPTS + copts,
         deps = deps + ["@com_google_googletest//:gtest_main"],

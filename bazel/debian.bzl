@@ -27,6 +27,7 @@ def _debian_cc_library_impl(repository_ctx):
     for header in repository_ctx.attr.headers:
         if not repository_ctx.path(header).exists:
             _missing(repository_ctx.attr.package, header)
+
     # The headers live in /usr/include, which the auto-configured toolchain already searches.
     repository_ctx.file("WORKSPACE", 'workspace(name = "%s")\n' % repository_ctx.name)
     repository_ctx.file("BUILD", """cc_library(

@@ -4,30 +4,43 @@ Declaring a repository in our WORKSPACE before the suffix runs makes the suffix'
 declarations no-ops, so no build or test reaches for the network.
 """
 
-# @bazel_tools loads exactly these names from @rules_cc//cc:defs.bzl; on Bazel 4.2 they are native.
-_RULES_CC_NAMES = [
-    "cc_binary",
-    "cc_import",
-    "cc_library",
-    "cc_proto_library",
-    "cc_test",
-    "cc_toolchain",
-    "cc_toolchain_suite",
-    "objc_library",
-]
+def _native_rules_impl(repository_ctx):
+    predeclared = repository_ctx.attr.globals
 
-def _offline_rules_cc_impl(repository_ctx):
-    defs = ['"""Bazel\'s native C++ rules under the names rules_cc exports."""\n']
-    for rule_name in _RULES_CC_NAMES:
-        defs.append("%s = native.%s\n" % (rule_name, rule_name))
+    # `CcInfo = CcInfo` fails (the name is read before its own assignment) and loaded names are
+    # not re-exported, so predeclared names are saved under other names in one file, loaded under
+    # those, and assigned to the public names.
+    repository_ctx.file("private/BUILD", "")
+    repository_ctx.file("private/globals.bzl", "".join(['"""Predeclared globals, renamed."""\n\n'] + [
+        "%s_ = %s\n" % (name, name)
+        for name in predeclared
+    ]))
+    for path, names in repository_ctx.attr.files.items():
+        saved = ['"%s_"' % n for n in names if n in predeclared]
+        content = ['"""Bazel\'s native rules at the load path of the real %s."""\n\n' % repository_ctx.name]
+        if saved:
+            content.append('load("//private:globals.bzl", %s)\n\n' % ", ".join(saved))
+        content.extend([
+            ("%s = %s_\n" if n in predeclared else "%s = native.%s\n") % (n, n)
+            for n in names
+        ])
+        repository_ctx.file(path, "".join(content))
+        repository_ctx.file(path.rpartition("/")[0] + "/BUILD", "")
     repository_ctx.file("WORKSPACE", 'workspace(name = "%s")\n' % repository_ctx.name)
     repository_ctx.file("BUILD", "")
-    repository_ctx.file("cc/BUILD", 'exports_files(["defs.bzl"])\n')
-    repository_ctx.file("cc/defs.bzl", "".join(defs))
 
-offline_rules_cc = repository_rule(
-    implementation = _offline_rules_cc_impl,
-    doc = "A rules_cc whose cc/defs.bzl re-exports the native rules (Debian's rules_cc needs Bazel 5).",
+native_rules = repository_rule(
+    implementation = _native_rules_impl,
+    attrs = {
+        "files": attr.string_list_dict(
+            mandatory = True,
+            doc = "A .bzl path in the repository -> the names it exports.",
+        ),
+        "globals": attr.string_list(doc = "Names among `files` that are predeclared globals, not native.*."),
+    },
+    doc = """A stand-in for a rule set (rules_cc, rules_python, rules_shell) that re-exports the
+native rules at the real rule set's load paths. BUILD files load rules from there as newer Bazel
+requires, and a later Bazel swaps this for the real repository without touching them.""",
 )
 
 _COVERAGE_TOOL = """#!/bin/sh

@@ -13,6 +13,9 @@ SWIG sees the same include roots as the C++ compiler (read from the deps' CcInfo
 interface can `%include "swigflow/io/crc32c.h"` exactly as C++ code #includes it.
 """
 
+load("@rules_cc//cc:defs.bzl", "CcInfo", "cc_binary")
+load("@rules_python//python:defs.bzl", "py_library")
+
 def _include_roots(compilation_context):
     return depset(transitive = [
         compilation_context.includes,
@@ -140,7 +143,7 @@ def py_wrap_cc(
         out = version_script,
         symbols = ["PyInit_" + shared_object[:-len(".so")]],
     )
-    native.cc_binary(
+    cc_binary(
         name = shared_object,
         srcs = [module_name + ".cc"],
         # SWIG's generated code trips these; our own code is compiled with full warnings elsewhere.
@@ -155,7 +158,7 @@ def py_wrap_cc(
         linkstatic = 1,
         deps = deps + [python_headers],
     )
-    native.py_library(
+    py_library(
         name = name,
         srcs = [module_name + ".py"],
         srcs_version = "PY3",

@@ -1,5 +1,7 @@
 """py_pytest: a py_test whose sources are pytest modules."""
 
+load("@rules_python//python:defs.bzl", "py_test")
+
 def py_pytest(name, srcs, deps = [], args = [], **kwargs):
     """Runs the pytest test modules `srcs` as one Bazel test.
 
@@ -10,7 +12,7 @@ def py_pytest(name, srcs, deps = [], args = [], **kwargs):
       args: extra pytest arguments.
       **kwargs: passed to py_test (data, size, tags, ...).
     """
-    native.py_test(
+    py_test(
         name = name,
         srcs = srcs + ["//bazel:pytest_main.py"],
         main = "//bazel:pytest_main.py",

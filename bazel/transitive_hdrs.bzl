@@ -13,6 +13,8 @@ and with strip_include_prefix/include_prefix it lists both the source and its _v
 twin. Headers of other repositories (Python's, say) are not ours to ship and are skipped.
 """
 
+load("@rules_cc//cc:defs.bzl", "CcInfo")
+
 _VIRTUAL = "/_virtual_includes/"
 
 def _root_relative(path):

@@ -1,13 +1,47 @@
 """All external repositories of swigflow, declared without network access (TF's tf_workspace shape)."""
 
 load("//bazel:debian.bzl", "debian_cc_library", "debian_repository")
-load("//bazel:offline.bzl", "offline_coverage_tools", "offline_rules_cc")
+load("//bazel:offline.bzl", "native_rules", "offline_coverage_tools")
 load("//bazel:python_configure.bzl", "python_configure")
 load("//bazel:swig_configure.bzl", "swig_configure")
 
 def swigflow_workspace():
-    # Stand-ins for what Bazel's implicit WORKSPACE suffix would otherwise download.
-    offline_rules_cc(name = "rules_cc")
+    """Declares every external repository; called once from WORKSPACE."""
+
+    # Rule sets at their real load paths. Declared before Bazel's implicit WORKSPACE suffix, whose
+    # maybe(http_archive, ...) then finds rules_cc present and downloads nothing. @bazel_tools loads
+    # exactly these rules_cc names.
+    native_rules(
+        name = "rules_cc",
+        files = {"cc/defs.bzl": [
+            "CcInfo",
+            "cc_binary",
+            "cc_import",
+            "cc_library",
+            "cc_proto_library",
+            "cc_test",
+            "cc_toolchain",
+            "cc_toolchain_suite",
+            "objc_library",
+        ]},
+        globals = ["CcInfo"],
+    )
+    native_rules(
+        name = "rules_python",
+        files = {"python/defs.bzl": [
+            "py_binary",
+            "py_library",
+            "py_runtime",
+            "py_test",
+        ]},
+    )
+    native_rules(
+        name = "rules_shell",
+        files = {
+            "shell/sh_binary.bzl": ["sh_binary"],
+            "shell/sh_test.bzl": ["sh_test"],
+        },
+    )
     debian_repository(
         name = "rules_java",
         package = "bazel-rules-java",

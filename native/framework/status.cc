@@ -5,23 +5,40 @@ namespace error {
 
 std::string CodeName(Code code) {
   switch (code) {
-    case OK: return "OK";
-    case CANCELLED: return "CANCELLED";
-    case UNKNOWN: return "UNKNOWN";
-    case INVALID_ARGUMENT: return "INVALID_ARGUMENT";
-    case DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
-    case NOT_FOUND: return "NOT_FOUND";
-    case ALREADY_EXISTS: return "ALREADY_EXISTS";
-    case PERMISSION_DENIED: return "PERMISSION_DENIED";
-    case RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
-    case FAILED_PRECONDITION: return "FAILED_PRECONDITION";
-    case ABORTED: return "ABORTED";
-    case OUT_OF_RANGE: return "OUT_OF_RANGE";
-    case UNIMPLEMENTED: return "UNIMPLEMENTED";
-    case INTERNAL: return "INTERNAL";
-    case UNAVAILABLE: return "UNAVAILABLE";
-    case DATA_LOSS: return "DATA_LOSS";
-    case UNAUTHENTICATED: return "UNAUTHENTICATED";
+    case OK:
+      return "OK";
+    case CANCELLED:
+      return "CANCELLED";
+    case UNKNOWN:
+      return "UNKNOWN";
+    case INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case DEADLINE_EXCEEDED:
+      return "DEADLINE_EXCEEDED";
+    case NOT_FOUND:
+      return "NOT_FOUND";
+    case ALREADY_EXISTS:
+      return "ALREADY_EXISTS";
+    case PERMISSION_DENIED:
+      return "PERMISSION_DENIED";
+    case RESOURCE_EXHAUSTED:
+      return "RESOURCE_EXHAUSTED";
+    case FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
+    case ABORTED:
+      return "ABORTED";
+    case OUT_OF_RANGE:
+      return "OUT_OF_RANGE";
+    case UNIMPLEMENTED:
+      return "UNIMPLEMENTED";
+    case INTERNAL:
+      return "INTERNAL";
+    case UNAVAILABLE:
+      return "UNAVAILABLE";
+    case DATA_LOSS:
+      return "DATA_LOSS";
+    case UNAUTHENTICATED:
+      return "UNAUTHENTICATED";
   }
   return "UNKNOWN_CODE(" + std::to_string(static_cast<int>(code)) + ")";
 }
@@ -39,17 +56,14 @@ Status::Status(error::Code code, std::string message) {
   if (code != error::OK) state_.reset(new State{code, std::move(message)});
 }
 
-Status::Status(const Status& other)
-    : state_(other.ok() ? nullptr : new State(*other.state_)) {}
+Status::Status(const Status& other) : state_(other.ok() ? nullptr : new State(*other.state_)) {}
 
 Status& Status::operator=(const Status& other) {
   if (this != &other) state_.reset(other.ok() ? nullptr : new State(*other.state_));
   return *this;
 }
 
-const std::string& Status::message() const {
-  return ok() ? EmptyString() : state_->message;
-}
+const std::string& Status::message() const { return ok() ? EmptyString() : state_->message; }
 
 void Status::Update(const Status& other) {
   if (ok() && !other.ok()) *this = other;
@@ -64,8 +78,6 @@ bool Status::operator==(const Status& other) const {
   return code() == other.code() && message() == other.message();
 }
 
-std::ostream& operator<<(std::ostream& os, const Status& status) {
-  return os << status.ToString();
-}
+std::ostream& operator<<(std::ostream& os, const Status& status) { return os << status.ToString(); }
 
 }  // namespace swigflow

@@ -90,14 +90,12 @@ std::string StrCat(const Args&... args) {
 }  // namespace internal
 
 // errors::InvalidArgument("bad shape ", shape, " at ", offset) and so on, like TensorFlow's.
-#define SWIGFLOW_DECLARE_ERROR(FUNC, CODE)                          \
-  template <typename... Args>                                       \
-  Status FUNC(const Args&... args) {                                \
-    return Status(error::CODE, internal::StrCat(args...));          \
-  }                                                                 \
-  inline bool Is##FUNC(const Status& status) {                      \
-    return status.code() == error::CODE;                            \
-  }
+#define SWIGFLOW_DECLARE_ERROR(FUNC, CODE)                 \
+  template <typename... Args>                              \
+  Status FUNC(const Args&... args) {                       \
+    return Status(error::CODE, internal::StrCat(args...)); \
+  }                                                        \
+  inline bool Is##FUNC(const Status& status) { return status.code() == error::CODE; }
 
 SWIGFLOW_DECLARE_ERROR(Cancelled, CANCELLED)
 SWIGFLOW_DECLARE_ERROR(Unknown, UNKNOWN)
@@ -122,10 +120,10 @@ SWIGFLOW_DECLARE_ERROR(Unauthenticated, UNAUTHENTICATED)
 }  // namespace swigflow
 
 // Returns from the enclosing function if `expr` yields a non-OK Status.
-#define SWIGFLOW_RETURN_IF_ERROR(expr)                        \
-  do {                                                        \
-    ::swigflow::Status swigflow_status_ = (expr);             \
-    if (!swigflow_status_.ok()) return swigflow_status_;      \
+#define SWIGFLOW_RETURN_IF_ERROR(expr)                   \
+  do {                                                   \
+    ::swigflow::Status swigflow_status_ = (expr);        \
+    if (!swigflow_status_.ok()) return swigflow_status_; \
   } while (0)
 
 #endif  // SWIGFLOW_FRAMEWORK_STATUS_H_

@@ -73,9 +73,7 @@ uint32_t Extend(uint32_t init_crc, const char* data, size_t n) {
   return Chosen()(init_crc, data, n);
 }
 
-const char* Implementation() {
-  return Chosen() == internal::ExtendSse42 ? "sse4.2" : "portable";
-}
+const char* Implementation() { return Chosen() == internal::ExtendSse42 ? "sse4.2" : "portable"; }
 
 }  // namespace crc32c
 }  // namespace swigflow

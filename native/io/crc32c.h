@@ -21,9 +21,7 @@ inline uint32_t Value(const char* data, size_t n) { return Extend(0, data, n); }
 // stored value is rotated right by 15 bits and offset by a constant.
 constexpr uint32_t kMaskDelta = 0xa282ead8u;
 
-inline uint32_t Mask(uint32_t crc) {
-  return ((crc >> 15) | (crc << 17)) + kMaskDelta;
-}
+inline uint32_t Mask(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + kMaskDelta; }
 
 inline uint32_t Unmask(uint32_t masked_crc) {
   const uint32_t rotated = masked_crc - kMaskDelta;

@@ -56,10 +56,10 @@ class OpError(Exception):
 
 
 def _subclass(name, error_code, doc):
-    def __init__(self, message):
+    def init(self, message):
         OpError.__init__(self, message, error_code)
 
-    return type(name, (OpError,), {"__init__": __init__, "__doc__": doc, "__module__": __name__})
+    return type(name, (OpError,), {"__init__": init, "__doc__": doc, "__module__": __name__})
 
 
 CancelledError = _subclass("CancelledError", CANCELLED, "An operation was cancelled.")
@@ -140,7 +140,11 @@ def _exception_from_status(error_code, message):
 
 _pywrap.RegisterExceptionFactory(_exception_from_status)
 
-__all__ = [name for name in dir() if name.endswith("Error")] + [
-    "error_code_from_exception_type",
-    "exception_type_from_error_code",
-] + [name for name in dir() if name.isupper()]
+__all__ = (
+    [name for name in dir() if name.endswith("Error")]
+    + [
+        "error_code_from_exception_type",
+        "exception_type_from_error_code",
+    ]
+    + [name for name in dir() if name.isupper()]
+)

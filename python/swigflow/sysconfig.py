@@ -3,8 +3,9 @@
 Code that includes swigflow's headers must be compiled with the same C++ standard and the same
 libstdc++ ABI as the package::
 
-    g++ -shared -fPIC my_op.cc -o my_op.so \\
-        $(python -c 'import swigflow.sysconfig as s; print(*s.get_compile_flags(), *s.get_link_flags())')
+    flags=$(python -c 'import swigflow.sysconfig as s
+    print(*s.get_compile_flags(), *s.get_link_flags())')
+    g++ -shared -fPIC my_op.cc -o my_op.so $flags
 """
 
 import os

@@ -59,7 +59,8 @@ TEST(Crc32cTest, MaskIsInvertibleAndChangesValue) {
 TEST(Crc32cTest, MaskedLengthHeaderOfTFRecord) {
   // A TFRecord header for an empty payload: 8 zero bytes of length, then this masked CRC.
   const char zero_length[8] = {};
-  EXPECT_EQ(Mask(Value(zero_length, 8)), Mask(Reference(reinterpret_cast<const uint8_t*>(zero_length), 8)));
+  EXPECT_EQ(Mask(Value(zero_length, 8)),
+            Mask(Reference(reinterpret_cast<const uint8_t*>(zero_length), 8)));
 }
 
 TEST(Crc32cTest, DispatchReportsItsChoice) {
@@ -92,12 +93,12 @@ TEST(Crc32cTest, ImplementationsAgreeWhenExtendingInPieces) {
   for (auto& c : data) c = static_cast<char>(rng());
   const uint32_t whole = Of(data);
   for (size_t cut : {0, 1, 7, 8, 9, 1000, 4095, 4096}) {
-    EXPECT_EQ(internal::ExtendPortable(internal::ExtendPortable(0, data.data(), cut), data.data() + cut,
-                                       data.size() - cut),
+    EXPECT_EQ(internal::ExtendPortable(internal::ExtendPortable(0, data.data(), cut),
+                                       data.data() + cut, data.size() - cut),
               whole);
     if (internal::Sse42Supported()) {
-      EXPECT_EQ(internal::ExtendSse42(internal::ExtendPortable(0, data.data(), cut), data.data() + cut,
-                                      data.size() - cut),
+      EXPECT_EQ(internal::ExtendSse42(internal::ExtendPortable(0, data.data(), cut),
+                                      data.data() + cut, data.size() - cut),
                 whole);
     }
   }

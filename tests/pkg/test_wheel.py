@@ -97,13 +97,26 @@ def installed(wheel, tmp_path_factory):
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = str(venv / "bin" / "python")
     subprocess.run(
-        [sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index",
-         "--disable-pip-version-check", "-q", wheel],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            python,
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--disable-pip-version-check",
+            "-q",
+            wheel,
+        ],
         check=True,
     )
     site = subprocess.run(
         [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout.strip()
     # Offline, so the dependency comes from the interpreter running this test, via a .pth file.
     with open(os.path.join(site, "borrowed_numpy.pth"), "w") as f:
@@ -117,7 +130,10 @@ def run_installed(installed, code):
     # -I: no PYTHONPATH, no user site, no script directory; cwd "/": nowhere near the sources.
     result = subprocess.run(
         [python, "-I", "-c", textwrap.dedent(code)],
-        cwd="/", env=env, capture_output=True, text=True,
+        cwd="/",
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stderr
     return result.stdout
@@ -162,7 +178,7 @@ def test_headers_compile_with_sysconfig_flags(installed, tmp_path):
         '#include "swigflow/io/crc32c.h"\n'
         "swigflow::Status Check() {\n"
         "  return swigflow::crc32c::Mask(0) == swigflow::crc32c::kMaskDelta\n"
-        "             ? swigflow::Status::OK() : swigflow::errors::Internal(\"mask\");\n"
+        '             ? swigflow::Status::OK() : swigflow::errors::Internal("mask");\n'
         "}\n"
     )
     subprocess.run(["g++", "-fsyntax-only", *flags, str(source)], check=True)

@@ -58,7 +58,9 @@ def _golden_records(path):
         offset += 16 + length
 
 
-@pytest.mark.parametrize("name", ["records.tfrecord", "examples.tfrecord", "sequence_examples.tfrecord"])
+@pytest.mark.parametrize(
+    "name", ["records.tfrecord", "examples.tfrecord", "sequence_examples.tfrecord"]
+)
 def test_matches_crcs_tensorflow_wrote(name):
     count = 0
     for header, header_crc, payload, payload_crc in _golden_records(os.path.join(GOLDEN, name)):

@@ -4,8 +4,7 @@ import pickle
 
 import pytest
 
-from swigflow import errors
-from swigflow import pywrap_swigflow
+from swigflow import errors, pywrap_swigflow
 
 # (code, class, TensorFlow's numeric value of that code)
 CASES = [
@@ -55,7 +54,7 @@ def test_unknown_code_is_still_an_op_error_with_its_code():
 
 
 def test_unicode_message_survives():
-    with pytest.raises(errors.NotFoundError, match="données/é.tfrecord"):
+    with pytest.raises(errors.NotFoundError, match=r"données/é\.tfrecord"):
         pywrap_swigflow.StatusForTesting(errors.NOT_FOUND, "no such file: données/é.tfrecord")
 
 
