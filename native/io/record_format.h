@@ -1,0 +1,93 @@
+// TFRecord framing, shared by the writer and the readers.
+//
+//   record := uint64 length (little endian)
+//             uint32 masked_crc32c(length bytes)
+//             byte   payload[length]
+//             uint32 masked_crc32c(payload)
+//
+// No file header and no record count: a file is records back to back, and ending exactly at a
+// record boundary is the only clean end. The damage messages start with TensorFlow's own words
+// ("corrupted record at N", "truncated record at N", with N as TensorFlow computes it) and add
+// the file, which TensorFlow leaves out.
+#ifndef SWIGFLOW_IO_RECORD_FORMAT_H_
+#define SWIGFLOW_IO_RECORD_FORMAT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "swigflow/framework/status.h"
+#include "swigflow/io/crc32c.h"
+
+namespace swigflow {
+namespace io {
+namespace record_format {
+
+constexpr size_t kLengthSize = 8;
+constexpr size_t kHeaderSize = kLengthSize + 4;
+constexpr size_t kFooterSize = 4;
+constexpr size_t kFramingSize = kHeaderSize + kFooterSize;
+
+inline void EncodeFixed32(uint32_t value, char* dst) {
+  for (int i = 0; i < 4; ++i) dst[i] = static_cast<char>(value >> (8 * i));
+}
+inline void EncodeFixed64(uint64_t value, char* dst) {
+  for (int i = 0; i < 8; ++i) dst[i] = static_cast<char>(value >> (8 * i));
+}
+inline uint32_t DecodeFixed32(const char* p) {
+  const auto* u = reinterpret_cast<const uint8_t*>(p);
+  return uint32_t{u[0]} | (uint32_t{u[1]} << 8) | (uint32_t{u[2]} << 16) | (uint32_t{u[3]} << 24);
+}
+inline uint64_t DecodeFixed64(const char* p) {
+  return uint64_t{DecodeFixed32(p)} | (uint64_t{DecodeFixed32(p + 4)} << 32);
+}
+
+// Fills header[kHeaderSize] for a payload of `length` bytes.
+inline void EncodeHeader(uint64_t length, char* header) {
+  EncodeFixed64(length, header);
+  EncodeFixed32(crc32c::Mask(crc32c::Value(header, kLengthSize)), header + kLengthSize);
+}
+
+// The payload length of a header whose CRC matches; false for a corrupted header.
+inline bool DecodeHeader(const char* header, uint64_t* length) {
+  if (crc32c::Mask(crc32c::Value(header, kLengthSize)) != DecodeFixed32(header + kLengthSize)) {
+    return false;
+  }
+  *length = DecodeFixed64(header);
+  return true;
+}
+
+// Whether a payload of `length` bytes and its footer fit between `start` and `size` (no overflow
+// for lying lengths).
+inline bool Fits(uint64_t length, uint64_t start, uint64_t size) {
+  return size >= start && size - start >= kFooterSize && size - start - kFooterSize >= length;
+}
+
+inline bool PayloadMatches(const char* payload, size_t n, const char* footer) {
+  return crc32c::Mask(crc32c::Value(payload, n)) == DecodeFixed32(footer);
+}
+
+// The record starting at `offset` has a header whose CRC does not match.
+inline Status CorruptedHeader(const std::string& path, uint64_t offset) {
+  return errors::DataLoss("corrupted record at ", offset, " in ", path, " (length CRC mismatch)");
+}
+
+// The payload of the record starting at `offset` does not match its CRC. Like TensorFlow, the
+// position reported is the payload's.
+inline Status CorruptedPayload(const std::string& path, uint64_t offset) {
+  return errors::DataLoss("corrupted record at ", offset + kHeaderSize, " in ", path,
+                          " (data CRC mismatch)");
+}
+
+// The record starting at `offset` announces `length` payload bytes but the data ends first.
+inline Status TruncatedRecord(const std::string& path, uint64_t offset, uint64_t length,
+                              uint64_t available) {
+  return errors::DataLoss("truncated record at ", offset, " in ", path, ": ", length,
+                          " payload bytes and a 4-byte CRC expected, ", available, " bytes left");
+}
+
+}  // namespace record_format
+}  // namespace io
+}  // namespace swigflow
+
+#endif  // SWIGFLOW_IO_RECORD_FORMAT_H_

@@ -1,0 +1,105 @@
+// Reads TFRecord files: sequentially (one record or a batch at a time), or at given offsets.
+//
+// Damage is reported as TensorFlow reports it (see record_format.h), and the records before the
+// damage are delivered first. Every header's CRC is checked before its length is trusted, and a
+// length is checked against the bytes really present before memory is committed to it.
+#ifndef SWIGFLOW_IO_RECORD_READER_H_
+#define SWIGFLOW_IO_RECORD_READER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "swigflow/framework/status.h"
+#include "swigflow/io/file.h"
+#include "swigflow/io/input_stream.h"
+#include "swigflow/io/record_options.h"
+
+namespace swigflow {
+namespace io {
+
+// Records read in one call, their payloads back to back in one buffer.
+class RecordBatch {
+ public:
+  size_t size() const { return ends_.size(); }
+  bool empty() const { return ends_.empty(); }
+  // Payload bytes of all records.
+  size_t bytes() const { return ends_.empty() ? 0 : ends_.back(); }
+  const char* data() const { return data_.get(); }
+  // Record i is data()[begin(i), end(i)).
+  size_t begin(size_t i) const { return i == 0 ? 0 : ends_[i - 1]; }
+  size_t end(size_t i) const { return ends_[i]; }
+  // Where record i starts in the (decompressed) file.
+  uint64_t offset(size_t i) const { return offsets_[i]; }
+
+  void Clear();
+  // Room for n more bytes of the record being read; valid until the next Grow.
+  char* Grow(size_t n);
+  // Drops the bytes of the record being read.
+  void Rollback() { used_ = bytes(); }
+  // Ends the record being read, which started at `offset`.
+  void Commit(uint64_t offset);
+
+ private:
+  std::unique_ptr<char[]> data_;
+  size_t used_ = 0;
+  size_t capacity_ = 0;
+  std::vector<size_t> ends_;
+  std::vector<uint64_t> offsets_;
+};
+
+class RecordReader {
+ public:
+  static Status Open(const std::string& path, const RecordOptions& options,
+                     std::unique_ptr<RecordReader>* reader);
+
+  RecordReader(const RecordReader&) = delete;
+  RecordReader& operator=(const RecordReader&) = delete;
+
+  // The next record and where it starts. OUT_OF_RANGE at the end of the data, including a header
+  // cut short by the end of the file (TensorFlow ends there quietly too); DATA_LOSS on damage.
+  Status ReadRecord(uint64_t* offset, std::string* record);
+
+  // Replaces `batch` with up to max_records records (stopping early once max_bytes of payload
+  // are read). When damage follows some good records, those are returned with OK and the error
+  // comes from the next call. OUT_OF_RANGE only when not one record is left.
+  Status ReadBatch(size_t max_records, size_t max_bytes, RecordBatch* batch);
+
+  // Reads the next record's header and skips its payload without checking the payload's CRC.
+  // For building index files: *length is the payload length.
+  Status SkipRecord(uint64_t* offset, uint64_t* length);
+
+  // Continues at `offset`, which must be where a record starts. Compressed files are
+  // decompressed from the start (or from the current position when moving forward).
+  Status Seek(uint64_t offset);
+
+  // Where the next record starts.
+  uint64_t offset() const { return stream_->Tell(); }
+  const std::string& path() const { return path_; }
+
+ private:
+  RecordReader(std::string path, const RecordOptions& options)
+      : path_(std::move(path)), options_(options) {}
+  Status OpenStream();
+  template <typename Sink>
+  Status ReadOne(uint64_t* offset, Sink* sink);
+  Status ReadHeader(uint64_t* offset, uint64_t* length);
+
+  const std::string path_;
+  const RecordOptions options_;
+  std::unique_ptr<InputStream> stream_;
+  FileInputStream* file_stream_ = nullptr;  // stream_ itself when uncompressed, else null
+  uint64_t file_size_ = 0;                  // for uncompressed files: bounds every length
+  Status pending_;                          // an error found after the records of the last batch
+};
+
+// Reads the record starting at `offset` of an uncompressed file with pread: safe to call from
+// many threads on one file.
+Status ReadRecordAt(const RandomAccessFile& file, uint64_t offset, std::string* record);
+
+}  // namespace io
+}  // namespace swigflow
+
+#endif  // SWIGFLOW_IO_RECORD_READER_H_

@@ -1,0 +1,56 @@
+#include "swigflow/io/record_writer.h"
+
+#include "swigflow/io/record_format.h"
+#include "swigflow/io/zlib_stream.h"
+
+namespace swigflow {
+namespace io {
+
+Status RecordWriter::Create(const std::string& path, const RecordOptions& options,
+                            std::unique_ptr<RecordWriter>* writer) {
+  std::unique_ptr<WritableFile> file;
+  SWIGFLOW_RETURN_IF_ERROR(WritableFile::Create(path, options.buffer_size, &file));
+  std::unique_ptr<OutputStream> output = std::move(file);
+  if (options.compression != Compression::kNone) {
+    std::unique_ptr<ZlibOutputStream> zlib;
+    SWIGFLOW_RETURN_IF_ERROR(ZlibOutputStream::Create(std::move(output), options.compression,
+                                                      options.zlib, path, &zlib));
+    output = std::move(zlib);
+  }
+  writer->reset(new RecordWriter(path, std::move(output)));
+  return Status::OK();
+}
+
+RecordWriter::~RecordWriter() {
+  if (!closed()) Close().ok();
+}
+
+Status RecordWriter::Closed() const {
+  return errors::FailedPrecondition("TFRecordWriter for ", path_, " is closed");
+}
+
+Status RecordWriter::WriteRecord(const char* data, size_t n) {
+  if (closed()) return Closed();
+  char header[record_format::kHeaderSize];
+  record_format::EncodeHeader(n, header);
+  char footer[record_format::kFooterSize];
+  record_format::EncodeFixed32(crc32c::Mask(crc32c::Value(data, n)), footer);
+  SWIGFLOW_RETURN_IF_ERROR(output_->Append(header, sizeof(header)));
+  SWIGFLOW_RETURN_IF_ERROR(output_->Append(data, n));
+  return output_->Append(footer, sizeof(footer));
+}
+
+Status RecordWriter::Flush() {
+  if (closed()) return Closed();
+  return output_->Flush();
+}
+
+Status RecordWriter::Close() {
+  if (closed()) return Closed();
+  Status status = output_->Close();
+  output_.reset();
+  return status;
+}
+
+}  // namespace io
+}  // namespace swigflow

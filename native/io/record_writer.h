@@ -1,0 +1,48 @@
+// Writes TFRecord files: uncompressed output is byte-identical to TensorFlow's.
+#ifndef SWIGFLOW_IO_RECORD_WRITER_H_
+#define SWIGFLOW_IO_RECORD_WRITER_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "swigflow/framework/status.h"
+#include "swigflow/io/file.h"
+#include "swigflow/io/record_options.h"
+
+namespace swigflow {
+namespace io {
+
+class RecordWriter {
+ public:
+  // Creates or truncates `path`.
+  static Status Create(const std::string& path, const RecordOptions& options,
+                       std::unique_ptr<RecordWriter>* writer);
+  // Closes if Close() was not called (errors are then lost).
+  ~RecordWriter();
+
+  RecordWriter(const RecordWriter&) = delete;
+  RecordWriter& operator=(const RecordWriter&) = delete;
+
+  Status WriteRecord(const char* data, size_t n);
+  // Makes every record written so far readable from the file.
+  Status Flush();
+  // Flushes and closes; writing afterwards fails with FAILED_PRECONDITION.
+  Status Close();
+
+  bool closed() const { return output_ == nullptr; }
+  const std::string& path() const { return path_; }
+
+ private:
+  RecordWriter(std::string path, std::unique_ptr<OutputStream> output)
+      : path_(std::move(path)), output_(std::move(output)) {}
+  Status Closed() const;
+
+  const std::string path_;
+  std::unique_ptr<OutputStream> output_;  // null once closed
+};
+
+}  // namespace io
+}  // namespace swigflow
+
+#endif  // SWIGFLOW_IO_RECORD_WRITER_H_

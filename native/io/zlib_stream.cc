@@ -1,0 +1,200 @@
+#include "swigflow/io/zlib_stream.h"
+
+#include <algorithm>
+#include <climits>
+
+namespace swigflow {
+namespace io {
+namespace {
+
+// zlib counts in uInt; larger requests are fed in slices of this size.
+constexpr size_t kMaxSlice = 1u << 30;
+
+int WindowBits(Compression compression, int window_bits) {
+  return compression == Compression::kGzip ? window_bits + 16 : window_bits;
+}
+
+const char* FormatName(Compression compression) {
+  return compression == Compression::kGzip ? "GZIP" : "ZLIB";
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+Status ZlibInputStream::Create(std::unique_ptr<InputStream> input, Compression compression,
+                               const ZlibOptions& options, const std::string& path,
+                               std::unique_ptr<ZlibInputStream>* stream) {
+  if (compression == Compression::kNone) {
+    return errors::InvalidArgument("ZlibInputStream needs ZLIB or GZIP compression");
+  }
+  std::unique_ptr<ZlibInputStream> s(new ZlibInputStream(
+      std::move(input), options.input_buffer_size, path, FormatName(compression)));
+  const int ret = inflateInit2(&s->z_, WindowBits(compression, options.window_bits));
+  if (ret != Z_OK) {
+    return errors::InvalidArgument(path, ": cannot read ", s->format_,
+                                   " with window_bits=", options.window_bits, " (zlib error ", ret,
+                                   ")");
+  }
+  s->initialized_ = true;
+  *stream = std::move(s);
+  return Status::OK();
+}
+
+ZlibInputStream::ZlibInputStream(std::unique_ptr<InputStream> input, size_t buffer_size,
+                                 std::string path, const char* format)
+    : input_(std::move(input)),
+      buffer_(new char[std::max<size_t>(buffer_size, 1)]),
+      capacity_(std::max<size_t>(buffer_size, 1)),
+      path_(std::move(path)),
+      format_(format) {}
+
+ZlibInputStream::~ZlibInputStream() {
+  if (initialized_) inflateEnd(&z_);
+}
+
+Status ZlibInputStream::Refill() {
+  size_t got = 0;
+  SWIGFLOW_RETURN_IF_ERROR(input_->Read(capacity_, buffer_.get(), &got));
+  z_.next_in = reinterpret_cast<Bytef*>(buffer_.get());
+  z_.avail_in = static_cast<uInt>(got);
+  if (got < capacity_) input_done_ = true;
+  return Status::OK();
+}
+
+Status ZlibInputStream::Read(size_t n, char* dst, size_t* bytes_read) {
+  size_t done = 0;
+  while (done < n) {
+    if (z_.avail_in == 0) {
+      if (input_done_) break;
+      SWIGFLOW_RETURN_IF_ERROR(Refill());
+      if (z_.avail_in == 0) break;
+    }
+    const size_t slice = std::min(n - done, kMaxSlice);
+    z_.next_out = reinterpret_cast<Bytef*>(dst + done);
+    z_.avail_out = static_cast<uInt>(slice);
+    const int ret = inflate(&z_, Z_NO_FLUSH);
+    done += slice - z_.avail_out;
+    if (ret == Z_STREAM_END) {
+      // One member (GZIP) or stream (ZLIB) ended; another may follow it in the file.
+      if (z_.avail_in == 0 && !input_done_) SWIGFLOW_RETURN_IF_ERROR(Refill());
+      if (z_.avail_in == 0 && input_done_) break;
+      inflateReset(&z_);
+    } else if (ret != Z_OK && ret != Z_BUF_ERROR) {
+      produced_ += done;
+      *bytes_read = done;
+      const uint64_t at = input_->Tell() - z_.avail_in;
+      return errors::DataLoss("corrupted ", format_, " data at compressed byte ", at, " in ", path_,
+                              ": ", z_.msg != nullptr ? z_.msg : "zlib error");
+    }
+  }
+  produced_ += done;
+  *bytes_read = done;
+  return Status::OK();
+}
+
+Status ZlibInputStream::Skip(uint64_t n, uint64_t* skipped) {
+  // Decompressed bytes have to be produced to be skipped.
+  char scratch[64 << 10];
+  uint64_t done = 0;
+  while (done < n) {
+    size_t got = 0;
+    SWIGFLOW_RETURN_IF_ERROR(
+        Read(static_cast<size_t>(std::min<uint64_t>(n - done, sizeof(scratch))), scratch, &got));
+    done += got;
+    if (got == 0) break;
+  }
+  *skipped = done;
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Status ZlibOutputStream::Create(std::unique_ptr<OutputStream> file, Compression compression,
+                                const ZlibOptions& options, const std::string& path,
+                                std::unique_ptr<ZlibOutputStream>* stream) {
+  if (compression == Compression::kNone) {
+    return errors::InvalidArgument("ZlibOutputStream needs ZLIB or GZIP compression");
+  }
+  std::unique_ptr<ZlibOutputStream> s(
+      new ZlibOutputStream(std::move(file), options.output_buffer_size, path));
+  const int ret = deflateInit2(&s->z_, options.compression_level, Z_DEFLATED,
+                               WindowBits(compression, options.window_bits), options.mem_level,
+                               options.strategy);
+  if (ret != Z_OK) {
+    return errors::InvalidArgument("invalid ", FormatName(compression),
+                                   " options: compression_level=", options.compression_level,
+                                   " window_bits=", options.window_bits,
+                                   " mem_level=", options.mem_level,
+                                   " strategy=", options.strategy);
+  }
+  s->initialized_ = true;
+  s->z_.next_out = reinterpret_cast<Bytef*>(s->buffer_.get());
+  s->z_.avail_out = static_cast<uInt>(s->capacity_);
+  *stream = std::move(s);
+  return Status::OK();
+}
+
+ZlibOutputStream::ZlibOutputStream(std::unique_ptr<OutputStream> file, size_t buffer_size,
+                                   std::string path)
+    : file_(std::move(file)),
+      buffer_(new char[std::clamp<size_t>(buffer_size, 64, kMaxSlice)]),
+      capacity_(std::clamp<size_t>(buffer_size, 64, kMaxSlice)),
+      path_(std::move(path)) {}
+
+ZlibOutputStream::~ZlibOutputStream() {
+  if (!closed_) Close().ok();  // best effort; callers that care call Close() themselves
+}
+
+// Runs deflate until it has consumed all input and, for Z_SYNC_FLUSH / Z_FINISH, emitted all
+// output; full buffers go to the file as they fill.
+Status ZlibOutputStream::Deflate(int flush) {
+  for (;;) {
+    const int ret = deflate(&z_, flush);
+    if (ret == Z_STREAM_ERROR) return errors::Internal(path_, ": zlib deflate failed");
+    if (z_.avail_out == 0) {
+      SWIGFLOW_RETURN_IF_ERROR(file_->Append(buffer_.get(), capacity_));
+      z_.next_out = reinterpret_cast<Bytef*>(buffer_.get());
+      z_.avail_out = static_cast<uInt>(capacity_);
+      continue;
+    }
+    if (flush == Z_FINISH ? ret == Z_STREAM_END : z_.avail_in == 0) break;
+  }
+  if (flush == Z_NO_FLUSH) return Status::OK();
+  const size_t pending = capacity_ - z_.avail_out;
+  z_.next_out = reinterpret_cast<Bytef*>(buffer_.get());
+  z_.avail_out = static_cast<uInt>(capacity_);
+  return file_->Append(buffer_.get(), pending);
+}
+
+Status ZlibOutputStream::Append(const char* data, size_t n) {
+  if (closed_) return errors::FailedPrecondition(path_, ": stream is closed");
+  while (n > 0) {
+    const size_t slice = std::min(n, kMaxSlice);
+    z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data));
+    z_.avail_in = static_cast<uInt>(slice);
+    SWIGFLOW_RETURN_IF_ERROR(Deflate(Z_NO_FLUSH));
+    data += slice;
+    n -= slice;
+  }
+  return Status::OK();
+}
+
+Status ZlibOutputStream::Flush() {
+  if (closed_) return errors::FailedPrecondition(path_, ": stream is closed");
+  SWIGFLOW_RETURN_IF_ERROR(Deflate(Z_SYNC_FLUSH));
+  return file_->Flush();
+}
+
+Status ZlibOutputStream::Close() {
+  if (closed_) return errors::FailedPrecondition(path_, ": stream is closed");
+  closed_ = true;
+  Status status = Deflate(Z_FINISH);
+  deflateEnd(&z_);
+  initialized_ = false;
+  status.Update(file_->Close());
+  return status;
+}
+
+}  // namespace io
+}  // namespace swigflow

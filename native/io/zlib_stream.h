@@ -1,0 +1,90 @@
+// ZLIB and GZIP streams as TFRecord files use them: the whole file is one compressed stream (not
+// one per record). A GZIP file may hold several concatenated members; all are read.
+#ifndef SWIGFLOW_IO_ZLIB_STREAM_H_
+#define SWIGFLOW_IO_ZLIB_STREAM_H_
+
+#include <zlib.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "swigflow/framework/status.h"
+#include "swigflow/io/file.h"
+#include "swigflow/io/input_stream.h"
+
+namespace swigflow {
+namespace io {
+
+enum class Compression : int { kNone = 0, kZlib = 1, kGzip = 2 };
+
+// zlib parameters; the defaults are TensorFlow's.
+struct ZlibOptions {
+  int compression_level = Z_DEFAULT_COMPRESSION;
+  int window_bits = MAX_WBITS;  // 8..15; GZIP adds 16 itself
+  int mem_level = 9;
+  int strategy = Z_DEFAULT_STRATEGY;
+  size_t input_buffer_size = 256 << 10;
+  size_t output_buffer_size = 256 << 10;
+};
+
+// Decompresses `input`. Tell() counts decompressed bytes.
+class ZlibInputStream : public InputStream {
+ public:
+  static Status Create(std::unique_ptr<InputStream> input, Compression compression,
+                       const ZlibOptions& options, const std::string& path,
+                       std::unique_ptr<ZlibInputStream>* stream);
+  ~ZlibInputStream() override;
+
+  Status Read(size_t n, char* dst, size_t* bytes_read) override;
+  Status Skip(uint64_t n, uint64_t* skipped) override;
+  uint64_t Tell() const override { return produced_; }
+
+ private:
+  ZlibInputStream(std::unique_ptr<InputStream> input, size_t buffer_size, std::string path,
+                  const char* format);
+  Status Refill();
+
+  const std::unique_ptr<InputStream> input_;
+  const std::unique_ptr<char[]> buffer_;
+  const size_t capacity_;
+  const std::string path_;
+  const char* const format_;  // "ZLIB" or "GZIP", for messages
+  z_stream z_{};
+  bool initialized_ = false;
+  bool input_done_ = false;
+  uint64_t produced_ = 0;
+};
+
+// Compresses into `file`, which it owns.
+class ZlibOutputStream : public OutputStream {
+ public:
+  static Status Create(std::unique_ptr<OutputStream> file, Compression compression,
+                       const ZlibOptions& options, const std::string& path,
+                       std::unique_ptr<ZlibOutputStream>* stream);
+  ~ZlibOutputStream() override;
+
+  Status Append(const char* data, size_t n) override;
+  // Z_SYNC_FLUSH: everything appended so far can be decompressed from the file.
+  Status Flush() override;
+  // Finishes the stream (Z_FINISH) and closes the file.
+  Status Close() override;
+
+ private:
+  ZlibOutputStream(std::unique_ptr<OutputStream> file, size_t buffer_size, std::string path);
+  Status Deflate(int flush);
+
+  std::unique_ptr<OutputStream> file_;
+  const std::unique_ptr<char[]> buffer_;
+  const size_t capacity_;
+  const std::string path_;
+  z_stream z_{};
+  bool initialized_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace io
+}  // namespace swigflow
+
+#endif  // SWIGFLOW_IO_ZLIB_STREAM_H_
