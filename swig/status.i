@@ -34,6 +34,11 @@ void SwigflowSetStatusError(const swigflow::Status& status) {
 }  // namespace
 %}
 
+// Declared for SWIG, so that `Status` inside swigflow's namespaces resolves to this type.
+namespace swigflow {
+class Status;
+}
+
 %typemap(out) swigflow::Status {
   if (!$1.ok()) {
     SwigflowSetStatusError($1);

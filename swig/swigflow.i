@@ -6,4 +6,6 @@
 %include "swig/base.i"
 %include "swig/status.i"
 %include "swig/build_info.i"
+%include "swig/ndarray.i"
 %include "swig/crc32c.i"
+%include "swig/record_io.i"

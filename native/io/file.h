@@ -51,6 +51,8 @@ class OutputStream {
   virtual Status Flush() = 0;
   // Flushes and releases the underlying file; later calls fail with FAILED_PRECONDITION.
   virtual Status Close() = 0;
+  // Called by RecordWriter after each whole record.
+  virtual Status EndRecord() { return Status::OK(); }
 };
 
 class WritableFile : public OutputStream {

@@ -22,7 +22,7 @@ Status RecordWriter::Create(const std::string& path, const RecordOptions& option
 }
 
 RecordWriter::~RecordWriter() {
-  if (!closed()) Close().ok();
+  if (output_ != nullptr) Close().ok();
 }
 
 Status RecordWriter::Closed() const {
@@ -30,23 +30,27 @@ Status RecordWriter::Closed() const {
 }
 
 Status RecordWriter::WriteRecord(const char* data, size_t n) {
-  if (closed()) return Closed();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (output_ == nullptr) return Closed();
   char header[record_format::kHeaderSize];
   record_format::EncodeHeader(n, header);
   char footer[record_format::kFooterSize];
   record_format::EncodeFixed32(crc32c::Mask(crc32c::Value(data, n)), footer);
   SWIGFLOW_RETURN_IF_ERROR(output_->Append(header, sizeof(header)));
   SWIGFLOW_RETURN_IF_ERROR(output_->Append(data, n));
-  return output_->Append(footer, sizeof(footer));
+  SWIGFLOW_RETURN_IF_ERROR(output_->Append(footer, sizeof(footer)));
+  return output_->EndRecord();
 }
 
 Status RecordWriter::Flush() {
-  if (closed()) return Closed();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (output_ == nullptr) return Closed();
   return output_->Flush();
 }
 
 Status RecordWriter::Close() {
-  if (closed()) return Closed();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (output_ == nullptr) return Closed();
   Status status = output_->Close();
   output_.reset();
   return status;

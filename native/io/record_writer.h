@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "swigflow/framework/status.h"
@@ -13,6 +14,7 @@
 namespace swigflow {
 namespace io {
 
+// Thread-safe: concurrent calls are serialised, so records never interleave.
 class RecordWriter {
  public:
   // Creates or truncates `path`.
@@ -30,7 +32,10 @@ class RecordWriter {
   // Flushes and closes; writing afterwards fails with FAILED_PRECONDITION.
   Status Close();
 
-  bool closed() const { return output_ == nullptr; }
+  bool closed() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return output_ == nullptr;
+  }
   const std::string& path() const { return path_; }
 
  private:
@@ -39,7 +44,8 @@ class RecordWriter {
   Status Closed() const;
 
   const std::string path_;
-  std::unique_ptr<OutputStream> output_;  // null once closed
+  std::mutex mu_;
+  std::unique_ptr<OutputStream> output_;  // null once closed; guarded by mu_
 };
 
 }  // namespace io

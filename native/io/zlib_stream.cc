@@ -116,8 +116,14 @@ Status ZlibOutputStream::Create(std::unique_ptr<OutputStream> file, Compression 
   if (compression == Compression::kNone) {
     return errors::InvalidArgument("ZlibOutputStream needs ZLIB or GZIP compression");
   }
+  if (options.flush_mode != Z_NO_FLUSH && options.flush_mode != Z_PARTIAL_FLUSH &&
+      options.flush_mode != Z_SYNC_FLUSH && options.flush_mode != Z_FULL_FLUSH) {
+    return errors::InvalidArgument("invalid flush_mode ", options.flush_mode,
+                                   ": expected Z_NO_FLUSH, Z_PARTIAL_FLUSH, Z_SYNC_FLUSH or "
+                                   "Z_FULL_FLUSH");
+  }
   std::unique_ptr<ZlibOutputStream> s(
-      new ZlibOutputStream(std::move(file), options.output_buffer_size, path));
+      new ZlibOutputStream(std::move(file), options.output_buffer_size, path, options.flush_mode));
   const int ret = deflateInit2(&s->z_, options.compression_level, Z_DEFLATED,
                                WindowBits(compression, options.window_bits), options.mem_level,
                                options.strategy);
@@ -136,11 +142,12 @@ Status ZlibOutputStream::Create(std::unique_ptr<OutputStream> file, Compression 
 }
 
 ZlibOutputStream::ZlibOutputStream(std::unique_ptr<OutputStream> file, size_t buffer_size,
-                                   std::string path)
+                                   std::string path, int flush_mode)
     : file_(std::move(file)),
       buffer_(new char[std::clamp<size_t>(buffer_size, 64, kMaxSlice)]),
       capacity_(std::clamp<size_t>(buffer_size, 64, kMaxSlice)),
-      path_(std::move(path)) {}
+      path_(std::move(path)),
+      flush_mode_(flush_mode) {}
 
 ZlibOutputStream::~ZlibOutputStream() {
   if (!closed_) Close().ok();  // best effort; callers that care call Close() themselves
@@ -184,6 +191,11 @@ Status ZlibOutputStream::Flush() {
   if (closed_) return errors::FailedPrecondition(path_, ": stream is closed");
   SWIGFLOW_RETURN_IF_ERROR(Deflate(Z_SYNC_FLUSH));
   return file_->Flush();
+}
+
+Status ZlibOutputStream::EndRecord() {
+  if (flush_mode_ == Z_NO_FLUSH) return Status::OK();
+  return Deflate(flush_mode_);
 }
 
 Status ZlibOutputStream::Close() {

@@ -25,6 +25,8 @@ struct ZlibOptions {
   int window_bits = MAX_WBITS;  // 8..15; GZIP adds 16 itself
   int mem_level = 9;
   int strategy = Z_DEFAULT_STRATEGY;
+  // zlib flush after every record (TFRecordOptions.flush_mode); Z_NO_FLUSH lets zlib choose.
+  int flush_mode = Z_NO_FLUSH;
   size_t input_buffer_size = 256 << 10;
   size_t output_buffer_size = 256 << 10;
 };
@@ -70,15 +72,19 @@ class ZlibOutputStream : public OutputStream {
   Status Flush() override;
   // Finishes the stream (Z_FINISH) and closes the file.
   Status Close() override;
+  // Applies ZlibOptions::flush_mode.
+  Status EndRecord() override;
 
  private:
-  ZlibOutputStream(std::unique_ptr<OutputStream> file, size_t buffer_size, std::string path);
+  ZlibOutputStream(std::unique_ptr<OutputStream> file, size_t buffer_size, std::string path,
+                   int flush_mode);
   Status Deflate(int flush);
 
   std::unique_ptr<OutputStream> file_;
   const std::unique_ptr<char[]> buffer_;
   const size_t capacity_;
   const std::string path_;
+  const int flush_mode_;
   z_stream z_{};
   bool initialized_ = false;
   bool closed_ = false;

@@ -1,5 +1,24 @@
 """TFRecord input and output, named like ``tf.io``."""
 
 from swigflow.io._checksum import crc32c, masked_crc32c
+from swigflow.io.index import TFRecordFile, create_index, default_index_path
+from swigflow.io.tf_record import (
+    TFRecordCompressionType,
+    TFRecordOptions,
+    TFRecordReader,
+    TFRecordWriter,
+    tf_record_iterator,
+)
 
-__all__ = ["crc32c", "masked_crc32c"]
+__all__ = [
+    "TFRecordCompressionType",
+    "TFRecordFile",
+    "TFRecordOptions",
+    "TFRecordReader",
+    "TFRecordWriter",
+    "crc32c",
+    "create_index",
+    "default_index_path",
+    "masked_crc32c",
+    "tf_record_iterator",
+]

@@ -1,0 +1,25 @@
+// numpy arrays out of the wrapper (our own typemaps; numpy's numpy.i is not used).
+%{
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
+#include <cstring>
+#include <vector>
+
+// A new 1-D int64 array with a copy of `values`. Needs the GIL.
+static PyObject* SwigflowInt64Array(const std::vector<int64_t>& values) {
+  npy_intp size = static_cast<npy_intp>(values.size());
+  PyObject* array = PyArray_SimpleNew(1, &size, NPY_INT64);
+  if (array != nullptr && !values.empty()) {
+    std::memcpy(PyArray_DATA(reinterpret_cast<PyArrayObject*>(array)), values.data(),
+                values.size() * sizeof(int64_t));
+  }
+  return array;
+}
+%}
+
+// SWIG 4.5 runs %init code in a Py_mod_exec slot (returns int), so import_array()'s
+// `return NULL` does not fit; call the function it wraps.
+%init %{
+  if (_import_array() < 0) return -1;
+%}

@@ -1,0 +1,242 @@
+// TFRecord reading and writing for swigflow.io (python/swigflow/io/tf_record.py, index.py).
+%{
+#include <mutex>
+
+#include "swigflow/io/record_format.h"
+#include "swigflow/io/record_index.h"
+#include "swigflow/io/record_reader.h"
+#include "swigflow/io/record_writer.h"
+%}
+
+// Declared for SWIG (headers it does not parse), so names inside swigflow::io resolve. Python
+// holds RecordOptions values, so SWIG sees it as a complete type (fields omitted) and frees it.
+%nodefaultctor swigflow::io::RecordOptions;
+namespace swigflow {
+namespace io {
+struct RecordOptions {};
+struct RecordIndex;
+}  // namespace io
+}  // namespace swigflow
+
+// --- Arguments and results ---------------------------------------------------------------------
+
+// File paths: str, bytes or os.PathLike, encoded as the OS expects (surrogateescape), so any name
+// the file system can hold works.
+%typemap(in) const std::string& path (std::string temp),
+             const std::string& index_path (std::string temp) {
+  PyObject* encoded = nullptr;
+  if (!PyUnicode_FSConverter($input, &encoded)) SWIG_fail;
+  temp.assign(PyBytes_AS_STRING(encoded), static_cast<size_t>(PyBytes_GET_SIZE(encoded)));
+  Py_DECREF(encoded);
+  $1 = &temp;
+}
+%typemap(freearg) const std::string& path, const std::string& index_path "";
+
+// Factories `static Status Open(..., std::unique_ptr<T>* out)` return the new object.
+%define SWIGFLOW_UNIQUE_PTR_RESULT(TYPE, NAME)
+%typemap(in, numinputs=0) std::unique_ptr<TYPE>* NAME (std::unique_ptr<TYPE> temp) {
+  $1 = &temp;
+}
+%typemap(argout) std::unique_ptr<TYPE>* NAME {
+  Py_DECREF($result);
+  $result = SWIG_NewPointerObj(temp$argnum.release(), $descriptor(TYPE*), SWIG_POINTER_OWN);
+}
+%enddef
+
+// An index result becomes (offsets, lengths), two int64 numpy arrays.
+%typemap(in, numinputs=0) swigflow::io::RecordIndex* index (swigflow::io::RecordIndex temp) {
+  $1 = &temp;
+}
+%typemap(argout) swigflow::io::RecordIndex* index {
+  Py_DECREF($result);
+  PyObject* offsets = SwigflowInt64Array(temp$argnum.offsets);
+  PyObject* lengths = offsets != nullptr ? SwigflowInt64Array(temp$argnum.lengths) : nullptr;
+  if (lengths == nullptr) {
+    Py_XDECREF(offsets);
+    SWIG_fail;
+  }
+  $result = PyTuple_Pack(2, offsets, lengths);
+  Py_DECREF(offsets);
+  Py_DECREF(lengths);
+}
+
+// --- Options -----------------------------------------------------------------------------------
+
+%inline %{
+// RecordOptions from TFRecordOptions' fields (validated in Python; zlib rejects the rest).
+swigflow::io::RecordOptions MakeRecordOptions(int compression, int compression_level,
+                                              int window_bits, int mem_level, int strategy,
+                                              int flush_mode, size_t input_buffer_size,
+                                              size_t output_buffer_size) {
+  swigflow::io::RecordOptions options;
+  options.compression = static_cast<swigflow::io::Compression>(compression);
+  options.zlib.compression_level = compression_level;
+  options.zlib.window_bits = window_bits;
+  options.zlib.mem_level = mem_level;
+  options.zlib.strategy = strategy;
+  options.zlib.flush_mode = flush_mode;
+  if (input_buffer_size > 0) options.zlib.input_buffer_size = input_buffer_size;
+  if (output_buffer_size > 0) options.zlib.output_buffer_size = output_buffer_size;
+  return options;
+}
+%}
+
+// --- Writer ------------------------------------------------------------------------------------
+
+SWIGFLOW_UNIQUE_PTR_RESULT(swigflow::io::RecordWriter, writer)
+SWIGFLOW_RELEASE_GIL(swigflow::io::RecordWriter::Create)
+SWIGFLOW_RELEASE_GIL(swigflow::io::RecordWriter::WriteRecord)
+SWIGFLOW_RELEASE_GIL(swigflow::io::RecordWriter::Flush)
+SWIGFLOW_RELEASE_GIL(swigflow::io::RecordWriter::Close)
+SWIGFLOW_RELEASE_GIL(swigflow::io::RecordWriter::~RecordWriter)
+
+%ignoreall
+%rename("%s") swigflow::io::RecordWriter;
+%rename("%s") swigflow::io::RecordWriter::~RecordWriter;
+%rename("%s") swigflow::io::RecordWriter::Create;
+%rename("%s") swigflow::io::RecordWriter::WriteRecord;
+%rename("%s") swigflow::io::RecordWriter::Flush;
+%rename("%s") swigflow::io::RecordWriter::Close;
+%rename("%s") swigflow::io::RecordWriter::closed;
+%include "swigflow/io/record_writer.h"
+%unignoreall
+
+// --- Readers -----------------------------------------------------------------------------------
+
+%{
+namespace swigflow {
+namespace io {
+// A list of the batch's records as bytes objects. Needs the GIL.
+static PyObject* SwigflowBatchToList(const RecordBatch& batch) {
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(batch.size()));
+  if (list == nullptr) return nullptr;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    PyObject* record = PyBytes_FromStringAndSize(batch.data() + batch.begin(i),
+                                                 static_cast<Py_ssize_t>(batch.end(i) - batch.begin(i)));
+    if (record == nullptr) {
+      Py_DECREF(list);
+      return nullptr;
+    }
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), record);
+  }
+  return list;
+}
+}  // namespace io
+}  // namespace swigflow
+%}
+
+SWIGFLOW_UNIQUE_PTR_RESULT(swigflow::io::PyRecordReader, reader)
+SWIGFLOW_UNIQUE_PTR_RESULT(swigflow::io::PyRecordFile, file)
+SWIGFLOW_RELEASE_GIL(swigflow::io::PyRecordReader::Open)
+SWIGFLOW_RELEASE_GIL(swigflow::io::PyRecordReader::Seek)
+SWIGFLOW_RELEASE_GIL(swigflow::io::PyRecordFile::Open)
+SWIGFLOW_RELEASE_GIL(swigflow::io::ScanRecords)
+SWIGFLOW_RELEASE_GIL(swigflow::io::ReadIndexFile)
+SWIGFLOW_RELEASE_GIL(swigflow::io::CreateIndexFile)
+
+%inline %{
+namespace swigflow {
+namespace io {
+
+// The sequential reader behind swigflow.io.TFRecordReader: a RecordReader and the batch buffer
+// it reuses. Reading happens without the GIL; one mutex keeps threads sharing a reader apart.
+class PyRecordReader {
+ public:
+  static Status Open(const std::string& path, const RecordOptions& options,
+                     std::unique_ptr<PyRecordReader>* reader) {
+    std::unique_ptr<RecordReader> r;
+    SWIGFLOW_RETURN_IF_ERROR(RecordReader::Open(path, options, &r));
+    reader->reset(new PyRecordReader(std::move(r)));
+    return Status::OK();
+  }
+
+  // Up to max_records records as a list of bytes, fewer once max_bytes of payload are read;
+  // [] at the end of the data. Records before damage come first; the error comes next call.
+  PyObject* ReadBatch(size_t max_records, size_t max_bytes) {
+    Status s;
+    std::unique_lock<std::mutex> lock(mu_, std::defer_lock);
+    Py_BEGIN_ALLOW_THREADS
+    lock.lock();
+    s = reader_->ReadBatch(max_records, max_bytes, &batch_);
+    Py_END_ALLOW_THREADS
+    if (!s.ok() && !errors::IsOutOfRange(s)) {
+      SwigflowSetStatusError(s);
+      return nullptr;
+    }
+    return SwigflowBatchToList(batch_);
+  }
+
+  // Continues at `offset`, which must be where a record starts.
+  Status Seek(uint64_t offset) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return reader_->Seek(offset);
+  }
+
+  // Where the next record starts (in decompressed bytes for ZLIB/GZIP files).
+  uint64_t Offset() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return reader_->offset();
+  }
+
+ private:
+  explicit PyRecordReader(std::unique_ptr<RecordReader> reader) : reader_(std::move(reader)) {}
+
+  std::mutex mu_;
+  std::unique_ptr<RecordReader> reader_;
+  RecordBatch batch_;
+};
+
+// Random access to an uncompressed file for swigflow.io.TFRecordFile; thread-safe (pread).
+class PyRecordFile {
+ public:
+  static Status Open(const std::string& path, std::unique_ptr<PyRecordFile>* file) {
+    std::unique_ptr<RandomAccessFile> f;
+    SWIGFLOW_RETURN_IF_ERROR(RandomAccessFile::Open(path, &f));
+    file->reset(new PyRecordFile(std::move(f)));
+    return Status::OK();
+  }
+
+  // The payload of the record at `offset` as bytes. With framed_length >= 0 (from an index), the
+  // record must have exactly that framed length.
+  PyObject* Read(uint64_t offset, int64_t framed_length) {
+    std::string record;
+    Status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = ReadRecordAt(*file_, offset, &record);
+    if (s.ok() && framed_length >= 0 &&
+        record.size() + record_format::kFramingSize != static_cast<uint64_t>(framed_length)) {
+      s = errors::DataLoss("index says the record at ", offset, " in ", file_->path(), " has ",
+                           framed_length, " bytes but it has ",
+                           record.size() + record_format::kFramingSize,
+                           " (was the file rewritten after its index?)");
+    }
+    Py_END_ALLOW_THREADS
+    if (!s.ok()) {
+      SwigflowSetStatusError(s);
+      return nullptr;
+    }
+    return PyBytes_FromStringAndSize(record.data(), static_cast<Py_ssize_t>(record.size()));
+  }
+
+ private:
+  explicit PyRecordFile(std::unique_ptr<RandomAccessFile> file) : file_(std::move(file)) {}
+
+  const std::unique_ptr<RandomAccessFile> file_;
+};
+
+// Scans `path` and writes its index file.
+Status CreateIndexFile(const std::string& path, const std::string& index_path,
+                       RecordIndex* index) {
+  SWIGFLOW_RETURN_IF_ERROR(ScanRecords(path, index));
+  return WriteIndexFile(index_path, *index);
+}
+
+}  // namespace io
+}  // namespace swigflow
+%}
+
+%ignoreall
+%rename(ScanRecordIndex) swigflow::io::ScanRecords;
+%rename(ReadRecordIndex) swigflow::io::ReadIndexFile;
+%include "swigflow/io/record_index.h"
+%unignoreall
