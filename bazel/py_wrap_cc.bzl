@@ -38,7 +38,7 @@ def _py_wrap_cc_impl(ctx):
     compilation_contexts = [info.compilation_context for info in cc_infos]
 
     args = ctx.actions.args()
-    args.add_all(["-c++", "-python", "-Werror"])
+    args.add_all(["-c++", "-python", "-builtin", "-Werror"])
     args.add("-module", ctx.attr.module_name)
     args.add("-o", ctx.outputs.cc_out)
     args.add("-outdir", ctx.outputs.py_out.dirname)

@@ -87,6 +87,31 @@ TEST(Crc32cTest, ImplementationsMatchReferenceOnRandomBuffers) {
   }
 }
 
+// Lengths around the three-stream block sizes (3 x 256 and 3 x 4096 bytes) and far beyond.
+TEST(Crc32cTest, LongInputsMatchReference) {
+  std::mt19937 rng(11);
+  std::vector<uint8_t> storage(3 * 3 * 4096 + 64);
+  for (auto& byte : storage) byte = static_cast<uint8_t>(rng());
+  std::vector<size_t> lengths = {
+      767,           768, 769, 1024, 1535, 1536, 12287, 12288, 12289, 12288 + 768, 2 * 12288 + 767,
+      3 * 12288 + 63};
+  for (int i = 0; i < 40; ++i) lengths.push_back(rng() % (storage.size() - 8));
+  for (size_t n : lengths) {
+    for (size_t align : {0, 3}) {
+      const uint8_t* p = storage.data() + align;
+      const char* data = reinterpret_cast<const char*>(p);
+      const uint32_t expected = Reference(p, n);
+      ASSERT_EQ(internal::ExtendPortable(0, data, n), expected) << "n=" << n;
+      if (internal::Sse42Supported()) {
+        ASSERT_EQ(internal::ExtendSse42(0, data, n), expected) << "n=" << n;
+        ASSERT_EQ(internal::ExtendSse42(0x12345678u, data, n),
+                  internal::ExtendPortable(0x12345678u, data, n))
+            << "n=" << n;
+      }
+    }
+  }
+}
+
 TEST(Crc32cTest, ImplementationsAgreeWhenExtendingInPieces) {
   std::mt19937 rng(7);
   std::string data(4096, '\0');

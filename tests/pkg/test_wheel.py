@@ -20,6 +20,9 @@ WHEEL_NAME = f"swigflow-{swigflow.__version__}-{TAG}-{TAG}-linux_x86_64.whl"
 HEADERS = [
     "swigflow/include/swigflow/framework/status.h",
     "swigflow/include/swigflow/io/crc32c.h",
+    "swigflow/include/swigflow/io/record_reader.h",
+    "swigflow/include/swigflow/io/record_writer.h",
+    "swigflow/include/swigflow/io/zlib_stream.h",
 ]
 
 
@@ -176,6 +179,8 @@ def test_headers_compile_with_sysconfig_flags(installed, tmp_path):
     source.write_text(
         '#include "swigflow/framework/status.h"\n'
         '#include "swigflow/io/crc32c.h"\n'
+        '#include "swigflow/io/record_reader.h"\n'
+        '#include "swigflow/io/record_writer.h"\n'
         "swigflow::Status Check() {\n"
         "  return swigflow::crc32c::Mask(0) == swigflow::crc32c::kMaskDelta\n"
         '             ? swigflow::Status::OK() : swigflow::errors::Internal("mask");\n'

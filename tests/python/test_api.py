@@ -1,5 +1,6 @@
 """The public surface of the package: names, version, sysconfig."""
 
+import importlib
 import re
 
 import swigflow
@@ -35,4 +36,9 @@ def test_link_flags_point_at_package():
 def test_low_level_module_lives_in_package():
     # SWIG's %module(package=...) makes the shim import the .so relative to the package.
     assert pywrap_swigflow.__name__ == "swigflow.pywrap_swigflow"
-    assert pywrap_swigflow._pywrap_swigflow.__name__ == "swigflow._pywrap_swigflow"
+    extension = importlib.import_module("swigflow._pywrap_swigflow")
+    assert extension.__file__.endswith("_pywrap_swigflow.so")
+    # -builtin: wrapped classes are extension types deriving from SWIG's object type (so each
+    # call checks `self` by subtype, not by SWIG 4.5's slow type-name fallback for proxies).
+    bases = [c.__name__ for c in pywrap_swigflow.RecordWriter.__mro__]
+    assert bases == ["RecordWriter", "SwigPyObject", "object"]

@@ -247,7 +247,7 @@ class TFRecordReader:
         if offset:
             self.seek(offset)
 
-    def read_batch(self, max_records=1024, max_bytes=64 << 20):
+    def read_batch(self, max_records=1024, max_bytes=16 << 20):
         """Up to ``max_records`` records as a list of bytes (fewer once ``max_bytes`` of payload
         are read, never zero while records remain); ``[]`` at the end of the file."""
         if max_records < 1 or max_bytes < 1:
