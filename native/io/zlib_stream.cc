@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 
 namespace swigflow {
 namespace io {
@@ -28,11 +29,11 @@ Status ZlibInputStream::Create(std::unique_ptr<InputStream> input, Compression c
   if (compression == Compression::kNone) {
     return errors::InvalidArgument("ZlibInputStream needs ZLIB or GZIP compression");
   }
-  std::unique_ptr<ZlibInputStream> s(new ZlibInputStream(
-      std::move(input), options.input_buffer_size, path, FormatName(compression)));
+  std::unique_ptr<ZlibInputStream> s(
+      new ZlibInputStream(std::move(input), options, path, compression));
   const int ret = inflateInit2(&s->z_, WindowBits(compression, options.window_bits));
   if (ret != Z_OK) {
-    return errors::InvalidArgument(path, ": cannot read ", s->format_,
+    return errors::InvalidArgument(path, ": cannot read ", FormatName(compression),
                                    " with window_bits=", options.window_bits, " (zlib error ", ret,
                                    ")");
   }
@@ -41,56 +42,72 @@ Status ZlibInputStream::Create(std::unique_ptr<InputStream> input, Compression c
   return Status::OK();
 }
 
-ZlibInputStream::ZlibInputStream(std::unique_ptr<InputStream> input, size_t buffer_size,
-                                 std::string path, const char* format)
+ZlibInputStream::ZlibInputStream(std::unique_ptr<InputStream> input, const ZlibOptions& options,
+                                 std::string path, Compression compression)
     : input_(std::move(input)),
-      buffer_(new char[std::max<size_t>(buffer_size, 1)]),
-      capacity_(std::max<size_t>(buffer_size, 1)),
+      in_(new char[std::clamp<size_t>(options.input_buffer_size, 1, kMaxSlice)]),
+      in_capacity_(std::clamp<size_t>(options.input_buffer_size, 1, kMaxSlice)),
+      out_(new char[std::clamp<size_t>(options.output_buffer_size, 1, kMaxSlice)]),
+      out_capacity_(std::clamp<size_t>(options.output_buffer_size, 1, kMaxSlice)),
       path_(std::move(path)),
-      format_(format) {}
+      compression_(compression) {}
 
 ZlibInputStream::~ZlibInputStream() {
   if (initialized_) inflateEnd(&z_);
 }
 
-Status ZlibInputStream::Refill() {
-  size_t got = 0;
-  SWIGFLOW_RETURN_IF_ERROR(input_->Read(capacity_, buffer_.get(), &got));
-  z_.next_in = reinterpret_cast<Bytef*>(buffer_.get());
-  z_.avail_in = static_cast<uInt>(got);
-  if (got < capacity_) input_done_ = true;
+Status ZlibInputStream::ReadInput(size_t* got) {
+  const size_t kept = z_.avail_in;
+  if (kept > 0) std::memmove(in_.get(), z_.next_in, kept);
+  *got = 0;
+  Status s = input_->Read(in_capacity_ - kept, in_.get() + kept, got);
+  z_.next_in = reinterpret_cast<Bytef*>(in_.get());
+  z_.avail_in = static_cast<uInt>(kept + *got);
+  return s;
+}
+
+// One inflate() call into the (empty) cache.
+Status ZlibInputStream::Inflate() {
+  z_.next_out = reinterpret_cast<Bytef*>(out_.get());
+  z_.avail_out = static_cast<uInt>(out_capacity_);
+  const int ret = inflate(&z_, Z_NO_FLUSH);
+  cache_begin_ = 0;
+  cache_end_ = out_capacity_ - z_.avail_out;
+  if (ret == Z_STREAM_END) {
+    if (compression_ == Compression::kGzip) {
+      inflateReset(&z_);  // another member may follow
+    } else {
+      zlib_stream_ended_ = true;
+    }
+  } else if (ret != Z_OK && ret != Z_STREAM_END && ret != Z_BUF_ERROR) {
+    cache_end_ = 0;
+    const uint64_t at = input_->Tell() - z_.avail_in;
+    return errors::DataLoss("corrupted ", FormatName(compression_), " data at compressed byte ", at,
+                            " in ", path_, ": ", z_.msg != nullptr ? z_.msg : "zlib error");
+  }
   return Status::OK();
 }
 
 Status ZlibInputStream::Read(size_t n, char* dst, size_t* bytes_read) {
   size_t done = 0;
+  Status status;
   while (done < n) {
-    if (z_.avail_in == 0) {
-      if (input_done_) break;
-      SWIGFLOW_RETURN_IF_ERROR(Refill());
-      if (z_.avail_in == 0) break;
-    }
-    const size_t slice = std::min(n - done, kMaxSlice);
-    z_.next_out = reinterpret_cast<Bytef*>(dst + done);
-    z_.avail_out = static_cast<uInt>(slice);
-    const int ret = inflate(&z_, Z_NO_FLUSH);
-    done += slice - z_.avail_out;
-    if (ret == Z_STREAM_END) {
-      // One member (GZIP) or stream (ZLIB) ended; another may follow it in the file.
-      if (z_.avail_in == 0 && !input_done_) SWIGFLOW_RETURN_IF_ERROR(Refill());
-      if (z_.avail_in == 0 && input_done_) break;
-      inflateReset(&z_);
-    } else if (ret != Z_OK && ret != Z_BUF_ERROR) {
-      produced_ += done;
-      *bytes_read = done;
-      const uint64_t at = input_->Tell() - z_.avail_in;
-      return errors::DataLoss("corrupted ", format_, " data at compressed byte ", at, " in ", path_,
-                              ": ", z_.msg != nullptr ? z_.msg : "zlib error");
+    const size_t copy = std::min(n - done, cache_end_ - cache_begin_);
+    std::memcpy(dst + done, out_.get() + cache_begin_, copy);
+    cache_begin_ += copy;
+    done += copy;
+    if (done == n || zlib_stream_ended_) break;
+    status = Inflate();
+    if (!status.ok()) break;
+    if (cache_end_ == 0 && !zlib_stream_ended_) {  // no progress: inflate needs more input
+      size_t got = 0;
+      status = ReadInput(&got);
+      if (!status.ok() || got == 0) break;  // end of the compressed file
     }
   }
   produced_ += done;
   *bytes_read = done;
-  return Status::OK();
+  return status;
 }
 
 Status ZlibInputStream::Skip(uint64_t n, uint64_t* skipped) {

@@ -1,5 +1,6 @@
 // ZLIB and GZIP streams as TFRecord files use them: the whole file is one compressed stream (not
-// one per record). A GZIP file may hold several concatenated members; all are read.
+// one per record). A GZIP file may hold several concatenated members; all are read. A ZLIB file
+// is one stream (RFC 1950): bytes after its end are not data.
 #ifndef SWIGFLOW_IO_ZLIB_STREAM_H_
 #define SWIGFLOW_IO_ZLIB_STREAM_H_
 
@@ -32,6 +33,12 @@ struct ZlibOptions {
 };
 
 // Decompresses `input`. Tell() counts decompressed bytes.
+//
+// Damaged streams fail exactly where TensorFlow's reader fails, so both deliver the same records
+// before the error: decompressed bytes are served from a cache of output_buffer_size bytes that
+// is refilled by one inflate() call only when empty, compressed input is read input_buffer_size
+// bytes at a time, and an inflate() call that meets damage fails at once (what it produced is
+// not served).
 class ZlibInputStream : public InputStream {
  public:
   static Status Create(std::unique_ptr<InputStream> input, Compression compression,
@@ -44,19 +51,26 @@ class ZlibInputStream : public InputStream {
   uint64_t Tell() const override { return produced_; }
 
  private:
-  ZlibInputStream(std::unique_ptr<InputStream> input, size_t buffer_size, std::string path,
-                  const char* format);
-  Status Refill();
+  ZlibInputStream(std::unique_ptr<InputStream> input, const ZlibOptions& options, std::string path,
+                  Compression compression);
+  // Appends up to in_capacity_ - avail_in bytes of compressed input after the unconsumed ones.
+  Status ReadInput(size_t* got);
+  Status Inflate();
 
   const std::unique_ptr<InputStream> input_;
-  const std::unique_ptr<char[]> buffer_;
-  const size_t capacity_;
+  const std::unique_ptr<char[]> in_;
+  const size_t in_capacity_;
+  const std::unique_ptr<char[]> out_;
+  const size_t out_capacity_;
   const std::string path_;
-  const char* const format_;  // "ZLIB" or "GZIP", for messages
+  const Compression compression_;
   z_stream z_{};
   bool initialized_ = false;
-  bool input_done_ = false;
-  uint64_t produced_ = 0;
+  bool zlib_stream_ended_ = false;  // ZLIB only: the single stream is complete
+  // Invariant: out_[cache_begin_, cache_end_) are decompressed bytes not yet read.
+  size_t cache_begin_ = 0;
+  size_t cache_end_ = 0;
+  uint64_t produced_ = 0;  // bytes handed to readers
 };
 
 // Compresses into `file`, which it owns.
