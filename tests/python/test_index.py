@@ -183,5 +183,14 @@ def test_missing_files(tmp_path):
         TFRecordFile(path, index_path=tmp_path / "none.idx")
 
 
+def test_reading_after_close_raises(tmp_path):
+    path = tmp_path / "c.tfrecord"
+    write(path, [b"x"])
+    with TFRecordFile(path) as f:
+        assert f[0] == b"x"
+    with pytest.raises(errors.FailedPreconditionError, match=r"TFRecordFile .* is closed"):
+        f[0]
+
+
 def test_default_index_path():
     assert swigflow.io.default_index_path("a/b.tfrecord") == "a/b.tfrecord.idx"

@@ -12,7 +12,7 @@ import os
 
 from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
-from swigflow.io.tf_record import TFRecordOptions, TFRecordReader
+from swigflow.io.tf_record import TFRecordOptions, TFRecordReader, _Closed
 
 INDEX_SUFFIX = ".idx"
 
@@ -134,7 +134,8 @@ class TFRecordFile(collections.abc.Sequence):
         return self._index_path
 
     def close(self):
-        self._file = None
+        """Releases the file; later reads raise FailedPreconditionError."""
+        self._file = _Closed("TFRecordFile", self._path)
 
     def __enter__(self):
         return self

@@ -209,15 +209,15 @@ class TFRecordWriter:
         return f"<TFRecordWriter {self._path!r} ({state})>"
 
 
-class _ClosedReader:
-    """Stands in for the native reader after close(): every use raises."""
+class _Closed:
+    """Stands in for a native object after close(): every use raises FailedPreconditionError."""
 
-    def __init__(self, path):
-        self._path = path
+    def __init__(self, owner, path):
+        self._message = f"{owner} for {path} is closed"
 
     def __getattr__(self, name):
         def closed(*args):
-            raise errors.FailedPreconditionError(f"TFRecordReader for {self._path} is closed")
+            raise errors.FailedPreconditionError(self._message)
 
         return closed
 
@@ -278,7 +278,7 @@ class TFRecordReader:
 
     def close(self):
         """Releases the file; later reads raise FailedPreconditionError."""
-        self._reader = _ClosedReader(self._path)
+        self._reader = _Closed("TFRecordReader", self._path)
 
     def __enter__(self):
         return self
