@@ -9,3 +9,4 @@
 %include "swig/ndarray.i"
 %include "swig/crc32c.i"
 %include "swig/record_io.i"
+%include "swig/example.i"

@@ -6,7 +6,7 @@ The API mirrors TensorFlow's names so that code ports by changing an import::
     tf.io.crc32c(b"123456789")  # 0xE3069283
 """
 
-from swigflow import errors, io, sysconfig
+from swigflow import errors, io, sysconfig, train
 from swigflow._version import __version__
 
-__all__ = ["__version__", "errors", "io", "sysconfig"]
+__all__ = ["__version__", "errors", "io", "sysconfig", "train"]

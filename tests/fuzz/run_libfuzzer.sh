@@ -1,48 +1,61 @@
 #!/usr/bin/env bash
-# Coverage-guided fuzzing of native/io's parsers with clang's libFuzzer, ASan and UBSan: the long
-# run. CI runs the same target briefly through fuzz_driver.cc (//tests/fuzz:record_reader_fuzz_test).
+# Coverage-guided fuzzing with clang's libFuzzer, ASan and UBSan: the long runs. CI runs the same
+# targets briefly through fuzz_driver.cc (//tests/fuzz:*_fuzz_test).
 #
-#   tests/fuzz/run_libfuzzer.sh [SECONDS] [libFuzzer flags...]     (default: 600 seconds)
+#   tests/fuzz/run_libfuzzer.sh TARGET [SECONDS] [libFuzzer flags...]   (default: 600 seconds)
 #
-# Needs clang (as root: apt-get install -y clang). Works in .fuzz/ (git-ignored): the binary,
-# the growing corpus (seeded with the small golden files, plain and compressed) and any crash-*
-# inputs, which reproduce with: .fuzz/record_reader_fuzzer .fuzz/crash-...
+# TARGET: record_reader (native/io: readers, index scanning and parsing) or example (the
+# Example/SequenceExample codec). Needs clang (as root: apt-get install -y clang). Works in
+# .fuzz/TARGET/ (git-ignored): the binary, the growing corpus and any crash-* inputs, which
+# reproduce with: .fuzz/TARGET/fuzzer .fuzz/TARGET/crash-...
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-seconds="${1:-600}"
-(($# > 0)) && shift
+target="${1:-}"
+seconds="${2:-600}"
+(($# > 2)) && shift 2 || set --
 command -v clang++ >/dev/null || {
   echo "run_libfuzzer: clang++ not found; as root: apt-get install -y clang" >&2
   exit 1
 }
 
-work="$root/.fuzz"
+work="$root/.fuzz/$target"
 mkdir -p "$work/include" "$work/corpus"
 ln -sfn "$root/native" "$work/include/swigflow"  # headers are included as swigflow/...
 
-# Seeds: the golden files small enough to mutate quickly, also ZLIB- and GZIP-compressed.
-for f in "$root"/tests/testdata/golden/*.tfrecord; do
-  if (($(stat -c %s "$f") <= 65536)); then
-    base=$(basename "$f")
-    cp "$f" "$work/corpus/$base"
-    gzip -c "$f" >"$work/corpus/$base.gz"
-    python3 -c 'import sys, zlib; sys.stdout.buffer.write(zlib.compress(open(sys.argv[1], "rb").read()))' \
-      "$f" >"$work/corpus/$base.zlib"
-  fi
-done
-
-sources=(
-  native/framework/status.cc
-  native/io/crc32c.cc native/io/crc32c_sse42.cc native/io/file.cc native/io/input_stream.cc
-  native/io/zlib_stream.cc native/io/record_options.cc native/io/record_writer.cc
-  native/io/record_reader.cc native/io/record_index.cc
-  tests/fuzz/record_reader_fuzzer.cc
-)
+case "$target" in
+  record_reader)
+    sources=(
+      native/framework/status.cc
+      native/io/crc32c.cc native/io/crc32c_sse42.cc native/io/file.cc native/io/input_stream.cc
+      native/io/zlib_stream.cc native/io/record_options.cc native/io/record_writer.cc
+      native/io/record_reader.cc native/io/record_index.cc
+      tests/fuzz/record_reader_fuzzer.cc
+    )
+    # Seeds: the golden files small enough to mutate quickly, also ZLIB- and GZIP-compressed.
+    for f in "$root"/tests/testdata/golden/*.tfrecord; do
+      if (($(stat -c %s "$f") <= 65536)); then
+        base=$(basename "$f")
+        cp "$f" "$work/corpus/$base"
+        gzip -c "$f" >"$work/corpus/$base.gz"
+        python3 -c 'import sys, zlib; sys.stdout.buffer.write(zlib.compress(open(sys.argv[1], "rb").read()))' \
+          "$f" >"$work/corpus/$base.zlib"
+      fi
+    done
+    ;;
+  example)
+    sources=(native/framework/status.cc native/example/example.cc tests/fuzz/example_fuzzer.cc)
+    cp "$root"/tests/testdata/example_seeds/* "$work/corpus/"
+    ;;
+  *)
+    echo "usage: $0 record_reader|example [SECONDS] [libFuzzer flags...]" >&2
+    exit 2
+    ;;
+esac
 (cd "$root" && clang++ -std=c++17 -O1 -g -msse4.2 -fno-omit-frame-pointer \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -I"$work/include" -I"$root" "${sources[@]}" -lz -o "$work/record_reader_fuzzer")
+  -I"$work/include" -I"$root" "${sources[@]}" -lz -o "$work/fuzzer")
 
 cd "$work"
-exec ./record_reader_fuzzer -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+exec ./fuzzer -max_total_time="$seconds" -max_len=65536 -timeout=10 \
   -rss_limit_mb=2048 -print_final_stats=1 "$@" corpus

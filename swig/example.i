@@ -1,0 +1,247 @@
+// tf.train.Example / SequenceExample codec for swigflow.train (python/swigflow/train.py).
+//
+// Python keeps its own message objects; these functions only translate between bytes and plain
+// Python values: a feature is (kind, values) with kind 0 (none), 1 (bytes), 2 (float) or
+// 3 (int64) and values a list of bytes, floats or ints.
+%{
+#include <climits>
+
+#include "swigflow/example/example.h"
+
+namespace {
+
+namespace ex = swigflow::example;
+
+// (kind, [values]) for one Feature. Needs the GIL.
+PyObject* FeatureToPy(const ex::Feature& f) {
+  const Py_ssize_t n = static_cast<Py_ssize_t>(f.size());
+  PyObject* values = PyList_New(n);
+  if (values == nullptr) return nullptr;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* v = nullptr;
+    switch (f.kind) {
+      case ex::Feature::Kind::kBytes:
+        v = PyBytes_FromStringAndSize(f.bytes_list[i].data(),
+                                      static_cast<Py_ssize_t>(f.bytes_list[i].size()));
+        break;
+      case ex::Feature::Kind::kFloat:
+        v = PyFloat_FromDouble(f.float_list[i]);
+        break;
+      case ex::Feature::Kind::kInt64:
+        v = PyLong_FromLongLong(f.int64_list[i]);
+        break;
+      case ex::Feature::Kind::kNone:
+        break;
+    }
+    if (v == nullptr) {
+      Py_DECREF(values);
+      return nullptr;
+    }
+    PyList_SET_ITEM(values, i, v);
+  }
+  return Py_BuildValue("(iN)", static_cast<int>(f.kind), values);
+}
+
+// Map keys are proto `string`s: UTF-8, decoded without ever failing.
+PyObject* KeyToPy(const std::string& key) {
+  return PyUnicode_DecodeUTF8(key.data(), static_cast<Py_ssize_t>(key.size()), "surrogateescape");
+}
+
+PyObject* FeatureMapToPy(const ex::FeatureMap& map) {
+  PyObject* dict = PyDict_New();
+  for (const auto& [key, feature] : map) {
+    PyObject* k = dict != nullptr ? KeyToPy(key) : nullptr;
+    PyObject* v = k != nullptr ? FeatureToPy(feature) : nullptr;
+    if (v == nullptr || PyDict_SetItem(dict, k, v) != 0) {
+      Py_XDECREF(k);
+      Py_XDECREF(v);
+      Py_XDECREF(dict);
+      return nullptr;
+    }
+    Py_DECREF(k);
+    Py_DECREF(v);
+  }
+  return dict;
+}
+
+bool KeyFromPy(PyObject* key, std::string* out) {
+  if (!PyUnicode_Check(key)) {
+    PyErr_Format(PyExc_TypeError, "feature keys must be str, not %.100s", Py_TYPE(key)->tp_name);
+    return false;
+  }
+  PyObject* utf8 = PyUnicode_AsEncodedString(key, "utf-8", "surrogateescape");
+  if (utf8 == nullptr) return false;
+  out->assign(PyBytes_AS_STRING(utf8), static_cast<size_t>(PyBytes_GET_SIZE(utf8)));
+  Py_DECREF(utf8);
+  return true;
+}
+
+// A Feature from (kind, values); values any sequence of the kind's type.
+bool FeatureFromPy(PyObject* item, ex::Feature* f) {
+  int kind = 0;
+  PyObject* values = nullptr;
+  if (!PyArg_ParseTuple(item, "iO", &kind, &values)) return false;
+  if (kind < 0 || kind > 3) {
+    PyErr_Format(PyExc_ValueError, "invalid feature kind %d", kind);
+    return false;
+  }
+  f->SetKind(static_cast<ex::Feature::Kind>(kind));
+  PyObject* seq = PySequence_Fast(values, "feature values must be a sequence");
+  if (seq == nullptr) return false;
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  PyObject** items = PySequence_Fast_ITEMS(seq);
+  bool ok = true;
+  for (Py_ssize_t i = 0; ok && i < n; ++i) {
+    PyObject* v = items[i];
+    switch (f->kind) {
+      case ex::Feature::Kind::kBytes: {
+        char* data;
+        Py_ssize_t size;
+        if (!PyBytes_Check(v)) {
+          PyErr_Format(PyExc_TypeError, "bytes_list values must be bytes, not %.100s",
+                       Py_TYPE(v)->tp_name);
+          ok = false;
+        } else if (PyBytes_AsStringAndSize(v, &data, &size) == 0) {
+          f->bytes_list.emplace_back(data, static_cast<size_t>(size));
+        } else {
+          ok = false;
+        }
+        break;
+      }
+      case ex::Feature::Kind::kFloat: {
+        const double d = PyFloat_AsDouble(v);
+        ok = !(d == -1.0 && PyErr_Occurred());
+        if (ok) f->float_list.push_back(static_cast<float>(d));
+        break;
+      }
+      case ex::Feature::Kind::kInt64: {
+        const long long x = PyLong_AsLongLong(v);
+        ok = !(x == -1 && PyErr_Occurred());
+        if (ok) f->int64_list.push_back(x);
+        break;
+      }
+      case ex::Feature::Kind::kNone:
+        PyErr_SetString(PyExc_ValueError, "a Feature with no kind has no values");
+        ok = false;
+        break;
+    }
+  }
+  Py_DECREF(seq);
+  return ok;
+}
+
+// A FeatureMap from a dict {key: (kind, values)}.
+bool FeatureMapFromPy(PyObject* dict, ex::FeatureMap* map) {
+  if (!PyDict_Check(dict)) {
+    PyErr_SetString(PyExc_TypeError, "expected a dict of features");
+    return false;
+  }
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(dict, &pos, &key, &value)) {
+    std::string k;
+    if (!KeyFromPy(key, &k) || !FeatureFromPy(value, &(*map)[k])) return false;
+  }
+  return true;
+}
+
+PyObject* BytesToPy(const std::string& s) {
+  return PyBytes_FromStringAndSize(s.data(), static_cast<Py_ssize_t>(s.size()));
+}
+
+}  // namespace
+%}
+
+%inline %{
+// {key: (kind, values)} of a serialized Example; InvalidArgumentError if malformed.
+PyObject* DecodeExample(const char* data, size_t n) {
+  ex::Example example;
+  swigflow::Status s;
+  Py_BEGIN_ALLOW_THREADS
+  s = ex::ParseExample(data, n, &example);
+  Py_END_ALLOW_THREADS
+  if (!s.ok()) {
+    SwigflowSetStatusError(s);
+    return nullptr;
+  }
+  return FeatureMapToPy(example.features);
+}
+
+// (context, {key: [(kind, values), ...]}) of a serialized SequenceExample.
+PyObject* DecodeSequenceExample(const char* data, size_t n) {
+  ex::SequenceExample example;
+  swigflow::Status s;
+  Py_BEGIN_ALLOW_THREADS
+  s = ex::ParseSequenceExample(data, n, &example);
+  Py_END_ALLOW_THREADS
+  if (!s.ok()) {
+    SwigflowSetStatusError(s);
+    return nullptr;
+  }
+  PyObject* context = FeatureMapToPy(example.context);
+  PyObject* lists = context != nullptr ? PyDict_New() : nullptr;
+  if (lists == nullptr) {
+    Py_XDECREF(context);
+    return nullptr;
+  }
+  for (const auto& [key, features] : example.feature_lists) {
+    PyObject* list = PyList_New(static_cast<Py_ssize_t>(features.size()));
+    PyObject* k = list != nullptr ? KeyToPy(key) : nullptr;
+    bool ok = k != nullptr;
+    for (size_t i = 0; ok && i < features.size(); ++i) {
+      PyObject* f = FeatureToPy(features[i]);
+      ok = f != nullptr;
+      if (ok) PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), f);
+    }
+    ok = ok && PyDict_SetItem(lists, k, list) == 0;
+    Py_XDECREF(k);
+    Py_XDECREF(list);
+    if (!ok) {
+      Py_DECREF(context);
+      Py_DECREF(lists);
+      return nullptr;
+    }
+  }
+  return Py_BuildValue("(NN)", context, lists);
+}
+
+// Canonical bytes of an Example given as {key: (kind, values)}.
+PyObject* EncodeExample(PyObject* features) {
+  ex::Example example;
+  if (!FeatureMapFromPy(features, &example.features)) return nullptr;
+  std::string out;
+  ex::SerializeExample(example, &out);
+  return BytesToPy(out);
+}
+
+// Canonical bytes of a SequenceExample given as (context, {key: [(kind, values), ...]}).
+PyObject* EncodeSequenceExample(PyObject* context, PyObject* feature_lists) {
+  ex::SequenceExample example;
+  if (!FeatureMapFromPy(context, &example.context)) return nullptr;
+  if (!PyDict_Check(feature_lists)) {
+    PyErr_SetString(PyExc_TypeError, "expected a dict of feature lists");
+    return nullptr;
+  }
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(feature_lists, &pos, &key, &value)) {
+    std::string k;
+    if (!KeyFromPy(key, &k)) return nullptr;
+    PyObject* seq = PySequence_Fast(value, "a feature list must be a sequence");
+    if (seq == nullptr) return nullptr;
+    auto& list = example.feature_lists[k];
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    list.resize(static_cast<size_t>(n));
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      if (!FeatureFromPy(PySequence_Fast_GET_ITEM(seq, i), &list[i])) {
+        Py_DECREF(seq);
+        return nullptr;
+      }
+    }
+    Py_DECREF(seq);
+  }
+  std::string out;
+  ex::SerializeSequenceExample(example, &out);
+  return BytesToPy(out);
+}
+%}
