@@ -8,5 +8,6 @@ The API mirrors TensorFlow's names so that code ports by changing an import::
 
 from swigflow import errors, io, sysconfig, train
 from swigflow._version import __version__
+from swigflow.tensors import RaggedTensor, SparseTensor
 
-__all__ = ["__version__", "errors", "io", "sysconfig", "train"]
+__all__ = ["RaggedTensor", "SparseTensor", "__version__", "errors", "io", "sysconfig", "train"]

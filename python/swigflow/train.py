@@ -505,6 +505,10 @@ def _infer_feature(key, value):
         return value
     if isinstance(value, (bytes, str, bool, numbers.Number, np.generic)):
         value = [value]
+    if isinstance(value, (list, tuple)) and any(
+        isinstance(v, (list, tuple, np.ndarray)) for v in value
+    ):
+        value = np.asarray(value)  # nested lists flatten like arrays
     array = np.asarray(value) if not isinstance(value, (list, tuple)) else None
     items = list(value.ravel()) if array is not None else list(value)
     if not items:

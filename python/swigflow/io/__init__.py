@@ -2,6 +2,14 @@
 
 from swigflow.io._checksum import crc32c, masked_crc32c
 from swigflow.io.index import TFRecordFile, create_index, default_index_path
+from swigflow.io.parsing import (
+    FixedLenFeature,
+    FixedLenSequenceFeature,
+    RaggedFeature,
+    VarLenFeature,
+    parse_example,
+    parse_single_example,
+)
 from swigflow.io.tf_record import (
     TFRecordCompressionType,
     TFRecordOptions,
@@ -11,14 +19,20 @@ from swigflow.io.tf_record import (
 )
 
 __all__ = [
+    "FixedLenFeature",
+    "FixedLenSequenceFeature",
+    "RaggedFeature",
     "TFRecordCompressionType",
     "TFRecordFile",
     "TFRecordOptions",
     "TFRecordReader",
     "TFRecordWriter",
+    "VarLenFeature",
     "crc32c",
     "create_index",
     "default_index_path",
     "masked_crc32c",
+    "parse_example",
+    "parse_single_example",
     "tf_record_iterator",
 ]
