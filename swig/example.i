@@ -7,6 +7,7 @@
 #include <climits>
 
 #include "swigflow/example/example.h"
+#include "swigflow/example/parse.h"
 
 namespace {
 
@@ -243,5 +244,132 @@ PyObject* EncodeSequenceExample(PyObject* context, PyObject* feature_lists) {
   std::string out;
   ex::SerializeSequenceExample(example, &out);
   return BytesToPy(out);
+}
+%}
+
+%{
+namespace {
+
+// A FeatureSpec from (key, type, dtype, shape, default) as swigflow/io/parsing.py builds it.
+bool SpecFromPy(PyObject* item, ex::FeatureSpec* spec) {
+  PyObject *key, *shape, *default_value;
+  int type, dtype;
+  if (!PyArg_ParseTuple(item, "OiiOO", &key, &type, &dtype, &shape, &default_value) ||
+      !KeyFromPy(key, &spec->key)) {
+    return false;
+  }
+  if (type < 0 || type > 3 || dtype < 1 || dtype > 3) {
+    PyErr_SetString(PyExc_ValueError, "invalid feature spec");
+    return false;
+  }
+  spec->type = static_cast<ex::FeatureSpec::Type>(type);
+  spec->dtype = static_cast<ex::Feature::Kind>(dtype);
+  PyObject* dims = PySequence_Fast(shape, "shape must be a sequence");
+  if (dims == nullptr) return false;
+  spec->row_size = 1;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(dims); ++i) {
+    const long long d = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(dims, i));
+    if (d == -1 && PyErr_Occurred()) {
+      Py_DECREF(dims);
+      return false;
+    }
+    spec->shape.push_back(d);
+    spec->row_size *= d;
+  }
+  Py_DECREF(dims);
+  if (default_value == Py_None) return true;
+  PyObject* pair = Py_BuildValue("(iO)", dtype, default_value);
+  ex::Feature defaults;
+  const bool ok = pair != nullptr && FeatureFromPy(pair, &defaults);
+  Py_XDECREF(pair);
+  if (!ok) return false;
+  spec->has_default = true;
+  spec->default_bytes = std::move(defaults.bytes_list);
+  spec->default_float = std::move(defaults.float_list);
+  spec->default_int64 = std::move(defaults.int64_list);
+  return true;
+}
+
+PyObject* ParsedToPy(const ex::FeatureSpec& spec, const ex::ParsedFeature& parsed) {
+  PyObject* values = spec.dtype == ex::Feature::Kind::kBytes   ? SwigflowBytesArray(parsed.bytes)
+                     : spec.dtype == ex::Feature::Kind::kFloat ? SwigflowFloat32Array(parsed.floats)
+                                                               : SwigflowInt64Array(parsed.int64s);
+  PyObject* counts = values != nullptr ? SwigflowInt64Array(parsed.counts) : nullptr;
+  if (counts == nullptr) {
+    Py_XDECREF(values);
+    return nullptr;
+  }
+  return Py_BuildValue("(NN)", values, counts);
+}
+
+}  // namespace
+%}
+
+%inline %{
+// parse_example's fast path: [(values, counts)] per spec, values as numpy arrays (objects
+// holding bytes for strings), counts per example (empty for FixedLen: row_size each).
+PyObject* ParseExampleBatch(PyObject* serialized, PyObject* specs, PyObject* names,
+                            int num_threads) {
+  // A tuple holds a reference to every record while the GIL is released.
+  PyObject* records = PySequence_Tuple(serialized);
+  if (records == nullptr) return nullptr;
+  const Py_ssize_t n = PyTuple_GET_SIZE(records);
+  std::vector<std::string_view> views(static_cast<size_t>(n));
+  std::vector<ex::FeatureSpec> spec_list;
+  std::vector<std::string> name_list;
+  PyObject* spec_items = nullptr;
+  PyObject* result = nullptr;
+  bool ok = true;
+  for (Py_ssize_t i = 0; ok && i < n; ++i) {
+    PyObject* item = PyTuple_GET_ITEM(records, i);
+    if (!PyBytes_Check(item)) {
+      PyErr_Format(PyExc_TypeError, "serialized examples must be bytes, not %.100s (record %zd)",
+                   Py_TYPE(item)->tp_name, i);
+      ok = false;
+    } else {
+      views[i] = std::string_view(PyBytes_AS_STRING(item), PyBytes_GET_SIZE(item));
+    }
+  }
+  if (ok) {
+    spec_items = PySequence_Fast(specs, "specs must be a sequence");
+    ok = spec_items != nullptr;
+  }
+  for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(spec_items); ++i) {
+    spec_list.emplace_back();
+    ok = SpecFromPy(PySequence_Fast_GET_ITEM(spec_items, i), &spec_list.back());
+  }
+  if (ok && names != Py_None) {
+    PyObject* name_items = PySequence_Fast(names, "example_names must be a sequence");
+    ok = name_items != nullptr;
+    for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(name_items); ++i) {
+      name_list.emplace_back();
+      ok = KeyFromPy(PySequence_Fast_GET_ITEM(name_items, i), &name_list.back());
+    }
+    Py_XDECREF(name_items);
+  }
+  if (ok) {
+    std::vector<ex::ParsedFeature> parsed;
+    swigflow::Status s;
+    const std::vector<std::string>* names_ptr = names != Py_None ? &name_list : nullptr;
+    Py_BEGIN_ALLOW_THREADS
+    s = ex::ParseExampleBatch(views, spec_list, names_ptr, num_threads, &parsed);
+    Py_END_ALLOW_THREADS
+    if (!s.ok()) {
+      SwigflowSetStatusError(s);
+    } else {
+      result = PyList_New(static_cast<Py_ssize_t>(parsed.size()));
+      for (size_t i = 0; result != nullptr && i < parsed.size(); ++i) {
+        PyObject* item = ParsedToPy(spec_list[i], parsed[i]);
+        if (item == nullptr) {
+          Py_CLEAR(result);
+        } else {
+          PyList_SET_ITEM(result, static_cast<Py_ssize_t>(i), item);
+        }
+      }
+    }
+  }
+  Py_XDECREF(spec_items);
+  Py_DECREF(records);  // only now: the views pointed into these bytes
+  return result;
 }
 %}

@@ -16,6 +16,34 @@ static PyObject* SwigflowInt64Array(const std::vector<int64_t>& values) {
   }
   return array;
 }
+
+// A new 1-D float32 array with a copy of `values`. Needs the GIL.
+static PyObject* SwigflowFloat32Array(const std::vector<float>& values) {
+  npy_intp size = static_cast<npy_intp>(values.size());
+  PyObject* array = PyArray_SimpleNew(1, &size, NPY_FLOAT32);
+  if (array != nullptr && !values.empty()) {
+    std::memcpy(PyArray_DATA(reinterpret_cast<PyArrayObject*>(array)), values.data(),
+                values.size() * sizeof(float));
+  }
+  return array;
+}
+
+// A new 1-D object array of bytes objects copied from `values`. Needs the GIL.
+template <typename Strings>
+static PyObject* SwigflowBytesArray(const Strings& values) {
+  npy_intp size = static_cast<npy_intp>(values.size());
+  PyObject* array = PyArray_SimpleNew(1, &size, NPY_OBJECT);  // zero-filled: NULL entries
+  if (array == nullptr) return nullptr;
+  PyObject** items = static_cast<PyObject**>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(array)));
+  for (npy_intp i = 0; i < size; ++i) {
+    items[i] = PyBytes_FromStringAndSize(values[i].data(), static_cast<Py_ssize_t>(values[i].size()));
+    if (items[i] == nullptr) {
+      Py_DECREF(array);
+      return nullptr;
+    }
+  }
+  return array;
+}
 %}
 
 // SWIG 4.5 runs %init code in a Py_mod_exec slot (returns int), so import_array()'s

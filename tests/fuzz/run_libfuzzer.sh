@@ -44,7 +44,8 @@ case "$target" in
     done
     ;;
   example)
-    sources=(native/framework/status.cc native/example/example.cc tests/fuzz/example_fuzzer.cc)
+    sources=(native/framework/status.cc native/example/example.cc native/example/parse.cc
+      tests/fuzz/example_fuzzer.cc)
     cp "$root"/tests/testdata/example_seeds/* "$work/corpus/"
     ;;
   *)

@@ -7,10 +7,10 @@ Results are numpy arrays (strings as object arrays of bytes), :class:`swigflow.S
 
 import collections
 import math
+import os
 
 import numpy as np
 
-from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.tensors import RaggedTensor, SparseTensor
 
@@ -100,148 +100,85 @@ class RaggedFeature(collections.namedtuple("RaggedFeature", "dtype value_key")):
         return super().__new__(cls, _dtype_name(dtype), value_key)
 
 
-def _prefix(names, index):
-    name = names[index] if names is not None else "<unknown>"
-    return f"Name: {name}, "
-
-
-def _decode_all(serialized, names):
-    if isinstance(serialized, (bytes, bytearray, memoryview)):
-        raise TypeError(
-            "parse_example expects a list of serialized examples; use parse_single_example"
-        )
-    records = list(serialized.ravel() if isinstance(serialized, np.ndarray) else serialized)
-    if names is not None and len(names) != len(records):
-        raise errors.InvalidArgumentError(
-            f"Expected len(example_names) == len(serialized), got {len(names)} and {len(records)}"
-        )
-    decoded = []
-    for i, record in enumerate(records):
-        try:
-            decoded.append(_pywrap.DecodeExample(record))
-        except errors.InvalidArgumentError as e:
-            raise errors.InvalidArgumentError(
-                f"{_prefix(names, i)}Index: {i}. {e.message}"
-            ) from None
-    return decoded
-
-
-def _values(decoded, key, dtype, names, index):
-    """The values of feature `key` in one decoded example, or None if it is missing. A Feature
-    with no kind set counts as missing, as in TensorFlow."""
-    entry = decoded.get(key)
-    if entry is None or entry[0] == 0:
-        return None
-    kind, values = entry
-    if kind != _KIND_OF_DTYPE[dtype]:
-        raise errors.InvalidArgumentError(
-            f"{_prefix(names, index)}Key: {key}, Index: {index}.  Data types don't match. "
-            f"Data type: {_TF_TYPE_NAME[kind]} but expected type: {_tf_type(dtype)}"
-        )
-    return values
-
-
-def _array(values, dtype):
-    array = np.empty(len(values), dtype=_NUMPY_DTYPE[dtype])
-    array[:] = values
-    return array
-
-
-def _parse_fixed(key, spec, decoded, names):
-    size = math.prod(spec.shape)
-    default = None
-    if spec.default_value is not None:
-        default = np.broadcast_to(
-            np.asarray(spec.default_value, dtype=_NUMPY_DTYPE[spec.dtype]), spec.shape
-        )
-    out = np.empty((len(decoded), *spec.shape), dtype=_NUMPY_DTYPE[spec.dtype])
-    for i, example in enumerate(decoded):
-        values = _values(example, key, spec.dtype, names, i)
-        if values is None:
-            if default is None:
-                raise errors.InvalidArgumentError(
-                    f"{_prefix(names, i)}Feature: {key} (data type: {_tf_type(spec.dtype)}) "
-                    "is required but could not be found."
-                )
-            out[i, ...] = default  # [i, ...]: element-wise, also into object arrays
-        elif len(values) != size:
-            raise errors.InvalidArgumentError(
-                f"{_prefix(names, i)}Key: {key}, Index: {i}.  Number of "
-                f"{_tf_type(spec.dtype)} values != expected.  Values size: "
-                f"{len(values)} but output shape: {list(spec.shape)}"
-            )
-        else:
-            out[i, ...] = _array(values, spec.dtype).reshape(spec.shape)
-    return out
-
-
-def _rows(key, value_key, dtype, decoded, names):
-    return [
-        _values(example, value_key or key, dtype, names, i) or []
-        for i, example in enumerate(decoded)
-    ]
-
-
-def _parse_var_len(key, spec, decoded, names):
-    rows = _rows(key, None, spec.dtype, decoded, names)
-    lengths = [len(r) for r in rows]
-    indices = np.array(
-        [(i, j) for i, n in enumerate(lengths) for j in range(n)], dtype=np.int64
-    ).reshape(-1, 2)
-    values = _array([v for r in rows for v in r], spec.dtype)
-    return SparseTensor(indices, values, [len(rows), max(lengths, default=0)])
-
-
-def _parse_sequence(key, spec, decoded, names):
-    if not spec.allow_missing:
-        raise ValueError(
-            f"FixedLenSequenceFeature {key!r} needs allow_missing=True in parse_example "
-            "(as in TensorFlow)"
-        )
-    row_size = math.prod(spec.shape)
-    rows = _rows(key, None, spec.dtype, decoded, names)
-    for i, r in enumerate(rows):
-        if (row_size == 0 and r) or (row_size and len(r) % row_size):
-            raise errors.InvalidArgumentError(
-                f"{_prefix(names, i)}Key: {key}, Index: {i}.  Number of values is not a multiple "
-                f"of the elements per row.  Values size: {len(r)} but row shape: {list(spec.shape)}"
-            )
-    counts = [len(r) // row_size if row_size else 0 for r in rows]
-    fill = _ZERO[spec.dtype] if spec.default_value is None else spec.default_value
-    out = np.full(
-        (len(rows), max(counts, default=0), *spec.shape), fill, dtype=_NUMPY_DTYPE[spec.dtype]
-    )
-    for i, r in enumerate(rows):
-        if counts[i]:
-            out[i, : counts[i]] = _array(r, spec.dtype).reshape(counts[i], *spec.shape)
-    return out
-
-
-def _parse_ragged(key, spec, decoded, names):
-    rows = _rows(key, spec.value_key, spec.dtype, decoded, names)
-    return RaggedTensor.from_row_lengths(
-        _array([v for r in rows for v in r], spec.dtype), [len(r) for r in rows]
-    )
-
-
-_PARSERS = {
-    FixedLenFeature: _parse_fixed,
-    VarLenFeature: _parse_var_len,
-    FixedLenSequenceFeature: _parse_sequence,
-    RaggedFeature: _parse_ragged,
-}
+_SPEC_TYPE = {FixedLenFeature: 0, VarLenFeature: 1, FixedLenSequenceFeature: 2, RaggedFeature: 3}
 
 
 def _check_features(features):
     if not isinstance(features, dict) or not features:
         raise ValueError("features must be a non-empty dict of feature specs")
     for key, spec in features.items():
-        if type(spec) not in _PARSERS:
+        if type(spec) not in _SPEC_TYPE:
             raise TypeError(f"unsupported feature spec for {key!r}: {spec!r}")
+        if isinstance(spec, FixedLenSequenceFeature) and not spec.allow_missing:
+            raise ValueError(
+                f"FixedLenSequenceFeature {key!r} needs allow_missing=True in parse_example "
+                "(as in TensorFlow)"
+            )
+
+
+def _native_spec(key, spec):
+    """(key read, spec type, kind, shape, default values) for the C++ parser."""
+    read_key = (spec.value_key or key) if isinstance(spec, RaggedFeature) else key
+    shape = getattr(spec, "shape", ())
+    default = None
+    if isinstance(spec, FixedLenFeature) and spec.default_value is not None:
+        default = (
+            np.broadcast_to(
+                np.asarray(spec.default_value, dtype=_NUMPY_DTYPE[spec.dtype]), spec.shape
+            )
+            .ravel()
+            .tolist()
+        )
+    return (read_key, _SPEC_TYPE[type(spec)], _KIND_OF_DTYPE[spec.dtype], shape, default)
+
+
+def _dense(spec, values, counts, batch):
+    return values.reshape((batch, *spec.shape))
+
+
+def _sparse(spec, values, counts, batch):
+    rows = np.repeat(np.arange(batch, dtype=np.int64), counts)
+    starts = np.cumsum(counts) - counts
+    cols = np.arange(len(values), dtype=np.int64) - np.repeat(starts, counts)
+    return SparseTensor(np.stack([rows, cols], axis=1), values, [batch, int(counts.max(initial=0))])
+
+
+def _ragged(spec, values, counts, batch):
+    return RaggedTensor.from_row_lengths(values, counts)
+
+
+def _sequence(spec, values, counts, batch):
+    row_size = math.prod(spec.shape)
+    rows = counts // row_size if row_size else np.zeros_like(counts)
+    fill = _ZERO[spec.dtype] if spec.default_value is None else spec.default_value
+    out = np.full(
+        (batch, int(rows.max(initial=0)), *spec.shape), fill, dtype=_NUMPY_DTYPE[spec.dtype]
+    )
+    total = int(rows.sum())
+    if total:
+        example = np.repeat(np.arange(batch), rows)
+        within = np.arange(total) - np.repeat(np.cumsum(rows) - rows, rows)
+        out[example, within] = values.reshape(total, *spec.shape)
+    return out
+
+
+_ASSEMBLE = {
+    FixedLenFeature: _dense,
+    VarLenFeature: _sparse,
+    FixedLenSequenceFeature: _sequence,
+    RaggedFeature: _ragged,
+}
+
+
+def _num_threads():
+    return max(1, int(os.environ.get("SWIGFLOW_NUM_THREADS", os.cpu_count() or 1)))
 
 
 def parse_example(serialized, features, example_names=None, name=None):
     """Parses a batch of serialized Examples, as ``tf.io.parse_example``.
+
+    Each record is read once in C++, without the GIL, decoding only the requested features;
+    large batches are split over the cores (``SWIGFLOW_NUM_THREADS`` limits them).
 
     Args:
       serialized: a list (or numpy array) of serialized ``tf.train.Example`` bytes.
@@ -260,9 +197,23 @@ def parse_example(serialized, features, example_names=None, name=None):
     """
     del name
     _check_features(features)
-    names = None if example_names is None else list(example_names)
-    decoded = _decode_all(serialized, names)
-    return {key: _PARSERS[type(spec)](key, spec, decoded, names) for key, spec in features.items()}
+    if isinstance(serialized, (bytes, bytearray, memoryview)):
+        raise TypeError(
+            "parse_example expects a list of serialized examples; use parse_single_example"
+        )
+    records = serialized.ravel() if isinstance(serialized, np.ndarray) else serialized
+    names = None
+    if example_names is not None:
+        names = [os.fsdecode(n) if isinstance(n, bytes) else str(n) for n in example_names]
+    items = list(features.items())
+    parsed = _pywrap.ParseExampleBatch(
+        records, [_native_spec(k, s) for k, s in items], names, _num_threads()
+    )
+    batch = len(records)
+    return {
+        key: _ASSEMBLE[type(spec)](spec, values, counts, batch)
+        for (key, spec), (values, counts) in zip(items, parsed)
+    }
 
 
 def parse_single_example(serialized, features, example_names=None, name=None):

@@ -1,0 +1,385 @@
+#include "swigflow/example/parse.h"
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+#include <unordered_map>
+
+#include "swigflow/example/wire.h"
+
+namespace swigflow {
+namespace example {
+
+using wire::Reader;
+using wire::WireType;
+
+size_t ParsedFeature::size(Feature::Kind dtype) const {
+  switch (dtype) {
+    case Feature::Kind::kBytes:
+      return bytes.size();
+    case Feature::Kind::kFloat:
+      return floats.size();
+    default:
+      return int64s.size();
+  }
+}
+
+namespace {
+
+const char* TypeName(Feature::Kind kind) {  // TensorFlow's names in its messages
+  switch (kind) {
+    case Feature::Kind::kBytes:
+      return "string";
+    case Feature::Kind::kFloat:
+      return "float";
+    case Feature::Kind::kInt64:
+      return "int64";
+    case Feature::Kind::kNone:
+      break;
+  }
+  return "none";
+}
+
+std::string_view View(const Reader& r) { return std::string_view(r.pos(), r.remaining()); }
+
+// "[3]", "[2, 2]" or "[]", as Python prints a list (TensorFlow's messages show shapes so).
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += std::to_string(shape[i]);
+  }
+  return text + "]";
+}
+
+// The lists of one Feature message: the kind of the last list field seen and the bytes of every
+// list of that kind (protobuf merge: lists of the same kind append, another kind replaces).
+struct FeatureView {
+  Feature::Kind kind = Feature::Kind::kNone;
+  std::vector<std::string_view> lists;
+
+  // Adds the Feature message bytes in `r` (a map entry's value may come in several pieces).
+  bool Add(Reader r) {
+    while (!r.done()) {
+      uint32_t field;
+      WireType type;
+      if (!r.ReadTag(&field, &type)) return false;
+      if (field >= 1 && field <= 3 && type == wire::kLengthDelimited) {
+        Reader list(nullptr, nullptr, nullptr);
+        if (!r.ReadDelimited(&list)) return false;
+        const auto list_kind = static_cast<Feature::Kind>(field);
+        if (list_kind != kind) lists.clear();
+        kind = list_kind;
+        lists.push_back(View(list));
+      } else if (!r.Skip(field, type)) {
+        return false;
+      }
+    }
+    return true;
+  }
+};
+
+// Appends the values of the list messages in `view` to `out`; false if malformed.
+bool DecodeLists(const FeatureView& view, const char* origin, ParsedFeature* out) {
+  for (std::string_view list : view.lists) {
+    Reader r(list.data(), list.data() + list.size(), origin);
+    while (!r.done()) {
+      uint32_t field;
+      WireType type;
+      if (!r.ReadTag(&field, &type)) return false;
+      if (field != 1) {
+        if (!r.Skip(field, type)) return false;
+        continue;
+      }
+      Reader sub(nullptr, nullptr, nullptr);
+      switch (view.kind) {
+        case Feature::Kind::kBytes:
+          if (type != wire::kLengthDelimited) {
+            if (!r.Skip(field, type)) return false;
+            break;
+          }
+          if (!r.ReadDelimited(&sub)) return false;
+          out->bytes.push_back(View(sub));
+          break;
+        case Feature::Kind::kFloat:
+          if (type == wire::kLengthDelimited) {
+            if (!r.ReadDelimited(&sub) || sub.remaining() % 4 != 0) return false;
+            const size_t old = out->floats.size();
+            out->floats.resize(old + sub.remaining() / 4);
+            std::memcpy(out->floats.data() + old, sub.pos(), sub.remaining());  // little endian
+          } else if (type == wire::kFixed32) {
+            uint32_t bits;
+            if (!r.ReadFixed32(&bits)) return false;
+            float value;
+            std::memcpy(&value, &bits, sizeof(value));
+            out->floats.push_back(value);
+          } else if (!r.Skip(field, type)) {
+            return false;
+          }
+          break;
+        case Feature::Kind::kInt64: {
+          uint64_t value;
+          if (type == wire::kLengthDelimited) {
+            if (!r.ReadDelimited(&sub)) return false;
+            while (!sub.done()) {
+              if (!sub.ReadVarint(&value)) return false;
+              out->int64s.push_back(static_cast<int64_t>(value));
+            }
+          } else if (type == wire::kVarint) {
+            if (!r.ReadVarint(&value)) return false;
+            out->int64s.push_back(static_cast<int64_t>(value));
+          } else if (!r.Skip(field, type)) {
+            return false;
+          }
+          break;
+        }
+        case Feature::Kind::kNone:
+          break;
+      }
+    }
+  }
+  return true;
+}
+
+void Truncate(ParsedFeature* out, Feature::Kind dtype, size_t size) {
+  switch (dtype) {
+    case Feature::Kind::kBytes:
+      out->bytes.resize(size);
+      break;
+    case Feature::Kind::kFloat:
+      out->floats.resize(size);
+      break;
+    default:
+      out->int64s.resize(size);
+  }
+}
+
+class BatchParser {
+ public:
+  BatchParser(const std::vector<FeatureSpec>& specs, const std::vector<std::string>* names)
+      : specs_(specs),
+        names_(names),
+        start_(specs.size()),
+        present_(specs.size()),
+        mismatch_(specs.size()) {
+    for (size_t s = 0; s < specs.size(); ++s) by_key_[specs[s].key].push_back(static_cast<int>(s));
+  }
+
+  Status Parse(const std::vector<std::string_view>& serialized, size_t begin, size_t end,
+               std::vector<ParsedFeature>* out) {
+    out->assign(specs_.size(), ParsedFeature());
+    for (size_t i = begin; i < end; ++i) SWIGFLOW_RETURN_IF_ERROR(ParseOne(serialized[i], i, out));
+    return Status::OK();
+  }
+
+ private:
+  std::string Prefix(size_t index) const {
+    return "Name: " + (names_ != nullptr ? (*names_)[index] : std::string("<unknown>")) + ", ";
+  }
+
+  Status Malformed(size_t index, const Reader& at) const {
+    return errors::InvalidArgument(Prefix(index), "Index: ", index,
+                                   ". malformed Example: invalid protobuf wire data at byte ",
+                                   at.offset());
+  }
+
+  Status ParseOne(std::string_view record, size_t index, std::vector<ParsedFeature>* out) {
+    for (size_t s = 0; s < specs_.size(); ++s) {
+      start_[s] = (*out)[s].size(specs_[s].dtype);
+      present_[s] = false;
+      mismatch_[s] = Feature::Kind::kNone;
+    }
+    const char* origin = record.data();
+    Reader example(record.data(), record.data() + record.size(), origin);
+    while (!example.done()) {
+      uint32_t field;
+      WireType type;
+      if (!example.ReadTag(&field, &type)) return Malformed(index, example);
+      if (field != 1 || type != wire::kLengthDelimited) {
+        if (!example.Skip(field, type)) return Malformed(index, example);
+        continue;
+      }
+      Reader features(nullptr, nullptr, nullptr);
+      if (!example.ReadDelimited(&features)) return Malformed(index, example);
+      SWIGFLOW_RETURN_IF_ERROR(ParseFeatures(features, index, origin, out));
+    }
+    return Finish(index, out);
+  }
+
+  Status ParseFeatures(Reader features, size_t index, const char* origin,
+                       std::vector<ParsedFeature>* out) {
+    while (!features.done()) {
+      uint32_t field;
+      WireType type;
+      if (!features.ReadTag(&field, &type)) return Malformed(index, features);
+      if (field != 1 || type != wire::kLengthDelimited) {
+        if (!features.Skip(field, type)) return Malformed(index, features);
+        continue;
+      }
+      Reader entry(nullptr, nullptr, nullptr);
+      if (!features.ReadDelimited(&entry)) return Malformed(index, features);
+      // Map entry {key = 1; value = 2}, either order; repeated value fields merge.
+      std::string_view key;
+      view_.kind = Feature::Kind::kNone;
+      view_.lists.clear();
+      while (!entry.done()) {
+        uint32_t entry_field;
+        WireType entry_type;
+        if (!entry.ReadTag(&entry_field, &entry_type)) return Malformed(index, entry);
+        Reader sub(nullptr, nullptr, nullptr);
+        if (entry_field == 1 && entry_type == wire::kLengthDelimited) {
+          if (!entry.ReadDelimited(&sub)) return Malformed(index, entry);
+          key = View(sub);
+        } else if (entry_field == 2 && entry_type == wire::kLengthDelimited) {
+          if (!entry.ReadDelimited(&sub)) return Malformed(index, entry);
+          if (!view_.Add(sub)) return Malformed(index, sub);
+        } else if (!entry.Skip(entry_field, entry_type)) {
+          return Malformed(index, entry);
+        }
+      }
+      auto it = by_key_.find(key);
+      if (it == by_key_.end()) continue;  // not requested: its values are never decoded
+      for (int s : it->second) {
+        const FeatureSpec& spec = specs_[s];
+        ParsedFeature* parsed = &(*out)[s];
+        Truncate(parsed, spec.dtype, start_[s]);  // the last entry of a key wins
+        present_[s] = view_.kind != Feature::Kind::kNone;
+        mismatch_[s] = Feature::Kind::kNone;
+        if (!present_[s]) continue;
+        if (view_.kind != spec.dtype) {
+          mismatch_[s] = view_.kind;  // reported by Finish, in the order of the specs
+          continue;
+        }
+        if (!DecodeLists(view_, origin, parsed)) {
+          return errors::InvalidArgument(Prefix(index), "Index: ", index,
+                                         ". malformed Example: invalid protobuf wire data in "
+                                         "feature ",
+                                         spec.key);
+        }
+      }
+    }
+    return Status::OK();
+  }
+
+  // Per-example checks and bookkeeping once the whole record was read. Problems are reported
+  // for the first feature in the order of the specs, so the error does not depend on the order
+  // of the entries in the record.
+  Status Finish(size_t index, std::vector<ParsedFeature>* out) {
+    for (size_t s = 0; s < specs_.size(); ++s) {
+      const FeatureSpec& spec = specs_[s];
+      ParsedFeature* parsed = &(*out)[s];
+      if (mismatch_[s] != Feature::Kind::kNone) {
+        return errors::InvalidArgument(
+            Prefix(index), "Key: ", spec.key, ", Index: ", index,
+            ".  Data types don't match. Data type: ", TypeName(mismatch_[s]),
+            " but expected type: ", TypeName(spec.dtype));
+      }
+      const int64_t count = static_cast<int64_t>(parsed->size(spec.dtype) - start_[s]);
+      switch (spec.type) {
+        case FeatureSpec::Type::kFixedLen:
+          if (!present_[s]) {
+            if (!spec.has_default) {
+              return errors::InvalidArgument(Prefix(index), "Feature: ", spec.key,
+                                             " (data type: ", TypeName(spec.dtype),
+                                             ") is required but could not be found.");
+            }
+            AppendDefault(spec, parsed);
+          } else if (count != spec.row_size) {
+            return errors::InvalidArgument(Prefix(index), "Key: ", spec.key, ", Index: ", index,
+                                           ".  Number of ", TypeName(spec.dtype),
+                                           " values != expected.  Values size: ", count,
+                                           " but output shape: ", ShapeText(spec.shape));
+          }
+          break;
+        case FeatureSpec::Type::kFixedLenSequence:
+          if ((spec.row_size == 0 && count > 0) || (spec.row_size > 0 && count % spec.row_size)) {
+            return errors::InvalidArgument(
+                Prefix(index), "Key: ", spec.key, ", Index: ", index,
+                ".  Number of values is not a multiple of the elements per row.  Values size: ",
+                count, " but row shape: ", ShapeText(spec.shape));
+          }
+          parsed->counts.push_back(count);
+          break;
+        default:
+          parsed->counts.push_back(count);
+      }
+    }
+    return Status::OK();
+  }
+
+  static void AppendDefault(const FeatureSpec& spec, ParsedFeature* parsed) {
+    switch (spec.dtype) {
+      case Feature::Kind::kBytes:
+        for (const auto& v : spec.default_bytes) parsed->bytes.emplace_back(v);
+        break;
+      case Feature::Kind::kFloat:
+        parsed->floats.insert(parsed->floats.end(), spec.default_float.begin(),
+                              spec.default_float.end());
+        break;
+      default:
+        parsed->int64s.insert(parsed->int64s.end(), spec.default_int64.begin(),
+                              spec.default_int64.end());
+    }
+  }
+
+  const std::vector<FeatureSpec>& specs_;
+  const std::vector<std::string>* names_;
+  std::unordered_map<std::string_view, std::vector<int>> by_key_;
+  std::vector<size_t> start_;  // per spec: its values' size when the current record began
+  std::vector<bool> present_;  // per spec: the current record has the feature (with a kind)
+  std::vector<Feature::Kind> mismatch_;  // per spec: the wrong kind the record has, if any
+  FeatureView view_;                     // scratch, reused across entries
+};
+
+void Append(ParsedFeature* to, ParsedFeature&& from) {
+  to->int64s.insert(to->int64s.end(), from.int64s.begin(), from.int64s.end());
+  to->floats.insert(to->floats.end(), from.floats.begin(), from.floats.end());
+  to->bytes.insert(to->bytes.end(), from.bytes.begin(), from.bytes.end());
+  to->counts.insert(to->counts.end(), from.counts.begin(), from.counts.end());
+}
+
+}  // namespace
+
+Status ParseExampleBatch(const std::vector<std::string_view>& serialized,
+                         const std::vector<FeatureSpec>& specs,
+                         const std::vector<std::string>* names, int num_threads,
+                         std::vector<ParsedFeature>* out) {
+  for (const auto& spec : specs) {
+    const size_t defaults =
+        spec.default_bytes.size() + spec.default_float.size() + spec.default_int64.size();
+    if (spec.has_default && defaults != static_cast<size_t>(spec.row_size)) {
+      return errors::InvalidArgument("default value of ", spec.key, " has ", defaults,
+                                     " values, its shape ", ShapeText(spec.shape), " needs ",
+                                     spec.row_size);
+    }
+  }
+  if (names != nullptr && names->size() != serialized.size()) {
+    return errors::InvalidArgument("got ", names->size(), " example names for ", serialized.size(),
+                                   " examples");
+  }
+  // Contiguous parts, one per thread, concatenated in order: the result never depends on the
+  // number of threads, and the first error in record order is the one reported.
+  constexpr size_t kMinRecordsPerThread = 256;
+  const size_t n = serialized.size();
+  const size_t parts =
+      std::max<size_t>(1, std::min<size_t>(std::max(num_threads, 1), n / kMinRecordsPerThread));
+  std::vector<std::vector<ParsedFeature>> results(parts);
+  std::vector<Status> statuses(parts);
+  auto work = [&](size_t p) {
+    BatchParser parser(specs, names);
+    statuses[p] = parser.Parse(serialized, n * p / parts, n * (p + 1) / parts, &results[p]);
+  };
+  std::vector<std::thread> threads;
+  for (size_t p = 1; p < parts; ++p) threads.emplace_back(work, p);
+  work(0);
+  for (auto& t : threads) t.join();
+  for (const Status& s : statuses) SWIGFLOW_RETURN_IF_ERROR(s);
+  *out = std::move(results[0]);
+  for (size_t p = 1; p < parts; ++p) {
+    for (size_t s = 0; s < specs.size(); ++s) Append(&(*out)[s], std::move(results[p][s]));
+  }
+  return Status::OK();
+}
+
+}  // namespace example
+}  // namespace swigflow

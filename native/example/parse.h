@@ -1,0 +1,60 @@
+// parse_example's fast path: reads a batch of serialized Examples once, decoding only the
+// requested features straight into per-feature output buffers (TensorFlow's "fast parsing").
+//
+// Semantics are tf.io.parse_example's: a Feature with no kind counts as missing; the last entry
+// of a key wins; a wrong kind, or a FixedLen feature with the wrong number of values, is an
+// error naming the key and the record; a missing FixedLen feature takes its default or is an
+// error. The error reported is the first record's (in order) and, within that record, the first
+// feature's in the order of `specs`. Strings are returned as views into the serialized inputs.
+#ifndef SWIGFLOW_EXAMPLE_PARSE_H_
+#define SWIGFLOW_EXAMPLE_PARSE_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "swigflow/example/example.h"
+#include "swigflow/framework/status.h"
+
+namespace swigflow {
+namespace example {
+
+struct FeatureSpec {
+  enum class Type { kFixedLen, kVarLen, kFixedLenSequence, kRagged };
+
+  std::string key;  // the key read from each example
+  Type type = Type::kVarLen;
+  Feature::Kind dtype = Feature::Kind::kInt64;  // kBytes, kFloat or kInt64
+  // FixedLen: the shape of each example's values; FixedLenSequence: the shape of one row.
+  std::vector<int64_t> shape;
+  int64_t row_size = 1;  // product of shape
+  // FixedLen only: row_size values used when the feature is missing.
+  bool has_default = false;
+  std::vector<int64_t> default_int64;
+  std::vector<float> default_float;
+  std::vector<std::string> default_bytes;
+};
+
+// The values of one spec for the whole batch, examples back to back.
+struct ParsedFeature {
+  std::vector<int64_t> int64s;
+  std::vector<float> floats;
+  std::vector<std::string_view> bytes;  // views into the serialized inputs (or the defaults)
+  // Values per example (all specs but FixedLen, whose examples have row_size values each).
+  std::vector<int64_t> counts;
+
+  size_t size(Feature::Kind dtype) const;
+};
+
+// Parses serialized[i] for every spec. `names` (optional, else "<unknown>") appear in errors.
+// Splits large batches over `num_threads` threads; the result does not depend on it.
+Status ParseExampleBatch(const std::vector<std::string_view>& serialized,
+                         const std::vector<FeatureSpec>& specs,
+                         const std::vector<std::string>* names, int num_threads,
+                         std::vector<ParsedFeature>* out);
+
+}  // namespace example
+}  // namespace swigflow
+
+#endif  // SWIGFLOW_EXAMPLE_PARSE_H_
