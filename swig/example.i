@@ -290,11 +290,17 @@ bool SpecFromPy(PyObject* item, ex::FeatureSpec* spec) {
   return true;
 }
 
-PyObject* ParsedToPy(const ex::FeatureSpec& spec, const ex::ParsedFeature& parsed) {
-  PyObject* values = spec.dtype == ex::Feature::Kind::kBytes   ? SwigflowBytesArray(parsed.bytes)
-                     : spec.dtype == ex::Feature::Kind::kFloat ? SwigflowFloat32Array(parsed.floats)
-                                                               : SwigflowInt64Array(parsed.int64s);
-  PyObject* counts = values != nullptr ? SwigflowInt64Array(parsed.counts) : nullptr;
+// Numbers go to numpy without a copy; strings become bytes objects (the views point into the
+// caller's records).
+PyObject* ParsedToPy(const ex::FeatureSpec& spec, ex::ParsedFeature* parsed) {
+  PyObject* values =
+      spec.dtype == ex::Feature::Kind::kBytes
+          ? SwigflowBytesArray(parsed->bytes)
+          : spec.dtype == ex::Feature::Kind::kFloat
+                ? SwigflowArrayFromVector(std::move(parsed->floats), NPY_FLOAT32)
+                : SwigflowArrayFromVector(std::move(parsed->int64s), NPY_INT64);
+  PyObject* counts =
+      values != nullptr ? SwigflowArrayFromVector(std::move(parsed->counts), NPY_INT64) : nullptr;
   if (counts == nullptr) {
     Py_XDECREF(values);
     return nullptr;
@@ -359,7 +365,7 @@ PyObject* ParseExampleBatch(PyObject* serialized, PyObject* specs, PyObject* nam
     } else {
       result = PyList_New(static_cast<Py_ssize_t>(parsed.size()));
       for (size_t i = 0; result != nullptr && i < parsed.size(); ++i) {
-        PyObject* item = ParsedToPy(spec_list[i], parsed[i]);
+        PyObject* item = ParsedToPy(spec_list[i], &parsed[i]);
         if (item == nullptr) {
           Py_CLEAR(result);
         } else {

@@ -4,6 +4,8 @@
 #include <numpy/arrayobject.h>
 
 #include <cstring>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 // A new 1-D int64 array with a copy of `values`. Needs the GIL.
@@ -17,13 +19,29 @@ static PyObject* SwigflowInt64Array(const std::vector<int64_t>& values) {
   return array;
 }
 
-// A new 1-D float32 array with a copy of `values`. Needs the GIL.
-static PyObject* SwigflowFloat32Array(const std::vector<float>& values) {
+// A 1-D array that takes over `values` without copying them: a capsule owning the vector is the
+// array's base, so the memory lives as long as the array. Needs the GIL.
+template <typename Vector>
+static PyObject* SwigflowArrayFromVector(Vector&& values, int type_num) {
+  using Owned = std::decay_t<Vector>;
   npy_intp size = static_cast<npy_intp>(values.size());
-  PyObject* array = PyArray_SimpleNew(1, &size, NPY_FLOAT32);
-  if (array != nullptr && !values.empty()) {
-    std::memcpy(PyArray_DATA(reinterpret_cast<PyArrayObject*>(array)), values.data(),
-                values.size() * sizeof(float));
+  auto* owned = new Owned(std::move(values));
+  PyObject* capsule = PyCapsule_New(owned, nullptr, [](PyObject* c) {
+    delete static_cast<Owned*>(PyCapsule_GetPointer(c, nullptr));
+  });
+  if (capsule == nullptr) {
+    delete owned;
+    return nullptr;
+  }
+  PyObject* array = PyArray_SimpleNewFromData(1, &size, type_num, owned->data());
+  if (array == nullptr) {
+    Py_DECREF(capsule);
+    return nullptr;
+  }
+  // Steals the capsule, also on failure.
+  if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(array), capsule) < 0) {
+    Py_DECREF(array);
+    return nullptr;
   }
   return array;
 }

@@ -104,6 +104,7 @@ bool DecodeLists(const FeatureView& view, const char* origin, ParsedFeature* out
         case Feature::Kind::kFloat:
           if (type == wire::kLengthDelimited) {
             if (!r.ReadDelimited(&sub) || sub.remaining() % 4 != 0) return false;
+            if (sub.remaining() == 0) break;  // memcpy into an empty vector's null data is UB
             const size_t old = out->floats.size();
             out->floats.resize(old + sub.remaining() / 4);
             std::memcpy(out->floats.data() + old, sub.pos(), sub.remaining());  // little endian
@@ -168,8 +169,31 @@ class BatchParser {
   Status Parse(const std::vector<std::string_view>& serialized, size_t begin, size_t end,
                std::vector<ParsedFeature>* out) {
     out->assign(specs_.size(), ParsedFeature());
-    for (size_t i = begin; i < end; ++i) SWIGFLOW_RETURN_IF_ERROR(ParseOne(serialized[i], i, out));
+    for (size_t i = begin; i < end; ++i) {
+      SWIGFLOW_RETURN_IF_ERROR(ParseOne(serialized[i], i, out));
+      if (i == begin) Reserve(end - begin, out);
+    }
     return Status::OK();
+  }
+
+  // Sizes every output for `records` records like the first one (plus slack), so that growing
+  // them rarely copies: records of one dataset tend to look alike.
+  void Reserve(size_t records, std::vector<ParsedFeature>* out) const {
+    for (size_t s = 0; s < specs_.size(); ++s) {
+      ParsedFeature& p = (*out)[s];
+      const size_t want = p.size(specs_[s].dtype) * records + records / 8 + 16;
+      switch (specs_[s].dtype) {
+        case Feature::Kind::kBytes:
+          p.bytes.reserve(want);
+          break;
+        case Feature::Kind::kFloat:
+          p.floats.reserve(want);
+          break;
+        default:
+          p.int64s.reserve(want);
+      }
+      p.counts.reserve(records);
+    }
   }
 
  private:

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "swigflow/example/example.h"
@@ -36,13 +37,37 @@ struct FeatureSpec {
   std::vector<std::string> default_bytes;
 };
 
+// std::allocator, except that resize() leaves new numbers uninitialized: the parser overwrites
+// them at once, so zeroing them first would only cost time.
+template <typename T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <typename U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;  // default-initialization: no zeroing
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+template <typename T>
+using NumberVector = std::vector<T, UninitializedAllocator<T>>;
+
 // The values of one spec for the whole batch, examples back to back.
 struct ParsedFeature {
-  std::vector<int64_t> int64s;
-  std::vector<float> floats;
+  NumberVector<int64_t> int64s;
+  NumberVector<float> floats;
   std::vector<std::string_view> bytes;  // views into the serialized inputs (or the defaults)
   // Values per example (all specs but FixedLen, whose examples have row_size values each).
-  std::vector<int64_t> counts;
+  NumberVector<int64_t> counts;
 
   size_t size(Feature::Kind dtype) const;
 };
