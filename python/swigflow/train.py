@@ -41,6 +41,14 @@ class _Values(list):
         super().__init__(self._check_all(values))
         self._on_change = on_change
 
+    @classmethod
+    def _trusted(cls, values):
+        """An instance holding `values` (a list already of the right type) without checks."""
+        instance = list.__new__(cls)
+        list.extend(instance, values)
+        instance._on_change = None
+        return instance
+
     def _changed(self):
         if self._on_change is not None:
             self._on_change()
@@ -218,19 +226,18 @@ class Feature:
             self._set(name, _LIST_TYPES[name](value.value))
 
     def _set(self, name, member):
+        # The set member needs no change callback (changing it changes nothing about the oneof),
+        # and having none keeps Features free of reference cycles.
         self._kind = name
         self._member = member
-        member._value._on_change = lambda: self._select(name, member)
-
-    def _select(self, name, member):
-        if self._member is not member:
-            self._set(name, member)
+        member._value._on_change = None
 
     def _get(self, name):
         if self._kind == name:
             return self._member
+        # A detached member: changing its values makes it this Feature's kind, as in protobuf.
         member = _LIST_TYPES[name]()
-        member._value._on_change = lambda: self._select(name, member)
+        member._value._on_change = lambda: self._set(name, member)
         return member
 
     bytes_list = property(lambda self: self._get("bytes_list"), doc="The BytesList member.")
@@ -255,12 +262,17 @@ class Feature:
 
     @classmethod
     def _from_native(cls, native):
+        """A Feature from decoded (kind, values): the values are already checked, so the public
+        constructors' checks are skipped."""
         kind, values = native
-        feature = cls()
+        feature = object.__new__(cls)
+        feature._kind = None
+        feature._member = None
         if kind:
             name = _KINDS[kind - 1]
-            member = _LIST_TYPES[name]()
-            list.extend(member._value, values)  # already of the right type
+            list_type = _LIST_TYPES[name]
+            member = object.__new__(list_type)
+            member._value = list_type._values_type._trusted(values)
             feature._set(name, member)
         return feature
 
@@ -344,6 +356,14 @@ class Features(_Message):
     def __init__(self, feature=None):
         self.feature = _MessageMap(Feature, feature)
 
+    @classmethod
+    def _trusted(cls, features):
+        """Features over decoded {str: Feature} without per-entry checks."""
+        instance = object.__new__(cls)
+        instance.feature = _MessageMap(Feature)
+        dict.update(instance.feature, features)
+        return instance
+
     def _fields(self):
         return dict(self.feature)
 
@@ -363,7 +383,7 @@ class Example(_Message):
 
     def ParseFromString(self, data):  # noqa: N802 (protobuf's name)
         decoded = _pywrap.DecodeExample(data)
-        self._features = Features({k: Feature._from_native(v) for k, v in decoded.items()})
+        self._features = Features._trusted({k: Feature._from_native(v) for k, v in decoded.items()})
         return len(data)
 
     def _fields(self):
@@ -419,7 +439,7 @@ class SequenceExample(_Message):
 
     def ParseFromString(self, data):  # noqa: N802 (protobuf's name)
         context, lists = _pywrap.DecodeSequenceExample(data)
-        self._context = Features({k: Feature._from_native(v) for k, v in context.items()})
+        self._context = Features._trusted({k: Feature._from_native(v) for k, v in context.items()})
         self._feature_lists = FeatureLists(
             {k: FeatureList([Feature._from_native(f) for f in v]) for k, v in lists.items()}
         )
