@@ -18,9 +18,9 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
+from timing import best_of
 
 import swigflow
 
@@ -34,18 +34,6 @@ except ImportError:
 HAVE_TFRECORD_PKG = importlib.util.find_spec("tfrecord") is not None
 
 WORKLOADS = [("200,000 x 1 KiB", 200_000, 1024), ("2,000 x 100 KiB", 2_000, 100 * 1024)]
-
-
-def best_of(repeats, fn, *args):
-    """(seconds, result) of the fastest of `repeats` calls of fn(*args)."""
-    best = None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn(*args)
-        elapsed = time.perf_counter() - start
-        if best is None or elapsed < best[0]:
-            best = (elapsed, result)
-    return best
 
 
 def make_records(count, size):

@@ -10,9 +10,9 @@ TensorFlow's batch figure measured in the same run.
 
 import argparse
 import os
-import time
 
 import numpy as np
+from timing import best_of
 
 import swigflow
 from swigflow import train
@@ -43,17 +43,6 @@ def make_examples():
         )
         del i
     return records
-
-
-def best_of(repeats, fn, *args):
-    best = None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn(*args)
-        elapsed = time.perf_counter() - start
-        if best is None or elapsed < best[0]:
-            best = (elapsed, result)
-    return best
 
 
 def in_batches(parse, records, size=1024):

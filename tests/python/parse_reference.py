@@ -182,23 +182,7 @@ def _validate(features, decoded, names):
 
 
 def reference_parse_example(serialized, features, example_names=None, name=None):
-    """Parses a batch of serialized Examples, as ``tf.io.parse_example``.
-
-    Args:
-      serialized: a list (or numpy array) of serialized ``tf.train.Example`` bytes.
-      features: ``{key: FixedLenFeature | VarLenFeature | FixedLenSequenceFeature |
-        RaggedFeature}``.
-      example_names: optional names of the examples, used in error messages.
-      name: ignored (TensorFlow's op name).
-
-    Returns:
-      ``{key: result}``: numpy arrays ``[batch, *shape]`` for fixed-length features,
-      SparseTensor for VarLenFeature, RaggedTensor for RaggedFeature.
-
-    Raises:
-      InvalidArgumentError: a required feature is missing, a feature has the wrong type or number
-        of values, or a record is not a valid Example (the message names the record).
-    """
+    """swigflow.io.parse_example's contract, computed the plain way (see the module doc)."""
     del name
     _check_features(features)
     names = None if example_names is None else list(example_names)

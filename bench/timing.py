@@ -1,0 +1,15 @@
+"""Timing shared by the benchmarks."""
+
+import time
+
+
+def best_of(repeats, fn, *args):
+    """(seconds, result) of the fastest of `repeats` calls of fn(*args)."""
+    best = None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = fn(*args)
+        elapsed = time.perf_counter() - start
+        if best is None or elapsed < best[0]:
+            best = (elapsed, result)
+    return best
