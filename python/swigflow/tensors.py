@@ -44,14 +44,15 @@ class RaggedTensor:
     """Rows of different lengths: row ``i`` is ``values[row_splits[i]:row_splits[i + 1]]``.
 
     Attributes:
-      values: array of all rows' values, back to back.
+      values: all rows' values back to back: an array, or another RaggedTensor for more ragged
+        dimensions (as parse_sequence_example returns: examples, then steps).
       row_splits: int64 array ``[nrows + 1]``, starting at 0.
     """
 
     __slots__ = ("row_splits", "values")
 
     def __init__(self, values, row_splits):
-        self.values = np.asarray(values)
+        self.values = values if isinstance(values, RaggedTensor) else np.asarray(values)
         self.row_splits = np.asarray(row_splits, dtype=np.int64)
 
     @classmethod
@@ -60,14 +61,40 @@ class RaggedTensor:
         np.cumsum(row_lengths, out=splits[1:])
         return cls(values, splits)
 
+    @property
+    def flat_values(self):
+        """The innermost values array."""
+        return self.values.flat_values if isinstance(self.values, RaggedTensor) else self.values
+
+    @property
+    def nested_row_splits(self):
+        """The row_splits of every ragged dimension, outermost first."""
+        inner = self.values.nested_row_splits if isinstance(self.values, RaggedTensor) else ()
+        return (self.row_splits, *inner)
+
     def __len__(self):
         return len(self.row_splits) - 1
 
     def __getitem__(self, row):
-        return self.values[self.row_splits[row] : self.row_splits[row + 1]]
+        start, stop = self.row_splits[row], self.row_splits[row + 1]
+        if isinstance(self.values, RaggedTensor):
+            return RaggedTensor._slice(self.values, start, stop)
+        return self.values[start:stop]
+
+    @staticmethod
+    def _slice(ragged, start, stop):
+        """Rows [start, stop) of `ragged` as a RaggedTensor of their own."""
+        splits = ragged.row_splits[start : stop + 1]
+        base = splits[0]
+        if isinstance(ragged.values, RaggedTensor):
+            values = RaggedTensor._slice(ragged.values, base, splits[-1])
+        else:
+            values = ragged.values[base : splits[-1]]
+        return RaggedTensor(values, splits - base)
 
     def to_list(self):
-        return [self[i].tolist() for i in range(len(self))]
+        rows = (self[i] for i in range(len(self)))
+        return [r.to_list() if isinstance(r, RaggedTensor) else r.tolist() for r in rows]
 
     def __repr__(self):
         return f"RaggedTensor({self.to_list()})"

@@ -10,6 +10,7 @@ from swigflow.io.parsing import (
     parse_example,
     parse_single_example,
 )
+from swigflow.io.sequence_parsing import parse_sequence_example, parse_single_sequence_example
 from swigflow.io.tf_record import (
     TFRecordCompressionType,
     TFRecordOptions,
@@ -33,6 +34,8 @@ __all__ = [
     "default_index_path",
     "masked_crc32c",
     "parse_example",
+    "parse_sequence_example",
     "parse_single_example",
+    "parse_single_sequence_example",
     "tf_record_iterator",
 ]

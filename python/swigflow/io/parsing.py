@@ -216,17 +216,19 @@ def parse_example(serialized, features, example_names=None, name=None):
     }
 
 
+def _drop_batch_dimension(value):
+    """The result for one example out of a batch-of-one result: arrays lose their first
+    dimension, SparseTensors their first index column, RaggedTensors their outer level."""
+    if isinstance(value, SparseTensor):
+        return SparseTensor(value.indices[:, 1:], value.values, value.dense_shape[1:])
+    if isinstance(value, RaggedTensor):
+        return value.values
+    return value[0]
+
+
 def parse_single_example(serialized, features, example_names=None, name=None):
     """Parses one serialized Example, as ``tf.io.parse_single_example``: like parse_example
     without the batch dimension (VarLen results are 1-D sparse, Ragged results plain arrays)."""
     names = None if example_names is None else [example_names]
     parsed = parse_example([serialized], features, names, name)
-    out = {}
-    for key, value in parsed.items():
-        if isinstance(value, SparseTensor):
-            out[key] = SparseTensor(value.indices[:, 1:], value.values, value.dense_shape[1:])
-        elif isinstance(value, RaggedTensor):
-            out[key] = value.values
-        else:
-            out[key] = value[0]
-    return out
+    return {key: _drop_batch_dimension(value) for key, value in parsed.items()}

@@ -1,0 +1,203 @@
+"""``tf.io.parse_sequence_example`` and ``parse_single_sequence_example``: context features like
+parse_example, per-step features from the feature lists, with TensorFlow's results and errors.
+
+The context of a SequenceExample is field 1 of type Features, exactly as an Example's features,
+so it is parsed by parse_example's C++ path directly. Feature lists are assembled from the C++
+decoder (a slower path than parse_example's; the rules are TensorFlow's).
+"""
+
+import math
+
+import numpy as np
+
+from swigflow import errors
+from swigflow import pywrap_swigflow as _pywrap
+from swigflow.io.parsing import (
+    _KIND_OF_DTYPE,
+    _NUMPY_DTYPE,
+    _ZERO,
+    FixedLenSequenceFeature,
+    RaggedFeature,
+    VarLenFeature,
+    _drop_batch_dimension,
+    _tf_type,
+    parse_example,
+)
+from swigflow.tensors import RaggedTensor, SparseTensor
+
+_SEQUENCE_SPECS = (FixedLenSequenceFeature, VarLenFeature, RaggedFeature)
+
+
+def _name(names, i):
+    return names[i] if names is not None else "<unknown>"
+
+
+def _parse_context(serialized, context_features, names):
+    if not context_features:
+        return {}
+    try:
+        return parse_example(serialized, context_features, names)
+    except errors.InvalidArgumentError as e:
+        # TensorFlow's sequence parser words this one error without the example's name.
+        message = e.message
+        if "is required but could not be found" in message and message.startswith("Name: "):
+            message = message.split(", ", 1)[1]
+        raise errors.InvalidArgumentError(message) from None
+
+
+def _steps(lists, key, spec, names, i):
+    """The values of each step of feature list `key` in example i (None when it is missing)."""
+    steps = lists.get(key)
+    if steps is None:
+        return None
+    want = _KIND_OF_DTYPE[spec.dtype]
+    out = []
+    for t, (kind, values) in enumerate(steps):
+        if kind not in (0, want):
+            raise errors.InvalidArgumentError(
+                f"Name: {_name(names, i)}, Feature list: {key}, Index: {t}.  Data types don't "
+                f"match. Expected type: {_tf_type(spec.dtype)}"
+            )
+        out.append(values)
+    return out
+
+
+def _values(rows, dtype):
+    array = np.empty(len(rows), dtype=_NUMPY_DTYPE[dtype])
+    array[:] = rows
+    return array
+
+
+def _dense_sequence(key, spec, per_example, names):
+    row_size = math.prod(spec.shape)
+    for i, steps in enumerate(per_example):
+        if steps is None and not spec.allow_missing:
+            raise errors.InvalidArgumentError(
+                f"Name: {_name(names, i)}, Feature list '{key}' is required but could not be "
+                "found.  Did you mean to include it in feature_list_dense_missing_assumed_empty "
+                "or feature_list_dense_defaults?"
+            )
+        for t, values in enumerate(steps or ()):
+            if len(values) != row_size:
+                raise errors.InvalidArgumentError(
+                    f"Name: {_name(names, i)}, Key: {key}, Index: {t}.  Number of values != "
+                    f"expected.  values size: {len(values)} but output shape: {list(spec.shape)}"
+                )
+    lengths = np.array([len(s or ()) for s in per_example], dtype=np.int64)
+    fill = _ZERO[spec.dtype] if spec.default_value is None else spec.default_value
+    out = np.full(
+        (len(per_example), int(lengths.max(initial=0)), *spec.shape),
+        fill,
+        dtype=_NUMPY_DTYPE[spec.dtype],
+    )
+    for i, steps in enumerate(per_example):
+        if steps:
+            out[i, : len(steps)] = _values([v for s in steps for v in s], spec.dtype).reshape(
+                len(steps), *spec.shape
+            )
+    return out, lengths
+
+
+def _sparse_sequence(spec, per_example):
+    indices, values = [], []
+    max_steps = max_values = 0
+    for i, steps in enumerate(per_example):
+        steps = steps or ()
+        max_steps = max(max_steps, len(steps))
+        for t, step in enumerate(steps):
+            max_values = max(max_values, len(step))
+            indices.extend((i, t, j) for j in range(len(step)))
+            values.extend(step)
+    return SparseTensor(
+        np.array(indices, dtype=np.int64).reshape(-1, 3),
+        _values(values, spec.dtype),
+        [len(per_example), max_steps, max_values],
+    )
+
+
+def _ragged_sequence(spec, per_example):
+    steps = [s or () for s in per_example]
+    inner = RaggedTensor.from_row_lengths(
+        _values([v for s in steps for step in s for v in step], spec.dtype),
+        [len(step) for s in steps for step in s],
+    )
+    return RaggedTensor.from_row_lengths(inner, [len(s) for s in steps])
+
+
+def _check_specs(context_features, sequence_features):
+    for key, spec in (context_features or {}).items():
+        if isinstance(spec, FixedLenSequenceFeature):
+            raise ValueError(f"context feature {key!r} cannot be a FixedLenSequenceFeature")
+    for key, spec in (sequence_features or {}).items():
+        if not isinstance(spec, _SEQUENCE_SPECS):
+            raise TypeError(
+                f"sequence feature {key!r} must be a FixedLenSequenceFeature, VarLenFeature or "
+                f"RaggedFeature, not {type(spec).__name__}"
+            )
+        if isinstance(spec, RaggedFeature) and spec.value_key not in (None, key):
+            raise ValueError("RaggedFeature value_key is not supported in sequence features")
+    if not context_features and not sequence_features:
+        raise ValueError("at least one of context_features and sequence_features is required")
+
+
+def parse_sequence_example(
+    serialized, context_features=None, sequence_features=None, example_names=None, name=None
+):
+    """Parses a batch of serialized SequenceExamples, as ``tf.io.parse_sequence_example``.
+
+    Returns:
+      ``(context, feature_lists, lengths)``: context results as parse_example gives them;
+      per-step results: FixedLenSequenceFeature as ``[batch, max_steps, *shape]`` arrays padded
+      with the default (or zeros), VarLenFeature as 3-D SparseTensors ``[batch, step, value]``,
+      RaggedFeature as RaggedTensors over examples then steps; ``lengths[key]`` the number of
+      steps of each FixedLenSequenceFeature per example.
+
+    Raises:
+      InvalidArgumentError: as TensorFlow: missing required lists or context features, wrong
+        types or row sizes, malformed records.
+    """
+    del name
+    _check_specs(context_features, sequence_features)
+    if isinstance(serialized, (bytes, bytearray, memoryview)):
+        raise TypeError("parse_sequence_example expects a list; use parse_single_sequence_example")
+    records = list(serialized.ravel() if isinstance(serialized, np.ndarray) else serialized)
+    names = None if example_names is None else [str(n) for n in example_names]
+    context = _parse_context(records, context_features, names)
+    lists = []
+    for i, record in enumerate(records):
+        try:
+            lists.append(_pywrap.DecodeSequenceExample(record)[1])
+        except errors.InvalidArgumentError as e:
+            raise errors.InvalidArgumentError(
+                f"Name: {_name(names, i)}, Index: {i}. {e.message}"
+            ) from None
+    parsed, lengths = {}, {}
+    for key, spec in (sequence_features or {}).items():
+        per_example = [_steps(found, key, spec, names, i) for i, found in enumerate(lists)]
+        if isinstance(spec, FixedLenSequenceFeature):
+            parsed[key], lengths[key] = _dense_sequence(key, spec, per_example, names)
+        elif isinstance(spec, VarLenFeature):
+            parsed[key] = _sparse_sequence(spec, per_example)
+        else:
+            parsed[key] = _ragged_sequence(spec, per_example)
+    return context, parsed, lengths
+
+
+def parse_single_sequence_example(
+    serialized, context_features=None, sequence_features=None, example_name=None, name=None
+):
+    """Parses one serialized SequenceExample, as ``tf.io.parse_single_sequence_example``.
+
+    Returns:
+      ``(context, feature_lists)`` without the batch dimension: dense lists ``[steps, *shape]``,
+      VarLen lists as 2-D SparseTensors ``[step, value]``, Ragged lists as RaggedTensors over
+      steps.
+    """
+    names = None if example_name is None else [example_name]
+    context, parsed, _ = parse_sequence_example(
+        [serialized], context_features, sequence_features, names, name
+    )
+    return (
+        {key: _drop_batch_dimension(value) for key, value in context.items()},
+        {key: _drop_batch_dimension(value) for key, value in parsed.items()},
+    )
