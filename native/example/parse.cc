@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
-#include <thread>
 #include <unordered_map>
 
 #include "swigflow/example/wire.h"
+#include "swigflow/framework/thread_pool.h"
 
 namespace swigflow {
 namespace example {
@@ -393,10 +393,8 @@ Status ParseExampleBatch(const std::vector<std::string_view>& serialized,
     BatchParser parser(specs, names);
     statuses[p] = parser.Parse(serialized, n * p / parts, n * (p + 1) / parts, &results[p]);
   };
-  std::vector<std::thread> threads;
-  for (size_t p = 1; p < parts; ++p) threads.emplace_back(work, p);
-  work(0);
-  for (auto& t : threads) t.join();
+  ThreadPool::Default()->ParallelFor(static_cast<int64_t>(parts),
+                                     [&](int64_t p) { work(static_cast<size_t>(p)); });
   for (const Status& s : statuses) SWIGFLOW_RETURN_IF_ERROR(s);
   *out = std::move(results[0]);
   for (size_t p = 1; p < parts; ++p) {

@@ -73,7 +73,8 @@ struct ParsedFeature {
 };
 
 // Parses serialized[i] for every spec. `names` (optional, else "<unknown>") appear in errors.
-// Splits large batches over `num_threads` threads; the result does not depend on it.
+// Splits large batches into at most `num_threads` parts run on ThreadPool::Default(); the result
+// does not depend on the split.
 Status ParseExampleBatch(const std::vector<std::string_view>& serialized,
                          const std::vector<FeatureSpec>& specs,
                          const std::vector<std::string>* names, int num_threads,

@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "swigflow/framework/cpu_info.h"
 #include "swigflow/io/crc32c_internal.h"
 
 namespace swigflow {
@@ -63,7 +64,7 @@ using ExtendFn = uint32_t (*)(uint32_t, const char*, size_t);
 
 ExtendFn Chosen() {
   static const ExtendFn fn =
-      internal::Sse42Supported() ? internal::ExtendSse42 : internal::ExtendPortable;
+      GetCpuFeatures().sse42 ? internal::ExtendSse42 : internal::ExtendPortable;
   return fn;
 }
 

@@ -12,11 +12,8 @@ namespace internal {
 // Table-driven, eight bytes per step ("slicing-by-8"); runs on any CPU.
 uint32_t ExtendPortable(uint32_t init_crc, const char* data, size_t n);
 
-// The SSE4.2 crc32 instruction. Call only when Sse42Supported() is true.
+// The SSE4.2 crc32 instruction. Call only when GetCpuFeatures().sse42 is true.
 uint32_t ExtendSse42(uint32_t init_crc, const char* data, size_t n);
-
-// Whether this CPU executes SSE4.2 (CPUID), i.e. whether ExtendSse42 may be called.
-bool Sse42Supported();
 
 }  // namespace internal
 }  // namespace crc32c

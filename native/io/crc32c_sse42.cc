@@ -1,4 +1,4 @@
-// Compiled with -msse4.2 (see BUILD); nothing here runs unless Sse42Supported() said yes.
+// Compiled with -msse4.2 (see BUILD); nothing here runs unless GetCpuFeatures().sse42 said yes.
 //
 // The crc32 instruction has a latency of three cycles but can start one per cycle, so long inputs
 // are cut into three consecutive blocks of L bytes whose CRCs are computed at once and then
@@ -98,8 +98,6 @@ uint32_t ExtendSse42(uint32_t init_crc, const char* data, size_t n) {
   for (; n > 0; --n, ++p) crc = _mm_crc32_u8(crc, *p);
   return ~crc;
 }
-
-bool Sse42Supported() { return __builtin_cpu_supports("sse4.2"); }
 
 }  // namespace internal
 }  // namespace crc32c

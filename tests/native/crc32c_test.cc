@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "swigflow/framework/cpu_info.h"
 #include "swigflow/io/crc32c_internal.h"
 
 namespace swigflow {
@@ -65,7 +66,7 @@ TEST(Crc32cTest, MaskedLengthHeaderOfTFRecord) {
 
 TEST(Crc32cTest, DispatchReportsItsChoice) {
   const std::string impl = Implementation();
-  EXPECT_EQ(impl, internal::Sse42Supported() ? "sse4.2" : "portable");
+  EXPECT_EQ(impl, GetCpuFeatures().sse42 ? "sse4.2" : "portable");
 }
 
 // Every length 0..300 at every alignment 0..7: both implementations agree with the reference.
@@ -79,7 +80,7 @@ TEST(Crc32cTest, ImplementationsMatchReferenceOnRandomBuffers) {
       const char* data = reinterpret_cast<const char*>(p);
       const uint32_t expected = Reference(p, n);
       ASSERT_EQ(internal::ExtendPortable(0, data, n), expected) << "n=" << n << " align=" << align;
-      if (internal::Sse42Supported()) {
+      if (GetCpuFeatures().sse42) {
         ASSERT_EQ(internal::ExtendSse42(0, data, n), expected) << "n=" << n << " align=" << align;
       }
       ASSERT_EQ(Value(data, n), expected);
@@ -102,7 +103,7 @@ TEST(Crc32cTest, LongInputsMatchReference) {
       const char* data = reinterpret_cast<const char*>(p);
       const uint32_t expected = Reference(p, n);
       ASSERT_EQ(internal::ExtendPortable(0, data, n), expected) << "n=" << n;
-      if (internal::Sse42Supported()) {
+      if (GetCpuFeatures().sse42) {
         ASSERT_EQ(internal::ExtendSse42(0, data, n), expected) << "n=" << n;
         ASSERT_EQ(internal::ExtendSse42(0x12345678u, data, n),
                   internal::ExtendPortable(0x12345678u, data, n))
@@ -121,7 +122,7 @@ TEST(Crc32cTest, ImplementationsAgreeWhenExtendingInPieces) {
     EXPECT_EQ(internal::ExtendPortable(internal::ExtendPortable(0, data.data(), cut),
                                        data.data() + cut, data.size() - cut),
               whole);
-    if (internal::Sse42Supported()) {
+    if (GetCpuFeatures().sse42) {
       EXPECT_EQ(internal::ExtendSse42(internal::ExtendPortable(0, data.data(), cut),
                                       data.data() + cut, data.size() - cut),
                 whole);

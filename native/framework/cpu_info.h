@@ -1,0 +1,39 @@
+// What this CPU and operating system can execute, read once with CPUID and XGETBV, and the
+// instruction set the kernels use (the best available, or SWIGFLOW_ISA's choice).
+//
+// Code for newer instruction sets is compiled separately with its own flags (never
+// -march=native) and called only when these checks allow it.
+#ifndef SWIGFLOW_FRAMEWORK_CPU_INFO_H_
+#define SWIGFLOW_FRAMEWORK_CPU_INFO_H_
+
+#include <string>
+
+namespace swigflow {
+
+struct CpuFeatures {
+  bool sse42 = false;
+  bool avx2 = false;    // AVX2 and FMA, with the OS saving YMM state
+  bool avx512 = false;  // AVX-512 F, BW, DQ and VL, with the OS saving ZMM and opmask state
+  bool avx512_vnni = false;
+  bool avx512_bf16 = false;
+};
+
+// Read once per process (thread-safe).
+const CpuFeatures& GetCpuFeatures();
+
+enum class Isa { kScalar = 0, kAvx2 = 1, kAvx512 = 2 };
+
+// "scalar", "avx2" or "avx512".
+const char* IsaName(Isa isa);
+
+// The best instruction set this machine supports.
+Isa BestIsa();
+
+// The instruction set kernels use: BestIsa(), or SWIGFLOW_ISA=scalar|avx2|avx512 when set (so
+// tests can run every path on one machine). A request beyond what the machine supports falls
+// back to BestIsa(); *note (if given) then says why. Read once per process.
+Isa SelectedIsa(std::string* note = nullptr);
+
+}  // namespace swigflow
+
+#endif  // SWIGFLOW_FRAMEWORK_CPU_INFO_H_

@@ -1,0 +1,78 @@
+#include "swigflow/framework/thread_pool.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+namespace swigflow {
+
+ThreadPool::ThreadPool(int num_threads) {
+  for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  work_ready_.notify_all();
+  for (auto& w : workers_) w.join();
+}
+
+// Claims tasks until none is left; every participant (workers and caller) runs this.
+void ThreadPool::RunTasks() {
+  for (int64_t i = next_.fetch_add(1); i < n_; i = next_.fetch_add(1)) (*fn_)(i);
+}
+
+void ThreadPool::WorkerLoop() {
+  uint64_t seen = 0;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      work_ready_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+      if (stopping_) return;
+      seen = generation_;
+    }
+    RunTasks();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (--active_ == 0) work_done_.notify_one();
+    }
+  }
+}
+
+void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t)>& fn) {
+  if (n <= 0) return;
+  std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
+  if (workers_.empty() || n == 1 || !busy.owns_lock()) {
+    for (int64_t i = 0; i < n; ++i) fn(i);  // no pool, nothing to share, or the pool is busy
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    fn_ = &fn;
+    n_ = n;
+    next_.store(0);
+    active_ = static_cast<int>(workers_.size());
+    ++generation_;
+  }
+  work_ready_.notify_all();
+  RunTasks();
+  std::unique_lock<std::mutex> lock(mu_);
+  work_done_.wait(lock, [&] { return active_ == 0; });  // workers are done with fn_
+  fn_ = nullptr;
+}
+
+ThreadPool* ThreadPool::Default() {
+  static ThreadPool* const pool = [] {
+    int threads = static_cast<int>(std::thread::hardware_concurrency());
+    if (const char* env = std::getenv("SWIGFLOW_NUM_THREADS")) {
+      const int requested = std::atoi(env);
+      if (requested > 0) threads = requested;
+    }
+    return new ThreadPool(std::max(threads, 1));  // lives until exit, like its threads
+  }();
+  return pool;
+}
+
+}  // namespace swigflow

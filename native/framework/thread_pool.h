@@ -1,0 +1,60 @@
+// A persistent pool of worker threads for the native kernels and parsers.
+//
+// ParallelFor(n, fn) runs fn(0) .. fn(n - 1), the calling thread taking part, and returns when
+// all are done. Callers split their work into fixed parts (by rows or records, never so that a
+// sum's order depends on the split), so results do not depend on the number of threads.
+#ifndef SWIGFLOW_FRAMEWORK_THREAD_POOL_H_
+#define SWIGFLOW_FRAMEWORK_THREAD_POOL_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace swigflow {
+
+class ThreadPool {
+ public:
+  // A pool that runs work on `num_threads` threads in all: the caller and num_threads - 1
+  // workers (so 1 means everything runs in the caller).
+  explicit ThreadPool(int num_threads);
+  ~ThreadPool();
+
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int num_threads() const { return static_cast<int>(workers_.size()) + 1; }
+
+  // Runs fn(i) for every i in [0, n). Tasks run in parallel only when the pool is free: a call
+  // made while another is running (from another thread, or from inside a task) runs its tasks
+  // in the calling thread, so nesting never deadlocks.
+  void ParallelFor(int64_t n, const std::function<void(int64_t)>& fn);
+
+  // The process-wide pool: SWIGFLOW_NUM_THREADS threads, else one per core.
+  static ThreadPool* Default();
+
+ private:
+  void WorkerLoop();
+  void RunTasks();
+
+  std::vector<std::thread> workers_;
+  std::mutex busy_;  // held by the caller of the running ParallelFor
+
+  std::mutex mu_;
+  std::condition_variable work_ready_;
+  std::condition_variable work_done_;
+  uint64_t generation_ = 0;  // bumped for every job; guarded by mu_
+  int active_ = 0;           // workers still inside the current job; guarded by mu_
+  bool stopping_ = false;    // guarded by mu_
+
+  const std::function<void(int64_t)>* fn_ = nullptr;  // the current job
+  int64_t n_ = 0;
+  std::atomic<int64_t> next_{0};
+};
+
+}  // namespace swigflow
+
+#endif  // SWIGFLOW_FRAMEWORK_THREAD_POOL_H_

@@ -1,0 +1,90 @@
+#include "swigflow/framework/thread_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+#include "swigflow/framework/cpu_info.h"
+
+namespace swigflow {
+namespace {
+
+TEST(ThreadPoolTest, RunsEveryTaskOnce) {
+  for (int threads : {1, 2, 4}) {
+    ThreadPool pool(threads);
+    EXPECT_EQ(pool.num_threads(), threads);
+    for (int64_t n : {0, 1, 2, 7, 1000}) {
+      std::vector<std::atomic<int>> hits(n);
+      pool.ParallelFor(n, [&](int64_t i) { hits[i]++; });
+      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << threads << " " << n;
+    }
+  }
+}
+
+TEST(ThreadPoolTest, UsesMoreThanOneThread) {
+  ThreadPool pool(2);
+  std::atomic<int> inside{0}, overlapped{0};
+  pool.ParallelFor(2, [&](int64_t) {
+    if (++inside == 2) overlapped = 1;
+    for (int spin = 0; spin < 2000 && !overlapped; ++spin) std::this_thread::yield();
+    --inside;
+  });
+  EXPECT_EQ(overlapped.load(), 1);
+}
+
+TEST(ThreadPoolTest, NestedCallsRunInline) {
+  ThreadPool pool(2);
+  std::atomic<int> total{0};
+  pool.ParallelFor(4, [&](int64_t) { pool.ParallelFor(3, [&](int64_t) { total++; }); });
+  EXPECT_EQ(total.load(), 12);
+}
+
+TEST(ThreadPoolTest, ConcurrentCallersAllFinish) {
+  ThreadPool pool(2);
+  std::atomic<int64_t> total{0};
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 4; ++c) {
+    callers.emplace_back([&] {
+      for (int rep = 0; rep < 200; ++rep) pool.ParallelFor(10, [&](int64_t i) { total += i; });
+    });
+  }
+  for (auto& t : callers) t.join();
+  EXPECT_EQ(total.load(), 4 * 200 * 45);
+}
+
+TEST(ThreadPoolTest, ManySmallJobs) {  // stresses the hand-over between jobs (run under ASan)
+  ThreadPool pool(3);
+  int64_t sum = 0;
+  std::vector<int64_t> part(3);
+  for (int job = 0; job < 20000; ++job) {
+    pool.ParallelFor(3, [&](int64_t i) { part[i] = i + job; });
+    sum += part[0] + part[1] + part[2];
+  }
+  EXPECT_EQ(sum, 20000LL * 3 + 3LL * (20000LL * 19999 / 2));
+}
+
+TEST(CpuInfoTest, FeaturesAreConsistent) {
+  const CpuFeatures& f = GetCpuFeatures();
+  if (f.avx512) {
+    EXPECT_TRUE(f.avx2);
+  }
+  if (f.avx512_vnni || f.avx512_bf16) {
+    EXPECT_TRUE(f.avx512);
+  }
+  EXPECT_EQ(BestIsa(), f.avx512 ? Isa::kAvx512 : f.avx2 ? Isa::kAvx2 : Isa::kScalar);
+  EXPECT_STREQ(IsaName(Isa::kAvx2), "avx2");
+}
+
+TEST(CpuInfoTest, EnvironmentSelectsTheScalarPath) {
+  // SelectedIsa() reads the environment once per process; this test is its first caller.
+  setenv("SWIGFLOW_ISA", "scalar", 1);
+  std::string note = "unchanged";
+  EXPECT_EQ(SelectedIsa(&note), Isa::kScalar);
+  EXPECT_EQ(note, "");
+}
+
+}  // namespace
+}  // namespace swigflow
