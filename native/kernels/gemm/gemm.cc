@@ -1,0 +1,162 @@
+#include "swigflow/kernels/gemm/gemm.h"
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "swigflow/kernels/gemm/micro_kernel.h"
+
+namespace swigflow {
+namespace kernels {
+namespace {
+
+using gemm::KernelInfo;
+
+const KernelInfo& KernelFor(Isa isa) {
+  static const KernelInfo scalar = gemm::ScalarKernel();
+  static const KernelInfo avx2 = gemm::Avx2Kernel();
+  static const KernelInfo avx512 = gemm::Avx512Kernel();
+  switch (isa) {
+    case Isa::kAvx512:
+      return avx512;
+    case Isa::kAvx2:
+      return avx2;
+    case Isa::kScalar:
+      break;
+  }
+  return scalar;
+}
+
+// A matrix operand and whether it is used transposed: op(X)(r, s).
+struct Operand {
+  const float* data;
+  int64_t ld;
+  bool trans;
+  float at(int64_t r, int64_t s) const { return trans ? data[s * ld + r] : data[r * ld + s]; }
+};
+
+// Rows [i0, i0 + mc) x columns [p0, p0 + kc) of op(A), as slivers of MR rows: each sliver is kc
+// steps of MR values, zero past the last row.
+void PackA(const Operand& a, int64_t i0, int64_t p0, int64_t mc, int64_t kc, int mr, float* dst) {
+  for (int64_t ir = 0; ir < mc; ir += mr, dst += kc * mr) {
+    const int rows = static_cast<int>(std::min<int64_t>(mr, mc - ir));
+    for (int64_t p = 0; p < kc; ++p) {
+      float* d = dst + p * mr;
+      int i = 0;
+      for (; i < rows; ++i) d[i] = a.at(i0 + ir + i, p0 + p);
+      for (; i < mr; ++i) d[i] = 0.0f;
+    }
+  }
+}
+
+// Rows [p0, p0 + kc) x columns [j0, j0 + nc) of op(B), as slivers of NR columns: each sliver is
+// kc steps of NR values, zero past the last column.
+void PackB(const Operand& b, int64_t p0, int64_t j0, int64_t kc, int64_t nc, int nr, float* dst) {
+  for (int64_t jr = 0; jr < nc; jr += nr, dst += kc * nr) {
+    const int cols = static_cast<int>(std::min<int64_t>(nr, nc - jr));
+    for (int64_t p = 0; p < kc; ++p) {
+      float* d = dst + p * nr;
+      int j = 0;
+      if (!b.trans) {
+        const float* src = b.data + (p0 + p) * b.ld + j0 + jr;
+        for (; j < cols; ++j) d[j] = src[j];
+      } else {
+        for (; j < cols; ++j) d[j] = b.at(p0 + p, j0 + jr + j);
+      }
+      for (; j < nr; ++j) d[j] = 0.0f;
+    }
+  }
+}
+
+// C[:, j_begin:j_end] for the blocked path (all rows, a range of columns).
+void GemmColumns(const KernelInfo& kernel, const Operand& a, const Operand& b, int64_t m, int64_t k,
+                 float* c, int64_t ldc, int64_t j_begin, int64_t j_end) {
+  const int mr = kernel.mr, nr = kernel.nr;
+  const int64_t mc_max = (kernel.mc + mr - 1) / mr * mr;
+  const int64_t nc_max = (kernel.nc + nr - 1) / nr * nr;
+  std::vector<float> packed_a(static_cast<size_t>(mc_max * kernel.kc));
+  std::vector<float> packed_b(static_cast<size_t>(nc_max * kernel.kc));
+  for (int64_t jc = j_begin; jc < j_end; jc += nc_max) {
+    const int64_t nc = std::min(nc_max, j_end - jc);
+    for (int64_t pc = 0; pc < k; pc += kernel.kc) {
+      const int64_t kc = std::min(kernel.kc, k - pc);
+      PackB(b, pc, jc, kc, nc, nr, packed_b.data());
+      for (int64_t ic = 0; ic < m; ic += mc_max) {
+        const int64_t mc = std::min(mc_max, m - ic);
+        PackA(a, ic, pc, mc, kc, mr, packed_a.data());
+        for (int64_t jr = 0; jr < nc; jr += nr) {
+          const int cols = static_cast<int>(std::min<int64_t>(nr, nc - jr));
+          for (int64_t ir = 0; ir < mc; ir += mr) {
+            const int rows = static_cast<int>(std::min<int64_t>(mr, mc - ir));
+            kernel.kernel(kc, packed_a.data() + ir * kc, packed_b.data() + jr * kc,
+                          c + (ic + ir) * ldc + jc + jr, ldc, rows, cols, pc > 0);
+          }
+        }
+      }
+    }
+  }
+}
+
+// C[0, :] = op(A)[0, :] * op(B): row vector times matrix, rows of B streamed in K order.
+void GemvRow(const Operand& a, const Operand& b, int64_t n, int64_t k, float* c) {
+  std::fill(c, c + n, 0.0f);
+  for (int64_t p = 0; p < k; ++p) {
+    const float ap = a.at(0, p);
+    for (int64_t j = 0; j < n; ++j) c[j] += ap * b.at(p, j);
+  }
+}
+
+// C[:, 0] = op(A) * op(B)[:, 0]: one dot product per row, summed in K order.
+void GemvColumn(const Operand& a, const Operand& b, int64_t m, int64_t k, float* c, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) {
+    float sum = 0.0f;
+    for (int64_t p = 0; p < k; ++p) sum += a.at(i, p) * b.at(p, 0);
+    c[i * ldc] = sum;
+  }
+}
+
+}  // namespace
+
+void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+           const float* b, int64_t ldb, float* c, int64_t ldc, Isa isa, ThreadPool* pool) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    return;
+  }
+  const Operand op_a{a, lda, trans_a}, op_b{b, ldb, trans_b};
+  if (m == 1) return GemvRow(op_a, op_b, n, k, c);
+  if (n == 1) return GemvColumn(op_a, op_b, m, k, c, ldc);
+  const KernelInfo& kernel = KernelFor(isa);
+  // Small products stay on one thread; otherwise columns are split in multiples of NR.
+  const int64_t slivers = (n + kernel.nr - 1) / kernel.nr;
+  const bool small = m * n * k < (int64_t{1} << 18);
+  const int64_t parts =
+      small || pool == nullptr ? 1 : std::min<int64_t>(pool->num_threads(), slivers);
+  if (parts <= 1) return GemmColumns(kernel, op_a, op_b, m, k, c, ldc, 0, n);
+  pool->ParallelFor(parts, [&](int64_t part) {
+    const int64_t begin = slivers * part / parts * kernel.nr;
+    const int64_t end = std::min(n, slivers * (part + 1) / parts * kernel.nr);
+    if (begin < end) GemmColumns(kernel, op_a, op_b, m, k, c, ldc, begin, end);
+  });
+}
+
+void Dgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a,
+           int64_t lda, const double* b, int64_t ldb, double* c, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) {
+    double* ci = c + i * ldc;
+    std::fill(ci, ci + n, 0.0);
+    for (int64_t p = 0; p < k; ++p) {
+      const double aip = trans_a ? a[p * lda + i] : a[i * lda + p];
+      if (!trans_b) {
+        const double* bp = b + p * ldb;
+        for (int64_t j = 0; j < n; ++j) ci[j] += aip * bp[j];
+      } else {
+        for (int64_t j = 0; j < n; ++j) ci[j] += aip * b[j * ldb + p];
+      }
+    }
+  }
+}
+
+}  // namespace kernels
+}  // namespace swigflow

@@ -1,0 +1,55 @@
+// AVX2 + FMA micro-kernel, 6 x 16: twelve ymm accumulators, two ymm of B per step and one
+// broadcast of A (15 of the 16 registers). Compiled with -mavx2 -mfma (see BUILD).
+#include <immintrin.h>
+
+#include "swigflow/kernels/gemm/micro_kernel.h"
+
+namespace swigflow {
+namespace kernels {
+namespace gemm {
+namespace {
+
+constexpr int kMr = 6, kNr = 16;
+
+void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows, int cols,
+            bool accumulate) {
+  __m256 acc[kMr][2];
+  for (int i = 0; i < kMr; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
+  for (int64_t p = 0; p < kc; ++p, a += kMr, b += kNr) {
+    const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+    for (int i = 0; i < kMr; ++i) {
+      const __m256 ai = _mm256_broadcast_ss(a + i);
+      acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
+      acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
+    }
+  }
+  if (rows == kMr && cols == kNr) {
+    for (int i = 0; i < kMr; ++i) {
+      float* ci = c + i * ldc;
+      if (accumulate) {
+        acc[i][0] = _mm256_add_ps(acc[i][0], _mm256_loadu_ps(ci));
+        acc[i][1] = _mm256_add_ps(acc[i][1], _mm256_loadu_ps(ci + 8));
+      }
+      _mm256_storeu_ps(ci, acc[i][0]);
+      _mm256_storeu_ps(ci + 8, acc[i][1]);
+    }
+    return;
+  }
+  alignas(32) float tile[kMr][kNr];  // edge tile: write only the valid part
+  for (int i = 0; i < kMr; ++i) {
+    _mm256_store_ps(tile[i], acc[i][0]);
+    _mm256_store_ps(tile[i] + 8, acc[i][1]);
+  }
+  for (int i = 0; i < rows; ++i) {
+    for (int j = 0; j < cols; ++j)
+      c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.0f) + tile[i][j];
+  }
+}
+
+}  // namespace
+
+KernelInfo Avx2Kernel() { return {kMr, kNr, 144, 256, 3072, Kernel}; }
+
+}  // namespace gemm
+}  // namespace kernels
+}  // namespace swigflow

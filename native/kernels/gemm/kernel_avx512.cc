@@ -1,0 +1,49 @@
+// AVX-512 micro-kernel, 12 x 32: twenty-four zmm accumulators, two zmm of B per step and one
+// broadcast of A (27 of the 32 registers). Edge tiles use masked loads and stores. Compiled
+// with -mavx512f (see BUILD).
+#include <immintrin.h>
+
+#include "swigflow/kernels/gemm/micro_kernel.h"
+
+namespace swigflow {
+namespace kernels {
+namespace gemm {
+namespace {
+
+constexpr int kMr = 12, kNr = 32;
+
+void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows, int cols,
+            bool accumulate) {
+  __m512 acc[kMr][2];
+  for (int i = 0; i < kMr; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  for (int64_t p = 0; p < kc; ++p, a += kMr, b += kNr) {
+    const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+    for (int i = 0; i < kMr; ++i) {
+      const __m512 ai = _mm512_set1_ps(a[i]);
+      acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
+      acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
+    }
+  }
+  // Columns [0, 16) and [16, 32) of the tile, masked to the valid ones.
+  const __mmask16 m0 = static_cast<__mmask16>(cols >= 16 ? 0xffff : (1u << cols) - 1);
+  const __mmask16 m1 = static_cast<__mmask16>(cols >= 32  ? 0xffff
+                                              : cols > 16 ? (1u << (cols - 16)) - 1
+                                                          : 0);
+  for (int i = 0; i < rows; ++i) {
+    float* ci = c + i * ldc;
+    if (accumulate) {
+      acc[i][0] = _mm512_add_ps(acc[i][0], _mm512_maskz_loadu_ps(m0, ci));
+      acc[i][1] = _mm512_add_ps(acc[i][1], _mm512_maskz_loadu_ps(m1, ci + 16));
+    }
+    _mm512_mask_storeu_ps(ci, m0, acc[i][0]);
+    _mm512_mask_storeu_ps(ci + 16, m1, acc[i][1]);
+  }
+}
+
+}  // namespace
+
+KernelInfo Avx512Kernel() { return {kMr, kNr, 144, 192, 3072, Kernel}; }
+
+}  // namespace gemm
+}  // namespace kernels
+}  // namespace swigflow

@@ -1,0 +1,31 @@
+// Portable micro-kernel: 4 x 8 accumulators the compiler keeps in registers.
+#include "swigflow/kernels/gemm/micro_kernel.h"
+
+namespace swigflow {
+namespace kernels {
+namespace gemm {
+namespace {
+
+constexpr int kMr = 4, kNr = 8;
+
+void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows, int cols,
+            bool accumulate) {
+  float acc[kMr][kNr] = {};
+  for (int64_t p = 0; p < kc; ++p, a += kMr, b += kNr) {
+    for (int i = 0; i < kMr; ++i) {
+      for (int j = 0; j < kNr; ++j) acc[i][j] += a[i] * b[j];
+    }
+  }
+  for (int i = 0; i < rows; ++i) {
+    for (int j = 0; j < cols; ++j)
+      c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.0f) + acc[i][j];
+  }
+}
+
+}  // namespace
+
+KernelInfo ScalarKernel() { return {kMr, kNr, 64, 256, 1024, Kernel}; }
+
+}  // namespace gemm
+}  // namespace kernels
+}  // namespace swigflow

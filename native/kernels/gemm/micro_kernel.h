@@ -1,0 +1,32 @@
+// The micro-kernels behind Sgemm, one per instruction set, each compiled with its own flags.
+//
+// A micro-kernel multiplies a packed sliver of A (kc steps of MR values) by a packed sliver of B
+// (kc steps of NR values) and writes the MR x NR product to C (rows of stride ldc): stored, or
+// added when `accumulate`. Only the top-left rows x cols of the tile are written (edges).
+#ifndef SWIGFLOW_KERNELS_GEMM_MICRO_KERNEL_H_
+#define SWIGFLOW_KERNELS_GEMM_MICRO_KERNEL_H_
+
+#include <cstdint>
+
+namespace swigflow {
+namespace kernels {
+namespace gemm {
+
+using MicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                             int rows, int cols, bool accumulate);
+
+struct KernelInfo {
+  int mr, nr;          // register tile
+  int64_t mc, kc, nc;  // cache blocking: A block mc x kc, B panel kc x nc
+  MicroKernel kernel;
+};
+
+KernelInfo ScalarKernel();  // portable C++
+KernelInfo Avx2Kernel();    // AVX2 + FMA, 6 x 16
+KernelInfo Avx512Kernel();  // AVX-512F, 12 x 32
+
+}  // namespace gemm
+}  // namespace kernels
+}  // namespace swigflow
+
+#endif  // SWIGFLOW_KERNELS_GEMM_MICRO_KERNEL_H_

@@ -1,0 +1,142 @@
+#include "swigflow/kernels/gemm/gemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "swigflow/framework/cpu_info.h"
+#include "swigflow/framework/thread_pool.h"
+
+namespace swigflow {
+namespace kernels {
+namespace {
+
+std::vector<Isa> AvailableIsas() {
+  std::vector<Isa> isas = {Isa::kScalar};
+  if (GetCpuFeatures().avx2) isas.push_back(Isa::kAvx2);
+  if (GetCpuFeatures().avx512) isas.push_back(Isa::kAvx512);
+  return isas;
+}
+
+struct Problem {
+  int64_t m, n, k;
+  bool trans_a, trans_b;
+  int64_t pad;  // extra elements at the end of every row (row strides larger than the width)
+  std::vector<float> a, b;
+  int64_t lda, ldb, ldc;
+
+  Problem(int64_t m_, int64_t n_, int64_t k_, bool ta, bool tb, int64_t pad_, bool integers,
+          uint32_t seed)
+      : m(m_), n(n_), k(k_), trans_a(ta), trans_b(tb), pad(pad_) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+    std::uniform_int_distribution<int> small(-4, 4);
+    auto value = [&] { return integers ? static_cast<float>(small(rng)) : real(rng); };
+    const int64_t a_rows = ta ? k : m, a_cols = ta ? m : k;
+    const int64_t b_rows = tb ? n : k, b_cols = tb ? k : n;
+    lda = a_cols + pad;
+    ldb = b_cols + pad;
+    ldc = n + pad;
+    a.resize(static_cast<size_t>(std::max<int64_t>(a_rows * lda, 1)));
+    b.resize(static_cast<size_t>(std::max<int64_t>(b_rows * ldb, 1)));
+    for (auto& x : a) x = value();
+    for (auto& x : b) x = value();
+  }
+
+  double A(int64_t i, int64_t p) const { return trans_a ? a[p * lda + i] : a[i * lda + p]; }
+  double B(int64_t p, int64_t j) const { return trans_b ? b[j * ldb + p] : b[p * ldb + j]; }
+
+  std::vector<float> Run(Isa isa, ThreadPool* pool) const {
+    std::vector<float> c(static_cast<size_t>(std::max<int64_t>(m * ldc, 1)), -7.0f);
+    Sgemm(trans_a, trans_b, m, n, k, a.data(), lda, b.data(), ldb, c.data(), ldc, isa, pool);
+    return c;
+  }
+
+  // Checks c against a float64 reference; exact when the data are small integers.
+  void Check(const std::vector<float>& c, bool exact, const std::string& what) const {
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double ref = 0, magnitude = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          ref += A(i, p) * B(p, j);
+          magnitude += std::fabs(A(i, p) * B(p, j));
+        }
+        const double got = c[i * ldc + j];
+        if (exact) {
+          ASSERT_EQ(got, ref) << what << " at " << i << "," << j;
+        } else {
+          ASSERT_NEAR(got, ref, 2e-7 * (k + 8) * magnitude + 1e-30)
+              << what << " at " << i << "," << j;
+        }
+      }
+      for (int64_t j = n; j < ldc; ++j) ASSERT_EQ(c[i * ldc + j], -7.0f) << what << " padding";
+    }
+  }
+};
+
+// (m, n, k): tile and block edges of every kernel (MR 4/6/12, NR 8/16/32, KC 192/256), zero
+// sizes, and the GEMV shapes.
+const std::vector<std::tuple<int64_t, int64_t, int64_t>> kShapes = {
+    {1, 1, 1},  {1, 37, 5},    {37, 1, 5},    {2, 2, 1},     {5, 7, 3},       {6, 16, 8},
+    {7, 17, 9}, {11, 31, 191}, {12, 32, 192}, {13, 33, 193}, {25, 65, 257},   {145, 40, 300},
+    {0, 5, 5},  {5, 0, 5},     {5, 5, 0},     {64, 600, 64}, {200, 300, 400},
+};
+
+TEST(GemmTest, EveryIsaThreadCountAndTransposeAgainstFloat64) {
+  ThreadPool two(2);
+  for (Isa isa : AvailableIsas()) {
+    for (const auto& [m, n, k] : kShapes) {
+      for (int t = 0; t < 4; ++t) {
+        const Problem problem(m, n, k, t & 1, t & 2, (m + n) % 3, false, 17 * m + n + k + t);
+        const std::string what = std::string(IsaName(isa)) + " m=" + std::to_string(m) +
+                                 " n=" + std::to_string(n) + " k=" + std::to_string(k) +
+                                 " trans=" + std::to_string(t);
+        const std::vector<float> one_thread = problem.Run(isa, nullptr);
+        problem.Check(one_thread, false, what);
+        const std::vector<float> two_threads = problem.Run(isa, &two);
+        ASSERT_EQ(0, std::memcmp(one_thread.data(), two_threads.data(),
+                                 one_thread.size() * sizeof(float)))
+            << what << ": 1 and 2 threads differ";
+      }
+    }
+  }
+}
+
+TEST(GemmTest, SmallIntegersAreExact) {
+  for (Isa isa : AvailableIsas()) {
+    for (int t = 0; t < 4; ++t) {
+      const Problem problem(70, 90, 600, t & 1, t & 2, 1, true, t);
+      problem.Check(problem.Run(isa, ThreadPool::Default()), true, IsaName(isa));
+    }
+  }
+}
+
+TEST(GemmTest, Dgemm) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> real(-1, 1);
+  for (int t = 0; t < 4; ++t) {
+    const int64_t m = 9, n = 11, k = 13;
+    std::vector<double> a(m * k), b(k * n), c(m * n, -1);
+    for (auto& x : a) x = real(rng);
+    for (auto& x : b) x = real(rng);
+    const bool ta = t & 1, tb = t & 2;
+    Dgemm(ta, tb, m, n, k, a.data(), ta ? m : k, b.data(), tb ? k : n, c.data(), n);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double ref = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          ref += (ta ? a[p * m + i] : a[i * k + p]) * (tb ? b[j * k + p] : b[p * n + j]);
+        }
+        ASSERT_NEAR(c[i * n + j], ref, 1e-12);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kernels
+}  // namespace swigflow
