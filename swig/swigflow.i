@@ -10,3 +10,4 @@
 %include "swig/crc32c.i"
 %include "swig/record_io.i"
 %include "swig/example.i"
+%include "swig/linalg.i"

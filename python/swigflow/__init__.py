@@ -6,8 +6,19 @@ The API mirrors TensorFlow's names so that code ports by changing an import::
     tf.io.crc32c(b"123456789")  # 0xE3069283
 """
 
-from swigflow import errors, io, sysconfig, train
+from swigflow import errors, io, linalg, sysconfig, train
 from swigflow._version import __version__
+from swigflow.linalg import matmul
 from swigflow.tensors import RaggedTensor, SparseTensor
 
-__all__ = ["RaggedTensor", "SparseTensor", "__version__", "errors", "io", "sysconfig", "train"]
+__all__ = [
+    "RaggedTensor",
+    "SparseTensor",
+    "__version__",
+    "errors",
+    "io",
+    "linalg",
+    "matmul",
+    "sysconfig",
+    "train",
+]

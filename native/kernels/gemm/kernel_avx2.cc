@@ -14,9 +14,13 @@ constexpr int kMr = 6, kNr = 16;
 void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows, int cols,
             bool accumulate) {
   __m256 acc[kMr][2];
+  // Fully unrolled row loops keep every accumulator in a register (GCC does not unroll them
+  // on its own and would keep the tile in memory).
+#pragma GCC unroll 16
   for (int i = 0; i < kMr; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
   for (int64_t p = 0; p < kc; ++p, a += kMr, b += kNr) {
     const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+#pragma GCC unroll 16
     for (int i = 0; i < kMr; ++i) {
       const __m256 ai = _mm256_broadcast_ss(a + i);
       acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);

@@ -15,9 +15,13 @@ constexpr int kMr = 12, kNr = 32;
 void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows, int cols,
             bool accumulate) {
   __m512 acc[kMr][2];
+  // Fully unrolled row loops keep every accumulator in a register (GCC does not unroll them
+  // on its own and would keep the tile in memory).
+#pragma GCC unroll 16
   for (int i = 0; i < kMr; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
   for (int64_t p = 0; p < kc; ++p, a += kMr, b += kNr) {
     const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+#pragma GCC unroll 16
     for (int i = 0; i < kMr; ++i) {
       const __m512 ai = _mm512_set1_ps(a[i]);
       acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
@@ -42,7 +46,7 @@ void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, i
 
 }  // namespace
 
-KernelInfo Avx512Kernel() { return {kMr, kNr, 144, 192, 3072, Kernel}; }
+KernelInfo Avx512Kernel() { return {kMr, kNr, 144, 384, 3072, Kernel}; }
 
 }  // namespace gemm
 }  // namespace kernels

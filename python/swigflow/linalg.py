@@ -1,0 +1,94 @@
+"""Matrix multiplication, named like ``tf.linalg``: numpy arrays in and out.
+
+float32 runs on swigflow's SGEMM (packed BLIS-style kernels, AVX-512/AVX2/portable chosen at run
+time, split over the cores without the GIL); float64 takes a correct, untuned path.
+"""
+
+import numpy as np
+
+from swigflow import errors
+from swigflow import pywrap_swigflow as _pywrap
+
+_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _operand(x, transpose):
+    """(array with unit inner stride, whether to use it transposed), copying only if needed."""
+    item = x.itemsize
+    if x.strides[1] == item and x.strides[0] >= 0 and x.strides[0] % item == 0:
+        return x, transpose
+    if x.strides[0] == item and x.strides[1] >= 0 and x.strides[1] % item == 0:
+        return x.T, not transpose  # a column-major view: its transpose has contiguous rows
+    return np.ascontiguousarray(x), transpose
+
+
+def _shape_text(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
+    """``op(a) @ op(b)`` for float32 or float64 arrays, as ``tf.linalg.matmul``.
+
+    Inputs of rank 2 or more; leading (batch) dimensions broadcast. Any strides are accepted:
+    transposed views are used as they are, other layouts are copied once.
+
+    Raises:
+      InvalidArgumentError: ranks below 2, different or unsupported dtypes, inner dimensions
+        that differ, or batch dimensions that do not broadcast.
+    """
+    del name
+    a = np.asarray(a)
+    b = np.asarray(b)
+    if a.ndim < 2 or b.ndim < 2:
+        raise errors.InvalidArgumentError(
+            f"In[0] and In[1] must be at least 2-D: {_shape_text(a.shape)} vs. "
+            f"{_shape_text(b.shape)}"
+        )
+    if a.dtype != b.dtype:
+        raise errors.InvalidArgumentError(
+            f"cannot compute MatMul as input #1(zero-based) was expected to be a {a.dtype} "
+            f"tensor but is a {b.dtype} tensor"
+        )
+    if a.dtype not in _DTYPES:
+        raise errors.InvalidArgumentError(f"matmul supports float32 and float64, not {a.dtype}")
+    k_a = a.shape[-2] if transpose_a else a.shape[-1]
+    k_b = b.shape[-1] if transpose_b else b.shape[-2]
+    if k_a != k_b:
+        raise errors.InvalidArgumentError(
+            f"Matrix size-incompatible: In[0]: {_shape_text(a.shape)}, In[1]: "
+            f"{_shape_text(b.shape)}"
+        )
+    try:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            f"In[0] and In[1] must have compatible batch dimensions: {_shape_text(a.shape)} vs. "
+            f"{_shape_text(b.shape)}"
+        ) from None
+    m = a.shape[-1] if transpose_a else a.shape[-2]
+    n = b.shape[-2] if transpose_b else b.shape[-1]
+    if m == 0 or n == 0 or k_a == 0:  # numpy gives empty arrays zero strides: nothing to multiply
+        return np.zeros((*batch, m, n), dtype=a.dtype)
+    if not batch:
+        return _pywrap.MatMul2D(*_pair(a, transpose_a, b, transpose_b))
+    a = np.broadcast_to(a, batch + a.shape[-2:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    out = np.empty((*batch, m, n), dtype=a.dtype)
+    for index in np.ndindex(*batch):
+        out[index] = _pywrap.MatMul2D(*_pair(a[index], transpose_a, b[index], transpose_b))
+    return out
+
+
+def _pair(a, transpose_a, b, transpose_b):
+    a, transpose_a = _operand(a, transpose_a)
+    b, transpose_b = _operand(b, transpose_b)
+    return a, b, transpose_a, transpose_b
+
+
+def kernel_isa():
+    """The instruction set float32 matmul uses here: "avx512", "avx2" or "scalar" (set
+    SWIGFLOW_ISA to choose a lower one)."""
+    return _pywrap.SelectedIsaName()
+
+
+__all__ = ["kernel_isa", "matmul"]
