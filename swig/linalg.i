@@ -47,6 +47,15 @@ PyObject* MatMul2D(PyObject* a_obj, PyObject* b_obj, bool trans_a, bool trans_b)
   return c_obj;
 }
 
+// The FMA throughput of this process's ISA on `threads` threads (GFLOP/s), for benchmarks.
+double FmaPeakGflops(int threads, double seconds) {
+  double gflops;
+  Py_BEGIN_ALLOW_THREADS
+  gflops = swigflow::kernels::FmaPeakGflops(swigflow::SelectedIsa(), threads, seconds);
+  Py_END_ALLOW_THREADS
+  return gflops;
+}
+
 // The instruction set Sgemm uses in this process: "scalar", "avx2" or "avx512".
 const char* SelectedIsaName() { return swigflow::IsaName(swigflow::SelectedIsa()); }
 %}

@@ -1,6 +1,7 @@
 #include "swigflow/kernels/gemm/gemm.h"
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <vector>
 
@@ -97,12 +98,20 @@ void GemmColumns(const KernelInfo& kernel, const Operand& a, const Operand& b, i
   }
 }
 
-// C[0, :] = op(A)[0, :] * op(B): row vector times matrix, rows of B streamed in K order.
-void GemvRow(const Operand& a, const Operand& b, int64_t n, int64_t k, float* c) {
-  std::fill(c, c + n, 0.0f);
+// C[0, j_begin:j_end] = op(A)[0, :] * op(B): rows of B streamed in K order (a contiguous,
+// vectorizable inner loop when B is not transposed).
+void GemvRow(const Operand& a, const Operand& b, int64_t k, float* c, int64_t j_begin,
+             int64_t j_end) {
+  std::fill(c + j_begin, c + j_end, 0.0f);
   for (int64_t p = 0; p < k; ++p) {
     const float ap = a.at(0, p);
-    for (int64_t j = 0; j < n; ++j) c[j] += ap * b.at(p, j);
+    if (!b.trans) {
+      const float* __restrict row = b.data + p * b.ld;
+      float* __restrict out = c;
+      for (int64_t j = j_begin; j < j_end; ++j) out[j] += ap * row[j];
+    } else {
+      for (int64_t j = j_begin; j < j_end; ++j) c[j] += ap * b.data[j * b.ld + p];
+    }
   }
 }
 
@@ -125,7 +134,17 @@ void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const fl
     return;
   }
   const Operand op_a{a, lda, trans_a}, op_b{b, ldb, trans_b};
-  if (m == 1) return GemvRow(op_a, op_b, n, k, c);
+  if (m == 1) {
+    // Columns split over the pool (each sum still runs in K order: deterministic).
+    const int64_t parts = pool == nullptr || n * k < (int64_t{1} << 16)
+                              ? 1
+                              : std::min<int64_t>(pool->num_threads(), (n + 63) / 64);
+    if (parts <= 1) return GemvRow(op_a, op_b, k, c, 0, n);
+    pool->ParallelFor(parts, [&](int64_t part) {
+      GemvRow(op_a, op_b, k, c, n * part / parts, n * (part + 1) / parts);
+    });
+    return;
+  }
   if (n == 1) return GemvColumn(op_a, op_b, m, k, c, ldc);
   const KernelInfo& kernel = KernelFor(isa);
   // Small products stay on one thread; otherwise columns are split in multiples of NR.
@@ -139,6 +158,32 @@ void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const fl
     const int64_t end = std::min(n, slivers * (part + 1) / parts * kernel.nr);
     if (begin < end) GemmColumns(kernel, op_a, op_b, m, k, c, ldc, begin, end);
   });
+}
+
+double FmaPeakGflops(Isa isa, int threads, double seconds) {
+  const KernelInfo& kernel = KernelFor(isa);
+  ThreadPool pool(std::max(threads, 1));
+  // Calibrate one thread's iterations for the requested time, then run them on every thread.
+  int64_t iterations = 1 << 16;
+  for (;;) {
+    const auto start = std::chrono::steady_clock::now();
+    kernel.fma_loop(iterations);
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (elapsed > seconds / 4 || iterations > (int64_t{1} << 40)) {
+      iterations = static_cast<int64_t>(iterations * seconds / std::max(elapsed, 1e-9));
+      break;
+    }
+    iterations *= 4;
+  }
+  std::vector<int64_t> flops(static_cast<size_t>(pool.num_threads()));
+  const auto start = std::chrono::steady_clock::now();
+  pool.ParallelFor(pool.num_threads(), [&](int64_t t) { flops[t] = kernel.fma_loop(iterations); });
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double total = 0;
+  for (int64_t f : flops) total += static_cast<double>(f);
+  return total / elapsed / 1e9;
 }
 
 void Dgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a,

@@ -22,6 +22,10 @@ void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const fl
            const float* b, int64_t ldb, float* c, int64_t ldc, Isa isa = SelectedIsa(),
            ThreadPool* pool = ThreadPool::Default());
 
+// The FMA throughput of `isa` on `threads` threads, in GFLOP/s, measured for about `seconds`:
+// the peak SGEMM is compared with.
+double FmaPeakGflops(Isa isa, int threads, double seconds);
+
 // The same for double precision: straightforward and correct, not tuned.
 void Dgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a,
            int64_t lda, const double* b, int64_t ldb, double* c, int64_t ldc);

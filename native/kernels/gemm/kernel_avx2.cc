@@ -50,9 +50,26 @@ void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, i
   }
 }
 
+int64_t FmaLoop(int64_t iterations) {
+  constexpr int kAcc = 12;  // enough independent chains to cover the FMA latency
+  __m256 acc[kAcc];
+  const __m256 x = _mm256_set1_ps(0.9999999f), y = _mm256_set1_ps(1e-7f);
+#pragma GCC unroll 16
+  for (int i = 0; i < kAcc; ++i) acc[i] = _mm256_set1_ps(static_cast<float>(i));
+  for (int64_t it = 0; it < iterations; ++it) {
+#pragma GCC unroll 16
+    for (int i = 0; i < kAcc; ++i) acc[i] = _mm256_fmadd_ps(acc[i], x, y);
+  }
+  __m256 sum = acc[0];
+  for (int i = 1; i < kAcc; ++i) sum = _mm256_add_ps(sum, acc[i]);
+  volatile float sink = _mm256_cvtss_f32(sum);
+  (void)sink;
+  return iterations * kAcc * 8 * 2;
+}
+
 }  // namespace
 
-KernelInfo Avx2Kernel() { return {kMr, kNr, 144, 256, 3072, Kernel}; }
+KernelInfo Avx2Kernel() { return {kMr, kNr, 144, 256, 3072, Kernel, FmaLoop}; }
 
 }  // namespace gemm
 }  // namespace kernels

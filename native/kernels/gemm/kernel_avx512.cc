@@ -44,9 +44,28 @@ void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, i
   }
 }
 
+int64_t FmaLoop(int64_t iterations) {
+  constexpr int kAcc = 24;  // as many chains as the micro-kernel's accumulators
+  __m512 acc[kAcc];
+  const __m512 x = _mm512_set1_ps(0.9999999f), y = _mm512_set1_ps(1e-7f);
+#pragma GCC unroll 32
+  for (int i = 0; i < kAcc; ++i) acc[i] = _mm512_set1_ps(static_cast<float>(i));
+  for (int64_t it = 0; it < iterations; ++it) {
+#pragma GCC unroll 32
+    for (int i = 0; i < kAcc; ++i) acc[i] = _mm512_fmadd_ps(acc[i], x, y);
+  }
+  __m512 sum = acc[0];
+  for (int i = 1; i < kAcc; ++i) sum = _mm512_add_ps(sum, acc[i]);
+  alignas(64) float lanes[16];  // not _mm512_reduce_add_ps: GCC 12 warns inside its header
+  _mm512_store_ps(lanes, sum);
+  volatile float sink = lanes[0] + lanes[15];
+  (void)sink;
+  return iterations * kAcc * 16 * 2;
+}
+
 }  // namespace
 
-KernelInfo Avx512Kernel() { return {kMr, kNr, 144, 384, 3072, Kernel}; }
+KernelInfo Avx512Kernel() { return {kMr, kNr, 144, 384, 3072, Kernel, FmaLoop}; }
 
 }  // namespace gemm
 }  // namespace kernels

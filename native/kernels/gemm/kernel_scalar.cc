@@ -22,9 +22,20 @@ void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, i
   }
 }
 
+int64_t FmaLoop(int64_t iterations) {
+  float acc[kMr * kNr];
+  for (int i = 0; i < kMr * kNr; ++i) acc[i] = static_cast<float>(i);
+  for (int64_t it = 0; it < iterations; ++it) {
+    for (int i = 0; i < kMr * kNr; ++i) acc[i] = acc[i] * 0.9999999f + 1e-7f;
+  }
+  volatile float sink = 0;
+  for (int i = 0; i < kMr * kNr; ++i) sink = sink + acc[i];
+  return iterations * kMr * kNr * 2;
+}
+
 }  // namespace
 
-KernelInfo ScalarKernel() { return {kMr, kNr, 64, 256, 1024, Kernel}; }
+KernelInfo ScalarKernel() { return {kMr, kNr, 64, 256, 1024, Kernel, FmaLoop}; }
 
 }  // namespace gemm
 }  // namespace kernels

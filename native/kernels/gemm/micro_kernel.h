@@ -15,10 +15,15 @@ namespace gemm {
 using MicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                              int rows, int cols, bool accumulate);
 
+// Runs `iterations` rounds of independent FMAs (as many as the kernel's accumulators) and
+// returns the floating-point operations done: the throughput probe behind FmaPeakGflops.
+using FmaLoopFn = int64_t (*)(int64_t iterations);
+
 struct KernelInfo {
   int mr, nr;          // register tile
   int64_t mc, kc, nc;  // cache blocking: A block mc x kc, B panel kc x nc
   MicroKernel kernel;
+  FmaLoopFn fma_loop;
 };
 
 KernelInfo ScalarKernel();  // portable C++

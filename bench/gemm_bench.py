@@ -1,0 +1,80 @@
+"""SGEMM throughput of swigflow.matmul against numpy (and tf.matmul when installed), one run.
+
+    /tmp/bench/bin/python bench/gemm_bench.py [--repeats 5]
+
+Reports GFLOP/s, the share of the FMA peak measured on this machine (1 and 2 threads, by an FMA
+loop of the selected ISA) and the ratio to numpy / TensorFlow. Each library runs in its own
+phase: OpenBLAS and TensorFlow keep their worker threads spinning after a call, which on a
+2-core machine would otherwise take a core from whoever runs next.
+"""
+
+import argparse
+import os
+import time
+
+import numpy as np
+from timing import best_of
+
+import swigflow
+from swigflow import pywrap_swigflow
+
+try:
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import tensorflow as tf
+except ImportError:
+    tf = None
+
+# (m, k, n)
+SHAPES = [
+    (256, 256, 256),
+    (512, 512, 512),
+    (1024, 1024, 1024),
+    (2048, 2048, 2048),
+    (1, 2048, 1000),
+    (32, 2048, 1000),
+    (3136, 64, 256),
+    (512, 768, 3072),
+]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+
+    rng = np.random.default_rng(0)
+    data = {
+        s: (rng.standard_normal(s[:2], np.float32), rng.standard_normal(s[1:], np.float32))
+        for s in SHAPES
+    }
+    peak1 = pywrap_swigflow.FmaPeakGflops(1, 0.5)
+    peak2 = pywrap_swigflow.FmaPeakGflops(2, 0.5)
+
+    ours = {s: best_of(args.repeats, swigflow.matmul, *data[s])[0] for s in SHAPES}
+    time.sleep(1)
+    theirs = {s: best_of(args.repeats, np.matmul, *data[s])[0] for s in SHAPES}
+    tf_times = {}
+    if tf is not None:
+        time.sleep(1)
+        tensors = {s: (tf.constant(a), tf.constant(b)) for s, (a, b) in data.items()}
+        tf_times = {s: best_of(args.repeats, tf.matmul, *tensors[s])[0] for s in SHAPES}
+
+    print(
+        f"swigflow {swigflow.__version__} ({swigflow.linalg.kernel_isa()}), numpy {np.__version__}"
+        f", tensorflow {tf.__version__ if tf else 'not installed'}, {os.cpu_count()} CPUs"
+    )
+    print(f"measured FMA peak: {peak1:.0f} GFLOP/s on 1 thread, {peak2:.0f} on 2\n")
+    print("| m x k x n | swigflow GFLOP/s | % of peak | numpy GFLOP/s | vs numpy | vs tf.matmul |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for s in SHAPES:
+        flops = 2.0 * s[0] * s[1] * s[2]
+        g = flops / ours[s] / 1e9
+        vs_tf = f"{tf_times[s] / ours[s]:.2f}x" if tf_times else "n/a"
+        print(
+            f"| {s[0]} x {s[1]} x {s[2]} | {g:.0f} | {100 * g / peak2:.0f}% | "
+            f"{flops / theirs[s] / 1e9:.0f} | {theirs[s] / ours[s]:.2f}x | {vs_tf} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
