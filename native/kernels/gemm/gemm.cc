@@ -100,15 +100,13 @@ void GemmColumns(const KernelInfo& kernel, const Operand& a, const Operand& b, i
 
 // C[0, j_begin:j_end] = op(A)[0, :] * op(B): rows of B streamed in K order (a contiguous,
 // vectorizable inner loop when B is not transposed).
-void GemvRow(const Operand& a, const Operand& b, int64_t k, float* c, int64_t j_begin,
-             int64_t j_end) {
+void GemvRow(const KernelInfo& kernel, const Operand& a, const Operand& b, int64_t k, float* c,
+             int64_t j_begin, int64_t j_end) {
   std::fill(c + j_begin, c + j_end, 0.0f);
   for (int64_t p = 0; p < k; ++p) {
     const float ap = a.at(0, p);
     if (!b.trans) {
-      const float* __restrict row = b.data + p * b.ld;
-      float* __restrict out = c;
-      for (int64_t j = j_begin; j < j_end; ++j) out[j] += ap * row[j];
+      kernel.axpy(j_end - j_begin, ap, b.data + p * b.ld + j_begin, c + j_begin);
     } else {
       for (int64_t j = j_begin; j < j_end; ++j) c[j] += ap * b.data[j * b.ld + p];
     }
@@ -134,19 +132,19 @@ void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const fl
     return;
   }
   const Operand op_a{a, lda, trans_a}, op_b{b, ldb, trans_b};
+  const KernelInfo& kernel = KernelFor(isa);
   if (m == 1) {
     // Columns split over the pool (each sum still runs in K order: deterministic).
     const int64_t parts = pool == nullptr || n * k < (int64_t{1} << 16)
                               ? 1
                               : std::min<int64_t>(pool->num_threads(), (n + 63) / 64);
-    if (parts <= 1) return GemvRow(op_a, op_b, k, c, 0, n);
+    if (parts <= 1) return GemvRow(kernel, op_a, op_b, k, c, 0, n);
     pool->ParallelFor(parts, [&](int64_t part) {
-      GemvRow(op_a, op_b, k, c, n * part / parts, n * (part + 1) / parts);
+      GemvRow(kernel, op_a, op_b, k, c, n * part / parts, n * (part + 1) / parts);
     });
     return;
   }
   if (n == 1) return GemvColumn(op_a, op_b, m, k, c, ldc);
-  const KernelInfo& kernel = KernelFor(isa);
   // Small products stay on one thread; otherwise columns are split in multiples of NR.
   const int64_t slivers = (n + kernel.nr - 1) / kernel.nr;
   const bool small = m * n * k < (int64_t{1} << 18);

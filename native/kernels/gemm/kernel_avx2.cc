@@ -67,9 +67,11 @@ int64_t FmaLoop(int64_t iterations) {
   return iterations * kAcc * 8 * 2;
 }
 
+void Axpy(int64_t n, float alpha, const float* b, float* c) { AxpyLoop(n, alpha, b, c); }
+
 }  // namespace
 
-KernelInfo Avx2Kernel() { return {kMr, kNr, 144, 256, 3072, Kernel, FmaLoop}; }
+KernelInfo Avx2Kernel() { return {kMr, kNr, 144, 256, 3072, Kernel, FmaLoop, Axpy}; }
 
 }  // namespace gemm
 }  // namespace kernels

@@ -63,9 +63,11 @@ int64_t FmaLoop(int64_t iterations) {
   return iterations * kAcc * 16 * 2;
 }
 
+void Axpy(int64_t n, float alpha, const float* b, float* c) { AxpyLoop(n, alpha, b, c); }
+
 }  // namespace
 
-KernelInfo Avx512Kernel() { return {kMr, kNr, 144, 384, 3072, Kernel, FmaLoop}; }
+KernelInfo Avx512Kernel() { return {kMr, kNr, 144, 384, 3072, Kernel, FmaLoop, Axpy}; }
 
 }  // namespace gemm
 }  // namespace kernels

@@ -33,9 +33,11 @@ int64_t FmaLoop(int64_t iterations) {
   return iterations * kMr * kNr * 2;
 }
 
+void Axpy(int64_t n, float alpha, const float* b, float* c) { AxpyLoop(n, alpha, b, c); }
+
 }  // namespace
 
-KernelInfo ScalarKernel() { return {kMr, kNr, 64, 256, 1024, Kernel, FmaLoop}; }
+KernelInfo ScalarKernel() { return {kMr, kNr, 64, 256, 1024, Kernel, FmaLoop, Axpy}; }
 
 }  // namespace gemm
 }  // namespace kernels

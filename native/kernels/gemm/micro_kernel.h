@@ -19,12 +19,22 @@ using MicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* 
 // returns the floating-point operations done: the throughput probe behind FmaPeakGflops.
 using FmaLoopFn = int64_t (*)(int64_t iterations);
 
+// c[0, n) += alpha * b[0, n): the row update of the M=1 (GEMV) path, vectorized per ISA.
+using AxpyFn = void (*)(int64_t n, float alpha, const float* b, float* c);
+
 struct KernelInfo {
   int mr, nr;          // register tile
   int64_t mc, kc, nc;  // cache blocking: A block mc x kc, B panel kc x nc
   MicroKernel kernel;
   FmaLoopFn fma_loop;
+  AxpyFn axpy;
 };
+
+// Written once, compiled in each kernel library with that library's ISA flags (and -O3, so the
+// loop is vectorized).
+inline void AxpyLoop(int64_t n, float alpha, const float* __restrict b, float* __restrict c) {
+  for (int64_t j = 0; j < n; ++j) c[j] += alpha * b[j];
+}
 
 KernelInfo ScalarKernel();  // portable C++
 KernelInfo Avx2Kernel();    // AVX2 + FMA, 6 x 16
