@@ -1,6 +1,6 @@
 """parse_example throughput of swigflow against tf.io.parse_example and protobuf, in one run.
 
-    /tmp/bench/bin/python bench/parse_bench.py [--repeats 5]
+    /tmp/bench/bin/python bench/parse_bench.py [--repeats 15]
 
 (with the wheel, tensorflow-cpu and protobuf installed in /tmp/bench, see io_bench.py).
 Workload: 20,000 small ImageNet-like examples (a 256-byte image, label, height, width and 64
@@ -52,7 +52,7 @@ def in_batches(parse, records, size=1024):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=15)
     args = parser.parse_args()
 
     records = make_examples()

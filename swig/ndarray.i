@@ -64,6 +64,22 @@ static PyObject* SwigflowBytesArray(const Strings& values) {
 }
 %}
 
+%{
+// A 1-D object array that takes over the references in `items` (emptied), even on failure.
+static PyObject* SwigflowObjectArray(std::vector<PyObject*>* items) {
+  npy_intp size = static_cast<npy_intp>(items->size());
+  PyObject* array = PyArray_SimpleNew(1, &size, NPY_OBJECT);
+  if (array != nullptr) {
+    std::memcpy(PyArray_DATA(reinterpret_cast<PyArrayObject*>(array)), items->data(),
+                items->size() * sizeof(PyObject*));
+  } else {
+    for (PyObject* item : *items) Py_DECREF(item);
+  }
+  items->clear();
+  return array;
+}
+%}
+
 // SWIG 4.5 runs %init code in a Py_mod_exec slot (returns int), so import_array()'s
 // `return NULL` does not fit; call the function it wraps.
 %init %{

@@ -1,7 +1,12 @@
 #include "swigflow/example/parse.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <thread>
 #include <unordered_map>
 
 #include "swigflow/example/wire.h"
@@ -56,7 +61,7 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
 // list of that kind (protobuf merge: lists of the same kind append, another kind replaces).
 struct FeatureView {
   Feature::Kind kind = Feature::Kind::kNone;
-  std::vector<std::string_view> lists;
+  std::vector<std::string_view> lists;  // capacity kept across entries: no allocation per entry
 
   // Adds the Feature message bytes in `r` (a map entry's value may come in several pieces).
   bool Add(Reader r) {
@@ -163,15 +168,23 @@ class BatchParser {
         start_(specs.size()),
         present_(specs.size()),
         mismatch_(specs.size()) {
-    for (size_t s = 0; s < specs.size(); ++s) by_key_[specs[s].key].push_back(static_cast<int>(s));
+    for (size_t s = 0; s < specs.size(); ++s) {
+      auto it = std::find_if(keys_.begin(), keys_.end(),
+                             [&](const auto& k) { return k.first == specs[s].key; });
+      if (it == keys_.end()) it = keys_.insert(keys_.end(), {specs[s].key, {}});
+      it->second.push_back(static_cast<int>(s));
+    }
+    if (keys_.size() > kLinearKeys) by_key_.insert(keys_.begin(), keys_.end());
   }
 
+  // Appends the features of serialized[begin, end) to *out, one ParsedFeature per spec. When
+  // `reserve_records` > 0, the outputs are sized for that many records after the first one.
   Status Parse(const std::vector<std::string_view>& serialized, size_t begin, size_t end,
-               std::vector<ParsedFeature>* out) {
-    out->assign(specs_.size(), ParsedFeature());
+               size_t reserve_records, std::vector<ParsedFeature>* out) {
+    out->resize(specs_.size());
     for (size_t i = begin; i < end; ++i) {
       SWIGFLOW_RETURN_IF_ERROR(ParseOne(serialized[i], i, out));
-      if (i == begin) Reserve(end - begin, out);
+      if (i == begin && reserve_records > 0) Reserve(reserve_records, out);
     }
     return Status::OK();
   }
@@ -197,6 +210,22 @@ class BatchParser {
   }
 
  private:
+  // The specs reading `key`, or null. A few keys are compared in turn (lengths first), which
+  // beats hashing every key of every record.
+  const std::vector<int>* Find(std::string_view key) const {
+    if (keys_.size() <= kLinearKeys) {
+      for (const auto& k : keys_) {
+        if (k.first.size() == key.size() &&
+            std::memcmp(k.first.data(), key.data(), key.size()) == 0) {
+          return &k.second;
+        }
+      }
+      return nullptr;
+    }
+    auto it = by_key_.find(key);
+    return it == by_key_.end() ? nullptr : &it->second;
+  }
+
   std::string Prefix(size_t index) const {
     return "Name: " + (names_ != nullptr ? (*names_)[index] : std::string("<unknown>")) + ", ";
   }
@@ -261,9 +290,9 @@ class BatchParser {
           return Malformed(index, entry);
         }
       }
-      auto it = by_key_.find(key);
-      if (it == by_key_.end()) continue;  // not requested: its values are never decoded
-      for (int s : it->second) {
+      const std::vector<int>* wanted = Find(key);
+      if (wanted == nullptr) continue;  // not requested: its values are never decoded
+      for (int s : *wanted) {
         const FeatureSpec& spec = specs_[s];
         ParsedFeature* parsed = &(*out)[s];
         Truncate(parsed, spec.dtype, start_[s]);  // the last entry of a key wins
@@ -348,7 +377,9 @@ class BatchParser {
 
   const std::vector<FeatureSpec>& specs_;
   const std::vector<std::string>* names_;
-  std::unordered_map<std::string_view, std::vector<int>> by_key_;
+  static constexpr size_t kLinearKeys = 16;
+  std::vector<std::pair<std::string_view, std::vector<int>>> keys_;  // distinct keys, spec order
+  std::unordered_map<std::string_view, std::vector<int>> by_key_;    // the same, when many
   std::vector<size_t> start_;  // per spec: its values' size when the current record began
   std::vector<bool> present_;  // per spec: the current record has the feature (with a kind)
   std::vector<Feature::Kind> mismatch_;  // per spec: the wrong kind the record has, if any
@@ -362,12 +393,9 @@ void Append(ParsedFeature* to, ParsedFeature&& from) {
   to->counts.insert(to->counts.end(), from.counts.begin(), from.counts.end());
 }
 
-}  // namespace
-
-Status ParseExampleBatch(const std::vector<std::string_view>& serialized,
-                         const std::vector<FeatureSpec>& specs,
-                         const std::vector<std::string>* names, int num_threads,
-                         std::vector<ParsedFeature>* out) {
+// Checks made once per batch, before any record is read.
+Status CheckBatch(const std::vector<std::string_view>& serialized,
+                  const std::vector<FeatureSpec>& specs, const std::vector<std::string>* names) {
   for (const auto& spec : specs) {
     const size_t defaults =
         spec.default_bytes.size() + spec.default_float.size() + spec.default_int64.size();
@@ -381,6 +409,24 @@ Status ParseExampleBatch(const std::vector<std::string_view>& serialized,
     return errors::InvalidArgument("got ", names->size(), " example names for ", serialized.size(),
                                    " examples");
   }
+  return Status::OK();
+}
+
+// Concatenates parts[0..] in order into *out (parts are emptied).
+void Concatenate(std::vector<std::vector<ParsedFeature>>* parts, std::vector<ParsedFeature>* out) {
+  *out = std::move((*parts)[0]);
+  for (size_t p = 1; p < parts->size(); ++p) {
+    for (size_t s = 0; s < out->size(); ++s) Append(&(*out)[s], std::move((*parts)[p][s]));
+  }
+}
+
+}  // namespace
+
+Status ParseExampleBatch(const std::vector<std::string_view>& serialized,
+                         const std::vector<FeatureSpec>& specs,
+                         const std::vector<std::string>* names, int num_threads,
+                         std::vector<ParsedFeature>* out) {
+  SWIGFLOW_RETURN_IF_ERROR(CheckBatch(serialized, specs, names));
   // Contiguous parts, one per thread, concatenated in order: the result never depends on the
   // number of threads, and the first error in record order is the one reported.
   constexpr size_t kMinRecordsPerThread = 256;
@@ -391,16 +437,87 @@ Status ParseExampleBatch(const std::vector<std::string_view>& serialized,
   std::vector<Status> statuses(parts);
   auto work = [&](size_t p) {
     BatchParser parser(specs, names);
-    statuses[p] = parser.Parse(serialized, n * p / parts, n * (p + 1) / parts, &results[p]);
+    const size_t begin = n * p / parts, end = n * (p + 1) / parts;
+    statuses[p] = parser.Parse(serialized, begin, end, end - begin, &results[p]);
   };
   ThreadPool::Default()->ParallelFor(static_cast<int64_t>(parts),
                                      [&](int64_t p) { work(static_cast<size_t>(p)); });
   for (const Status& s : statuses) SWIGFLOW_RETURN_IF_ERROR(s);
-  *out = std::move(results[0]);
-  for (size_t p = 1; p < parts; ++p) {
-    for (size_t s = 0; s < specs.size(); ++s) Append(&(*out)[s], std::move(results[p][s]));
-  }
+  Concatenate(&results, out);
   return Status::OK();
+}
+
+Status ParseExampleBatchStreaming(
+    const std::vector<std::string_view>& serialized, const std::vector<FeatureSpec>& specs,
+    const std::vector<std::string>* names, size_t part_records,
+    const std::function<Status(size_t begin, const StringParts& strings)>& consume,
+    std::vector<ParsedFeature>* out) {
+  SWIGFLOW_RETURN_IF_ERROR(CheckBatch(serialized, specs, names));
+  const size_t n = serialized.size();
+  part_records = std::max<size_t>(part_records, 1);
+  const size_t parts = (n + part_records - 1) / part_records;
+  // Each part's strings, copied out of `out` (which the producer keeps growing) so that the
+  // consumer never reads a vector being reallocated.
+  std::vector<StringParts> strings(parts, StringParts(specs.size()));
+  std::vector<Status> statuses(parts);
+  out->clear();
+
+  // The producer publishes parts in order: parts [0, done) of `strings` and `statuses` are
+  // final and never touched again, so the consumer reads them without the lock. Only the
+  // producer touches `out` until it is joined.
+  std::atomic<size_t> done{0};
+  std::atomic<bool> cancelled{false};
+  std::mutex mu;  // with cv, only for a consumer that waited long enough to sleep
+  std::condition_variable cv;
+  std::thread producer([&] {
+    BatchParser parser(specs, names);
+    std::vector<size_t> before(specs.size());
+    for (size_t p = 0; p < parts && !cancelled.load(std::memory_order_relaxed); ++p) {
+      const size_t begin = p * part_records;
+      for (size_t s = 0; s < specs.size() && p > 0; ++s) before[s] = (*out)[s].bytes.size();
+      statuses[p] =
+          parser.Parse(serialized, begin, std::min(n, begin + part_records), p == 0 ? n : 0, out);
+      if (statuses[p].ok()) {
+        for (size_t s = 0; s < specs.size(); ++s) {
+          const auto& bytes = (*out)[s].bytes;
+          strings[p][s].assign(bytes.begin() + before[s], bytes.end());
+        }
+      }
+      done.store(p + 1, std::memory_order_release);
+      {
+        std::lock_guard<std::mutex> lock(mu);
+      }  // a sleeper either saw `done` or gets woken
+      cv.notify_one();
+      if (!statuses[p].ok()) return;
+    }
+  });
+  // A part takes tens of microseconds; waking from a futex costs about as much on a VM, so the
+  // consumer spins a little before it sleeps.
+  auto wait_for = [&](size_t parts_done) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+    for (int spins = 0; done.load(std::memory_order_acquire) < parts_done; ++spins) {
+      if (spins % 64 == 63 && std::chrono::steady_clock::now() > give_up) {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return done.load(std::memory_order_acquire) >= parts_done; });
+        return;
+      }
+      std::this_thread::yield();
+    }
+  };
+  Status status;
+  for (size_t p = 0; p < parts && status.ok(); ++p) {
+    wait_for(p + 1);
+    status = statuses[p];
+    if (status.ok()) status = consume(p * part_records, strings[p]);
+  }
+  cancelled.store(true, std::memory_order_relaxed);
+  producer.join();
+  if (!status.ok()) {
+    out->clear();
+  } else {
+    out->resize(specs.size());  // an empty batch parsed nothing
+  }
+  return status;
 }
 
 }  // namespace example

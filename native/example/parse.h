@@ -10,6 +10,7 @@
 #define SWIGFLOW_EXAMPLE_PARSE_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -79,6 +80,20 @@ Status ParseExampleBatch(const std::vector<std::string_view>& serialized,
                          const std::vector<FeatureSpec>& specs,
                          const std::vector<std::string>* names, int num_threads,
                          std::vector<ParsedFeature>* out);
+
+// ParseExampleBatch's result, parsed by one background thread in consecutive parts of
+// `part_records` records while the calling thread consumes them: consume(begin, strings) runs on
+// the caller, in record order, as soon as records [begin, begin + part_records) are parsed, with
+// their string values (strings[s]: spec s's, empty for other dtypes). It overlaps the parse with
+// work only the caller can do (making Python objects of the strings, under the GIL). The first
+// error, a parse error or one returned by consume, stops the parse and is returned; parts before a
+// parse error are consumed first.
+using StringParts = std::vector<std::vector<std::string_view>>;
+Status ParseExampleBatchStreaming(
+    const std::vector<std::string_view>& serialized, const std::vector<FeatureSpec>& specs,
+    const std::vector<std::string>* names, size_t part_records,
+    const std::function<Status(size_t begin, const StringParts& strings)>& consume,
+    std::vector<ParsedFeature>* out);
 
 }  // namespace example
 }  // namespace swigflow

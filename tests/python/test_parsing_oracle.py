@@ -102,7 +102,8 @@ def assert_same(a, b):
 def test_fast_path_equals_reference(seed, monkeypatch):
     rng = random.Random(seed)
     keys = {f"k{i}": rng.choice(KINDS) for i in range(rng.randint(1, 5))}
-    records = [random_record(rng, keys) for _ in range(rng.choice([1, 5, 40, 700]))]
+    # 2600 records take the path that makes bytes objects while a thread parses (>= 2048).
+    records = [random_record(rng, keys) for _ in range(rng.choice([1, 5, 40, 700, 2600]))]
     spec = {key: random_spec(rng, kind) for key, kind in keys.items()}
     expected, expected_error = outcome(reference_parse_example, records, spec)
     for threads in ("1", "2"):
@@ -120,6 +121,21 @@ def test_thread_split_keeps_first_error_in_record_order(monkeypatch):
     monkeypatch.setenv("SWIGFLOW_NUM_THREADS", "2")
     with pytest.raises(errors.InvalidArgumentError, match="Index: 1500"):
         parse_example(records, {"x": FixedLenFeature([], "int64")})
+
+
+@pytest.mark.parametrize("bad_at", [0, 600, 2999])
+def test_streamed_strings_keep_first_error_in_record_order(bad_at, monkeypatch):
+    good = train.example_from_dict({"s": b"abc", "x": [1]}).SerializeToString()
+    bad = train.example_from_dict({"s": [b"a", b"b"], "x": [1]}).SerializeToString()
+    records = [good] * 3000
+    records[bad_at] = bad
+    records.append(bad)
+    monkeypatch.setenv("SWIGFLOW_NUM_THREADS", "2")
+    spec = {"x": FixedLenFeature([], "int64"), "s": FixedLenFeature([], "string")}
+    with pytest.raises(errors.InvalidArgumentError, match=f"Key: s, Index: {bad_at}\\."):
+        parse_example(records, spec)
+    parsed = parse_example(records[:bad_at] + records[bad_at + 1 : -1], spec)
+    assert parsed["s"].tolist() == [b"abc"] * 2999
 
 
 def test_records_must_be_bytes():
