@@ -43,6 +43,11 @@ setup(
     package_data={"swigflow": ["_pywrap_swigflow.so", "include/**/*.h"]},
     python_requires=">=3.9",
     install_requires=["numpy>=1.23"],
+    extras_require={
+        # `swigflow build-image-dataset`: a progress bar, and non-JPEG images / --resize.
+        "cli": ["tqdm>=4.60", "Pillow>=9.1"],
+    },
+    entry_points={"console_scripts": ["swigflow = swigflow.cli:main_exit"]},
     distclass=BinaryDistribution,
     zip_safe=False,
     classifiers=[

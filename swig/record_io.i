@@ -5,6 +5,7 @@
 #include "swigflow/io/record_format.h"
 #include "swigflow/io/record_index.h"
 #include "swigflow/io/record_reader.h"
+#include "swigflow/io/record_scan.h"
 #include "swigflow/io/record_writer.h"
 %}
 
@@ -127,9 +128,11 @@ static PyObject* SwigflowBatchToList(const RecordBatch& batch) {
 
 SWIGFLOW_UNIQUE_PTR_RESULT(swigflow::io::PyRecordReader, reader)
 SWIGFLOW_UNIQUE_PTR_RESULT(swigflow::io::PyRecordFile, file)
+SWIGFLOW_UNIQUE_PTR_RESULT(swigflow::io::PyRecordScanner, scanner)
 SWIGFLOW_RELEASE_GIL(swigflow::io::PyRecordReader::Open)
 SWIGFLOW_RELEASE_GIL(swigflow::io::PyRecordReader::Seek)
 SWIGFLOW_RELEASE_GIL(swigflow::io::PyRecordFile::Open)
+SWIGFLOW_RELEASE_GIL(swigflow::io::PyRecordScanner::Open)
 SWIGFLOW_RELEASE_GIL(swigflow::io::ScanRecords)
 SWIGFLOW_RELEASE_GIL(swigflow::io::ReadIndexFile)
 SWIGFLOW_RELEASE_GIL(swigflow::io::CreateIndexFile)
@@ -222,6 +225,86 @@ class PyRecordFile {
   explicit PyRecordFile(std::unique_ptr<RandomAccessFile> file) : file_(std::move(file)) {}
 
   const std::unique_ptr<RandomAccessFile> file_;
+};
+
+// The damage-tolerant scanner behind swigflow.io.TFRecordScanner (not thread-safe: one
+// iterator per object, as Python uses it).
+class PyRecordScanner {
+ public:
+  static Status Open(const std::string& path, const RecordOptions& options,
+                     std::unique_ptr<PyRecordScanner>* scanner) {
+    std::unique_ptr<RecordScanner> s;
+    SWIGFLOW_RETURN_IF_ERROR(RecordScanner::Open(path, options, &s));
+    scanner->reset(new PyRecordScanner(std::move(s)));
+    return Status::OK();
+  }
+
+  // Up to max_records intact records as [(offset, payload)], payload None unless
+  // with_payloads; [] at the end. Read without the GIL.
+  PyObject* ReadBatch(size_t max_records, bool with_payloads) {
+    std::vector<uint64_t> offsets;
+    std::vector<std::string> payloads;
+    Status s;
+    Py_BEGIN_ALLOW_THREADS
+    std::string payload;
+    while (offsets.size() < max_records) {
+      uint64_t offset;
+      s = scanner_->Next(&offset, with_payloads ? &payload : nullptr);
+      if (!s.ok()) break;
+      offsets.push_back(offset);
+      if (with_payloads) payloads.push_back(std::move(payload));
+    }
+    Py_END_ALLOW_THREADS
+    if (!s.ok() && !errors::IsOutOfRange(s)) {
+      SwigflowSetStatusError(s);
+      return nullptr;
+    }
+    PyObject* list = PyList_New(static_cast<Py_ssize_t>(offsets.size()));
+    for (size_t i = 0; list != nullptr && i < offsets.size(); ++i) {
+      PyObject* item =
+          with_payloads
+              ? Py_BuildValue("(Ky#)", static_cast<unsigned long long>(offsets[i]),
+                              payloads[i].data(), static_cast<Py_ssize_t>(payloads[i].size()))
+              : Py_BuildValue("(KO)", static_cast<unsigned long long>(offsets[i]), Py_None);
+      if (item == nullptr) {
+        Py_CLEAR(list);
+      } else {
+        PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), item);
+      }
+    }
+    return list;
+  }
+
+  // Damage found since the last call: [(kind, offset, resume, records_before, message)].
+  PyObject* TakeDamages() {
+    const std::vector<RecordDamage> damages = scanner_->TakeDamages();
+    PyObject* list = PyList_New(static_cast<Py_ssize_t>(damages.size()));
+    for (size_t i = 0; list != nullptr && i < damages.size(); ++i) {
+      const RecordDamage& d = damages[i];
+      // Like error messages: file names that are not UTF-8 never fail to decode.
+      PyObject* message = PyUnicode_DecodeUTF8(
+          d.message.data(), static_cast<Py_ssize_t>(d.message.size()), "backslashreplace");
+      PyObject* item =
+          message == nullptr
+              ? nullptr
+              : Py_BuildValue("(sKKKN)", DamageKindName(d.kind),
+                              static_cast<unsigned long long>(d.offset),
+                              static_cast<unsigned long long>(d.resume),
+                              static_cast<unsigned long long>(d.records_before), message);
+      if (item == nullptr) {
+        Py_CLEAR(list);
+      } else {
+        PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), item);
+      }
+    }
+    return list;
+  }
+
+ private:
+  explicit PyRecordScanner(std::unique_ptr<RecordScanner> scanner)
+      : scanner_(std::move(scanner)) {}
+
+  std::unique_ptr<RecordScanner> scanner_;
 };
 
 // Scans `path` and writes its index file.

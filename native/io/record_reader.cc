@@ -72,24 +72,31 @@ Status RecordReader::Open(const std::string& path, const RecordOptions& options,
   return Status::OK();
 }
 
-Status RecordReader::OpenStream() {
+Status OpenRecordStream(const std::string& path, const RecordOptions& options, uint64_t* file_size,
+                        std::unique_ptr<InputStream>* stream) {
   std::unique_ptr<RandomAccessFile> file;
-  SWIGFLOW_RETURN_IF_ERROR(RandomAccessFile::Open(path_, &file));
-  SWIGFLOW_RETURN_IF_ERROR(file->Size(&file_size_));
-  const size_t buffer_size = options_.compression == Compression::kNone
-                                 ? options_.buffer_size
-                                 : options_.zlib.input_buffer_size;
+  SWIGFLOW_RETURN_IF_ERROR(RandomAccessFile::Open(path, &file));
+  SWIGFLOW_RETURN_IF_ERROR(file->Size(file_size));
+  const size_t buffer_size = options.compression == Compression::kNone
+                                 ? options.buffer_size
+                                 : options.zlib.input_buffer_size;
   auto file_stream = std::make_unique<FileInputStream>(std::move(file), buffer_size);
-  if (options_.compression == Compression::kNone) {
-    file_stream_ = file_stream.get();
-    stream_ = std::move(file_stream);
+  if (options.compression == Compression::kNone) {
+    *stream = std::move(file_stream);
     return Status::OK();
   }
   std::unique_ptr<ZlibInputStream> zlib;
-  SWIGFLOW_RETURN_IF_ERROR(ZlibInputStream::Create(std::move(file_stream), options_.compression,
-                                                   options_.zlib, path_, &zlib));
-  file_stream_ = nullptr;
-  stream_ = std::move(zlib);
+  SWIGFLOW_RETURN_IF_ERROR(ZlibInputStream::Create(std::move(file_stream), options.compression,
+                                                   options.zlib, path, &zlib));
+  *stream = std::move(zlib);
+  return Status::OK();
+}
+
+Status RecordReader::OpenStream() {
+  SWIGFLOW_RETURN_IF_ERROR(OpenRecordStream(path_, options_, &file_size_, &stream_));
+  file_stream_ = options_.compression == Compression::kNone
+                     ? static_cast<FileInputStream*>(stream_.get())
+                     : nullptr;
   return Status::OK();
 }
 

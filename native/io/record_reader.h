@@ -95,6 +95,11 @@ class RecordReader {
   Status pending_;                          // an error found after the records of the last batch
 };
 
+// The stream the records of `path` are read from: the file, or a decompressor over it.
+// *file_size is the size of the file itself.
+Status OpenRecordStream(const std::string& path, const RecordOptions& options, uint64_t* file_size,
+                        std::unique_ptr<InputStream>* stream);
+
 // Reads the record starting at `offset` of an uncompressed file with pread: safe to call from
 // many threads on one file.
 Status ReadRecordAt(const RandomAccessFile& file, uint64_t offset, std::string* record);

@@ -1,5 +1,6 @@
 // Fuzz target for everything that parses untrusted bytes in native/io: the sequential and
-// random-access record readers (all three compressions), index scanning and index-file parsing.
+// random-access record readers (all three compressions), the damage-tolerant scanner, index
+// scanning and index-file parsing.
 //
 // The input is a file's contents; it is served from a memfd, so no disk I/O is involved.
 // Invariants: no crash, no hang, no wild allocation (ASan), and only the statuses that damaged
@@ -15,6 +16,7 @@
 #include "swigflow/io/file.h"
 #include "swigflow/io/record_index.h"
 #include "swigflow/io/record_reader.h"
+#include "swigflow/io/record_scan.h"
 
 namespace {
 
@@ -53,6 +55,43 @@ void ReadEverything(const std::string& path, io::Compression compression) {
   Require(reader->ReadRecord(&offset, &record) == s, s, "sticky status");
 }
 
+// The scanner never fails on damage; its intact records are the reader's up to the first
+// damage, and its damaged stretches are ordered and inside the data.
+void ScanEverything(const std::string& path, io::Compression compression) {
+  io::RecordOptions options;
+  options.compression = compression;
+  options.zlib.input_buffer_size = 4096;
+  std::unique_ptr<io::RecordScanner> scanner;
+  Status s = io::RecordScanner::Open(path, options, &scanner);
+  Require(s.ok(), s, "RecordScanner::Open");
+  std::unique_ptr<io::RecordReader> reader;
+  s = io::RecordReader::Open(path, options, &reader);
+  Require(s.ok(), s, "Open");
+  bool reader_ok = true;
+  uint64_t last_end = 0;
+  for (;;) {
+    uint64_t offset;
+    std::string record;
+    s = scanner->Next(&offset, &record);
+    if (!s.ok()) break;
+    Require(offset >= last_end, s, "scanner offsets increase");
+    last_end = offset + record.size() + 16;
+    if (reader_ok && scanner->damages().empty()) {
+      uint64_t reader_offset;
+      std::string expected;
+      reader_ok = reader->ReadRecord(&reader_offset, &expected).ok();
+      Require(reader_ok && reader_offset == offset && expected == record, s,
+              "scanner agrees with the reader before any damage");
+    }
+  }
+  Require(errors::IsOutOfRange(s), s, "RecordScanner::Next");
+  uint64_t previous = 0;
+  for (const io::RecordDamage& d : scanner->damages()) {
+    Require(d.offset >= previous && d.resume >= d.offset, s, "damage stretches are ordered");
+    previous = d.resume;
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -67,6 +106,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (io::Compression c :
        {io::Compression::kNone, io::Compression::kZlib, io::Compression::kGzip}) {
     ReadEverything(path, c);
+    ScanEverything(path, c);
   }
 
   io::RecordIndex index;

@@ -4,8 +4,8 @@
 #
 #   tests/fuzz/run_libfuzzer.sh TARGET [SECONDS] [libFuzzer flags...]   (default: 600 seconds)
 #
-# TARGET: record_reader (native/io: readers, index scanning and parsing) or example (the
-# Example/SequenceExample codec). Needs clang (as root: apt-get install -y clang). Works in
+# TARGET: record_reader (native/io: readers, the scanner, index scanning and parsing) or
+# example (the Example/SequenceExample codec). Needs clang (as root: apt-get install -y clang). Works in
 # .fuzz/TARGET/ (git-ignored): the binary, the growing corpus and any crash-* inputs, which
 # reproduce with: .fuzz/TARGET/fuzzer .fuzz/TARGET/crash-...
 set -euo pipefail
@@ -26,10 +26,10 @@ ln -sfn "$root/native" "$work/include/swigflow"  # headers are included as swigf
 case "$target" in
   record_reader)
     sources=(
-      native/framework/status.cc
+      native/framework/status.cc native/framework/cpu_info.cc
       native/io/crc32c.cc native/io/crc32c_sse42.cc native/io/file.cc native/io/input_stream.cc
       native/io/zlib_stream.cc native/io/record_options.cc native/io/record_writer.cc
-      native/io/record_reader.cc native/io/record_index.cc
+      native/io/record_reader.cc native/io/record_index.cc native/io/record_scan.cc
       tests/fuzz/record_reader_fuzzer.cc
     )
     # Seeds: the golden files small enough to mutate quickly, also ZLIB- and GZIP-compressed.
@@ -44,8 +44,8 @@ case "$target" in
     done
     ;;
   example)
-    sources=(native/framework/status.cc native/example/example.cc native/example/parse.cc
-      tests/fuzz/example_fuzzer.cc)
+    sources=(native/framework/status.cc native/framework/thread_pool.cc
+      native/example/example.cc native/example/parse.cc tests/fuzz/example_fuzzer.cc)
     cp "$root"/tests/testdata/example_seeds/* "$work/corpus/"
     ;;
   *)

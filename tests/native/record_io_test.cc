@@ -12,6 +12,7 @@
 #include "swigflow/io/crc32c.h"
 #include "swigflow/io/record_format.h"
 #include "swigflow/io/record_reader.h"
+#include "swigflow/io/record_scan.h"
 #include "swigflow/io/record_writer.h"
 
 namespace swigflow {
@@ -328,6 +329,134 @@ TEST(RecordReaderFuzzTest, MutatedFilesNeverCrash) {
       ASSERT_LE(read.size(), records.size() + 1);
     }
   }
+}
+
+// RecordScanner: every intact record of a damaged file, and each damage once.
+struct Scan {
+  std::vector<std::string> records;
+  std::vector<uint64_t> offsets;
+  std::vector<RecordDamage> damages;
+};
+
+Scan ScanAll(const std::string& path, const RecordOptions& options) {
+  Scan scan;
+  std::unique_ptr<RecordScanner> scanner;
+  EXPECT_TRUE(RecordScanner::Open(path, options, &scanner).ok());
+  for (;;) {
+    uint64_t offset;
+    std::string record;
+    Status s = scanner->Next(&offset, &record);
+    if (!s.ok()) {
+      EXPECT_TRUE(errors::IsOutOfRange(s)) << s.ToString();
+      break;
+    }
+    scan.records.push_back(record);
+    scan.offsets.push_back(offset);
+  }
+  scan.damages = scanner->TakeDamages();
+  return scan;
+}
+
+// Five records of 100 bytes, each framed in 116: record i starts at 116 * i.
+std::vector<std::string> FiveRecords() {
+  std::vector<std::string> records;
+  for (int i = 0; i < 5; ++i) records.push_back(std::string(100, static_cast<char>('a' + i)));
+  return records;
+}
+
+TEST(RecordScannerTest, IntactFileHasNoDamage) {
+  const std::string path = TempPath("scan_intact");
+  WriteAll(path, FiveRecords(), Options(Compression::kNone));
+  const Scan scan = ScanAll(path, Options(Compression::kNone));
+  EXPECT_EQ(scan.records, FiveRecords());
+  EXPECT_EQ(scan.offsets, (std::vector<uint64_t>{0, 116, 232, 348, 464}));
+  EXPECT_TRUE(scan.damages.empty());
+}
+
+TEST(RecordScannerTest, SkipsABadPayloadAndResyncsAfterABadHeader) {
+  const std::string path = TempPath("scan_damaged");
+  WriteAll(path, FiveRecords(), Options(Compression::kNone));
+  std::string bytes = Slurp(path);
+  bytes[116 + 12 + 50] ^= 1;  // record 1's payload
+  bytes[348 + 3] ^= 1;        // record 3's length
+  Spit(path, bytes);
+  const Scan scan = ScanAll(path, Options(Compression::kNone));
+  const auto all = FiveRecords();
+  EXPECT_EQ(scan.records, (std::vector<std::string>{all[0], all[2], all[4]}));
+  EXPECT_EQ(scan.offsets, (std::vector<uint64_t>{0, 232, 464}));
+  ASSERT_EQ(scan.damages.size(), 2u);
+  EXPECT_EQ(scan.damages[0].kind, RecordDamage::Kind::kDataCrc);
+  EXPECT_EQ(scan.damages[0].offset, 116u);
+  EXPECT_EQ(scan.damages[0].resume, 232u);
+  EXPECT_EQ(scan.damages[0].records_before, 1u);
+  EXPECT_NE(scan.damages[0].message.find("corrupted record at 128 in " + path), std::string::npos);
+  EXPECT_EQ(scan.damages[1].kind, RecordDamage::Kind::kLengthCrc);
+  EXPECT_EQ(scan.damages[1].offset, 348u);
+  EXPECT_EQ(scan.damages[1].resume, 464u);
+  EXPECT_EQ(scan.damages[1].records_before, 2u);
+}
+
+TEST(RecordScannerTest, GarbageBetweenRecordsIsSkipped) {
+  const std::string path = TempPath("scan_garbage");
+  WriteAll(path, FiveRecords(), Options(Compression::kNone));
+  std::string bytes = Slurp(path);
+  bytes.insert(232, std::string(37, '\x5a'));
+  Spit(path, bytes);
+  const Scan scan = ScanAll(path, Options(Compression::kNone));
+  EXPECT_EQ(scan.records, FiveRecords());
+  ASSERT_EQ(scan.damages.size(), 1u);
+  EXPECT_EQ(scan.damages[0].kind, RecordDamage::Kind::kLengthCrc);
+  EXPECT_EQ(scan.damages[0].offset, 232u);
+  EXPECT_EQ(scan.damages[0].resume, 232u + 37);
+}
+
+TEST(RecordScannerTest, CutRecordAndStrayHeaderBytesAtTheEnd) {
+  const std::string path = TempPath("scan_cut");
+  WriteAll(path, FiveRecords(), Options(Compression::kNone));
+  const std::string bytes = Slurp(path);
+  Spit(path, bytes.substr(0, 464 + 60));
+  Scan scan = ScanAll(path, Options(Compression::kNone));
+  EXPECT_EQ(scan.records.size(), 4u);
+  ASSERT_EQ(scan.damages.size(), 1u);
+  EXPECT_EQ(scan.damages[0].kind, RecordDamage::Kind::kTruncated);
+  EXPECT_EQ(scan.damages[0].offset, 464u);
+  EXPECT_EQ(scan.damages[0].resume, 464u + 60);
+  EXPECT_NE(scan.damages[0].message.find("truncated record at 464"), std::string::npos);
+
+  Spit(path, bytes.substr(0, 464 + 5));
+  scan = ScanAll(path, Options(Compression::kNone));
+  EXPECT_EQ(scan.records.size(), 4u);
+  ASSERT_EQ(scan.damages.size(), 1u);
+  EXPECT_EQ(scan.damages[0].kind, RecordDamage::Kind::kTruncated);
+  EXPECT_EQ(scan.damages[0].resume, 469u);
+}
+
+TEST(RecordScannerTest, HugeLengthWithAValidCrcIsATruncation) {
+  const std::string path = TempPath("scan_huge");
+  char header[record_format::kHeaderSize];
+  record_format::EncodeHeader(uint64_t{1} << 62, header);
+  Spit(path, std::string(header, sizeof(header)) + "tail");
+  const Scan scan = ScanAll(path, Options(Compression::kNone));
+  EXPECT_TRUE(scan.records.empty());
+  ASSERT_EQ(scan.damages.size(), 1u);
+  EXPECT_EQ(scan.damages[0].kind, RecordDamage::Kind::kTruncated);
+  EXPECT_EQ(scan.damages[0].resume, 16u);
+}
+
+TEST(RecordScannerTest, DamagedCompressedStreamEndsTheScan) {
+  const std::string path = TempPath("scan_gzip");
+  std::vector<std::string> records;
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 200; ++i) records.push_back(RandomBytes(1000, &rng));
+  WriteAll(path, records, Options(Compression::kGzip));
+  std::string bytes = Slurp(path);
+  bytes[bytes.size() / 2] ^= 0x55;
+  Spit(path, bytes);
+  const Scan scan = ScanAll(path, Options(Compression::kGzip));
+  ASSERT_LT(scan.records.size(), records.size());
+  for (size_t i = 0; i < scan.records.size(); ++i) EXPECT_EQ(scan.records[i], records[i]);
+  ASSERT_FALSE(scan.damages.empty());
+  EXPECT_EQ(scan.damages[0].kind, RecordDamage::Kind::kStream);
 }
 
 }  // namespace

@@ -197,3 +197,22 @@ def test_extension_exports_only_pyinit(installed):
     ).stdout.split()
     names = [s for s in symbols if not re.fullmatch(r"[0-9a-f]+|[A-Za-z]", s)]
     assert names == ["PyInit__pywrap_swigflow"]
+
+
+def test_console_script(installed, tmp_path):
+    """The wheel installs a `swigflow` command that works with numpy alone (no tqdm, Pillow)."""
+    python, _ = installed
+    script = os.path.join(os.path.dirname(python), "swigflow")
+    env = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("TEST_TMPDIR", "/tmp")}
+    version = subprocess.run([script, "--version"], env=env, capture_output=True, text=True)
+    assert version.returncode == 0, version.stderr
+    assert version.stdout.strip() == f"swigflow {swigflow.__version__}"
+    golden = os.path.join(RUNFILES, "org_swigflow", "tests", "testdata", "golden")
+    count = subprocess.run(
+        [script, "count", os.path.join(golden, "records.gzip.tfrecord")],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert count.returncode == 0, count.stderr
+    assert count.stdout.split()[0] == "60"

@@ -10,6 +10,7 @@ from swigflow.io.parsing import (
     parse_example,
     parse_single_example,
 )
+from swigflow.io.scan import RecordDamage, TFRecordScanner
 from swigflow.io.sequence_parsing import parse_sequence_example, parse_single_sequence_example
 from swigflow.io.tf_record import (
     TFRecordCompressionType,
@@ -23,10 +24,12 @@ __all__ = [
     "FixedLenFeature",
     "FixedLenSequenceFeature",
     "RaggedFeature",
+    "RecordDamage",
     "TFRecordCompressionType",
     "TFRecordFile",
     "TFRecordOptions",
     "TFRecordReader",
+    "TFRecordScanner",
     "TFRecordWriter",
     "VarLenFeature",
     "crc32c",

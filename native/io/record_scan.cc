@@ -1,0 +1,188 @@
+#include "swigflow/io/record_scan.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "swigflow/io/record_format.h"
+#include "swigflow/io/record_reader.h"
+
+namespace swigflow {
+namespace io {
+
+using record_format::kFooterSize;
+using record_format::kHeaderSize;
+
+namespace {
+
+constexpr size_t kReadChunk = 1 << 20;
+// While resynchronizing, a header claiming more than this is taken for noise: no real record is
+// that large (protobuf messages stop at 2 GiB), and trusting it would read the rest of the data
+// into memory.
+constexpr uint64_t kMaxResyncLength = uint64_t{1} << 31;
+
+}  // namespace
+
+const char* DamageKindName(RecordDamage::Kind kind) {
+  switch (kind) {
+    case RecordDamage::Kind::kLengthCrc:
+      return "length CRC mismatch";
+    case RecordDamage::Kind::kDataCrc:
+      return "data CRC mismatch";
+    case RecordDamage::Kind::kTruncated:
+      return "truncated record";
+    case RecordDamage::Kind::kStream:
+      return "damaged compressed stream";
+  }
+  return "damage";
+}
+
+Status RecordScanner::Open(const std::string& path, const RecordOptions& options,
+                           std::unique_ptr<RecordScanner>* scanner) {
+  uint64_t file_size;
+  std::unique_ptr<InputStream> stream;
+  SWIGFLOW_RETURN_IF_ERROR(OpenRecordStream(path, options, &file_size, &stream));
+  if (options.compression != Compression::kNone) file_size = kUnknownSize;
+  scanner->reset(new RecordScanner(path, std::move(stream), file_size));
+  return Status::OK();
+}
+
+void RecordScanner::AddDamage(RecordDamage::Kind kind, uint64_t offset, uint64_t resume,
+                              std::string message) {
+  damages_.push_back({kind, offset, resume, records_, std::move(message)});
+}
+
+Status RecordScanner::Fill(uint64_t n, uint64_t* available) {
+  while (buffer_.size() - head_ < n && !ended_) {
+    if (head_ > 0 && head_ >= buffer_.size() / 2) {  // drop consumed bytes, amortized O(1)
+      buffer_.erase(0, head_);
+      base_ += head_;
+      head_ = 0;
+    }
+    const uint64_t want = std::max<uint64_t>(n - (buffer_.size() - head_), kReadChunk);
+    const size_t old = buffer_.size();
+    buffer_.resize(old + want);
+    size_t got = 0;
+    const Status s = stream_->Read(want, &buffer_[old], &got);
+    buffer_.resize(old + got);
+    if (!s.ok()) {
+      if (!errors::IsDataLoss(s)) return s;  // I/O failure: not damage, give up
+      ended_ = true;
+      const uint64_t end = base_ + buffer_.size();
+      stream_damage_ = s;  // reported once the data before it is scanned
+      stream_damage_at_ = end;
+    } else if (got < want) {
+      ended_ = true;
+    }
+  }
+  *available = std::min<uint64_t>(n, buffer_.size() - head_);
+  return Status::OK();
+}
+
+Status RecordScanner::SkipToEnd(uint64_t* skipped) {
+  *skipped = buffer_.size() - head_;
+  base_ += buffer_.size();
+  buffer_.clear();
+  head_ = 0;
+  if (!ended_) {
+    uint64_t more = 0;
+    const Status s = stream_->Skip(UINT64_MAX, &more);
+    ended_ = true;
+    base_ += more;
+    *skipped += more;
+    if (!s.ok()) {
+      if (!errors::IsDataLoss(s)) return s;
+      stream_damage_ = s;
+      stream_damage_at_ = base_;
+    }
+  }
+  return Status::OK();
+}
+
+Status RecordScanner::Resync(uint64_t* resumed) {
+  for (uint64_t i = 1;; ++i) {
+    uint64_t available;
+    SWIGFLOW_RETURN_IF_ERROR(Fill(i + kHeaderSize, &available));
+    if (available < i + kHeaderSize) break;
+    uint64_t length;
+    if (!record_format::DecodeHeader(at(i), &length) || length > kMaxResyncLength) continue;
+    if (file_size_ != kUnknownSize &&
+        !record_format::Fits(length, position() + i + kHeaderSize, file_size_)) {
+      continue;
+    }
+    const uint64_t end = i + kHeaderSize + length + kFooterSize;
+    SWIGFLOW_RETURN_IF_ERROR(Fill(end, &available));
+    if (available < end) continue;  // cannot be a whole record
+    if (record_format::PayloadMatches(at(i + kHeaderSize), length, at(i + kHeaderSize + length))) {
+      Consume(i);
+      *resumed = position();
+      return Status::OK();
+    }
+  }
+  uint64_t available;
+  SWIGFLOW_RETURN_IF_ERROR(Fill(0, &available));
+  Consume(buffer_.size() - head_);  // no record anywhere after: the rest is lost
+  *resumed = position();
+  return Status::OK();
+}
+
+Status RecordScanner::Next(uint64_t* offset, std::string* record) {
+  for (;;) {
+    const uint64_t start = position();
+    uint64_t available;
+    SWIGFLOW_RETURN_IF_ERROR(Fill(kHeaderSize, &available));
+    if (available == 0) {
+      if (!stream_damage_.ok()) {
+        AddDamage(RecordDamage::Kind::kStream, stream_damage_at_, stream_damage_at_,
+                  stream_damage_.message());
+        stream_damage_ = Status::OK();
+      }
+      return errors::OutOfRange("end of ", path_, " at ", start);
+    }
+    if (available < kHeaderSize) {
+      Consume(available);
+      AddDamage(RecordDamage::Kind::kTruncated, start, position(),
+                "truncated record at " + std::to_string(start) + " in " + path_ + ": " +
+                    std::to_string(available) + " bytes of a " + std::to_string(kHeaderSize) +
+                    "-byte header end the data (TensorFlow ignores them)");
+      continue;
+    }
+    uint64_t length;
+    if (!record_format::DecodeHeader(at(0), &length)) {
+      uint64_t resumed;
+      SWIGFLOW_RETURN_IF_ERROR(Resync(&resumed));
+      AddDamage(RecordDamage::Kind::kLengthCrc, start, resumed,
+                record_format::CorruptedHeader(path_, start).message());
+      continue;
+    }
+    // The header checked out, so `length` is what the writer wrote (a lie would need a CRC
+    // collision); if the data is shorter, it was cut.
+    // For an uncompressed file the length is checked against the bytes left before any is
+    // buffered; compressed data is only read as far as it goes.
+    const bool fits = file_size_ == kUnknownSize
+                          ? length <= UINT64_MAX - kHeaderSize - kFooterSize
+                          : record_format::Fits(length, start + kHeaderSize, file_size_);
+    const uint64_t framed = kHeaderSize + length + kFooterSize;
+    if (fits) SWIGFLOW_RETURN_IF_ERROR(Fill(framed, &available));
+    if (!fits || available < framed) {
+      SWIGFLOW_RETURN_IF_ERROR(SkipToEnd(&available));
+      const uint64_t left = available - kHeaderSize;
+      AddDamage(RecordDamage::Kind::kTruncated, start, position(),
+                record_format::TruncatedRecord(path_, start, length, left).message());
+      continue;
+    }
+    if (!record_format::PayloadMatches(at(kHeaderSize), length, at(kHeaderSize + length))) {
+      Consume(framed);
+      AddDamage(RecordDamage::Kind::kDataCrc, start, position(),
+                record_format::CorruptedPayload(path_, start).message());
+      continue;
+    }
+    *offset = start;
+    if (record != nullptr) record->assign(at(kHeaderSize), length);
+    Consume(framed);
+    ++records_;
+    return Status::OK();
+  }
+}
+
+}  // namespace io
+}  // namespace swigflow

@@ -1,0 +1,102 @@
+// Reads every intact record of a TFRecord file that may be damaged, and describes the damage:
+// what `swigflow verify` and `swigflow repair` are built on.
+//
+// RecordReader stops at the first damage, as TensorFlow does. The scanner instead goes on:
+//   - a payload whose CRC does not match is skipped (its header's CRC matched, so its length can
+//     be trusted);
+//   - after a header whose CRC does not match, the length cannot be trusted, so the scanner looks
+//     for the next offset where a whole record checks out (header CRC and payload CRC): random
+//     bytes pass both with odds of about 2^-64;
+//   - a record cut short by the end of the data, or a stray partial header there, ends the scan;
+//   - a compressed stream that cannot be decompressed any further ends the scan.
+// Offsets are positions in the decompressed data, as everywhere in swigflow.
+#ifndef SWIGFLOW_IO_RECORD_SCAN_H_
+#define SWIGFLOW_IO_RECORD_SCAN_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "swigflow/framework/status.h"
+#include "swigflow/io/input_stream.h"
+#include "swigflow/io/record_options.h"
+
+namespace swigflow {
+namespace io {
+
+struct RecordDamage {
+  enum class Kind : int {
+    kLengthCrc = 0,  // a header's CRC does not match
+    kDataCrc = 1,    // a payload's CRC does not match
+    kTruncated = 2,  // a record (or header) cut short by the end of the data
+    kStream = 3,     // the compressed stream is damaged; nothing after it can be read
+  };
+  Kind kind;
+  uint64_t offset;          // where the damaged bytes start
+  uint64_t resume;          // where intact data starts again (the end of the data if never)
+  uint64_t records_before;  // intact records before the damage: its record number
+  std::string message;
+};
+
+// "length CRC mismatch", "data CRC mismatch", "truncated record", "damaged compressed stream".
+const char* DamageKindName(RecordDamage::Kind kind);
+
+class RecordScanner {
+ public:
+  static Status Open(const std::string& path, const RecordOptions& options,
+                     std::unique_ptr<RecordScanner>* scanner);
+
+  RecordScanner(const RecordScanner&) = delete;
+  RecordScanner& operator=(const RecordScanner&) = delete;
+
+  // The next intact record (its payload into *record unless that is null). OUT_OF_RANGE at the
+  // end of the data. Damage met on the way is appended to damages(), not returned; the only
+  // errors returned are failures to read the file at all.
+  Status Next(uint64_t* offset, std::string* record);
+
+  const std::vector<RecordDamage>& damages() const { return damages_; }
+  std::vector<RecordDamage> TakeDamages() { return std::move(damages_); }
+  uint64_t records() const { return records_; }  // intact records returned so far
+  const std::string& path() const { return path_; }
+
+ private:
+  static constexpr uint64_t kUnknownSize = UINT64_MAX;  // compressed: the data's size is unknown
+
+  RecordScanner(std::string path, std::unique_ptr<InputStream> stream, uint64_t file_size)
+      : path_(std::move(path)), stream_(std::move(stream)), file_size_(file_size) {}
+
+  // Makes at least n bytes from the read position available, unless the data ends first.
+  // Returns how many are (at most n).
+  Status Fill(uint64_t n, uint64_t* available);
+  // Looks for the first offset >= position() + 1 where a whole record checks out and moves
+  // there (or to the end of the data); returns that offset.
+  Status Resync(uint64_t* resumed);
+  // Moves to the end of the data; *skipped: the bytes passed over.
+  Status SkipToEnd(uint64_t* skipped);
+  // Consumes n buffered bytes.
+  void Consume(uint64_t n) { head_ += n; }
+  uint64_t position() const { return base_ + head_; }
+  const char* at(uint64_t i) const { return buffer_.data() + head_ + i; }
+  void AddDamage(RecordDamage::Kind kind, uint64_t offset, uint64_t resume, std::string message);
+
+  const std::string path_;
+  const std::unique_ptr<InputStream> stream_;
+  const uint64_t file_size_;  // bounds lengths in uncompressed files; kUnknownSize otherwise
+  // buffer_[head_, end) holds the decompressed bytes [position(), ...); base_ is the position of
+  // buffer_[0].
+  std::string buffer_;
+  size_t head_ = 0;
+  uint64_t base_ = 0;
+  bool ended_ = false;  // the stream has no more bytes (or failed: see damages_)
+  uint64_t records_ = 0;
+  std::vector<RecordDamage> damages_;
+  // The decompressor's error, and where the data ended, until the scan gets there.
+  Status stream_damage_;
+  uint64_t stream_damage_at_ = 0;
+};
+
+}  // namespace io
+}  // namespace swigflow
+
+#endif  // SWIGFLOW_IO_RECORD_SCAN_H_

@@ -1,0 +1,106 @@
+"""The ``swigflow`` command line: build TFRecord shards from image folders, export the images
+back, and inspect, count, index, verify and repair TFRecord files.
+
+Every subcommand has ``--help``. Exit status: 0 on success, 1 when a file is damaged (verify)
+or an operation fails, 2 for a usage error.
+"""
+
+import argparse
+import os
+import sys
+
+from swigflow import errors
+from swigflow._version import __version__
+from swigflow.io import masked_crc32c
+
+
+class CommandError(Exception):
+    """A failure to report in one line (no traceback), exit status 1."""
+
+
+def compression_of(path, option, sniff=True):
+    """The compression to read or write ``path`` with: the ``--compression`` option when given;
+    else GZIP for names ending in ``.gz`` / ``.gzip``, ZLIB for ``.zlib`` / ``.zz``; else, for
+    an existing file (``sniff``), what its first bytes say; else none."""
+    if option is not None:
+        return "" if option.upper() == "NONE" else option.upper()
+    name = os.fsdecode(os.fspath(path)).lower()
+    if name.endswith((".gz", ".gzip")):
+        return "GZIP"
+    if name.endswith((".zlib", ".zz")):
+        return "ZLIB"
+    if not sniff:
+        return ""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(12)
+    except OSError:
+        return ""  # the reader reports the problem with the file
+    if len(head) == 12 and masked_crc32c(head[:8]) == int.from_bytes(head[8:], "little"):
+        return ""  # a valid TFRecord header: uncompressed, whatever else it looks like
+    if head[:2] == b"\x1f\x8b":
+        return "GZIP"
+    if len(head) >= 2 and head[0] & 0x0F == 8 and (head[0] << 8 | head[1]) % 31 == 0:
+        return "ZLIB"  # deflate method, valid header check bits
+    return ""
+
+
+def add_compression_option(parser, what="the files"):
+    parser.add_argument(
+        "--compression",
+        choices=["GZIP", "ZLIB", "NONE", "gzip", "zlib", "none"],
+        help=f"compression of {what} (default: from the name, *.gz or *.zlib, else from the "
+        "file's first bytes)",
+    )
+
+
+def positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
+    return value
+
+
+def build_parser():
+    # Imported here so that `swigflow --help` stays quick and each module registers itself.
+    from swigflow.cli import images, records
+
+    parser = argparse.ArgumentParser(
+        prog="swigflow",
+        description="TFRecord tools: build image datasets, inspect, verify and repair files.",
+    )
+    parser.add_argument("--version", action="version", version=f"swigflow {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    images.register(commands)
+    records.register(commands)
+    return parser
+
+
+def main(argv=None):
+    """Runs the command line; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args) or 0
+    except CommandError as e:
+        print(f"swigflow {args.command}: error: {e}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # e.g. `swigflow cat FILE | head`: the reader has what it wanted
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so that the final flush does not fail again
+        return 0
+    except (errors.OpError, OSError) as e:
+        message = e.message if isinstance(e, errors.OpError) else str(e)
+        print(f"swigflow {args.command}: error: {message}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"swigflow {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+def main_exit():
+    """The console script's entry point."""
+    sys.exit(main())

@@ -1,0 +1,572 @@
+"""``swigflow build-image-dataset`` and ``swigflow export-images``: image folders to TFRecord
+shards in the layout of TensorFlow's build_imagenet_data.py, and back."""
+
+import collections
+import hashlib
+import json
+import os
+import random
+import threading
+import time
+
+from swigflow import io
+from swigflow import pywrap_swigflow as _pywrap
+from swigflow._version import __version__
+from swigflow.cli import CommandError, add_compression_option, compression_of, positive_int
+
+try:  # optional: a progress bar
+    import tqdm as _tqdm
+except ImportError:  # pragma: no cover - exercised by hand
+    _tqdm = None
+
+_BYTES, _INT64 = 1, 3  # Feature kinds as the native codec numbers them
+MANIFEST = "manifest.json"
+_PLAN = ".swigflow-build.json"  # what a --resume must match
+
+
+def register(commands):
+    p = commands.add_parser(
+        "build-image-dataset",
+        help="image folders -> TFRecord shards (build_imagenet_data layout)",
+        description="Converts a folder with one subfolder of images per class into "
+        "train-NNNNN-of-NNNNN and validation-NNNNN-of-NNNNN TFRecord shards of tf.train.Example "
+        "records with build_imagenet_data.py's keys. JPEG files are stored as they are (their "
+        "size read from the header); other formats, and every image with --resize, are "
+        "re-encoded as JPEG with Pillow. Labels are 1-based, in sorted class order or the "
+        "order of --labels-file. Writes manifest.json and an index file per shard.",
+    )
+    p.add_argument("--train-directory", required=True, metavar="DIR")
+    split = p.add_mutually_exclusive_group()
+    split.add_argument("--validation-directory", metavar="DIR")
+    split.add_argument(
+        "--validation-fraction",
+        type=_fraction,
+        metavar="F",
+        help="hold out this fraction of each class of --train-directory for validation",
+    )
+    p.add_argument("--output-directory", required=True, metavar="OUT")
+    p.add_argument("--train-shards", type=positive_int, default=1, metavar="N")
+    p.add_argument("--validation-shards", type=positive_int, default=1, metavar="M")
+    p.add_argument("--num-threads", type=positive_int, default=1, metavar="T")
+    p.add_argument(
+        "--labels-file",
+        metavar="F",
+        help="class folder names, one per line, in label order (label = line number)",
+    )
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="shuffle seed (default 0)")
+    p.add_argument("--resize", type=_size, metavar="WxH", help="resize every image (Pillow)")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the complete shards of an interrupted run with the same inputs and options",
+    )
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_compression_option(p, "the shards written")
+    p.set_defaults(run=_build)
+
+    p = commands.add_parser(
+        "export-images",
+        help="write the images stored in TFRecord files back to files",
+        description="Writes the encoded images of tf.train.Example records to files, named "
+        "from image/filename when present (made unique), else by record number with an "
+        "extension from image/format or the image's own signature.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--output-directory", required=True, metavar="OUT")
+    p.add_argument("--key", default="image/encoded", help="the bytes feature holding the image")
+    p.add_argument(
+        "--by-class",
+        action="store_true",
+        help="one subfolder per image/class/text (or image/class/label)",
+    )
+    add_compression_option(p)
+    p.set_defaults(run=_export)
+
+
+def _fraction(text):
+    value = float(text)
+    if not 0 < value < 1:
+        raise ValueError(text)
+    return value
+
+
+def _size(text):
+    width, sep, height = text.lower().partition("x")
+    if not sep or not width.isdigit() or not height.isdigit() or not int(width) or not int(height):
+        raise ValueError(text)
+    return int(width), int(height)
+
+
+_fraction.__name__ = "fraction between 0 and 1"  # argparse names the type in its message
+_size.__name__ = "size WxH"
+
+
+# --- image headers ------------------------------------------------------------------------------
+
+# Start-of-frame markers (baseline, progressive, lossless, arithmetic): their segment holds the
+# frame's precision, height, width and number of components.
+_SOF_MARKERS = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
+_COLORSPACES = {1: "Grayscale", 3: "RGB", 4: "CMYK"}
+
+
+def jpeg_info(data):
+    """(width, height, channels) from a JPEG's frame header, without decoding; None when data is
+    not a JPEG whose size its header gives."""
+    if data[:3] != b"\xff\xd8\xff":
+        return None
+    i = 2
+    n = len(data)
+    while i + 4 <= n:
+        if data[i] != 0xFF:
+            return None
+        marker = data[i + 1]
+        if marker == 0xFF:  # fill byte
+            i += 1
+            continue
+        if marker == 0x01 or 0xD0 <= marker <= 0xD8:  # no payload
+            i += 2
+            continue
+        if marker == 0xD9 or marker == 0xDA:  # end of image / start of scan before any frame
+            return None
+        length = (data[i + 2] << 8) | data[i + 3]
+        if length < 2:
+            return None
+        if marker in _SOF_MARKERS:
+            if i + 10 > n or length < 8:
+                return None
+            height = (data[i + 5] << 8) | data[i + 6]
+            width = (data[i + 7] << 8) | data[i + 8]
+            channels = data[i + 9]
+            if not height or not width or not channels:
+                return None  # height 0: given later by a DNL marker; not worth decoding for
+            return width, height, channels
+        i += 2 + length
+    return None
+
+
+_SIGNATURES = [
+    (b"\xff\xd8\xff", "jpg"),
+    (b"\x89PNG\r\n\x1a\n", "png"),
+    (b"GIF87a", "gif"),
+    (b"GIF89a", "gif"),
+    (b"BM", "bmp"),
+    (b"II*\x00", "tif"),
+    (b"MM\x00*", "tif"),
+]
+
+
+def _extension(data, image_format):
+    if image_format:
+        ext = image_format.decode("ascii", "replace").lower()
+        return "jpg" if ext == "jpeg" else ext
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "webp"
+    for signature, ext in _SIGNATURES:
+        if data.startswith(signature):
+            return ext
+    return "bin"
+
+
+def _pillow():
+    try:
+        from PIL import Image
+    except ImportError:
+        raise CommandError(
+            "Pillow is needed to re-encode non-JPEG images and for --resize: pip install Pillow"
+        ) from None
+    return Image
+
+
+def _reencode(data, resize):
+    """(jpeg bytes, width, height) of any image Pillow reads, as RGB JPEG (quality 95)."""
+    import io as bytes_io
+
+    pil_image = _pillow()
+    with pil_image.open(bytes_io.BytesIO(data)) as image:
+        image = image.convert("RGB")
+        if resize is not None:
+            image = image.resize(resize, pil_image.Resampling.BILINEAR)
+        out = bytes_io.BytesIO()
+        image.save(out, format="JPEG", quality=95)
+        return out.getvalue(), image.width, image.height
+
+
+def image_example(path, label, text, resize=None):
+    """The serialized tf.train.Example build_imagenet_data writes for one image file.
+
+    Raises:
+      ValueError: the image cannot be read (unknown or damaged format).
+      OSError: the file cannot be read.
+    """
+    with open(path, "rb") as f:
+        data = f.read()
+    info = jpeg_info(data) if resize is None else None
+    if info is not None:
+        width, height, channels = info
+        colorspace = _COLORSPACES.get(channels, f"{channels}-channel")
+    else:
+        try:
+            data, width, height = _reencode(data, resize)
+        except CommandError:
+            raise
+        except Exception as e:  # Pillow raises many kinds for unreadable data
+            raise ValueError(f"not an image Pillow can read ({type(e).__name__}: {e})") from None
+        channels, colorspace = 3, "RGB"
+    features = {
+        "image/height": (_INT64, [height]),
+        "image/width": (_INT64, [width]),
+        "image/colorspace": (_BYTES, [colorspace.encode()]),
+        "image/channels": (_INT64, [channels]),
+        "image/class/label": (_INT64, [label]),
+        "image/class/text": (_BYTES, [text.encode("utf-8", "surrogateescape")]),
+        "image/format": (_BYTES, [b"JPEG"]),
+        "image/filename": (_BYTES, [os.fsencode(os.path.basename(path))]),
+        "image/encoded": (_BYTES, [data]),
+    }
+    return _pywrap.EncodeExample(features)
+
+
+# --- build-image-dataset ------------------------------------------------------------------------
+
+
+def _list_images(directory, classes=None):
+    """[(path, class name)] of the files in each class subfolder, sorted; and the class names."""
+    if not os.path.isdir(directory):
+        raise CommandError(f"{directory}: not a directory")
+    found = sorted(
+        entry.name
+        for entry in os.scandir(directory)
+        if entry.is_dir() and not entry.name.startswith(".")
+    )
+    if classes is None:
+        classes = found
+    else:
+        unknown = sorted(set(found) - set(classes))
+        if unknown:
+            raise CommandError(
+                f"{directory}: class folder(s) missing from the labels: {', '.join(unknown[:5])}"
+            )
+    images = []
+    for name in found:
+        folder = os.path.join(directory, name)
+        images.extend(
+            (os.path.join(folder, entry.name), name)
+            for entry in sorted(os.scandir(folder), key=lambda e: e.name)
+            if entry.is_file() and not entry.name.startswith(".")
+        )
+    return images, classes
+
+
+def _read_labels(path):
+    with open(path, encoding="utf-8") as f:
+        classes = [line.strip() for line in f if line.strip()]
+    if len(set(classes)) != len(classes):
+        raise CommandError(f"{path}: a class is listed twice")
+    return classes
+
+
+def _split(images, fraction, rng):
+    """(train, validation): `fraction` of each class (at least one image when the class has two
+    or more), chosen at random."""
+    by_class = collections.defaultdict(list)
+    for item in images:
+        by_class[item[1]].append(item)
+    train, validation = [], []
+    for name in sorted(by_class):
+        items = by_class[name]
+        rng.shuffle(items)
+        k = round(len(items) * fraction)
+        if len(items) >= 2:
+            k = min(max(k, 1), len(items) - 1)
+        validation.extend(items[:k])
+        train.extend(items[k:])
+    return train, validation
+
+
+def _shard_name(split, index, count, compression):
+    suffix = {"": "", "GZIP": ".gz", "ZLIB": ".zlib"}[compression]
+    return f"{split}-{index:05d}-of-{count:05d}{suffix}"
+
+
+class _Progress:
+    """Counts images over threads; shows a tqdm bar when tqdm is installed."""
+
+    def __init__(self, total, enabled):
+        self._lock = threading.Lock()
+        self._bar = (
+            _tqdm.tqdm(total=total, unit="img", smoothing=0.1)
+            if enabled and _tqdm is not None
+            else None
+        )
+
+    def update(self, n=1):
+        if self._bar is not None:
+            with self._lock:
+                self._bar.update(n)
+
+    def write(self, text):
+        if self._bar is not None:
+            self._bar.write(text)
+        else:
+            print(text, flush=True)
+
+    def close(self):
+        if self._bar is not None:
+            self._bar.close()
+
+
+def _write_shard(path, items, labels, resize, compression, progress):
+    """Writes one shard atomically (a temporary file renamed at the end) with its index; returns
+    {"per_class": {class name: records}, "skipped": [{"file", "reason"}]}."""
+    per_class = collections.Counter()
+    skipped = []
+    temp = f"{path}.tmp"
+    with io.TFRecordWriter(temp, compression) as writer:
+        for image_path, name in items:
+            try:
+                record = image_example(image_path, labels[name], name, resize)
+            except (OSError, ValueError) as e:
+                skipped.append({"file": image_path, "reason": str(e)})
+                progress.write(f"skipped {image_path}: {e}")
+                progress.update()
+                continue
+            writer.write(record)
+            per_class[name] += 1
+            progress.update()
+    if not compression:
+        io.create_index(temp, io.default_index_path(path))
+    os.replace(temp, path)
+    return {"per_class": dict(per_class), "skipped": skipped}
+
+
+def _plan_digest(args, splits, labels):
+    plan = {
+        "splits": {split: [p for p, _ in items] for split, (items, _) in splits.items()},
+        "shards": {split: count for split, (_, count) in splits.items()},
+        "labels": labels,
+        "resize": args.resize,
+        "compression": compression_of("", args.compression, sniff=False),
+    }
+    return hashlib.sha256(json.dumps(plan, sort_keys=True).encode()).hexdigest()
+
+
+class _Journal:
+    """What a build has finished, in OUT/.swigflow-build.json: the digest of its inputs and
+    options, and each complete shard's counts and skipped images. Rewritten atomically after
+    every shard, so an interrupted build can be resumed (a shard renamed into place but not yet
+    journaled is written again)."""
+
+    def __init__(self, directory, digest, resume):
+        self._path = os.path.join(directory, _PLAN)
+        self._lock = threading.Lock()
+        self.shards = {}
+        if resume:
+            try:
+                with open(self._path) as f:
+                    previous = json.load(f)
+            except (OSError, ValueError):
+                previous = {}
+            if previous.get("digest") != digest:
+                raise CommandError(
+                    "--resume: the output directory was not built from the same images and options"
+                )
+            self.shards = {
+                name: result
+                for name, result in previous.get("shards", {}).items()
+                if os.path.exists(os.path.join(directory, name))
+            }
+        self._digest = digest
+        self._save()
+
+    def finished(self, name, result):
+        with self._lock:
+            self.shards[name] = result
+            self._save()
+
+    def _save(self):
+        temp = f"{self._path}.tmp"
+        with open(temp, "w") as f:
+            json.dump({"digest": self._digest, "shards": self.shards}, f)
+        os.replace(temp, self._path)
+
+
+def _build(args):
+    if args.resize is not None:
+        _pillow()  # fail now, not after the first shard
+    classes = _read_labels(args.labels_file) if args.labels_file else None
+    train, classes = _list_images(args.train_directory, classes)
+    rng = random.Random(args.seed)
+    if args.validation_directory:
+        validation, _ = _list_images(args.validation_directory, classes)
+    elif args.validation_fraction:
+        train, validation = _split(train, args.validation_fraction, rng)
+    else:
+        validation = []
+    if not train:
+        raise CommandError(f"{args.train_directory}: no images in class subfolders")
+    labels = {name: i + 1 for i, name in enumerate(classes)}
+    # Shuffled once, so that every shard mixes the classes (build_imagenet_data does the same).
+    rng.shuffle(train)
+    rng.shuffle(validation)
+    splits = {"train": (train, args.train_shards)}
+    if validation:
+        splits["validation"] = (validation, args.validation_shards)
+    for split, (items, shards) in splits.items():
+        if shards > len(items):
+            raise CommandError(f"{shards} {split} shards for {len(items)} images")
+
+    os.makedirs(args.output_directory, exist_ok=True)
+    compression = compression_of("", args.compression, sniff=False)
+    journal = _Journal(args.output_directory, _plan_digest(args, splits, labels), args.resume)
+
+    # Shard s of a split holds images [s*n/N, (s+1)*n/N); thread t writes a contiguous run of
+    # the shards, as build_imagenet_data does.
+    jobs = []
+    for split, (items, shards) in splits.items():
+        for s in range(shards):
+            part = items[s * len(items) // shards : (s + 1) * len(items) // shards]
+            jobs.append((split, _shard_name(split, s, shards, compression), part))
+    kept = len(journal.shards)
+    todo = [job for job in jobs if job[1] not in journal.shards]
+    progress = _Progress(sum(len(part) for _, _, part in todo), not args.no_progress)
+    failures = []
+    threads = min(args.num_threads, max(len(todo), 1))
+    start = time.monotonic()
+
+    def work(t):
+        try:
+            for _, name, part in todo[t * len(todo) // threads : (t + 1) * len(todo) // threads]:
+                path = os.path.join(args.output_directory, name)
+                result = _write_shard(path, part, labels, args.resize, compression, progress)
+                journal.finished(name, result)
+        except BaseException as e:  # reported by the main thread
+            failures.append(e)
+
+    workers = [threading.Thread(target=work, args=(t,), daemon=True) for t in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    progress.close()
+    if failures:
+        raise failures[0]
+    seconds = time.monotonic() - start
+
+    manifest = _manifest(jobs, journal.shards, labels, args)
+    with open(os.path.join(args.output_directory, MANIFEST), "w") as f:
+        json.dump(manifest, f, indent=2)
+    skipped = sum(len(journal.shards[name]["skipped"]) for _, name, _ in todo)
+    written = sum(len(part) for _, _, part in todo) - skipped
+    rate = written / seconds if seconds > 0 else 0.0
+    print(
+        f"wrote {written:,} images to {len(todo)} shard(s) in {seconds:.1f} s "
+        f"({rate:,.0f} images/s)"
+        + (f"; kept {kept} complete shard(s)" if kept else "")
+        + (f"; skipped {skipped} unreadable image(s)" if skipped else "")
+    )
+    return 0
+
+
+def _manifest(jobs, results, labels, args):
+    splits = {}
+    for split, name, _ in jobs:
+        per_class = results[name]["per_class"]
+        entry = splits.setdefault(split, {"records": 0, "shards": []})
+        entry["shards"].append(
+            {
+                "file": name,
+                "records": sum(per_class.values()),
+                "per_class": dict(sorted(per_class.items())),
+            }
+        )
+        entry["records"] += sum(per_class.values())
+    classes = []
+    for name, label in sorted(labels.items(), key=lambda item: item[1]):
+        counts = {
+            split: sum(s["per_class"].get(name, 0) for s in entry["shards"])
+            for split, entry in splits.items()
+        }
+        classes.append({"label": label, "text": name, **counts})
+    return {
+        "created_by": f"swigflow {__version__}",
+        "train_directory": os.path.abspath(args.train_directory),
+        "validation_directory": args.validation_directory
+        and os.path.abspath(args.validation_directory),
+        "validation_fraction": args.validation_fraction,
+        "seed": args.seed,
+        "resize": args.resize,
+        "classes": classes,
+        "splits": splits,
+        "skipped": sorted(
+            (s for _, name, _ in jobs for s in results[name]["skipped"]), key=lambda s: s["file"]
+        ),
+    }
+
+
+# --- export-images ------------------------------------------------------------------------------
+
+
+def _safe_name(raw):
+    """A file name from an image/filename value: its last path component, never '.', '..' or
+    empty (records come from anywhere: they must not write outside the output folder)."""
+    name = os.path.basename(os.fsdecode(raw).replace("\\", "/"))
+    return None if name in ("", ".", "..") else name
+
+
+def _export(args):
+    os.makedirs(args.output_directory, exist_ok=True)
+    used = set()
+    written = 0
+    number = 0
+    for path in args.files:
+        with io.TFRecordReader(path, compression_of(path, args.compression)) as reader:
+            for payload in reader:
+                number += 1
+                features = _pywrap.DecodeExample(payload)
+                kind, values = features.get(args.key, (0, []))
+                if kind != _BYTES or not values:
+                    raise CommandError(
+                        f"{path}: record {number - 1} has no bytes feature {args.key!r}"
+                    )
+                data = values[0]
+                folder = args.output_directory
+                if args.by_class:
+                    folder = os.path.join(folder, _class_folder(features))
+                    os.makedirs(folder, exist_ok=True)
+                fmt = features.get("image/format", (0, []))[1]
+                filename = features.get("image/filename", (0, []))[1]
+                ext = _extension(data, fmt[0] if fmt else None)
+                name = _safe_name(filename[0]) if filename else None
+                if name is None:
+                    name = f"{number - 1:08d}.{ext}"
+                elif _extension(b"", os.path.splitext(name)[1][1:].encode()) != ext:
+                    # e.g. a PNG stored re-encoded as JPEG: name the file for what it holds
+                    name = f"{os.path.splitext(name)[0]}.{ext}"
+                target = _unique(os.path.join(folder, name), used)
+                with open(target, "wb") as f:
+                    f.write(data)
+                written += 1
+    print(f"wrote {written:,} images to {args.output_directory}")
+    return 0
+
+
+def _class_folder(features):
+    kind, values = features.get("image/class/text", (0, []))
+    if kind == _BYTES and values:
+        name = _safe_name(values[0])
+        if name is not None:
+            return name
+    kind, values = features.get("image/class/label", (0, []))
+    return str(values[0]) if kind == _INT64 and values else "unlabeled"
+
+
+def _unique(path, used):
+    """path, or path with -1, -2, ... before its extension when this run already wrote it (two
+    classes may hold files of the same name). Files of earlier runs are overwritten."""
+    stem, ext = os.path.splitext(path)
+    candidate, n = path, 0
+    while candidate in used:
+        n += 1
+        candidate = f"{stem}-{n}{ext}"
+    used.add(candidate)
+    return candidate

@@ -1,0 +1,408 @@
+"""``swigflow inspect | cat | count | index | verify | repair``: looking into TFRecord files."""
+
+import base64
+import json
+import math
+import os
+import struct
+import sys
+
+from swigflow import errors, io
+from swigflow import pywrap_swigflow as _pywrap
+from swigflow.cli import CommandError, add_compression_option, compression_of, positive_int
+
+# Kinds as the native decoder numbers them, and their tf.train / protobuf JSON names.
+_KIND_NAMES = {0: None, 1: "bytes", 2: "float", 3: "int64"}
+_JSON_LISTS = {1: "bytesList", 2: "floatList", 3: "int64List"}
+_DTYPES = {"bytes": "string", "float": "float32", "int64": "int64"}
+
+
+def register(commands):
+    p = commands.add_parser(
+        "inspect",
+        help="infer the schema of tf.train.Example records",
+        description="Reads every record (or the first --max-records) and infers the schema: "
+        "keys, kinds, how many records have each key, values per record (min-max), an example "
+        "value, and a parse_example spec that fits.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--max-records", type=positive_int, help="stop after this many records")
+    p.add_argument("--json", action="store_true", help="print the schema as JSON")
+    add_compression_option(p)
+    p.set_defaults(run=_inspect)
+
+    p = commands.add_parser(
+        "cat",
+        help="print records",
+        description="Prints tf.train.Example records, as readable text (long or binary bytes "
+        "values abbreviated and escaped) or, with --json, one JSON object per line in "
+        "protobuf's JSON mapping (bytes in base64, int64 as strings: exact).",
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("-n", type=positive_int, dest="count", help="print only the first N records")
+    p.add_argument("--json", action="store_true", help="JSON lines, exact")
+    add_compression_option(p)
+    p.set_defaults(run=_cat)
+
+    p = commands.add_parser(
+        "count",
+        help="count records",
+        description="Counts the records of each file, from its index file (FILE.idx) when that "
+        "exists and matches the file, else by reading the file's framing.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE")
+    add_compression_option(p)
+    p.set_defaults(run=_count)
+
+    p = commands.add_parser(
+        "index",
+        help="write index files (FILE.idx)",
+        description="Writes FILE.idx for each (uncompressed) file: one '<offset> <length>' line "
+        "per record, the format DALI and the tfrecord package read.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.set_defaults(run=_index)
+
+    p = commands.add_parser(
+        "verify",
+        help="check every CRC; exit status 1 when anything is damaged",
+        description="Checks every header and payload CRC of each file and prints each damaged "
+        "stretch: file, record number, offset and kind. Reading goes on past damage.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only damage")
+    add_compression_option(p)
+    p.set_defaults(run=_verify)
+
+    p = commands.add_parser(
+        "repair",
+        help="copy every intact record to a new file",
+        description="Copies every intact record of FILE to FIXED, in order, and reports what "
+        "was dropped. FILE is not changed.",
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--output", "-o", required=True, metavar="FIXED")
+    add_compression_option(p, "FILE")
+    p.add_argument(
+        "--output-compression",
+        choices=["GZIP", "ZLIB", "NONE", "gzip", "zlib", "none"],
+        help="compression of FIXED (default: from its name when it ends in .gz / .zlib / .zz, "
+        "else that of FILE)",
+    )
+    p.set_defaults(run=_repair)
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+
+def _records(path, args, limit=None):
+    """Yields (number, payload) of the records of path; damage raises DataLossError."""
+    options = compression_of(path, args.compression)
+    with io.TFRecordReader(path, options) as reader:
+        number = 0
+        while limit is None or number < limit:
+            batch = reader.read_batch(1024 if limit is None else min(1024, limit - number))
+            if not batch:
+                return
+            for payload in batch:
+                yield number, payload
+                number += 1
+
+
+def _decode(payload):
+    """{key: (kind, values)}, or None when the record is not a tf.train.Example."""
+    try:
+        return _pywrap.DecodeExample(payload)
+    except errors.InvalidArgumentError:
+        return None
+
+
+# --- showing values safely ----------------------------------------------------------------------
+
+_SHOW_BYTES = 48  # longer values are abbreviated in text output
+
+
+def _show_bytes(value):
+    """Printable text as a quoted string; anything else escaped, long values cut with their size."""
+    head = value[:_SHOW_BYTES]
+    try:
+        text = head.decode("utf-8")
+        shown = json.dumps(text, ensure_ascii=False) if text.isprintable() else None
+    except UnicodeDecodeError:  # a cut through a multibyte character lands here too
+        shown = None
+    if shown is None:
+        shown = (
+            '"'
+            + "".join(
+                chr(b) if 32 <= b < 127 and b != 34 and b != 92 else f"\\x{b:02x}" for b in head
+            )
+            + '"'
+        )
+    if len(value) > _SHOW_BYTES:
+        shown += f"... ({len(value):,} bytes)"
+    return shown
+
+
+def _show_float(value):
+    return (
+        repr(struct.unpack("<f", struct.pack("<f", value))[0])
+        if math.isfinite(value)
+        else str(value)
+    )
+
+
+def _show_values(kind, values, limit=None):
+    shown = values if limit is None else values[:limit]
+    if kind == 1:
+        text = [_show_bytes(v) for v in shown]
+    elif kind == 2:
+        text = [_show_float(v) for v in shown]
+    else:
+        text = [str(v) for v in shown]
+    if limit is not None and len(values) > limit:
+        text.append(f"... {len(values):,} values")
+    return "[" + ", ".join(text) + "]"
+
+
+def _json_value(kind, value):
+    if kind == 1:
+        return base64.b64encode(value).decode("ascii")
+    if kind == 2:
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        return struct.unpack("<f", struct.pack("<f", value))[0]
+    return str(value)
+
+
+def _example_json(features):
+    """protobuf's JSON mapping of an Example (json_format.MessageToJson reads it back)."""
+    feature = {}
+    for key in sorted(features):
+        kind, values = features[key]
+        if kind == 0:
+            feature[key] = {}
+        else:
+            feature[key] = {_JSON_LISTS[kind]: {"value": [_json_value(kind, v) for v in values]}}
+    return {"features": {"feature": feature}} if feature else {}
+
+
+# --- commands -----------------------------------------------------------------------------------
+
+
+def _cat(args):
+    out = sys.stdout
+    for number, payload in _records(args.file, args, args.count):
+        features = _decode(payload)
+        if args.json:
+            if features is None:
+                line = {"_record": number, "_not_an_example": base64.b64encode(payload).decode()}
+            else:
+                line = _example_json(features)
+            out.write(json.dumps(line, separators=(",", ":")) + "\n")
+            continue
+        if features is None:
+            out.write(f"record {number}: not a tf.train.Example: {_show_bytes(payload)}\n")
+            continue
+        out.write(f"record {number}:\n")
+        for key in sorted(features):
+            kind, values = features[key]
+            name = _KIND_NAMES[kind] or "(no kind)"
+            out.write(f"  {key}: {name} {_show_values(kind, values, 16)}\n")
+    return 0
+
+
+class _KeyStats:
+    def __init__(self):
+        self.kinds = {}  # kind name -> records
+        self.present = 0
+        self.min_values = None
+        self.max_values = 0
+        self.example = None
+
+    def add(self, kind, values):
+        name = _KIND_NAMES[kind] or "none"
+        self.kinds[name] = self.kinds.get(name, 0) + 1
+        self.present += 1
+        n = len(values)
+        self.min_values = n if self.min_values is None else min(self.min_values, n)
+        self.max_values = max(self.max_values, n)
+        if self.example is None and values:
+            self.example = (kind, values[:3])
+
+    def spec(self, records):
+        """The parse_example spec that reads this key from every record, as source text."""
+        kinds = [k for k in self.kinds if k != "none"]
+        if len(kinds) != 1:
+            return "(mixed kinds)" if kinds else "(no values)"
+        dtype = _DTYPES[kinds[0]]
+        if (
+            self.present == records
+            and "none" not in self.kinds
+            and self.min_values == self.max_values
+        ):
+            shape = "[]" if self.max_values == 1 else f"[{self.max_values}]"
+            return f'FixedLenFeature({shape}, "{dtype}")'
+        return f'VarLenFeature("{dtype}")'
+
+
+def _inspect(args):
+    stats = {}
+    records = 0
+    not_examples = 0
+    for path in args.files:
+        limit = None if args.max_records is None else args.max_records - records
+        if limit == 0:
+            break
+        for _, payload in _records(path, args, limit):
+            records += 1
+            features = _decode(payload)
+            if features is None:
+                not_examples += 1
+                continue
+            for key, (kind, values) in features.items():
+                stats.setdefault(key, _KeyStats()).add(kind, values)
+    schema = {
+        key: {
+            "kinds": s.kinds,
+            "present": s.present,
+            "min_values": s.min_values,
+            "max_values": s.max_values,
+            "example": None if s.example is None else _show_values(*s.example),
+            "spec": s.spec(records),
+        }
+        for key, s in sorted(stats.items())
+    }
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "files": args.files,
+                    "records": records,
+                    "not_examples": not_examples,
+                    "features": schema,
+                },
+                indent=2,
+            )
+        )
+        return 0
+    print(
+        f"{records:,} records in {len(args.files)} file(s)"
+        + (f", {not_examples:,} of them not tf.train.Example" if not_examples else "")
+    )
+    if not schema:
+        return 0
+    rows = [("key", "kind", "present", "values", "example", "spec")]
+    for key, s in schema.items():
+        kinds = "/".join(sorted(s["kinds"]))
+        count = (
+            f"{s['min_values']}"
+            if s["min_values"] == s["max_values"]
+            else f"{s['min_values']}-{s['max_values']}"
+        )
+        example = s["example"] or ""
+        if len(example) > 40:
+            example = example[:37] + "..."
+        rows.append((key, kinds, f"{s['present']:,}", count, example, s["spec"]))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    for row in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[-1])
+    return 0
+
+
+def _count_with_index(path):
+    """The record count from path's index file, or None if it has none or it does not match."""
+    index_path = io.default_index_path(path)
+    try:
+        with open(index_path, "rb") as f:
+            lines = f.read().split(b"\n")
+    except FileNotFoundError:
+        return None
+    entries = [line.split() for line in lines if line.strip()]
+    try:
+        end = int(entries[-1][0]) + int(entries[-1][1]) if entries else 0
+    except (ValueError, IndexError):
+        return None
+    return len(entries) if end == os.path.getsize(path) else None
+
+
+def _count(args):
+    total = 0
+    for path in args.files:
+        compression = compression_of(path, args.compression)
+        n = _count_with_index(path) if not compression else None
+        if n is None and not compression:
+            n = len(_pywrap.ScanRecordIndex(path)[0])  # headers only, in C++
+        elif n is None:
+            n = sum(1 for _ in io.TFRecordScanner(path, compression, payloads=False))
+        total += n
+        print(f"{n:>12,}  {path}")
+    if len(args.files) > 1:
+        print(f"{total:>12,}  total")
+    return 0
+
+
+def _index(args):
+    for path in args.files:
+        if compression_of(path, None):  # index offsets count decompressed bytes: useless
+            raise CommandError(f"{path}: index files address uncompressed files only")
+        n = io.create_index(path)
+        print(f"{n:>12,}  {io.default_index_path(path)}")
+    return 0
+
+
+def _lost(damages):
+    return sum(d.resume - d.offset for d in damages)
+
+
+def _print_damage(d, out):
+    print(f"{d.path}: record {d.record} at offset {d.offset}: {d.kind} ({d.message})", file=out)
+
+
+def _verify(args):
+    damaged = 0
+    for path in args.files:
+        scanner = io.TFRecordScanner(path, compression_of(path, args.compression), payloads=False)
+        for _ in scanner:
+            pass
+        for d in scanner.damages:
+            _print_damage(d, sys.stdout)
+        if scanner.damages:
+            damaged += 1
+            print(
+                f"{path}: DAMAGED: {scanner.records:,} intact records, "
+                f"{len(scanner.damages)} damaged stretch(es), {_lost(scanner.damages):,} bytes lost"
+            )
+        elif not args.quiet:
+            print(f"{path}: OK: {scanner.records:,} records")
+    if len(args.files) > 1 and not args.quiet:
+        print(f"{damaged} of {len(args.files)} files damaged")
+    return 1 if damaged else 0
+
+
+def _repair(args):
+    if os.path.exists(args.output) and os.path.samefile(args.file, args.output):
+        raise CommandError("--output must be a new file, not FILE itself")
+    compression = compression_of(args.file, args.compression)
+    if args.output_compression is not None or compression_of(args.output, None, sniff=False):
+        out_compression = compression_of(args.output, args.output_compression, sniff=False)
+    else:
+        out_compression = compression
+    scanner = io.TFRecordScanner(args.file, compression)
+    temp = f"{args.output}.tmp-{os.getpid()}"
+    try:
+        with io.TFRecordWriter(temp, out_compression) as writer:
+            for _, payload in scanner:
+                writer.write(payload)
+        os.replace(temp, args.output)
+    finally:
+        if os.path.exists(temp):
+            os.unlink(temp)
+    for d in scanner.damages:
+        print(f"dropped: {d.path}: record {d.record}, bytes {d.offset}-{d.resume}: {d.kind}")
+    print(
+        f"wrote {scanner.records:,} records to {args.output}; dropped "
+        f"{len(scanner.damages)} damaged stretch(es), {_lost(scanner.damages):,} bytes"
+    )
+    return 0

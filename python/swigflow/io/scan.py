@@ -1,0 +1,74 @@
+"""Reading what is left of damaged TFRecord files: every intact record, and where the damage is.
+
+TFRecordReader stops at the first damage, as TensorFlow does. TFRecordScanner goes on past it,
+which is what ``swigflow verify`` and ``swigflow repair`` need.
+"""
+
+import os
+import typing
+
+from swigflow import pywrap_swigflow as _pywrap
+from swigflow.io.tf_record import _as_options
+
+
+class RecordDamage(typing.NamedTuple):
+    """One damaged stretch of a TFRecord file.
+
+    Attributes:
+      path: the file.
+      record: intact records before the damage: the record number the damage has.
+      offset: where the damaged bytes start (in decompressed bytes for ZLIB/GZIP files).
+      resume: where intact records start again (the end of the data if they never do).
+      kind: ``"length CRC mismatch"``, ``"data CRC mismatch"``, ``"truncated record"`` or
+        ``"damaged compressed stream"``.
+      message: the error TFRecordReader raises there.
+    """
+
+    path: str
+    record: int
+    offset: int
+    resume: int
+    kind: str
+    message: str
+
+
+class TFRecordScanner:
+    """Iterates over the intact records of a possibly damaged TFRecord file.
+
+    Yields ``(offset, payload)`` pairs (``payload`` is None with ``payloads=False``, which only
+    checks the CRCs). Damage does not raise: it is collected in :attr:`damages`, complete once
+    the iteration ends. A bad payload CRC skips that record; after a bad length CRC the scanner
+    looks for the next offset where a whole record checks out; a record cut short by the end of
+    the file, or damaged compressed data, ends the scan. Reading runs without the GIL.
+
+    Raises:
+      NotFoundError: no such file (and other errors reading the file itself).
+    """
+
+    _BATCH = 1024
+
+    def __init__(self, path, options=None, payloads=True):
+        self._path = os.fsdecode(os.fspath(path))
+        self._scanner = _pywrap.PyRecordScanner.Open(path, _as_options(options)._native())
+        self._payloads = bool(payloads)
+        self.damages = []
+        self.records = 0  # intact records yielded so far
+
+    def __iter__(self):
+        while True:
+            batch = self._scanner.ReadBatch(self._BATCH, self._payloads)
+            self.damages.extend(
+                RecordDamage(self._path, record, offset, resume, kind, message)
+                for kind, offset, resume, record, message in self._scanner.TakeDamages()
+            )
+            if not batch:
+                return
+            self.records += len(batch)
+            yield from batch
+
+    @property
+    def path(self):
+        return self._path
+
+    def __repr__(self):
+        return f"<TFRecordScanner {self._path!r}>"

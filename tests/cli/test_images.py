@@ -1,0 +1,317 @@
+"""swigflow build-image-dataset / export-images on real JPEG and PNG files made by Pillow."""
+
+import io as bytes_io
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+from cli_util import run, run_process
+from PIL import Image
+
+import swigflow
+from swigflow.cli.images import jpeg_info
+
+CLASSES = ["cat", "dog", "zebra"]  # sorted: labels 1, 2, 3
+SPEC = {
+    key: swigflow.io.FixedLenFeature([], dtype)
+    for key, dtype in [
+        ("image/encoded", "string"),
+        ("image/format", "string"),
+        ("image/filename", "string"),
+        ("image/colorspace", "string"),
+        ("image/class/text", "string"),
+        ("image/class/label", "int64"),
+        ("image/height", "int64"),
+        ("image/width", "int64"),
+        ("image/channels", "int64"),
+    ]
+}
+
+
+def save(path, size, mode="RGB", fmt="JPEG", seed=0, **kwargs):
+    rng = np.random.default_rng(seed)
+    pixels = rng.integers(0, 256, (size[1], size[0], 3), dtype=np.uint8)
+    image = Image.fromarray(pixels).convert(mode)
+    image.save(path, format=fmt, **kwargs)
+    return image
+
+
+@pytest.fixture
+def folders(tmp_path):
+    """10 images per class: baseline RGB JPEGs, progressive grayscale JPEGs and PNGs of varied
+    sizes, plus one file that is not an image. Returns (root, {filename: (class, w, h, kind)})."""
+    root = tmp_path / "images"
+    info = {}
+    for c, name in enumerate(CLASSES):
+        os.makedirs(root / name)
+        for i in range(10):
+            size = (17 + 3 * i + c, 11 + 2 * i)
+            filename = f"{name}{i}"
+            if i % 4 == 3:
+                filename += ".png"
+                save(root / name / filename, size, fmt="PNG", seed=i)
+                kind = "png"
+            elif i % 5 == 4:
+                filename += ".jpg"
+                save(root / name / filename, size, mode="L", seed=i, progressive=True)
+                kind = "gray"
+            else:
+                filename += ".jpg"
+                save(root / name / filename, size, seed=i, quality=90)
+                kind = "rgb"
+            info[filename] = (name, size[0], size[1], kind)
+    (root / "dog" / "broken.jpg").write_bytes(b"not an image at all")
+    (root / "dog" / ".hidden.jpg").write_bytes(b"ignored")
+    return root, info
+
+
+def read_split(out, split):
+    """All records of a split's shards, parsed, in shard order."""
+    names = sorted(n for n in os.listdir(out) if n.startswith(split + "-") and "." not in n)
+    records = [r for n in names for r in swigflow.io.tf_record_iterator(os.path.join(out, n))]
+    return names, swigflow.io.parse_example(records, SPEC) if records else None
+
+
+def test_build_writes_build_imagenet_data_shards(folders, tmp_path, capsys):
+    root, info = folders
+    out = tmp_path / "out"
+    status, stdout, stderr = run(
+        capsys,
+        "build-image-dataset",
+        "--train-directory", root,
+        "--validation-fraction", 0.3,
+        "--output-directory", out,
+        "--train-shards", 3,
+        "--validation-shards", 2,
+        "--num-threads", 2,
+        "--seed", 5,
+        "--no-progress",
+    )  # fmt: skip
+    assert status == 0, stderr
+    assert "skipped 1 unreadable image" in stdout
+    assert "broken.jpg" in stdout + stderr
+
+    train_names, train = read_split(out, "train")
+    validation_names, validation = read_split(out, "validation")
+    assert train_names == [f"train-0000{i}-of-00003" for i in range(3)]
+    assert validation_names == ["validation-00000-of-00002", "validation-00001-of-00002"]
+    for name in train_names + validation_names:
+        assert os.path.exists(out / (name + ".idx"))
+        assert len(swigflow.io.TFRecordFile(out / name)) > 0  # the index matches the shard
+
+    seen = []
+    for parsed in (train, validation):
+        for i in range(len(parsed["image/filename"])):
+            filename = parsed["image/filename"][i].decode()
+            name, width, height, kind = info[filename]
+            seen.append(filename)
+            assert parsed["image/class/text"][i] == name.encode()
+            assert parsed["image/class/label"][i] == CLASSES.index(name) + 1
+            assert (parsed["image/width"][i], parsed["image/height"][i]) == (width, height)
+            assert parsed["image/format"][i] == b"JPEG"
+            encoded = parsed["image/encoded"][i]
+            with Image.open(bytes_io.BytesIO(encoded)) as image:
+                assert image.format == "JPEG" and image.size == (width, height)
+            if kind == "png":  # re-encoded as RGB JPEG, as build_imagenet_data does
+                assert parsed["image/channels"][i] == 3
+                assert parsed["image/colorspace"][i] == b"RGB"
+            else:  # JPEG files are stored byte for byte
+                assert encoded == (root / name / filename).read_bytes()
+                channels = 1 if kind == "gray" else 3
+                assert parsed["image/channels"][i] == channels
+                assert parsed["image/colorspace"][i] == (b"Grayscale" if channels == 1 else b"RGB")
+    assert sorted(seen) == sorted(info)  # every image exactly once, the broken one skipped
+    # 30% of each class held out; shuffled so that shards mix the classes.
+    assert sorted(validation["image/class/text"].tolist()) == sorted(
+        [b"cat"] * 3 + [b"dog"] * 3 + [b"zebra"] * 3
+    )
+    assert len(set(train["image/class/text"][:7].tolist())) > 1
+
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert [c["text"] for c in manifest["classes"]] == CLASSES
+    assert [c["label"] for c in manifest["classes"]] == [1, 2, 3]
+    assert [(c["train"], c["validation"]) for c in manifest["classes"]] == [(7, 3)] * 3
+    assert manifest["splits"]["train"]["records"] == 21
+    shards = manifest["splits"]["train"]["shards"]
+    assert [s["records"] for s in shards] == [
+        len(list(swigflow.io.tf_record_iterator(out / n))) for n in train_names
+    ]
+    assert manifest["skipped"][0]["file"].endswith("broken.jpg")
+
+
+def test_same_seed_same_bytes_other_seed_other_order(folders, tmp_path, capsys):
+    root, _ = folders
+
+    def build(out, seed):
+        args = ["build-image-dataset", "--train-directory", root, "--output-directory", out]
+        assert run(capsys, *args, "--train-shards", 2, "--seed", seed, "--no-progress")[0] == 0
+        return [(out / f"train-0000{i}-of-00002").read_bytes() for i in range(2)]
+
+    first = build(tmp_path / "a", 1)
+    assert build(tmp_path / "b", 1) == first
+    assert build(tmp_path / "c", 2) != first
+
+
+def test_validation_directory_labels_file_and_resize(folders, tmp_path, capsys):
+    root, _ = folders
+    validation = tmp_path / "val"
+    os.makedirs(validation / "zebra")
+    save(validation / "zebra" / "z.jpg", (40, 30))
+    labels = tmp_path / "labels.txt"
+    labels.write_text("zebra\ndog\ncat\nunused\n")
+    out = tmp_path / "out"
+    status, _, stderr = run(
+        capsys,
+        "build-image-dataset",
+        "--train-directory", root,
+        "--validation-directory", validation,
+        "--labels-file", labels,
+        "--output-directory", out,
+        "--resize", "16x12",
+        "--no-progress",
+    )  # fmt: skip
+    assert status == 0, stderr
+    _, train = read_split(out, "train")
+    _, val = read_split(out, "validation")
+    expected = {"zebra": 1, "dog": 2, "cat": 3}
+    for text, label in zip(train["image/class/text"], train["image/class/label"]):
+        assert expected[text.decode()] == label
+    assert val["image/class/label"].tolist() == [1]
+    assert set(train["image/width"].tolist() + val["image/width"].tolist()) == {16}
+    assert set(train["image/height"].tolist()) == {12}
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["classes"][3] == {"label": 4, "text": "unused", "train": 0, "validation": 0}
+
+
+def test_resume_keeps_complete_shards_and_refuses_other_inputs(folders, tmp_path, capsys):
+    root, _ = folders
+    out = tmp_path / "out"
+    args = ["build-image-dataset", "--train-directory", root, "--output-directory", out]
+    args += ["--train-shards", 3, "--no-progress", "--seed", 3]
+    assert run(capsys, *args)[0] == 0
+    manifest = (out / "manifest.json").read_text()
+    kept = out / "train-00000-of-00003"
+    os.utime(kept, (1, 1))
+    os.unlink(out / "train-00002-of-00003")
+    status, stdout, _ = run(capsys, *args, "--resume")
+    assert status == 0
+    assert "kept 2 complete shard(s)" in stdout
+    assert os.stat(kept).st_mtime == 1  # not rewritten
+    assert (out / "manifest.json").read_text() == manifest
+
+    status, _, stderr = run(capsys, *args[:-1], 4, "--resume")  # another seed
+    assert status == 1
+    assert "not built from the same images and options" in stderr
+
+
+def test_build_errors_are_one_line(tmp_path, capsys):
+    status, _, stderr = run(
+        capsys, "build-image-dataset", "--train-directory", tmp_path / "missing",
+        "--output-directory", tmp_path / "out",
+    )  # fmt: skip
+    assert status == 1
+    assert stderr.startswith("swigflow build-image-dataset: error: ")
+    assert "not a directory" in stderr
+
+    os.makedirs(tmp_path / "one" / "cls")
+    save(tmp_path / "one" / "cls" / "a.jpg", (8, 8))
+    status, _, stderr = run(
+        capsys, "build-image-dataset", "--train-directory", tmp_path / "one",
+        "--output-directory", tmp_path / "out", "--train-shards", 2,
+    )  # fmt: skip
+    assert status == 1 and "2 train shards for 1 images" in stderr
+
+
+def test_usage_errors_exit_2_without_traceback(tmp_path):
+    for argv in (
+        [],
+        ["build-image-dataset"],
+        ["build-image-dataset", "--train-directory", tmp_path, "--output-directory", tmp_path,
+         "--resize", "big"],
+        ["build-image-dataset", "--train-directory", tmp_path, "--output-directory", tmp_path,
+         "--validation-fraction", "1.5"],
+        ["build-image-dataset", "--train-directory", tmp_path, "--output-directory", tmp_path,
+         "--train-shards", "0"],
+        ["no-such-command"],
+    ):  # fmt: skip
+        result = run_process(*argv)
+        assert result.returncode == 2, argv
+        assert "usage: swigflow" in result.stderr
+        assert "Traceback" not in result.stderr
+
+
+def test_help_everywhere():
+    for argv in ([], ["build-image-dataset"], ["export-images"], ["verify"], ["repair"]):
+        result = run_process(*argv, "--help")
+        assert result.returncode == 0 and "usage: swigflow" in result.stdout
+
+
+def test_without_pillow_non_jpeg_input_is_a_clear_error(folders, tmp_path, capsys, monkeypatch):
+    root, _ = folders
+    monkeypatch.setitem(sys.modules, "PIL", None)  # import PIL now raises ImportError
+    status, _, stderr = run(
+        capsys, "build-image-dataset", "--train-directory", root,
+        "--output-directory", tmp_path / "out", "--no-progress",
+    )  # fmt: skip
+    assert status == 1
+    assert "Pillow is needed" in stderr and "pip install Pillow" in stderr
+
+
+def test_export_reproduces_the_images(folders, tmp_path, capsys):
+    root, info = folders
+    out = tmp_path / "out"
+    args = ["build-image-dataset", "--train-directory", root, "--output-directory", out]
+    assert run(capsys, *args, "--train-shards", 2, "--no-progress")[0] == 0
+    shards = [out / "train-00000-of-00002", out / "train-00001-of-00002"]
+    exported = tmp_path / "exported"
+    status, stdout, stderr = run(
+        capsys, "export-images", *shards, "--output-directory", exported, "--by-class"
+    )
+    assert status == 0, stderr
+    assert "wrote 30 images" in stdout
+    for filename, (name, _, _, kind) in info.items():
+        if kind == "png":  # stored as JPEG: exported under a name that says so
+            data = (exported / name / filename.replace(".png", ".jpg")).read_bytes()
+            assert jpeg_info(data)[:2] == info[filename][1:3]
+        else:
+            assert (exported / name / filename).read_bytes() == (
+                root / name / filename
+            ).read_bytes()
+
+
+def test_export_names_are_safe_and_unique(tmp_path, capsys):
+    path = tmp_path / "odd.tfrecord"
+    jpeg = bytes_io.BytesIO()
+    save(jpeg, (8, 8))
+    png = bytes_io.BytesIO()
+    save(png, (8, 8), fmt="PNG")
+    with swigflow.io.TFRecordWriter(path) as w:
+        for features in (
+            {"image/encoded": jpeg.getvalue(), "image/filename": b"../../escape.jpg"},
+            {"image/encoded": jpeg.getvalue(), "image/filename": b"escape.jpg"},
+            {"image/encoded": png.getvalue()},
+            {"image/encoded": b"\x00\x01", "image/filename": b".."},
+        ):
+            w.write(swigflow.train.example_from_dict(features).SerializeToString())
+        w.write(swigflow.train.example_from_dict({"label": 1}).SerializeToString())
+    out = tmp_path / "out"
+    status, _, stderr = run(capsys, "export-images", path, "--output-directory", out)
+    assert status == 1
+    assert "record 4 has no bytes feature 'image/encoded'" in stderr
+    assert sorted(os.listdir(out)) == ["00000002.png", "00000003.bin", "escape-1.jpg", "escape.jpg"]
+    assert not os.path.exists(tmp_path / "escape.jpg")
+
+
+def test_jpeg_info_reads_headers_only():
+    for mode, channels in (("RGB", 3), ("L", 1), ("CMYK", 4)):
+        for progressive in (False, True):
+            data = bytes_io.BytesIO()
+            save(data, (37, 23), mode=mode, progressive=progressive)
+            assert jpeg_info(data.getvalue()) == (37, 23, channels)
+    data = bytes_io.BytesIO()
+    save(data, (37, 23))
+    assert jpeg_info(data.getvalue()[:20]) is None  # cut before the frame header
+    assert jpeg_info(b"\x89PNG\r\n\x1a\n") is None
+    assert jpeg_info(b"") is None
