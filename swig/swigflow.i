@@ -10,4 +10,5 @@
 %include "swig/crc32c.i"
 %include "swig/record_io.i"
 %include "swig/example.i"
+%include "swig/data.i"
 %include "swig/linalg.i"

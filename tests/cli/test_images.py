@@ -315,3 +315,49 @@ def test_jpeg_info_reads_headers_only():
     assert jpeg_info(data.getvalue()[:20]) is None  # cut before the frame header
     assert jpeg_info(b"\x89PNG\r\n\x1a\n") is None
     assert jpeg_info(b"") is None
+
+
+def test_readme_workflow_folders_to_pytorch(folders, tmp_path, capsys):
+    """README "From image folders to a training loop", on the test images."""
+    torch = pytest.importorskip("torch")
+    root, _ = folders
+    out = tmp_path / "shards"
+    args = ["build-image-dataset", "--train-directory", root, "--validation-fraction", 0.3]
+    args += ["--output-directory", out, "--train-shards", 4, "--validation-shards", 2, "--seed", 1]
+    assert run(capsys, *args, "--num-threads", 2, "--no-progress")[0] == 0
+    shards = sorted(str(p) for p in out.glob("train-*") if p.suffix != ".idx")
+    assert run(capsys, "verify", *shards)[0] == 0
+
+    spec = {
+        "image/encoded": swigflow.io.FixedLenFeature([], "string"),
+        "image/class/label": swigflow.io.FixedLenFeature([], "int64"),
+    }
+
+    def decode(batch):
+        images = np.stack(
+            [
+                np.asarray(Image.open(bytes_io.BytesIO(b)).convert("RGB").resize((8, 8)))
+                for b in batch["image/encoded"]
+            ]
+        )
+        labels = torch.from_numpy(batch["image/class/label"] - 1)
+        return torch.from_numpy(images).permute(0, 3, 1, 2).float() / 255, labels
+
+    train = (
+        swigflow.data.TFRecordDataset(shards, num_parallel_reads=4)
+        .shuffle(100, seed=0)
+        .batch(4)
+        .parse(spec)
+        .map(decode)
+        .prefetch(2)
+    )
+    loader = torch.utils.data.DataLoader(
+        swigflow.data.TorchIterableDataset(train), batch_size=None, num_workers=2
+    )
+    labels = []
+    for images, batch_labels in loader:
+        assert images.shape[1:] == (3, 8, 8) and images.dtype == torch.float32
+        labels.extend(batch_labels.tolist())
+    manifest = json.loads((out / "manifest.json").read_text())
+    expected = sorted(c["label"] - 1 for c in manifest["classes"] for _ in range(c["train"]))
+    assert sorted(labels) == expected and len(labels) == 21  # every training image once

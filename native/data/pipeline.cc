@@ -1,0 +1,693 @@
+#include "swigflow/data/pipeline.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "swigflow/data/bounded_queue.h"
+#include "swigflow/framework/thread_pool.h"
+#include "swigflow/io/file.h"
+#include "swigflow/io/record_reader.h"
+
+namespace swigflow {
+namespace data {
+
+namespace {
+
+// splitmix64: small, fast, and the same sequence everywhere (std:: distributions are not).
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, n) (Lemire's multiply-shift; the bias is below 2^-40 for any n we see).
+  uint64_t Uniform(uint64_t n) {
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >> 64);
+  }
+
+ private:
+  uint64_t state_;
+};
+
+// The seed of one use (`stream`) in one epoch.
+uint64_t EpochSeed(const PipelineOptions& o, int64_t epoch, uint64_t stream) {
+  Rng rng(o.seed ^ (stream * 0xD1B54A32D192ED03ULL));
+  rng.Next();
+  Rng mixed(rng.Next() + static_cast<uint64_t>(o.reshuffle_each_iteration ? epoch : 0));
+  return mixed.Next();
+}
+
+constexpr uint64_t kGlobalShuffleStream = 1;
+constexpr uint64_t kBufferShuffleStream = 2;
+
+// tf.data's shuffle buffer: fill with `size` items, then emit a uniformly chosen one and put
+// the next input in its place; once the input ends, drain in random order.
+template <typename T>
+class ShuffleBuffer {
+ public:
+  ShuffleBuffer(size_t size, uint64_t seed) : size_(std::max<size_t>(size, 1)), rng_(seed) {}
+  bool full() const { return items_.size() >= size_; }
+  bool empty() const { return items_.empty(); }
+  void Add(T&& item) { items_.push_back(std::move(item)); }
+  // Takes a random item; `refill` (when not null) takes its place.
+  T Take(T* refill) {
+    const size_t i = static_cast<size_t>(rng_.Uniform(items_.size()));
+    T out = std::move(items_[i]);
+    if (refill != nullptr) {
+      items_[i] = std::move(*refill);
+    } else {
+      items_[i] = std::move(items_.back());
+      items_.pop_back();
+    }
+    return out;
+  }
+
+ private:
+  const size_t size_;
+  Rng rng_;
+  std::vector<T> items_;
+};
+
+// Reorders `items` as a shuffle buffer of `size` would emit them.
+template <typename T>
+void ShuffleLikeBuffer(size_t size, uint64_t seed, std::vector<T>* items) {
+  ShuffleBuffer<T> buffer(size, seed);
+  std::vector<T> out;
+  out.reserve(items->size());
+  for (T& item : *items) {
+    if (!buffer.full()) {
+      buffer.Add(std::move(item));
+      continue;
+    }
+    out.push_back(buffer.Take(&item));
+  }
+  while (!buffer.empty()) out.push_back(buffer.Take(nullptr));
+  *items = std::move(out);
+}
+
+// One record on its way through the pipeline. A damaged one carries its damage instead.
+struct Record {
+  std::string payload;
+  uint32_t file = 0;
+  bool damaged = false;
+  io::RecordDamage damage;
+};
+
+struct Chunk {
+  std::vector<Record> records;
+  bool end = false;  // the file (or the worker's share) has no more records
+  Status status;     // a failure to read at all (not damage)
+};
+
+constexpr size_t kChunkRecords = 256;
+constexpr size_t kChunkBytes = 1 << 20;
+constexpr size_t kChunksAhead = 4;
+
+// Reads one file sequentially on a thread of its own, ahead of the consumer. Damage is passed on
+// as damaged records; the policies are applied by the consumer, in record order.
+class FileStream {
+ public:
+  FileStream(const std::string& path, uint32_t file, const io::RecordOptions& options)
+      : queue_(kChunksAhead), thread_([this, path, file, options] { Run(path, file, options); }) {}
+  ~FileStream() {
+    queue_.Close();
+    thread_.join();
+  }
+
+  // The next record (true), or false at the end with *status set when reading failed.
+  bool Next(Record* record, Status* status) {
+    while (next_ >= chunk_.records.size()) {
+      if (chunk_.end) {
+        *status = chunk_.status;
+        return false;
+      }
+      if (!queue_.Pop(&chunk_)) {
+        *status = errors::Cancelled("pipeline stopped");
+        return false;
+      }
+      next_ = 0;
+    }
+    *record = std::move(chunk_.records[next_++]);
+    return true;
+  }
+
+ private:
+  void Run(const std::string& path, uint32_t file, const io::RecordOptions& options) {
+    std::unique_ptr<io::RecordScanner> scanner;
+    Chunk chunk;
+    Status s = io::RecordScanner::Open(path, options, &scanner);
+    size_t bytes = 0;
+    while (s.ok()) {
+      Record record;
+      record.file = file;
+      uint64_t offset;
+      s = scanner->Next(&offset, &record.payload);
+      for (io::RecordDamage& d : scanner->TakeDamages()) {
+        Record damaged;
+        damaged.file = file;
+        damaged.damaged = true;
+        damaged.damage = std::move(d);
+        chunk.records.push_back(std::move(damaged));
+      }
+      if (s.ok()) {
+        bytes += record.payload.size();
+        chunk.records.push_back(std::move(record));
+      }
+      if (chunk.records.size() >= kChunkRecords || bytes >= kChunkBytes) {
+        if (!queue_.Push(std::move(chunk))) return;
+        chunk = Chunk();
+        bytes = 0;
+      }
+    }
+    chunk.end = true;
+    if (!errors::IsOutOfRange(s)) chunk.status = s;
+    queue_.Push(std::move(chunk));
+  }
+
+  BoundedQueue<Chunk> queue_;
+  Chunk chunk_;
+  size_t next_ = 0;
+  std::thread thread_;  // last: starts once the members it uses exist
+};
+
+// A source of one epoch's records in order.
+class Source {
+ public:
+  virtual ~Source() = default;
+  // The next record (true); false at the end, with *status set on failure.
+  virtual bool Next(Record* record, Status* status) = 0;
+};
+
+// Files read sequentially, interleaved: cycle_length slots, block_length records from each in
+// turn; an exhausted slot takes the next file when its turn comes again (tf.data's interleave).
+class InterleavedFiles : public Source {
+ public:
+  InterleavedFiles(const PipelineOptions& o, std::vector<uint32_t> files)
+      : options_(o),
+        files_(std::move(files)),
+        slots_(std::max(1, std::min<int>(o.cycle_length, static_cast<int>(files_.size())))) {
+    // Open the first files at once so that all of them read in parallel from the start.
+    for (auto& slot : slots_) Open(&slot);
+  }
+
+  bool Next(Record* record, Status* status) override {
+    for (;;) {
+      if (open_ == 0 && next_file_ >= files_.size()) return false;
+      auto& slot = slots_[current_];
+      if (slot == nullptr) Open(&slot);
+      if (slot != nullptr) {
+        Status s;
+        if (slot->Next(record, &s)) {
+          if (++taken_ >= options_.block_length) Advance();
+          return true;
+        }
+        if (!s.ok()) {
+          *status = s;
+          return false;
+        }
+        slot.reset();
+        --open_;
+      }
+      Advance();
+    }
+  }
+
+ private:
+  void Open(std::unique_ptr<FileStream>* slot) {
+    if (next_file_ >= files_.size()) return;
+    const uint32_t file = files_[next_file_++];
+    slot->reset(new FileStream(options_.files[file].path, file, options_.record_options));
+    ++open_;
+  }
+  void Advance() {
+    taken_ = 0;
+    current_ = (current_ + 1) % slots_.size();
+  }
+
+  const PipelineOptions& options_;
+  const std::vector<uint32_t> files_;
+  std::vector<std::unique_ptr<FileStream>> slots_;
+  size_t next_file_ = 0;
+  size_t open_ = 0;
+  size_t current_ = 0;
+  int taken_ = 0;
+};
+
+// Where a record is: file and record number in that file.
+struct Slot {
+  uint32_t file;
+  uint32_t record;
+};
+
+// The order InterleavedFiles reads indexed files in, computed from their record counts by
+// taking the same steps (an exhausted file is noticed on its slot's next turn, as there).
+std::vector<Slot> InterleaveOrder(const PipelineOptions& o, const std::vector<uint32_t>& files) {
+  struct Open {
+    bool used = false;
+    uint32_t file = 0;
+    uint32_t next = 0;
+  };
+  std::vector<Slot> order;
+  std::vector<Open> slots(
+      std::max(1, std::min<int>(o.cycle_length, static_cast<int>(files.size()))));
+  size_t next_file = 0;
+  size_t open = 0;
+  auto open_slot = [&](Open* slot) {
+    if (next_file >= files.size()) return;
+    *slot = {true, files[next_file++], 0};
+    ++open;
+  };
+  for (Open& slot : slots) open_slot(&slot);
+  size_t current = 0;
+  int taken = 0;
+  auto advance = [&] {
+    taken = 0;
+    current = (current + 1) % slots.size();
+  };
+  while (open > 0 || next_file < files.size()) {
+    Open& slot = slots[current];
+    if (!slot.used) open_slot(&slot);
+    if (slot.used) {
+      if (slot.next < o.files[slot.file].offsets.size()) {
+        order.push_back({slot.file, slot.next++});
+        if (++taken >= o.block_length) advance();
+        continue;
+      }
+      slot.used = false;
+      --open;
+    }
+    advance();
+  }
+  return order;
+}
+
+// Indexed files read at computed positions by worker threads, in the computed order: worker w
+// reads chunks w, w + W, ... ahead into its own queue, and the consumer takes them in turn.
+class IndexedRecords : public Source {
+ public:
+  IndexedRecords(const PipelineOptions& o, std::vector<Slot> order,
+                 std::vector<std::unique_ptr<io::RandomAccessFile>>* files, std::mutex* files_mu)
+      : options_(o), order_(std::move(order)), files_(files), files_mu_(files_mu) {
+    const size_t chunks = (order_.size() + kChunkRecords - 1) / kChunkRecords;
+    const size_t workers = std::max<size_t>(
+        1, std::min<size_t>(std::clamp(o.cycle_length, 1, 8), std::max<size_t>(chunks, 1)));
+    for (size_t w = 0; w < workers; ++w) {
+      queues_.push_back(std::make_unique<BoundedQueue<Chunk>>(kChunksAhead));
+    }
+    for (size_t w = 0; w < workers; ++w) threads_.emplace_back([this, w] { Run(w); });
+  }
+  ~IndexedRecords() override {
+    for (auto& q : queues_) q->Close();
+    for (auto& t : threads_) t.join();
+  }
+
+  bool Next(Record* record, Status* status) override {
+    while (next_ >= chunk_.records.size()) {
+      if (taken_chunks_ * kChunkRecords >= order_.size()) return false;
+      if (!queues_[taken_chunks_ % queues_.size()]->Pop(&chunk_)) {
+        *status = errors::Cancelled("pipeline stopped");
+        return false;
+      }
+      if (!chunk_.status.ok()) {
+        *status = chunk_.status;
+        return false;
+      }
+      ++taken_chunks_;
+      next_ = 0;
+    }
+    *record = std::move(chunk_.records[next_++]);
+    return true;
+  }
+
+ private:
+  Status File(uint32_t file, const io::RandomAccessFile** out) {
+    std::lock_guard<std::mutex> lock(*files_mu_);
+    auto& f = (*files_)[file];
+    if (f == nullptr)
+      SWIGFLOW_RETURN_IF_ERROR(io::RandomAccessFile::Open(options_.files[file].path, &f));
+    *out = f.get();
+    return Status::OK();
+  }
+
+  void Run(size_t worker) {
+    const size_t workers = queues_.size();
+    for (size_t c = worker; c * kChunkRecords < order_.size(); c += workers) {
+      Chunk chunk;
+      const size_t end = std::min(order_.size(), (c + 1) * kChunkRecords);
+      for (size_t i = c * kChunkRecords; i < end && chunk.status.ok(); ++i) {
+        const Slot& slot = order_[i];
+        const io::RandomAccessFile* file = nullptr;
+        chunk.status = File(slot.file, &file);
+        if (!chunk.status.ok()) break;
+        Record record;
+        record.file = slot.file;
+        const uint64_t offset = options_.files[slot.file].offsets[slot.record];
+        Status s = io::ReadRecordAt(*file, offset, &record.payload);
+        if (errors::IsDataLoss(s)) {
+          record.damaged = true;
+          record.damage = Damage(options_.files[slot.file].path, offset, s);
+        } else if (!s.ok()) {
+          chunk.status = s;
+          break;
+        }
+        chunk.records.push_back(std::move(record));
+      }
+      if (!queues_[worker]->Push(std::move(chunk))) return;
+    }
+  }
+
+  static io::RecordDamage Damage(const std::string& path, uint64_t offset, const Status& s) {
+    io::RecordDamage d;
+    const std::string& m = s.message();
+    d.kind = m.find("data CRC") != std::string::npos     ? io::RecordDamage::Kind::kDataCrc
+             : m.find("length CRC") != std::string::npos ? io::RecordDamage::Kind::kLengthCrc
+                                                         : io::RecordDamage::Kind::kTruncated;
+    d.offset = offset;
+    d.resume = offset;
+    d.records_before = 0;
+    d.message = m;
+    (void)path;
+    return d;
+  }
+
+  const PipelineOptions& options_;
+  const std::vector<Slot> order_;
+  std::vector<std::unique_ptr<io::RandomAccessFile>>* files_;
+  std::mutex* files_mu_;
+  std::vector<std::unique_ptr<BoundedQueue<Chunk>>> queues_;
+  std::vector<std::thread> threads_;
+  Chunk chunk_;
+  size_t next_ = 0;
+  size_t taken_chunks_ = 0;
+};
+
+struct Output {
+  std::unique_ptr<Element> element;
+  Status status;  // not OK: the end (OUT_OF_RANGE) or an error, after the elements before it
+};
+
+bool AllIndexed(const PipelineOptions& o) {
+  return std::all_of(o.files.begin(), o.files.end(), [](const SourceFile& f) { return f.indexed; });
+}
+
+}  // namespace
+
+class Pipeline::Impl {
+ public:
+  explicit Impl(PipelineOptions options)
+      : o_(std::move(options)),
+        indexed_(AllIndexed(o_)),
+        raw_(std::max(o_.prefetch, 1)),
+        out_(std::max(o_.prefetch, 1)),
+        random_files_(o_.files.size()) {
+    if (o_.parse) parser_ = std::thread([this] { Parse(); });
+    assembler_ = std::thread([this] { Assemble(); });
+  }
+
+  ~Impl() {
+    cancelled_ = true;
+    raw_.Close();
+    out_.Close();
+    assembler_.join();
+    if (parser_.joinable()) parser_.join();
+  }
+
+  Status Next(std::unique_ptr<Element>* element) {
+    Output output;
+    if (!out_.Pop(&output)) return errors::Cancelled("pipeline stopped");
+    if (!output.status.ok()) return output.status;
+    *element = std::move(output.element);
+    return Status::OK();
+  }
+
+  std::vector<io::RecordDamage> TakeDamages() {
+    std::lock_guard<std::mutex> lock(damages_mu_);
+    return std::move(damages_);
+  }
+
+  // The files of this shard, and whether records (not files) are sharded.
+  std::vector<uint32_t> ShardFiles(bool* by_record) const {
+    std::vector<uint32_t> files;
+    *by_record = o_.num_shards > 1 && static_cast<int64_t>(o_.files.size()) < o_.num_shards;
+    for (uint32_t f = 0; f < o_.files.size(); ++f) {
+      if (*by_record || o_.num_shards <= 1 || f % o_.num_shards == o_.shard_index) {
+        files.push_back(f);
+      }
+    }
+    return files;
+  }
+
+  // The order of an epoch's records when every file is indexed (steps 1-5 of pipeline.h);
+  // without `shuffled`, steps 1-3 only.
+  std::vector<Slot> IndexedOrder(int64_t epoch, bool shuffled = true) const {
+    bool by_record;
+    std::vector<Slot> order = InterleaveOrder(o_, ShardFiles(&by_record));
+    if (by_record) {
+      size_t kept = 0;
+      for (size_t k = 0; k < order.size(); ++k) {
+        if (static_cast<int64_t>(k % o_.num_shards) == o_.shard_index) order[kept++] = order[k];
+      }
+      order.resize(kept);
+    }
+    if (!shuffled) return order;
+    if (o_.global_shuffle) {
+      Rng rng(EpochSeed(o_, epoch, kGlobalShuffleStream));
+      for (size_t i = order.size(); i > 1; --i) {
+        std::swap(order[i - 1], order[rng.Uniform(i)]);
+      }
+    }
+    if (o_.shuffle_buffer > 1) {
+      ShuffleLikeBuffer(static_cast<size_t>(o_.shuffle_buffer),
+                        EpochSeed(o_, epoch, kBufferShuffleStream), &order);
+    }
+    return order;
+  }
+
+ private:
+  bool Emit(std::unique_ptr<Element> element) {
+    Output output;
+    output.element = std::move(element);
+    return o_.parse ? raw_.Push(std::move(output)) : out_.Push(std::move(output));
+  }
+
+  void Finish(Status status) {
+    Output output;
+    output.status = std::move(status);
+    if (o_.parse) {
+      raw_.Push(std::move(output));
+    } else {
+      out_.Push(std::move(output));
+    }
+  }
+
+  // Applies the damage policy to a damaged record; false when the epoch must stop (kRaise).
+  bool OnDamage(const Record& record, std::vector<bool>* bad_files, Status* error) {
+    const io::RecordDamage& d = record.damage;
+    // A partial header at the very end of a file: TensorFlow ends the file there quietly.
+    const bool quiet = d.kind == io::RecordDamage::Kind::kTruncated && d.resume > d.offset &&
+                       d.resume - d.offset < 12;
+    if (o_.on_error == OnError::kRaise) {
+      if (quiet) return true;
+      *error = errors::DataLoss(d.message);
+      return false;
+    }
+    if (o_.on_error == OnError::kSkipFile) (*bad_files)[record.file] = true;
+    std::lock_guard<std::mutex> lock(damages_mu_);
+    damages_.push_back(d);
+    if (damages_.back().message.find(o_.files[record.file].path) == std::string::npos) {
+      damages_.back().message += " in " + o_.files[record.file].path;
+    }
+    return true;
+  }
+
+  void Assemble() {
+    std::unique_ptr<Element> batch;
+    const size_t batch_size = o_.batch_size > 0 ? static_cast<size_t>(o_.batch_size) : 1;
+    auto flush = [&](int64_t epoch, int64_t position) {
+      if (batch == nullptr || batch->size() == 0) return true;
+      if (o_.batch_size > 0 && o_.drop_remainder && batch->size() < batch_size) {
+        batch.reset();
+        return true;
+      }
+      batch->epoch = epoch;
+      batch->position = position;
+      return Emit(std::move(batch));
+    };
+    int64_t epoch = o_.start_epoch;
+    int64_t position = 0;
+    for (; o_.epochs < 0 || epoch < o_.epochs; ++epoch) {
+      const int64_t skip = epoch == o_.start_epoch ? o_.start_position : 0;
+      position = 0;
+      std::unique_ptr<Source> source;
+      bool by_record = false;
+      std::vector<uint32_t> files = ShardFiles(&by_record);
+      if (indexed_) {
+        std::vector<Slot> order = IndexedOrder(epoch);
+        const size_t skipped = std::min<size_t>(static_cast<size_t>(skip), order.size());
+        order.erase(order.begin(), order.begin() + static_cast<ptrdiff_t>(skipped));
+        position = static_cast<int64_t>(skipped);
+        source = std::make_unique<IndexedRecords>(o_, std::move(order), &random_files_,
+                                                  &random_files_mu_);
+      } else {
+        source = std::make_unique<InterleavedFiles>(o_, std::move(files));
+      }
+      const bool buffer = !indexed_ && o_.shuffle_buffer > 1;
+      ShuffleBuffer<Record> shuffle(buffer ? static_cast<size_t>(o_.shuffle_buffer) : 1,
+                                    EpochSeed(o_, epoch, kBufferShuffleStream));
+      std::vector<bool> bad_files(o_.files.size(), false);
+      uint64_t sequence = 0;  // records of the interleaved sequence, for record sharding
+      bool any = skip > 0;    // the epoch has records (a resumed one had some)
+      Status error;
+      bool source_done = false;
+      // The next record after sharding and damage policies, before the shuffle buffer.
+      auto pull = [&](Record* record) {
+        while (!cancelled_) {
+          Status s;
+          if (!source->Next(record, &s)) {
+            if (!s.ok()) error = s;
+            return false;
+          }
+          if (record->damaged) {
+            if (!OnDamage(*record, &bad_files, &error)) return false;
+            continue;
+          }
+          any = true;
+          if (bad_files[record->file]) continue;
+          if (!indexed_ && by_record &&
+              static_cast<int64_t>(sequence++ % o_.num_shards) != o_.shard_index) {
+            continue;
+          }
+          return true;
+        }
+        return false;
+      };
+      for (;;) {
+        if (cancelled_) return;
+        Record record;
+        bool have = false;
+        if (buffer) {
+          while (!source_done && !shuffle.full()) {
+            Record next;
+            if (!pull(&next)) {
+              source_done = true;
+              break;
+            }
+            shuffle.Add(std::move(next));
+          }
+          if (!source_done) {
+            Record next;
+            if (pull(&next)) {
+              record = shuffle.Take(&next);
+            } else {
+              source_done = true;
+              record = shuffle.Take(nullptr);
+            }
+            have = true;
+          } else if (error.ok() && !shuffle.empty()) {
+            record = shuffle.Take(nullptr);
+            have = true;
+          }
+        } else {
+          have = pull(&record);
+        }
+        if (!have) break;
+        if (position++ < skip) continue;  // resuming: emitted before the checkpoint
+        if (batch == nullptr) batch = std::make_unique<Element>();
+        batch->data += record.payload;
+        batch->ends.push_back(batch->data.size());
+        if (batch->size() >= batch_size) {
+          batch->epoch = epoch;
+          batch->position = position;
+          if (!Emit(std::move(batch))) return;
+        }
+      }
+      if (!error.ok()) {
+        if (!flush(epoch, position)) return;
+        Finish(error);
+        return;
+      }
+      if (!o_.batch_across_epochs && !flush(epoch, position)) return;
+      if (o_.epochs < 0 && !any) break;  // repeating nothing forever would never end
+    }
+    if (!flush(epoch - 1, position)) return;
+    Finish(errors::OutOfRange("end of the dataset"));
+  }
+
+  void Parse() {
+    const int threads = ThreadPool::Default()->num_threads();
+    Output output;
+    while (raw_.Pop(&output)) {
+      if (output.status.ok()) {
+        Element& e = *output.element;
+        std::vector<std::string_view> views(e.size());
+        for (size_t i = 0; i < e.size(); ++i) {
+          const size_t begin = i == 0 ? 0 : e.ends[i - 1];
+          views[i] = std::string_view(e.data.data() + begin, e.ends[i] - begin);
+        }
+        output.status = example::ParseExampleBatch(views, o_.specs, nullptr, threads, &e.parsed);
+        if (!output.status.ok()) output.element.reset();
+      }
+      const bool last = !output.status.ok();
+      if (!out_.Push(std::move(output)) || last) return;
+    }
+  }
+
+  const PipelineOptions o_;
+  const bool indexed_;
+  std::atomic<bool> cancelled_{false};
+  BoundedQueue<Output> raw_;  // assembled batches waiting to be parsed
+  BoundedQueue<Output> out_;  // finished elements
+  std::vector<std::unique_ptr<io::RandomAccessFile>> random_files_;  // opened on first use
+  std::mutex random_files_mu_;
+  std::mutex damages_mu_;
+  std::vector<io::RecordDamage> damages_;  // guarded by damages_mu_
+  std::thread parser_;
+  std::thread assembler_;  // last: starts once everything it uses exists
+};
+
+Status Pipeline::Create(PipelineOptions options, std::unique_ptr<Pipeline>* pipeline) {
+  if (options.num_shards < 1 || options.shard_index < 0 ||
+      options.shard_index >= options.num_shards) {
+    return errors::InvalidArgument("shard index ", options.shard_index, " is not in [0, ",
+                                   options.num_shards, ")");
+  }
+  if (options.cycle_length < 1 || options.block_length < 1) {
+    return errors::InvalidArgument("cycle_length and block_length must be at least 1");
+  }
+  if (options.batch_size < 0 || options.shuffle_buffer < 0 || options.start_epoch < 0 ||
+      options.start_position < 0) {
+    return errors::InvalidArgument("negative batch size, buffer size or start");
+  }
+  if (options.files.size() >= (uint64_t{1} << 32)) {
+    return errors::InvalidArgument("too many files");
+  }
+  const bool indexed = AllIndexed(options);
+  if (options.global_shuffle && !indexed) {
+    return errors::FailedPrecondition(
+        "a global shuffle needs an index file for every file (swigflow index FILE...)");
+  }
+  std::unique_ptr<Pipeline> p(new Pipeline());
+  p->impl_ = std::make_unique<Impl>(std::move(options));
+  if (indexed) {
+    p->records_per_epoch_ = static_cast<int64_t>(p->impl_->IndexedOrder(0, false).size());
+  }
+  *pipeline = std::move(p);
+  return Status::OK();
+}
+
+Pipeline::~Pipeline() = default;
+
+Status Pipeline::Next(std::unique_ptr<Element>* element) {
+  if (!final_.ok()) return final_;
+  Status s = impl_->Next(element);
+  if (!s.ok()) final_ = s;
+  return s;
+}
+
+std::vector<io::RecordDamage> Pipeline::TakeDamages() { return impl_->TakeDamages(); }
+
+}  // namespace data
+}  // namespace swigflow

@@ -1,0 +1,118 @@
+// The native part of swigflow.data: TFRecord files in, batches of parsed Examples out, with every
+// step on threads of its own (no GIL): parallel reads, sharding, shuffling, batching into one
+// buffer, parsing, prefetching.
+//
+// One epoch is, in order:
+//   1. the files of this shard (file j belongs to shard j % num_shards when there are at least
+//      as many files as shards);
+//   2. their records interleaved: cycle_length files are read at once, block_length records
+//      taken from each in turn; a finished file's slot goes to the next file;
+//   3. with fewer files than shards, record k of that sequence belongs to shard k % num_shards;
+//   4. with global_shuffle (every file indexed), a seeded permutation of all of them;
+//   5. a shuffle buffer of shuffle_buffer records, drained at the end of the epoch;
+// then batches of batch_size records, parsed when specs are given. Every step is deterministic
+// for a seed, and each record of a shard appears exactly once per epoch (damage policies aside).
+//
+// Resuming: each element carries the state right after it, (epoch, position): the records of
+// that epoch emitted so far. A pipeline created with that start skips exactly those records.
+// With every file indexed the skip costs nothing (the order is computed, not read); otherwise
+// the records are read again and dropped before any parsing.
+#ifndef SWIGFLOW_DATA_PIPELINE_H_
+#define SWIGFLOW_DATA_PIPELINE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "swigflow/example/parse.h"
+#include "swigflow/framework/status.h"
+#include "swigflow/io/record_options.h"
+#include "swigflow/io/record_scan.h"
+
+namespace swigflow {
+namespace data {
+
+// What to do with damaged records.
+enum class OnError : int {
+  kRaise = 0,       // deliver the records before the damage, then fail (TensorFlow's behaviour)
+  kSkipRecord = 1,  // drop the damaged record, go on with the file (see io::RecordScanner)
+  kSkipFile = 2,    // drop the rest of the file
+};
+
+struct SourceFile {
+  std::string path;
+  // The offsets of its records, from its index file; empty when it has none.
+  std::vector<uint64_t> offsets;
+  bool indexed = false;  // offsets are known (a file may be indexed and empty)
+};
+
+struct PipelineOptions {
+  std::vector<SourceFile> files;
+  io::RecordOptions record_options;
+  int cycle_length = 1;
+  int block_length = 1;
+  int64_t num_shards = 1;
+  int64_t shard_index = 0;
+  bool global_shuffle = false;
+  int64_t shuffle_buffer = 0;  // 0 or 1: no shuffle buffer
+  uint64_t seed = 0;
+  bool reshuffle_each_iteration = true;
+  int64_t epochs = 1;      // < 0: forever
+  int64_t batch_size = 0;  // 0: one record per element
+  bool drop_remainder = false;
+  bool batch_across_epochs = false;  // a batch may hold the end of one epoch and the next's start
+  bool parse = false;
+  std::vector<example::FeatureSpec> specs;
+  int prefetch = 2;  // finished elements held ready
+  OnError on_error = OnError::kRaise;
+  int64_t start_epoch = 0;
+  int64_t start_position = 0;
+};
+
+// One output element: records back to back in `data`, and their parsed features when parsing.
+struct Element {
+  std::string data;
+  std::vector<size_t> ends;                    // record i is data[ends[i-1], ends[i])
+  std::vector<example::ParsedFeature> parsed;  // string views point into data
+  int64_t epoch = 0;                           // the state right after this element
+  int64_t position = 0;  // records of `epoch` emitted up to and including this element
+  size_t size() const { return ends.size(); }
+};
+
+class Pipeline {
+ public:
+  static Status Create(PipelineOptions options, std::unique_ptr<Pipeline>* pipeline);
+  ~Pipeline();  // stops and joins every thread, even mid-read
+
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  // The next element; OUT_OF_RANGE at the end. An error (damage under kRaise, a parse error)
+  // comes after the elements before it, and again on every later call.
+  Status Next(std::unique_ptr<Element>* element);
+
+  // Damage skipped under kSkipRecord / kSkipFile since the last call.
+  std::vector<io::RecordDamage> TakeDamages();
+
+  // Records per epoch of this shard, when every file is indexed; else -1. Counts records before
+  // the damage policies (which only apply once the data is read).
+  int64_t RecordsPerEpoch() const { return records_per_epoch_; }
+
+  class Impl;  // the threads (pipeline.cc)
+
+ private:
+  Pipeline() = default;
+
+  std::unique_ptr<Impl> impl_;
+  int64_t records_per_epoch_ = -1;
+  Status final_;  // sticky end or error
+};
+
+}  // namespace data
+}  // namespace swigflow
+
+#endif  // SWIGFLOW_DATA_PIPELINE_H_

@@ -1,0 +1,44 @@
+"""swigflow.data: a tf.data-style input pipeline, with the hot path in C++ threads.
+
+::
+
+    import swigflow
+
+    ds = (swigflow.data.TFRecordDataset(files, num_parallel_reads=4)
+          .shuffle(10_000, seed=1)
+          .batch(512)
+          .parse({"image": swigflow.io.FixedLenFeature([], "string"),
+                  "label": swigflow.io.FixedLenFeature([], "int64")})
+          .prefetch(2))
+    it = ds.iterator()
+    for batch in it:            # {"image": object array of bytes, "label": int64 array}
+        ...
+    state = it.state()          # JSON-able; ds.iterator(state=state) resumes exactly here
+
+See README.md ("Input pipelines") for what runs natively, sharding, index files, global
+shuffles, damage policies and the PyTorch adapter.
+"""
+
+from swigflow.data import experimental
+from swigflow.data.dataset import AUTOTUNE, INFINITE, UNKNOWN, Dataset, Iterator
+from swigflow.data.records import TFRecordDataset
+
+
+def __getattr__(name):  # PEP 562: torch is imported only when the adapter is used
+    if name == "TorchIterableDataset":
+        from swigflow.data.torch import TorchIterableDataset
+
+        return TorchIterableDataset
+    raise AttributeError(f"module 'swigflow.data' has no attribute {name!r}")
+
+
+__all__ = [
+    "AUTOTUNE",
+    "INFINITE",
+    "UNKNOWN",
+    "Dataset",
+    "Iterator",
+    "TFRecordDataset",
+    "TorchIterableDataset",
+    "experimental",
+]

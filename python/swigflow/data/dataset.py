@@ -1,0 +1,692 @@
+"""swigflow.data.Dataset: tf.data's names and semantics, iterated as plain Python.
+
+Every dataset is immutable; transformations return new datasets. Iterating runs the pipeline.
+Internally each dataset yields ``(element, state)`` pairs, where ``state`` is a small JSON-able
+value from which iteration can resume right after that element; :class:`Iterator` keeps the
+state of the last element it returned (see :meth:`Dataset.iterator`).
+"""
+
+import collections
+import concurrent.futures
+import copy
+import glob as globlib
+import itertools
+import json
+import os
+import queue
+import random
+import threading
+
+import numpy as np
+
+from swigflow import errors
+
+AUTOTUNE = -1
+INFINITE = -1  # cardinality() of an endless dataset
+UNKNOWN = -2  # cardinality() when it cannot be known without iterating
+
+
+def _autotune(value, default):
+    if value is None:
+        return None
+    if value == AUTOTUNE:
+        return default
+    if value < 1:
+        raise ValueError(f"expected a positive count or AUTOTUNE, got {value}")
+    return int(value)
+
+
+def _cpus():
+    return max(1, int(os.environ.get("SWIGFLOW_NUM_THREADS", os.cpu_count() or 1)))
+
+
+def _new_seed():
+    return random.SystemRandom().randrange(1 << 63)
+
+
+class Dataset:
+    """A pipeline of elements, with tf.data's transformations.
+
+    ::
+
+        ds = (swigflow.data.TFRecordDataset(files, num_parallel_reads=4)
+              .shuffle(10_000, seed=1)
+              .batch(512)
+              .parse({"label": swigflow.io.FixedLenFeature([], "int64")})
+              .prefetch(2))
+        for batch in ds:
+            ...
+
+    Runs of TFRecordDataset, shard, shuffle, repeat, batch, parse and prefetch run natively, on
+    threads without the GIL; other steps (map with a Python function, filter, ...) run in
+    Python on the elements they receive.
+    """
+
+    # --- subclass interface ---------------------------------------------------------------------
+
+    def _iter(self, state, epoch):
+        """Yields (element, state after it), resuming from `state` (None: from the start).
+        `epoch` counts the passes an enclosing repeat() made, for reshuffling."""
+        raise NotImplementedError
+
+    def _cardinality(self):
+        return UNKNOWN
+
+    def _signature(self):
+        """The pipeline's shape, checked when an iterator is resumed from a state."""
+        return type(self).__name__
+
+    def _reshard(self, num_shards, index):
+        """This pipeline with its source split num_shards ways, part `index` (for the PyTorch
+        adapter: DataLoader workers and distributed ranks)."""
+        raise TypeError(f"cannot split the source of {self._signature()} between workers")
+
+    def _check_shardable(self):
+        """Raises if the elements' order differs between processes (an unseeded shuffle)."""
+
+    # --- iteration ------------------------------------------------------------------------------
+
+    def __iter__(self):
+        return self.iterator()
+
+    def iterator(self, state=None):
+        """An iterator over the elements; with `state` (from :meth:`Iterator.state` of an
+        iterator over the same pipeline), it resumes exactly after the element that state was
+        taken at: the same elements in the same order as if iteration had never stopped."""
+        return Iterator(self, state)
+
+    def cardinality(self):
+        """The number of elements: a count, INFINITE, or UNKNOWN (tf.data's convention)."""
+        return self._cardinality()
+
+    def __len__(self):
+        n = self._cardinality()
+        if n == INFINITE:
+            raise TypeError("the dataset is infinite")
+        if n < 0:
+            raise TypeError(
+                "the length of this dataset is unknown (index files give TFRecordDatasets a "
+                "length: swigflow index FILE...)"
+            )
+        return n
+
+    def as_numpy_iterator(self):
+        """The elements (already numpy): for code written against tf.data."""
+        return iter(self)
+
+    # --- sources --------------------------------------------------------------------------------
+
+    @staticmethod
+    def from_tensor_slices(tensors):
+        """Elements are the slices of `tensors` along their first dimension; `tensors` may be a
+        numpy array, a list, or a dict / tuple of them (all of the same length)."""
+        return _TensorSlices(tensors)
+
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None):
+        """The file names matching `file_pattern` (a glob pattern or a list of them), sorted,
+        then shuffled each epoch unless ``shuffle=False`` (tf.data's default is to shuffle)."""
+        return _ListFiles(file_pattern, True if shuffle is None else bool(shuffle), seed)
+
+    @staticmethod
+    def range(*args):
+        """0, 1, ... like Python's range (tf.data.Dataset.range)."""
+        return _TensorSlices(np.arange(*args, dtype=np.int64))
+
+    # --- transformations ------------------------------------------------------------------------
+
+    def map(self, map_func, num_parallel_calls=None, deterministic=None):
+        """Applies map_func to each element (a dict or tuple element is passed as it is). With
+        num_parallel_calls, that many calls run at once on threads; the output order stays the
+        input order."""
+        del deterministic  # always deterministic
+        return _Map(self, map_func, _autotune(num_parallel_calls, _cpus()))
+
+    def filter(self, predicate):
+        """Keeps the elements for which predicate(element) is true."""
+        return _Filter(self, predicate)
+
+    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None):
+        """Stacks batch_size consecutive elements (numpy arrays, numbers, bytes, or dicts and
+        tuples of them) into one; the last batch may be smaller unless drop_remainder."""
+        del num_parallel_calls, deterministic
+        return _Batch(self, _positive("batch_size", batch_size), bool(drop_remainder))
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True):
+        """tf.data's shuffle buffer: each element is drawn at random from the next
+        buffer_size elements. seed=None draws a seed per iterator (kept in its state)."""
+        return _Shuffle(self, _positive("buffer_size", buffer_size), seed, reshuffle_each_iteration)
+
+    def repeat(self, count=None):
+        """Repeats the dataset count times (forever when None or -1)."""
+        count = None if count is None or count == -1 else int(count)
+        if count is not None and count < 0:
+            raise ValueError(f"repeat count must be >= -1, got {count}")
+        return _Repeat(self, count)
+
+    def take(self, count):
+        """The first count elements (all when count is -1)."""
+        return _Take(self, int(count))
+
+    def skip(self, count):
+        """All but the first count elements (none when count is -1)."""
+        return _Skip(self, int(count))
+
+    def shard(self, num_shards, index):
+        """Every num_shards-th element starting at index: an exact partition over the indexes.
+        On TFRecord data the partition is of records (see TFRecordDataset.shard)."""
+        num_shards = _positive("num_shards", num_shards)
+        if not 0 <= index < num_shards:
+            raise errors.InvalidArgumentError(
+                f"Index must be in [0, num_shards): index {index}, num_shards {num_shards}"
+            )
+        return _Shard(self, num_shards, int(index))
+
+    def interleave(
+        self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
+        deterministic=None,
+    ):  # fmt: skip
+        """Maps each element to a dataset and interleaves them: cycle_length at once,
+        block_length elements from each in turn. When map_func makes TFRecordDatasets (e.g.
+        ``files.interleave(swigflow.data.TFRecordDataset, cycle_length=4)``), the files are read
+        by the native pipeline, in parallel."""
+        del deterministic
+        cycle_length = _autotune(cycle_length, _cpus()) or _cpus()
+        block_length = _positive("block_length", 1 if block_length is None else block_length)
+        from swigflow.data.records import _fuse_interleave
+
+        fused = _fuse_interleave(self, map_func, cycle_length, block_length)
+        if fused is not None:
+            return fused
+        return _Interleave(self, map_func, cycle_length, block_length)
+
+    def prefetch(self, buffer_size):
+        """Prepares up to buffer_size elements ahead on a background thread."""
+        return _Prefetch(self, _autotune(buffer_size, 2) or 2)
+
+    def parse(self, features):
+        """Parses batches of serialized tf.train.Examples with swigflow.io.parse_example (single
+        examples with parse_single_example). Fused into the native pipeline when it can be."""
+        from swigflow.io.parsing import _check_features
+
+        _check_features(features)
+        return self.map(_ParseFn(features))
+
+    def apply(self, transformation_func):
+        """transformation_func(self): for reusable steps, e.g.
+        ``ds.apply(swigflow.data.experimental.parse_example_dataset(features))``."""
+        return transformation_func(self)
+
+    def __repr__(self):
+        return f"<{self._signature()}>"
+
+
+def _positive(name, value):
+    value = int(value)
+    if value < 1:
+        raise ValueError(f"{name} must be positive, got {value}")
+    return value
+
+
+class _ParseFn:
+    """map(parse) on serialized examples; recognised and fused by the native pipeline."""
+
+    def __init__(self, features):
+        self.features = dict(features)
+
+    def __call__(self, element):
+        from swigflow.io import parse_example, parse_single_example
+
+        if isinstance(element, bytes):
+            return parse_single_example(element, self.features)
+        return parse_example(element, self.features)
+
+
+class Iterator:
+    """Iterates over a Dataset and can say where it is: :meth:`state` is a small JSON-able
+    dict; ``dataset.iterator(state=...)`` resumes right after the last element returned."""
+
+    def __init__(self, dataset, state=None):
+        self._dataset = dataset
+        signature = dataset._signature()
+        inner = None
+        if state is not None:
+            taken_from = state.get("pipeline") if isinstance(state, dict) else state
+            if taken_from != signature:
+                raise ValueError(
+                    "this state was taken from an iterator over another pipeline "
+                    f"(expected {signature!r}, got {taken_from!r})"
+                )
+            inner = state["position"]
+        self._state = {"pipeline": signature, "position": inner}
+        self._gen = dataset._iter(inner, 0)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        element, position = next(self._gen)
+        self._state = {"pipeline": self._state["pipeline"], "position": position}
+        return element
+
+    def state(self):
+        """Where this iterator is: resume with ``dataset.iterator(state=...)``. The dict
+        survives ``json.dumps``/``json.loads``."""
+        return json.loads(json.dumps(self._state))
+
+    def close(self):
+        """Stops the pipeline's threads now (also done when the iterator is garbage)."""
+        self._gen.close()
+
+
+# --- Python sources -----------------------------------------------------------------------------
+
+
+def _slice(tensors, i):
+    if isinstance(tensors, dict):
+        return {k: _slice(v, i) for k, v in tensors.items()}
+    if isinstance(tensors, tuple):
+        return tuple(_slice(v, i) for v in tensors)
+    return tensors[i]
+
+
+def _length(tensors):
+    if isinstance(tensors, dict):
+        lengths = {_length(v) for v in tensors.values()}
+    elif isinstance(tensors, tuple):
+        lengths = {_length(v) for v in tensors}
+    else:
+        return len(tensors)
+    if len(lengths) != 1:
+        raise ValueError(f"all components must have the same first dimension, got {lengths}")
+    return lengths.pop()
+
+
+def _as_arrays(tensors):
+    if isinstance(tensors, dict):
+        return {k: _as_arrays(v) for k, v in tensors.items()}
+    if isinstance(tensors, tuple):
+        return tuple(_as_arrays(v) for v in tensors)
+    if isinstance(tensors, list) and tensors and isinstance(tensors[0], (bytes, str)):
+        return np.array(tensors, dtype=object)
+    return np.asarray(tensors)
+
+
+class _TensorSlices(Dataset):
+    def __init__(self, tensors):
+        self._tensors = _as_arrays(tensors)
+        self._n = _length(self._tensors)
+
+    def _iter(self, state, epoch):
+        for i in range(0 if state is None else state, self._n):
+            yield _slice(self._tensors, i), i + 1
+
+    def _cardinality(self):
+        return self._n
+
+    def _reshard(self, num_shards, index):
+        return _Shard(self, num_shards, index)
+
+
+class _ListFiles(Dataset):
+    def __init__(self, pattern, shuffle, seed):
+        patterns = [pattern] if isinstance(pattern, (str, bytes, os.PathLike)) else list(pattern)
+        files = sorted({f for p in patterns for f in globlib.glob(os.fsdecode(p))})
+        if not files:
+            raise errors.InvalidArgumentError(
+                f"Expected 'file_pattern' argument to match at least one file: {pattern!r}"
+            )
+        self._files = files
+        self._shuffle = shuffle
+        self._seed = seed
+
+    def files(self, epoch, seed):
+        files = list(self._files)
+        if self._shuffle:
+            random.Random(f"{seed}:{epoch}").shuffle(files)
+        return files
+
+    def _iter(self, state, epoch):
+        state = state or {"seed": self._seed if self._seed is not None else _new_seed(), "next": 0}
+        files = self.files(epoch, state["seed"])
+        for i in range(state["next"], len(files)):
+            yield files[i], {"seed": state["seed"], "next": i + 1}
+
+    def _cardinality(self):
+        return len(self._files)
+
+    def _signature(self):
+        return f"ListFiles({len(self._files)})"
+
+    def _check_shardable(self):
+        if self._shuffle and self._seed is None:
+            raise ValueError(
+                "list_files(shuffle=True) needs a seed when its files are split between "
+                "workers or ranks: each process would shuffle them differently"
+            )
+
+    def _reshard(self, num_shards, index):
+        self._check_shardable()
+        return _Shard(self, num_shards, index)
+
+
+# --- Python transformations ---------------------------------------------------------------------
+
+
+class _Unary(Dataset):
+    def __init__(self, input_dataset):
+        self._input = input_dataset
+
+    def _signature(self):
+        return f"{self._input._signature()}.{type(self).__name__[1:]}"
+
+    def _reshard(self, num_shards, index):
+        clone = copy.copy(self)
+        clone._input = self._input._reshard(num_shards, index)
+        return clone
+
+    def _check_shardable(self):
+        self._input._check_shardable()
+
+
+class _Map(_Unary):
+    def __init__(self, input_dataset, fn, parallel):
+        super().__init__(input_dataset)
+        self._fn = fn
+        self._parallel = parallel
+
+    def _iter(self, state, epoch):
+        fn = self._fn
+        source = self._input._iter(state, epoch)
+        if not self._parallel or self._parallel == 1:
+            for element, position in source:
+                yield fn(element), position
+            return
+        # Ordered parallel map: up to `parallel` calls in flight; results in input order.
+        with concurrent.futures.ThreadPoolExecutor(self._parallel) as pool:
+            pending = collections.deque()
+            for element, position in source:
+                pending.append((pool.submit(fn, element), position))
+                if len(pending) >= self._parallel:
+                    future, where = pending.popleft()
+                    yield future.result(), where
+            while pending:
+                future, where = pending.popleft()
+                yield future.result(), where
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+
+class _Filter(_Unary):
+    def __init__(self, input_dataset, predicate):
+        super().__init__(input_dataset)
+        self._predicate = predicate
+
+    def _iter(self, state, epoch):
+        for element, position in self._input._iter(state, epoch):
+            if self._predicate(element):
+                yield element, position
+
+
+def _stack(elements):
+    first = elements[0]
+    if isinstance(first, dict):
+        return {k: _stack([e[k] for e in elements]) for k in first}
+    if isinstance(first, tuple):
+        return tuple(_stack([e[i] for e in elements]) for i in range(len(first)))
+    if isinstance(first, (bytes, str)):
+        return np.array(elements, dtype=object)
+    return np.stack([np.asarray(e) for e in elements])
+
+
+class _Batch(_Unary):
+    def __init__(self, input_dataset, size, drop_remainder):
+        super().__init__(input_dataset)
+        self._size = size
+        self._drop = drop_remainder
+
+    def _iter(self, state, epoch):
+        batch = []
+        for element, position in self._input._iter(state, epoch):
+            batch.append(element)
+            if len(batch) == self._size:
+                yield _stack(batch), position
+                batch = []
+        if batch and not self._drop:
+            yield _stack(batch), position
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if n < 0:
+            return n
+        return n // self._size if self._drop else -(-n // self._size)
+
+
+class _Shuffle(_Unary):
+    """A Python shuffle buffer, for inputs the native pipeline does not cover. Resuming replays
+    the epoch from its start and drops what was already emitted (exact, not free)."""
+
+    def __init__(self, input_dataset, size, seed, reshuffle):
+        super().__init__(input_dataset)
+        self._size = size
+        self._seed = seed
+        self._reshuffle = reshuffle
+
+    def _iter(self, state, epoch):
+        state = state or {
+            "seed": self._seed if self._seed is not None else _new_seed(),
+            "emitted": 0,
+        }
+        rng = random.Random(f"{state['seed']}:{epoch if self._reshuffle else 0}")
+        buffer = []
+        emitted = 0
+        for element, _ in self._input._iter(None, epoch):
+            if len(buffer) < self._size:
+                buffer.append(element)
+                continue
+            i = rng.randrange(len(buffer))
+            out, buffer[i] = buffer[i], element
+            emitted += 1
+            if emitted > state["emitted"]:
+                yield out, {"seed": state["seed"], "emitted": emitted}
+        while buffer:
+            i = rng.randrange(len(buffer))
+            buffer[i], buffer[-1] = buffer[-1], buffer[i]
+            out = buffer.pop()
+            emitted += 1
+            if emitted > state["emitted"]:
+                yield out, {"seed": state["seed"], "emitted": emitted}
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+
+class _Repeat(_Unary):
+    def __init__(self, input_dataset, count):
+        super().__init__(input_dataset)
+        self._count = count
+
+    def _iter(self, state, epoch):
+        k, inner = (0, None) if state is None else (state["epoch"], state["input"])
+        while self._count is None or k < self._count:
+            produced = False
+            for element, position in self._input._iter(inner, epoch * (self._count or 1) + k):
+                produced = True
+                yield element, {"epoch": k, "input": position}
+            if not produced and inner is None:
+                return  # repeating nothing forever would never end
+            k += 1
+            inner = None
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if self._count is None:
+            return 0 if n == 0 else INFINITE
+        return n * self._count if n >= 0 else n
+
+
+class _Take(_Unary):
+    def __init__(self, input_dataset, count):
+        super().__init__(input_dataset)
+        self._count = count
+
+    def _iter(self, state, epoch):
+        taken, inner = (0, None) if state is None else (state["taken"], state["input"])
+        if self._count >= 0 and taken >= self._count:
+            return
+        for element, position in self._input._iter(inner, epoch):
+            taken += 1
+            yield element, {"taken": taken, "input": position}
+            if self._count >= 0 and taken >= self._count:
+                return
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if self._count < 0:
+            return n
+        if n == INFINITE:
+            return self._count
+        return min(n, self._count) if n >= 0 else n
+
+
+class _Skip(_Unary):
+    def __init__(self, input_dataset, count):
+        super().__init__(input_dataset)
+        self._count = count
+
+    def _iter(self, state, epoch):
+        source = self._input._iter(None if state is None else state["input"], epoch)
+        if state is None:
+            if self._count < 0:
+                return
+            for _ in itertools.islice(source, self._count):
+                pass
+        for element, position in source:
+            yield element, {"input": position}
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if n < 0:
+            return n
+        return 0 if self._count < 0 else max(0, n - self._count)
+
+
+class _Shard(_Unary):
+    def __init__(self, input_dataset, num_shards, index):
+        super().__init__(input_dataset)
+        self._n = num_shards
+        self._i = index
+
+    def _iter(self, state, epoch):
+        seen, inner = (0, None) if state is None else (state["seen"], state["input"])
+        for element, position in self._input._iter(inner, epoch):
+            seen += 1
+            if (seen - 1) % self._n == self._i:
+                yield element, {"seen": seen, "input": position}
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if n < 0:
+            return n
+        return n // self._n + (1 if n % self._n > self._i else 0)
+
+
+class _Interleave(_Unary):
+    """tf.data's interleave in Python: the order is deterministic; with num_parallel_calls the
+    sub-datasets are still iterated in turn. Resuming replays (exact, not free)."""
+
+    def __init__(self, input_dataset, fn, cycle_length, block_length):
+        super().__init__(input_dataset)
+        self._fn = fn
+        self._cycle = cycle_length
+        self._block = block_length
+
+    def _iter(self, state, epoch):
+        skip = 0 if state is None else state["emitted"]
+        inputs = (e for e, _ in self._input._iter(None, epoch))
+        slots = [None] * self._cycle
+        emitted = 0
+        exhausted = False
+
+        def open_slot():
+            nonlocal exhausted
+            if exhausted:
+                return None
+            try:
+                element = next(inputs)
+            except StopIteration:
+                exhausted = True
+                return None
+            dataset = self._fn(element)
+            if not isinstance(dataset, Dataset):
+                raise TypeError(f"interleave's function must return a Dataset, got {dataset!r}")
+            return iter(e for e, _ in dataset._iter(None, epoch))
+
+        for s in range(self._cycle):
+            slots[s] = open_slot()
+        current = 0
+        while any(slot is not None for slot in slots) or not exhausted:
+            if slots[current] is None:
+                slots[current] = open_slot()
+            if slots[current] is not None:
+                for taken, element in enumerate(slots[current], 1):
+                    emitted += 1
+                    if emitted > skip:
+                        yield element, {"emitted": emitted}
+                    if taken >= self._block:
+                        break
+                else:
+                    slots[current] = None
+            current = (current + 1) % self._cycle
+
+
+_END = object()
+
+
+class _Prefetch(_Unary):
+    """Runs the input on a background thread, up to `size` elements ahead."""
+
+    def __init__(self, input_dataset, size):
+        super().__init__(input_dataset)
+        self._size = size
+
+    def _iter(self, state, epoch):
+        from swigflow.data.records import _NativeRecords
+
+        if isinstance(self._input, _NativeRecords):  # its own threads prefetch already
+            yield from self._input._with_prefetch(self._size)._iter(state, epoch)
+            return
+        items = queue.Queue(self._size)
+        stop = threading.Event()
+
+        def run():
+            try:
+                for item in self._input._iter(state, epoch):
+                    while not stop.is_set():
+                        try:
+                            items.put(item, timeout=0.1)
+                            break
+                        except queue.Full:
+                            continue
+                    if stop.is_set():
+                        return
+                items.put((_END, None))
+            except BaseException as e:  # raised again in the consumer, in order
+                items.put((_END, e))
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        try:
+            while True:
+                element, position = items.get()
+                if element is _END:
+                    if position is not None:
+                        raise position
+                    return
+                yield element, position
+        finally:
+            stop.set()
+
+    def _cardinality(self):
+        return self._input._cardinality()

@@ -1,0 +1,325 @@
+"""TFRecordDataset and the runs of steps the native pipeline (native/data/pipeline.h) performs.
+
+A ``_NativeRecords`` dataset is TFRecord files plus the steps applied to them so far, in the
+pipeline's fixed order: shard, global shuffle, shuffle buffer, repeat, batch, parse, prefetch.
+A transformation that fits that order is absorbed into it; anything else wraps the dataset in a
+Python step.
+"""
+
+import logging
+import os
+
+import numpy as np
+
+from swigflow import errors
+from swigflow import pywrap_swigflow as _pywrap
+from swigflow.data import dataset as ds
+from swigflow.io import index as _index
+from swigflow.io import parsing as _parsing
+from swigflow.io.tf_record import TFRecordOptions, _compression_name
+
+log = logging.getLogger("swigflow.data")
+
+_ON_ERROR = {"raise": 0, "skip_record": 1, "skip_file": 2}
+
+# Steps in the order the native pipeline runs them; a step can be absorbed when no later one
+# has been.
+_ORDER = ["source", "shard", "global_shuffle", "shuffle", "repeat", "batch", "parse", "prefetch"]
+
+
+def _as_files(filenames):
+    if isinstance(filenames, ds.Dataset):
+        return filenames
+    if isinstance(filenames, (str, bytes, os.PathLike)):
+        return [os.fsdecode(os.fspath(filenames))]
+    if isinstance(filenames, np.ndarray):
+        filenames = filenames.ravel().tolist()
+    files = [os.fsdecode(os.fspath(f)) for f in filenames]
+    return files
+
+
+class _NativeRecords(ds.Dataset):
+    def __init__(self, files, compression, on_error, config, stage="source"):
+        self._files = files  # a list of paths, or a Dataset of them (read each epoch)
+        self._compression = compression
+        self._on_error = on_error
+        self._config = config
+        self._stage = stage
+
+    def _with(self, stage, **changes):
+        config = dict(self._config)
+        config.update(changes)
+        return _NativeRecords(self._files, self._compression, self._on_error, config, stage)
+
+    def _can(self, stage):
+        return _ORDER.index(stage) > _ORDER.index(self._stage)
+
+    def _signature(self):
+        c = self._config
+        steps = [f"TFRecords({len(self._files) if isinstance(self._files, list) else '*'})"]
+        if c["num_shards"] > 1:
+            steps.append(f"shard({c['num_shards']},{c['shard_index']})")
+        if c["global_shuffle"]:
+            steps.append("global_shuffle")
+        if c["shuffle_buffer"]:
+            steps.append(f"shuffle({c['shuffle_buffer']})")
+        if c["epochs"] != 1:
+            steps.append(f"repeat({c['epochs']})")
+        if c["batch_size"]:
+            steps.append(f"batch({c['batch_size']})")
+        if c["features"] is not None:
+            steps.append("parse(" + ",".join(sorted(c["features"])) + ")")
+        return ".".join(steps)
+
+    # --- absorbed transformations ---------------------------------------------------------------
+
+    def shard(self, num_shards, index):
+        """An exact partition of the records: whole files (file j in shard j % num_shards) when
+        there are at least num_shards files, else records (the k-th in read order in shard
+        k % num_shards), read at their offsets when every file has an index file."""
+        if not self._can("shard") or self._config["num_shards"] > 1:
+            return super().shard(num_shards, index)
+        num_shards = ds._positive("num_shards", num_shards)
+        if not 0 <= index < num_shards:
+            raise errors.InvalidArgumentError(
+                f"Index must be in [0, num_shards): index {index}, num_shards {num_shards}"
+            )
+        return self._with("shard", num_shards=num_shards, shard_index=int(index))
+
+    def global_shuffle(self, seed=None, reshuffle_each_iteration=True):
+        """A seeded uniform shuffle of all records of all files (of this shard), which tf.data
+        cannot do: needs an index file per file (``swigflow index FILE...``)."""
+        if not self._can("global_shuffle"):
+            raise ValueError("global_shuffle must come right after the TFRecordDataset (or shard)")
+        return self._with(
+            "global_shuffle",
+            global_shuffle=True,
+            global_seed=seed,
+            reshuffle=bool(reshuffle_each_iteration),
+        )
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True):
+        if not self._can("shuffle"):
+            return super().shuffle(buffer_size, seed, reshuffle_each_iteration)
+        return self._with(
+            "shuffle",
+            shuffle_buffer=ds._positive("buffer_size", buffer_size),
+            seed=seed,
+            reshuffle=bool(reshuffle_each_iteration) and self._config["reshuffle"],
+        )
+
+    def repeat(self, count=None):
+        count = None if count is None or count == -1 else int(count)
+        if self._config["epochs"] != 1 or (count is not None and count < 0):
+            return super().repeat(count)
+        # Before a batch, batches run across epochs (as in tf.data); after, each epoch ends
+        # with its own last batch. Either way each epoch is shuffled on its own.
+        return self._with(
+            "repeat" if self._can("repeat") else self._stage,
+            epochs=-1 if count is None else count,
+            batch_across_epochs=self._can("batch"),
+        )
+
+    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None):
+        if not self._can("batch"):
+            return super().batch(batch_size, drop_remainder)
+        return self._with(
+            "batch",
+            batch_size=ds._positive("batch_size", batch_size),
+            drop_remainder=bool(drop_remainder),
+        )
+
+    def map(self, map_func, num_parallel_calls=None, deterministic=None):
+        if isinstance(map_func, ds._ParseFn) and self._can("parse"):
+            return self._with("parse", features=map_func.features)
+        return super().map(map_func, num_parallel_calls, deterministic)
+
+    def prefetch(self, buffer_size):
+        size = ds._autotune(buffer_size, 2) or 2
+        return self._with("prefetch" if self._can("prefetch") else self._stage, prefetch=size)
+
+    def _with_prefetch(self, size):
+        return self._with(self._stage, prefetch=size)
+
+    def _check_shardable(self):
+        if not isinstance(self._files, list):
+            self._files._check_shardable()
+
+    def _reshard(self, num_shards, index):
+        self._check_shardable()
+        n, i = self._config["num_shards"], self._config["shard_index"]
+        # Shard (n, i) split again m ways: shard i + n * j of n * m. Whole files stay whole
+        # files when there are enough of them; either way the parts partition shard i.
+        return self._with(self._stage, num_shards=n * num_shards, shard_index=i + n * index)
+
+    # --- iteration ------------------------------------------------------------------------------
+
+    def _file_list(self, epoch):
+        if isinstance(self._files, list):
+            return self._files
+        return [os.fsdecode(os.fspath(f)) for f, _ in self._files._iter(None, epoch)]
+
+    def _offsets(self, path):
+        """Record offsets from path's index file, or None (no index, compressed, or stale)."""
+        if self._compression:
+            return None
+        index_path = _index.default_index_path(path)
+        if not os.path.exists(index_path):
+            return None
+        offsets, lengths = _pywrap.ReadRecordIndex(index_path)
+        end = offsets[-1] + lengths[-1] if len(offsets) else 0
+        if end != os.path.getsize(path):
+            log.warning("ignoring %s: it does not match %s (rebuild it)", index_path, path)
+            return None
+        return offsets.tolist()
+
+    def _iter(self, state, epoch):
+        c = self._config
+        epochs = c["epochs"]
+        state = state or {
+            "seed": [
+                c["global_seed"] if c["global_seed"] is not None else ds._new_seed(),
+                c["seed"] if c["seed"] is not None else ds._new_seed(),
+            ],
+            "epoch": 0,
+            "position": 0,
+        }
+        files = self._file_list(epoch)
+        sources = [(f, self._offsets(f)) for f in files]
+        # One native seed for both shuffles; enclosing repeat()s move the epoch range.
+        seed = (state["seed"][0] * 0x9E3779B97F4A7C15 ^ state["seed"][1]) & ((1 << 63) - 1)
+        base = epoch * epochs if epochs > 0 else 0
+        config = {
+            "files": sources,
+            "cycle_length": c["cycle_length"],
+            "block_length": c["block_length"],
+            "num_shards": c["num_shards"],
+            "shard_index": c["shard_index"],
+            "global_shuffle": c["global_shuffle"],
+            "shuffle_buffer": c["shuffle_buffer"],
+            "seed": seed,
+            "reshuffle_each_iteration": c["reshuffle"],
+            "epochs": base + epochs if epochs > 0 else -1,
+            "batch_size": c["batch_size"],
+            "drop_remainder": c["drop_remainder"],
+            "batch_across_epochs": c["batch_across_epochs"],
+            "prefetch": c["prefetch"],
+            "on_error": _ON_ERROR[self._on_error],
+            "start_epoch": base + state["epoch"],
+            "start_position": state["position"],
+        }
+        features = c["features"]
+        items = list(features.items()) if features is not None else None
+        if items is not None:
+            config["specs"] = [_parsing._native_spec(k, s) for k, s in items]
+        options = TFRecordOptions(self._compression)._native()
+        pipeline = _pywrap.PyPipeline.Create(options, config)
+        while True:
+            item = pipeline.Next()
+            for kind, offset, message in pipeline.TakeDamages():
+                log.warning("skipped damaged data (%s at %d): %s", kind, offset, message)
+            if item is None:
+                return
+            payload, records, native_epoch, position = item
+            position = {"seed": state["seed"], "epoch": native_epoch - base, "position": position}
+            if items is not None:
+                parsed = {
+                    key: _parsing._ASSEMBLE[type(spec)](spec, values, counts, records)
+                    for (key, spec), (values, counts) in zip(items, payload)
+                }
+                if not c["batch_size"]:
+                    parsed = {k: _parsing._drop_batch_dimension(v) for k, v in parsed.items()}
+                yield parsed, position
+            elif c["batch_size"]:
+                batch = np.empty(records, dtype=object)
+                batch[:] = payload
+                yield batch, position
+            else:
+                yield payload[0], position
+
+    def _cardinality(self):
+        c = self._config
+        if not isinstance(self._files, list):
+            return ds.UNKNOWN
+        counts = []
+        for f in self._files:
+            offsets = self._offsets(f)
+            if offsets is None:
+                return ds.INFINITE if c["epochs"] < 0 else ds.UNKNOWN
+            counts.append(len(offsets))
+        n, i = c["num_shards"], c["shard_index"]
+        if n > 1 and len(counts) >= n:
+            records = sum(counts[f] for f in range(i, len(counts), n))
+        else:
+            total = sum(counts)
+            records = total // n + (1 if total % n > i else 0)
+        if c["epochs"] < 0:
+            return 0 if records == 0 else ds.INFINITE
+        size = c["batch_size"]
+        if not size:
+            return records * c["epochs"]
+        if c["batch_across_epochs"]:
+            records *= c["epochs"]
+            return records // size if c["drop_remainder"] else -(-records // size)
+        per_epoch = records // size if c["drop_remainder"] else -(-records // size)
+        return per_epoch * c["epochs"]
+
+
+def TFRecordDataset(  # noqa: N802 - named like tf.data.TFRecordDataset, which is a class
+    filenames, compression_type=None, buffer_size=None, num_parallel_reads=None,
+    on_error="raise", name=None,
+):  # fmt: skip
+    """The records of TFRecord files, as ``tf.data.TFRecordDataset``: bytes elements.
+
+    Args:
+      filenames: a path, a list of paths, or a Dataset of paths (e.g. Dataset.list_files).
+      compression_type: "", "ZLIB" or "GZIP".
+      buffer_size: ignored (reads are buffered natively).
+      num_parallel_reads: files read at once, interleaved one record from each in turn
+        (AUTOTUNE: one per core); default 1, one file after the other.
+      on_error: "raise" (TensorFlow's behaviour: DataLossError after the records before the
+        damage), "skip_record" (drop damaged records) or "skip_file" (drop the rest of a damaged
+        file). Skipped damage is logged on the "swigflow.data" logger with file and offset.
+      name: ignored.
+
+    Files with an index file (``FILE.idx``, see ``swigflow index``) give the dataset a length,
+    allow :meth:`global_shuffle`, and are read at their offsets when sharding by record.
+    """
+    del buffer_size, name
+    if on_error not in _ON_ERROR:
+        raise ValueError(f"on_error must be one of {sorted(_ON_ERROR)}, got {on_error!r}")
+    compression = _compression_name(compression_type)
+    cycle = ds._autotune(num_parallel_reads, ds._cpus()) or 1
+    config = {
+        "cycle_length": cycle,
+        "block_length": 1,
+        "num_shards": 1,
+        "shard_index": 0,
+        "global_shuffle": False,
+        "global_seed": 0,
+        "shuffle_buffer": 0,
+        "seed": 0,
+        "reshuffle": True,
+        "epochs": 1,
+        "batch_size": 0,
+        "drop_remainder": False,
+        "batch_across_epochs": False,
+        "features": None,
+        "prefetch": 2,
+    }
+    return _NativeRecords(_as_files(filenames), compression, on_error, config)
+
+
+def _fuse_interleave(files, map_func, cycle_length, block_length):
+    """files.interleave(f) as one native dataset when f makes a plain TFRecordDataset of its
+    file (probed with a placeholder name: constructing a TFRecordDataset reads nothing)."""
+    try:
+        probe = map_func("probe")
+    except Exception:  # any failure: not a TFRecordDataset factory
+        return None
+    if not isinstance(probe, _NativeRecords) or probe._stage != "source":
+        return None
+    if probe._files != ["probe"]:
+        return None
+    config = dict(probe._config, cycle_length=cycle_length, block_length=block_length)
+    return _NativeRecords(files, probe._compression, probe._on_error, config)

@@ -1,0 +1,63 @@
+"""PyTorch adapter: a swigflow.data pipeline as a torch IterableDataset.
+
+Each DataLoader worker of each distributed rank reads its own part of the data: the pipeline's
+source is split world_size x num_workers ways (rank-major), so no record is read twice or
+skipped across workers and ranks. This module imports torch; swigflow.data loads it only when
+``swigflow.data.TorchIterableDataset`` is first used.
+"""
+
+try:
+    import torch
+except ImportError as e:  # torch is optional
+    raise ImportError("swigflow.data.TorchIterableDataset needs PyTorch: pip install torch") from e
+
+
+def _rank_and_world():
+    distributed = torch.distributed
+    if distributed.is_available() and distributed.is_initialized():
+        return distributed.get_rank(), distributed.get_world_size()
+    return 0, 1
+
+
+class TorchIterableDataset(torch.utils.data.IterableDataset):
+    """Wraps a swigflow.data.Dataset for torch.utils.data.DataLoader.
+
+    ::
+
+        loader = torch.utils.data.DataLoader(
+            swigflow.data.TorchIterableDataset(ds), batch_size=None, num_workers=2)
+
+    Pass ``batch_size=None`` when the pipeline batches itself. Numeric arrays become tensors in
+    the DataLoader as usual; string features stay numpy object arrays of bytes.
+
+    Args:
+      dataset: the pipeline. Its source (TFRecord files or records, file names, slices) is split
+        between workers and ranks. A shuffle of file names before that split must be seeded, or
+        processes would disagree on the order (ValueError).
+      rank, world_size: override torch.distributed's (e.g. before init_process_group).
+    """
+
+    def __init__(self, dataset, rank=None, world_size=None):
+        super().__init__()
+        dataset._check_shardable()
+        self.dataset = dataset
+        self._rank = rank
+        self._world_size = world_size
+
+    def _part(self):
+        rank, world = _rank_and_world()
+        rank = rank if self._rank is None else self._rank
+        world = world if self._world_size is None else self._world_size
+        info = torch.utils.data.get_worker_info()
+        workers, worker = (1, 0) if info is None else (info.num_workers, info.id)
+        return world * workers, rank * workers + worker
+
+    def _dataset(self):
+        parts, index = self._part()
+        return self.dataset if parts == 1 else self.dataset._reshard(parts, index)
+
+    def __iter__(self):
+        return iter(self._dataset())
+
+    def __len__(self):
+        return len(self._dataset())

@@ -1,0 +1,231 @@
+// swigflow.data's native pipeline (python/swigflow/data/). Python describes the pipeline in a
+// dict; elements come back as raw records or parse_example's (values, counts) per spec.
+%{
+#include <functional>
+
+#include "swigflow/data/pipeline.h"
+%}
+
+%{
+namespace {
+
+namespace sfd = swigflow::data;
+
+// config[key] as an int64, or `fallback` when absent; false with an exception set on a bad value.
+bool ConfigInt(PyObject* config, const char* key, int64_t fallback, int64_t* out) {
+  PyObject* value = PyDict_GetItemString(config, key);  // borrowed
+  if (value == nullptr || value == Py_None) {
+    *out = fallback;
+    return true;
+  }
+  const long long v = PyLong_AsLongLong(value);
+  if (v == -1 && PyErr_Occurred()) return false;
+  *out = v;
+  return true;
+}
+
+bool PipelineOptionsFromPy(PyObject* config, sfd::PipelineOptions* o) {
+  if (!PyDict_Check(config)) {
+    PyErr_SetString(PyExc_TypeError, "pipeline config must be a dict");
+    return false;
+  }
+  PyObject* files = PyDict_GetItemString(config, "files");
+  PyObject* items = files != nullptr ? PySequence_Fast(files, "files must be a sequence") : nullptr;
+  if (items == nullptr) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyError, "files");
+    return false;
+  }
+  bool ok = true;
+  for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(items); ++i) {
+    PyObject *path, *offsets;
+    sfd::SourceFile file;
+    ok = PyArg_ParseTuple(PySequence_Fast_GET_ITEM(items, i), "O&O", PyUnicode_FSConverter,
+                          &path, &offsets);
+    if (!ok) break;
+    file.path.assign(PyBytes_AS_STRING(path), static_cast<size_t>(PyBytes_GET_SIZE(path)));
+    Py_DECREF(path);
+    if (offsets != Py_None) {
+      PyObject* list = PySequence_Fast(offsets, "offsets must be a sequence");
+      ok = list != nullptr;
+      for (Py_ssize_t j = 0; ok && j < PySequence_Fast_GET_SIZE(list); ++j) {
+        const unsigned long long v = PyLong_AsUnsignedLongLong(PySequence_Fast_GET_ITEM(list, j));
+        ok = !(v == static_cast<unsigned long long>(-1) && PyErr_Occurred());
+        file.offsets.push_back(v);
+      }
+      Py_XDECREF(list);
+      file.indexed = true;
+    }
+    o->files.push_back(std::move(file));
+  }
+  Py_DECREF(items);
+  if (!ok) return false;
+
+  int64_t v;
+  struct Field {
+    const char* key;
+    int64_t fallback;
+    std::function<void(int64_t)> set;
+  };
+  const Field fields[] = {
+      {"cycle_length", 1, [&](int64_t x) { o->cycle_length = static_cast<int>(x); }},
+      {"block_length", 1, [&](int64_t x) { o->block_length = static_cast<int>(x); }},
+      {"num_shards", 1, [&](int64_t x) { o->num_shards = x; }},
+      {"shard_index", 0, [&](int64_t x) { o->shard_index = x; }},
+      {"global_shuffle", 0, [&](int64_t x) { o->global_shuffle = x != 0; }},
+      {"shuffle_buffer", 0, [&](int64_t x) { o->shuffle_buffer = x; }},
+      {"seed", 0, [&](int64_t x) { o->seed = static_cast<uint64_t>(x); }},
+      {"reshuffle_each_iteration", 1, [&](int64_t x) { o->reshuffle_each_iteration = x != 0; }},
+      {"epochs", 1, [&](int64_t x) { o->epochs = x; }},
+      {"batch_size", 0, [&](int64_t x) { o->batch_size = x; }},
+      {"drop_remainder", 0, [&](int64_t x) { o->drop_remainder = x != 0; }},
+      {"batch_across_epochs", 0, [&](int64_t x) { o->batch_across_epochs = x != 0; }},
+      {"prefetch", 2, [&](int64_t x) { o->prefetch = static_cast<int>(std::min<int64_t>(x, 1 << 20)); }},
+      {"on_error", 0, [&](int64_t x) { o->on_error = static_cast<sfd::OnError>(x); }},
+      {"start_epoch", 0, [&](int64_t x) { o->start_epoch = x; }},
+      {"start_position", 0, [&](int64_t x) { o->start_position = x; }},
+  };
+  for (const Field& f : fields) {
+    if (!ConfigInt(config, f.key, f.fallback, &v)) return false;
+    f.set(v);
+  }
+  if (o->on_error != sfd::OnError::kRaise && o->on_error != sfd::OnError::kSkipRecord &&
+      o->on_error != sfd::OnError::kSkipFile) {
+    PyErr_SetString(PyExc_ValueError, "invalid on_error");
+    return false;
+  }
+  PyObject* specs = PyDict_GetItemString(config, "specs");
+  if (specs != nullptr && specs != Py_None) {
+    PyObject* list = PySequence_Fast(specs, "specs must be a sequence");
+    if (list == nullptr) return false;
+    o->parse = true;
+    for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(list); ++i) {
+      o->specs.emplace_back();
+      ok = SpecFromPy(PySequence_Fast_GET_ITEM(list, i), &o->specs.back());
+    }
+    Py_DECREF(list);
+  }
+  return ok;
+}
+
+}  // namespace
+%}
+
+SWIGFLOW_UNIQUE_PTR_RESULT(swigflow::data::PyPipeline, pipeline)
+
+%inline %{
+namespace swigflow {
+namespace data {
+
+// One running pipeline; swigflow.data's iterators own one each (not shared between threads).
+class PyPipeline {
+ public:
+  static Status Create(const io::RecordOptions& record_options, PyObject* config,
+                       std::unique_ptr<PyPipeline>* pipeline) {
+    PipelineOptions options;
+    if (!PipelineOptionsFromPy(config, &options)) {
+      // Built by swigflow/data itself: a bad config is a bug there; keep its message.
+      PyObject *type, *value, *traceback;
+      PyErr_Fetch(&type, &value, &traceback);
+      PyObject* text = value != nullptr ? PyObject_Str(value) : nullptr;
+      const char* utf8 = text != nullptr ? PyUnicode_AsUTF8(text) : nullptr;
+      Status s = errors::InvalidArgument("bad pipeline config: ", utf8 != nullptr ? utf8 : "?");
+      Py_XDECREF(text);
+      Py_XDECREF(type);
+      Py_XDECREF(value);
+      Py_XDECREF(traceback);
+      PyErr_Clear();
+      return s;
+    }
+    options.record_options = record_options;
+    const bool parsing = options.parse;
+    std::vector<example::FeatureSpec> specs = options.specs;
+    std::unique_ptr<Pipeline> p;
+    SWIGFLOW_RETURN_IF_ERROR(Pipeline::Create(std::move(options), &p));
+    pipeline->reset(new PyPipeline(std::move(p), parsing, std::move(specs)));
+    return Status::OK();
+  }
+
+  // (payload, records, epoch, position) of the next element, None at the end. payload: parse_example's
+  // [(values, counts)] per spec when parsing, else the records as a list of bytes.
+  PyObject* Next() {
+    std::unique_ptr<Element> e;
+    Status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = pipeline_->Next(&e);
+    Py_END_ALLOW_THREADS
+    if (errors::IsOutOfRange(s)) Py_RETURN_NONE;
+    if (!s.ok()) {
+      SwigflowSetStatusError(s);
+      return nullptr;
+    }
+    PyObject* payload = parsing_ ? ParsedToPyList(e.get()) : RecordsToPy(*e);
+    if (payload == nullptr) return nullptr;
+    return Py_BuildValue("(NnLL)", payload, static_cast<Py_ssize_t>(e->size()),
+                         static_cast<long long>(e->epoch), static_cast<long long>(e->position));
+  }
+
+  // Damage skipped since the last call: [(kind, offset, message)].
+  PyObject* TakeDamages() {
+    const std::vector<io::RecordDamage> damages = pipeline_->TakeDamages();
+    PyObject* list = PyList_New(static_cast<Py_ssize_t>(damages.size()));
+    for (size_t i = 0; list != nullptr && i < damages.size(); ++i) {
+      const io::RecordDamage& d = damages[i];
+      PyObject* message = PyUnicode_DecodeUTF8(
+          d.message.data(), static_cast<Py_ssize_t>(d.message.size()), "backslashreplace");
+      PyObject* item = message == nullptr ? nullptr
+                                          : Py_BuildValue("(sKN)", io::DamageKindName(d.kind),
+                                                          static_cast<unsigned long long>(d.offset),
+                                                          message);
+      if (item == nullptr) {
+        Py_CLEAR(list);
+      } else {
+        PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), item);
+      }
+    }
+    return list;
+  }
+
+  long long RecordsPerEpoch() const { return pipeline_->RecordsPerEpoch(); }
+
+ private:
+  PyPipeline(std::unique_ptr<Pipeline> pipeline, bool parsing,
+             std::vector<example::FeatureSpec> specs)
+      : pipeline_(std::move(pipeline)), parsing_(parsing), specs_(std::move(specs)) {}
+
+  static PyObject* RecordsToPy(const Element& e) {
+    PyObject* list = PyList_New(static_cast<Py_ssize_t>(e.size()));
+    for (size_t i = 0; list != nullptr && i < e.size(); ++i) {
+      const size_t begin = i == 0 ? 0 : e.ends[i - 1];
+      PyObject* item = PyBytes_FromStringAndSize(e.data.data() + begin,
+                                                 static_cast<Py_ssize_t>(e.ends[i] - begin));
+      if (item == nullptr) {
+        Py_CLEAR(list);
+      } else {
+        PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), item);
+      }
+    }
+    return list;
+  }
+
+  PyObject* ParsedToPyList(Element* e) {
+    PyObject* list = PyList_New(static_cast<Py_ssize_t>(e->parsed.size()));
+    for (size_t i = 0; list != nullptr && i < e->parsed.size(); ++i) {
+      std::vector<PyObject*> none;
+      PyObject* item = ParsedToPy(specs_[i], &e->parsed[i], &none);
+      if (item == nullptr) {
+        Py_CLEAR(list);
+      } else {
+        PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), item);
+      }
+    }
+    return list;
+  }
+
+  std::unique_ptr<Pipeline> pipeline_;
+  const bool parsing_;
+  const std::vector<example::FeatureSpec> specs_;
+};
+
+}  // namespace data
+}  // namespace swigflow
+%}

@@ -1,0 +1,288 @@
+#include "swigflow/data/pipeline.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "swigflow/example/example.h"
+#include "swigflow/io/record_index.h"
+#include "swigflow/io/record_writer.h"
+
+namespace swigflow {
+namespace data {
+namespace {
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
+}
+
+// `files` files; file f holds records "f:0", "f:1", ... (counts[f] of them).
+std::vector<SourceFile> MakeFiles(const std::string& name, const std::vector<int>& counts,
+                                  bool indexed) {
+  std::vector<SourceFile> files;
+  for (size_t f = 0; f < counts.size(); ++f) {
+    SourceFile file;
+    file.path = TempPath(name + "-" + std::to_string(f));
+    std::unique_ptr<io::RecordWriter> writer;
+    EXPECT_TRUE(io::RecordWriter::Create(file.path, io::RecordOptions(), &writer).ok());
+    for (int r = 0; r < counts[f]; ++r) {
+      const std::string record = std::to_string(f) + ":" + std::to_string(r);
+      EXPECT_TRUE(writer->WriteRecord(record.data(), record.size()).ok());
+    }
+    EXPECT_TRUE(writer->Close().ok());
+    if (indexed) {
+      io::RecordIndex index;
+      EXPECT_TRUE(io::ScanRecords(file.path, &index).ok());
+      file.offsets.assign(index.offsets.begin(), index.offsets.end());
+      file.indexed = true;
+    }
+    files.push_back(std::move(file));
+  }
+  return files;
+}
+
+struct Outcome {
+  std::vector<std::vector<std::string>> elements;
+  std::vector<std::pair<int64_t, int64_t>> states;
+  Status end;
+  std::vector<io::RecordDamage> damages;
+
+  std::vector<std::string> Records() const {
+    std::vector<std::string> all;
+    for (const auto& e : elements) all.insert(all.end(), e.begin(), e.end());
+    return all;
+  }
+};
+
+Outcome RunAll(const PipelineOptions& options, size_t max_elements = SIZE_MAX) {
+  Outcome run;
+  std::unique_ptr<Pipeline> pipeline;
+  run.end = Pipeline::Create(options, &pipeline);
+  if (!run.end.ok()) return run;
+  while (run.elements.size() < max_elements) {
+    std::unique_ptr<Element> e;
+    run.end = pipeline->Next(&e);
+    if (!run.end.ok()) break;
+    std::vector<std::string> records;
+    for (size_t i = 0; i < e->size(); ++i) {
+      const size_t begin = i == 0 ? 0 : e->ends[i - 1];
+      records.push_back(e->data.substr(begin, e->ends[i] - begin));
+    }
+    run.elements.push_back(records);
+    run.states.emplace_back(e->epoch, e->position);
+  }
+  run.damages = pipeline->TakeDamages();
+  return run;
+}
+
+PipelineOptions Options(std::vector<SourceFile> files) {
+  PipelineOptions o;
+  o.files = std::move(files);
+  return o;
+}
+
+TEST(PipelineTest, InterleavesLikeTfDataAndIndexedFilesGiveTheSameOrder) {
+  const std::vector<int> counts = {5, 1, 0, 3, 4};
+  PipelineOptions streaming = Options(MakeFiles("interleave", counts, false));
+  streaming.cycle_length = 2;
+  streaming.block_length = 2;
+  const Outcome run = RunAll(streaming);
+  EXPECT_TRUE(errors::IsOutOfRange(run.end)) << run.end.ToString();
+  // Slots (0, 1): 0:0 0:1 | 1:0 (1 ends on its next turn) | 0:2 0:3 | 1 ends, 2 opens and is
+  // empty | 0:4, then 0 ends | 3:0 3:1 (3 opened in slot 1) | 4 opens in slot 0 ...
+  EXPECT_EQ(run.Records(),
+            (std::vector<std::string>{"0:0", "0:1", "1:0", "0:2", "0:3", "0:4", "3:0", "3:1", "4:0",
+                                      "4:1", "3:2", "4:2", "4:3"}));
+  PipelineOptions indexed = streaming;
+  indexed.files = MakeFiles("interleave", counts, true);
+  EXPECT_EQ(RunAll(indexed).Records(), run.Records());
+}
+
+TEST(PipelineTest, ShuffledEpochsHoldEveryRecordOnceAndDependOnlyOnTheSeed) {
+  for (bool indexed : {false, true}) {
+    PipelineOptions o = Options(MakeFiles("shuffle", {40, 25, 31, 7}, indexed));
+    o.cycle_length = 3;
+    o.shuffle_buffer = 16;
+    o.global_shuffle = indexed;
+    o.seed = 42;
+    o.epochs = 3;
+    o.batch_size = 10;
+    const Outcome run = RunAll(o);
+    ASSERT_TRUE(errors::IsOutOfRange(run.end)) << run.end.ToString();
+    const std::vector<std::string> all = run.Records();
+    ASSERT_EQ(all.size(), 3u * 103);
+    std::vector<std::vector<std::string>> epochs(3);
+    for (size_t i = 0; i < all.size(); ++i) epochs[i / 103].push_back(all[i]);
+    for (auto& epoch : epochs) {
+      std::set<std::string> unique(epoch.begin(), epoch.end());
+      EXPECT_EQ(unique.size(), 103u);
+    }
+    EXPECT_NE(epochs[0], epochs[1]);  // reshuffled each epoch
+    EXPECT_EQ(RunAll(o).Records(), all);
+    o.seed = 43;
+    EXPECT_NE(RunAll(o).Records(), all);
+  }
+}
+
+TEST(PipelineTest, ShardsPartitionRecordsExactly) {
+  for (bool indexed : {false, true}) {
+    for (int shards : {2, 3, 7}) {  // 7 > 4 files: records are sharded, not files
+      const auto files = MakeFiles("shard", {9, 4, 12, 5}, indexed);
+      std::multiset<std::string> seen;
+      for (int s = 0; s < shards; ++s) {
+        PipelineOptions o = Options(files);
+        o.num_shards = shards;
+        o.shard_index = s;
+        o.shuffle_buffer = 5;
+        o.seed = 1;
+        o.cycle_length = 2;
+        const Outcome run = RunAll(o);
+        ASSERT_TRUE(errors::IsOutOfRange(run.end));
+        for (const auto& r : run.Records()) seen.insert(r);
+      }
+      EXPECT_EQ(seen.size(), 30u) << indexed << " " << shards;
+      EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()).size(), 30u);
+    }
+  }
+}
+
+TEST(PipelineTest, ResumingFromAnyElementContinuesExactly) {
+  for (bool indexed : {false, true}) {
+    PipelineOptions o = Options(MakeFiles("resume", {23, 17, 30}, indexed));
+    o.cycle_length = 2;
+    o.shuffle_buffer = 12;
+    o.seed = 7;
+    o.epochs = 2;
+    o.batch_size = 8;
+    o.batch_across_epochs = true;
+    const Outcome whole = RunAll(o);
+    ASSERT_TRUE(errors::IsOutOfRange(whole.end));
+    for (size_t k = 0; k < whole.elements.size(); ++k) {
+      PipelineOptions resumed = o;
+      resumed.start_epoch = whole.states[k].first;
+      resumed.start_position = whole.states[k].second;
+      const Outcome rest = RunAll(resumed);
+      ASSERT_TRUE(errors::IsOutOfRange(rest.end));
+      std::vector<std::vector<std::string>> expected(whole.elements.begin() + k + 1,
+                                                     whole.elements.end());
+      // Batches restart at the checkpoint, so compare records, not batch boundaries.
+      std::vector<std::string> want, got = rest.Records();
+      for (const auto& e : expected) want.insert(want.end(), e.begin(), e.end());
+      EXPECT_EQ(got, want) << indexed << " " << k;
+    }
+  }
+}
+
+void Corrupt(const std::string& path, size_t at) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(at));
+  char c;
+  f.read(&c, 1);
+  c ^= 1;
+  f.seekp(static_cast<std::streamoff>(at));
+  f.write(&c, 1);
+}
+
+TEST(PipelineTest, DamagePolicies) {
+  for (bool indexed : {false, true}) {
+    // Records "1:r" are 3 bytes, framed in 19: corrupt the payload of record 1:2.
+    auto files = MakeFiles("damage", {3, 6}, indexed);
+    Corrupt(files[1].path, 2 * 19 + 12 + 1);
+    PipelineOptions o = Options(files);
+    o.cycle_length = 2;
+
+    Outcome run = RunAll(o);
+    EXPECT_TRUE(errors::IsDataLoss(run.end)) << run.end.ToString();
+    EXPECT_NE(run.end.message().find(files[1].path), std::string::npos);
+    EXPECT_EQ(run.Records(), (std::vector<std::string>{"0:0", "1:0", "0:1", "1:1", "0:2"}));
+
+    o.on_error = OnError::kSkipRecord;
+    run = RunAll(o);
+    EXPECT_TRUE(errors::IsOutOfRange(run.end));
+    EXPECT_EQ(run.Records(),
+              (std::vector<std::string>{"0:0", "1:0", "0:1", "1:1", "0:2", "1:3", "1:4", "1:5"}));
+    ASSERT_EQ(run.damages.size(), 1u);
+    EXPECT_EQ(run.damages[0].kind, io::RecordDamage::Kind::kDataCrc);
+    EXPECT_NE(run.damages[0].message.find(files[1].path), std::string::npos);
+
+    o.on_error = OnError::kSkipFile;
+    run = RunAll(o);
+    EXPECT_TRUE(errors::IsOutOfRange(run.end));
+    EXPECT_EQ(run.Records(), (std::vector<std::string>{"0:0", "1:0", "0:1", "1:1", "0:2"}));
+  }
+}
+
+TEST(PipelineTest, ParsesBatches) {
+  SourceFile file;
+  file.path = TempPath("parse");
+  std::unique_ptr<io::RecordWriter> writer;
+  ASSERT_TRUE(io::RecordWriter::Create(file.path, io::RecordOptions(), &writer).ok());
+  for (int i = 0; i < 10; ++i) {
+    example::Example ex;
+    ex.features["id"].SetKind(example::Feature::Kind::kInt64);
+    ex.features["id"].int64_list = {i};
+    std::string bytes;
+    example::SerializeExample(ex, &bytes);
+    ASSERT_TRUE(writer->WriteRecord(bytes.data(), bytes.size()).ok());
+  }
+  ASSERT_TRUE(writer->WriteRecord("\x0a\x05", 2).ok());  // not an Example
+  ASSERT_TRUE(writer->Close().ok());
+  PipelineOptions o = Options({file});
+  o.batch_size = 4;
+  o.parse = true;
+  example::FeatureSpec spec;
+  spec.key = "id";
+  spec.type = example::FeatureSpec::Type::kFixedLen;
+  spec.dtype = example::Feature::Kind::kInt64;
+  o.specs = {spec};
+  std::unique_ptr<Pipeline> pipeline;
+  ASSERT_TRUE(Pipeline::Create(o, &pipeline).ok());
+  std::vector<int64_t> ids;
+  Status s;
+  for (;;) {
+    std::unique_ptr<Element> e;
+    s = pipeline->Next(&e);
+    if (!s.ok()) break;
+    ids.insert(ids.end(), e->parsed[0].int64s.begin(), e->parsed[0].int64s.end());
+  }
+  EXPECT_EQ(ids, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_TRUE(errors::IsInvalidArgument(s)) << s.ToString();
+  EXPECT_EQ(pipeline->Next(nullptr).code(), s.code());  // sticky
+}
+
+TEST(PipelineTest, StopsCleanlyMidEpochAndEndsRepeatingNothing) {
+  PipelineOptions o = Options(MakeFiles("stop", {2000, 2000, 2000}, false));
+  o.cycle_length = 3;
+  o.epochs = -1;
+  EXPECT_EQ(RunAll(o, 3).elements.size(), 3u);  // destroyed with readers mid-file
+
+  PipelineOptions empty = Options(MakeFiles("empty", {0, 0}, false));
+  empty.epochs = -1;
+  EXPECT_TRUE(errors::IsOutOfRange(RunAll(empty).end));
+}
+
+TEST(PipelineTest, RecordsPerEpochAndBadOptions) {
+  std::unique_ptr<Pipeline> pipeline;
+  PipelineOptions o = Options(MakeFiles("count", {4, 6}, true));
+  o.num_shards = 3;
+  o.shard_index = 1;
+  ASSERT_TRUE(Pipeline::Create(o, &pipeline).ok());
+  EXPECT_EQ(pipeline->RecordsPerEpoch(), 3);  // records 1, 4, 7 of 10
+
+  o.shard_index = 3;
+  EXPECT_TRUE(errors::IsInvalidArgument(Pipeline::Create(o, &pipeline)));
+  PipelineOptions unindexed = Options(MakeFiles("count", {4}, false));
+  unindexed.global_shuffle = true;
+  EXPECT_TRUE(errors::IsFailedPrecondition(Pipeline::Create(unindexed, &pipeline)));
+}
+
+}  // namespace
+}  // namespace data
+}  // namespace swigflow

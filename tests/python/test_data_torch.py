@@ -1,0 +1,78 @@
+"""swigflow.data.TorchIterableDataset with a real torch DataLoader (skipped without torch)."""
+
+import os
+
+import numpy as np
+import pytest
+
+import swigflow
+from swigflow import train
+from swigflow.data import Dataset, TFRecordDataset
+from swigflow.io import FixedLenFeature
+
+torch = pytest.importorskip("torch")
+
+
+def make_files(directory, counts, index=False):
+    paths = []
+    for f, count in enumerate(counts):
+        path = os.path.join(directory, f"part-{f}.tfrecord")
+        with swigflow.io.TFRecordWriter(path) as w:
+            for r in range(count):
+                w.write(train.example_from_dict({"id": 1000 * f + r}).SerializeToString())
+        if index:
+            swigflow.io.create_index(path)
+        paths.append(path)
+    return paths
+
+
+SPEC = {"id": FixedLenFeature([], "int64")}
+
+
+def loader_ids(dataset, workers, **kwargs):
+    loader = torch.utils.data.DataLoader(
+        swigflow.data.TorchIterableDataset(dataset, **kwargs), batch_size=None, num_workers=workers
+    )
+    out = []
+    for batch in loader:
+        assert isinstance(batch["id"], torch.Tensor)
+        out.extend(batch["id"].tolist())
+    return out
+
+
+@pytest.mark.parametrize("index", [False, True])
+@pytest.mark.parametrize("counts", [[30, 20, 25, 17], [101]], ids=["files", "one-file"])
+def test_two_workers_see_each_record_once(tmp_path, index, counts):
+    paths = make_files(str(tmp_path), counts, index)
+    ds = TFRecordDataset(paths, num_parallel_reads=2).shuffle(16).batch(8).parse(SPEC)
+    got = loader_ids(ds, workers=2)
+    expected = sorted(1000 * f + r for f, c in enumerate(counts) for r in range(c))
+    assert sorted(got) == expected
+
+
+def test_ranks_and_workers_partition_together(tmp_path):
+    paths = make_files(str(tmp_path), [40, 33, 27])
+    ds = TFRecordDataset(paths).batch(5).parse(SPEC)
+    parts = [loader_ids(ds, workers=2, rank=r, world_size=3) for r in range(3)]
+    assert sorted(i for part in parts for i in part) == sorted(
+        1000 * f + r for f, c in enumerate([40, 33, 27]) for r in range(c)
+    )
+    assert all(parts)
+
+
+def test_file_names_need_a_seed_when_shuffled(tmp_path):
+    make_files(str(tmp_path), [5, 5])
+    pattern = str(tmp_path / "*.tfrecord")
+    unseeded = Dataset.list_files(pattern).interleave(TFRecordDataset, cycle_length=2)
+    with pytest.raises(ValueError, match="needs a seed"):
+        swigflow.data.TorchIterableDataset(unseeded)
+    seeded = Dataset.list_files(pattern, seed=1).interleave(TFRecordDataset, cycle_length=2)
+    got = loader_ids(seeded.batch(3).parse(SPEC), workers=2)
+    assert sorted(got) == [0, 1, 2, 3, 4, 1000, 1001, 1002, 1003, 1004]
+
+
+def test_len_per_worker(tmp_path):
+    paths = make_files(str(tmp_path), [10, 10], index=True)
+    adapter = swigflow.data.TorchIterableDataset(TFRecordDataset(paths).batch(4))
+    assert len(adapter) == 5
+    assert np.sum([len(x) for x in adapter]) == 20
