@@ -7,6 +7,7 @@ import shutil
 
 import numpy as np
 import pytest
+from data_util import make_files
 
 import swigflow
 from swigflow import errors, train
@@ -15,24 +16,6 @@ from swigflow.io import FixedLenFeature, VarLenFeature
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "..", "testdata", "golden")
 SPEC = {"id": FixedLenFeature([], "int64"), "blob": FixedLenFeature([], "string")}
-
-
-def make_files(directory, counts, index=False):
-    """File f holds Examples with id = 1000 * f + r and a blob of r bytes, r < counts[f]."""
-    paths = []
-    for f, count in enumerate(counts):
-        path = os.path.join(directory, f"part-{f:03d}.tfrecord")
-        with swigflow.io.TFRecordWriter(path) as w:
-            for r in range(count):
-                w.write(
-                    train.example_from_dict(
-                        {"id": 1000 * f + r, "blob": b"b" * r}
-                    ).SerializeToString()
-                )
-        if index:
-            swigflow.io.create_index(path)
-        paths.append(path)
-    return paths
 
 
 def ids(dataset):

@@ -1,29 +1,14 @@
 """swigflow.data.TorchIterableDataset with a real torch DataLoader (skipped without torch)."""
 
-import os
-
 import numpy as np
 import pytest
+from data_util import make_files
 
 import swigflow
-from swigflow import train
 from swigflow.data import Dataset, TFRecordDataset
 from swigflow.io import FixedLenFeature
 
 torch = pytest.importorskip("torch")
-
-
-def make_files(directory, counts, index=False):
-    paths = []
-    for f, count in enumerate(counts):
-        path = os.path.join(directory, f"part-{f}.tfrecord")
-        with swigflow.io.TFRecordWriter(path) as w:
-            for r in range(count):
-                w.write(train.example_from_dict({"id": 1000 * f + r}).SerializeToString())
-        if index:
-            swigflow.io.create_index(path)
-        paths.append(path)
-    return paths
 
 
 SPEC = {"id": FixedLenFeature([], "int64")}

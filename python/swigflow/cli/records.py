@@ -61,6 +61,7 @@ def register(commands):
         "per record, the format DALI and the tfrecord package read.",
     )
     p.add_argument("files", nargs="+", metavar="FILE")
+    add_compression_option(p)
     p.set_defaults(run=_index)
 
     p = commands.add_parser(
@@ -345,7 +346,7 @@ def _count(args):
 
 def _index(args):
     for path in args.files:
-        if compression_of(path, None):  # index offsets count decompressed bytes: useless
+        if compression_of(path, args.compression):  # offsets into compressed data: useless
             raise CommandError(f"{path}: index files address uncompressed files only")
         n = io.create_index(path)
         print(f"{n:>12,}  {io.default_index_path(path)}")
