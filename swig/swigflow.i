@@ -12,3 +12,4 @@
 %include "swig/example.i"
 %include "swig/data.i"
 %include "swig/linalg.i"
+%include "swig/ops.i"

@@ -6,7 +6,7 @@ The API mirrors TensorFlow's names so that code ports by changing an import::
     tf.io.crc32c(b"123456789")  # 0xE3069283
 """
 
-from swigflow import data, errors, io, linalg, sysconfig, train
+from swigflow import data, errors, io, linalg, nn, ops, sysconfig, test, train
 from swigflow._version import __version__
 from swigflow.linalg import matmul
 from swigflow.tensors import RaggedTensor, SparseTensor
@@ -20,6 +20,9 @@ __all__ = [
     "io",
     "linalg",
     "matmul",
+    "nn",
+    "ops",
     "sysconfig",
+    "test",
     "train",
 ]

@@ -68,9 +68,12 @@ void PackB(const Operand& b, int64_t p0, int64_t j0, int64_t kc, int64_t nc, int
   }
 }
 
-// C[:, j_begin:j_end] for the blocked path (all rows, a range of columns).
-void GemmColumns(const KernelInfo& kernel, const Operand& a, const Operand& b, int64_t m, int64_t k,
-                 float* c, int64_t ldc, int64_t j_begin, int64_t j_end) {
+// C[i_begin:i_end, j_begin:j_end] for the blocked path; A's blocks come from pack_a(i0, p0, mc,
+// kc, dst). With `accumulate`, C's old values are added to.
+template <typename PackAFn>
+void GemmBlock(const KernelInfo& kernel, const PackAFn& pack_a, const Operand& b, int64_t i_begin,
+               int64_t i_end, int64_t k, float* c, int64_t ldc, int64_t j_begin, int64_t j_end,
+               bool accumulate) {
   const int mr = kernel.mr, nr = kernel.nr;
   const int64_t mc_max = (kernel.mc + mr - 1) / mr * mr;
   const int64_t nc_max = (kernel.nc + nr - 1) / nr * nr;
@@ -81,20 +84,29 @@ void GemmColumns(const KernelInfo& kernel, const Operand& a, const Operand& b, i
     for (int64_t pc = 0; pc < k; pc += kernel.kc) {
       const int64_t kc = std::min(kernel.kc, k - pc);
       PackB(b, pc, jc, kc, nc, nr, packed_b.data());
-      for (int64_t ic = 0; ic < m; ic += mc_max) {
-        const int64_t mc = std::min(mc_max, m - ic);
-        PackA(a, ic, pc, mc, kc, mr, packed_a.data());
+      for (int64_t ic = i_begin; ic < i_end; ic += mc_max) {
+        const int64_t mc = std::min(mc_max, i_end - ic);
+        pack_a(ic, pc, mc, kc, packed_a.data());
         for (int64_t jr = 0; jr < nc; jr += nr) {
           const int cols = static_cast<int>(std::min<int64_t>(nr, nc - jr));
           for (int64_t ir = 0; ir < mc; ir += mr) {
             const int rows = static_cast<int>(std::min<int64_t>(mr, mc - ir));
             kernel.kernel(kc, packed_a.data() + ir * kc, packed_b.data() + jr * kc,
-                          c + (ic + ir) * ldc + jc + jr, ldc, rows, cols, pc > 0);
+                          c + (ic + ir) * ldc + jc + jr, ldc, rows, cols, pc > 0 || accumulate);
           }
         }
       }
     }
   }
+}
+
+// C[:, j_begin:j_end] from a stored op(A).
+void GemmColumns(const KernelInfo& kernel, const Operand& a, const Operand& b, int64_t m, int64_t k,
+                 float* c, int64_t ldc, int64_t j_begin, int64_t j_end) {
+  const auto pack_a = [&](int64_t i0, int64_t p0, int64_t mc, int64_t kc, float* dst) {
+    PackA(a, i0, p0, mc, kc, kernel.mr, dst);
+  };
+  GemmBlock(kernel, pack_a, b, 0, m, k, c, ldc, j_begin, j_end, false);
 }
 
 // C[0, j_begin:j_end] = op(A)[0, :] * op(B): rows of B streamed in K order (a contiguous,
@@ -154,6 +166,34 @@ void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const fl
     const int64_t begin = slivers * part / parts * kernel.nr;
     const int64_t end = std::min(n, slivers * (part + 1) / parts * kernel.nr);
     if (begin < end) GemmColumns(kernel, op_a, op_b, m, k, c, ldc, begin, end);
+  });
+}
+
+void SgemmPackedA(const PackedSource& a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                  const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate, Isa isa,
+                  ThreadPool* pool) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    if (!accumulate) {
+      for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    }
+    return;
+  }
+  const Operand op_b{b, ldb, trans_b};
+  const KernelInfo& kernel = KernelFor(isa);
+  const auto pack_a = [&](int64_t i0, int64_t p0, int64_t mc, int64_t kc, float* dst) {
+    a.Pack(i0, p0, mc, kc, kernel.mr, dst);
+  };
+  // Rows split in multiples of MR; every element is still summed by one thread in K order.
+  const int64_t slivers = (m + kernel.mr - 1) / kernel.mr;
+  const bool small = m * n * k < (int64_t{1} << 18);
+  const int64_t parts =
+      small || pool == nullptr ? 1 : std::min<int64_t>(pool->num_threads(), slivers);
+  if (parts <= 1) return GemmBlock(kernel, pack_a, op_b, 0, m, k, c, ldc, 0, n, accumulate);
+  pool->ParallelFor(parts, [&](int64_t part) {
+    const int64_t begin = slivers * part / parts * kernel.mr;
+    const int64_t end = std::min(m, slivers * (part + 1) / parts * kernel.mr);
+    if (begin < end) GemmBlock(kernel, pack_a, op_b, begin, end, k, c, ldc, 0, n, accumulate);
   });
 }
 

@@ -22,6 +22,23 @@ void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const fl
            const float* b, int64_t ldb, float* c, int64_t ldc, Isa isa = SelectedIsa(),
            ThreadPool* pool = ThreadPool::Default());
 
+// A left operand produced on the fly instead of read from memory: convolutions form im2col
+// rows this way without ever storing them.
+class PackedSource {
+ public:
+  virtual ~PackedSource() = default;
+  // Writes rows [i0, i0 + mc) x columns [p0, p0 + kc) of the operand as slivers of `mr` rows:
+  // sliver s holds kc steps of mr values (row i0 + s*mr + r at step p is dst[s*kc*mr + p*mr + r]),
+  // zero past the last row.
+  virtual void Pack(int64_t i0, int64_t p0, int64_t mc, int64_t kc, int mr, float* dst) const = 0;
+};
+
+// C[m x n] = A[m x k] * op(B)[k x n] (+ C when `accumulate`) with A from `a`. Rows of C are split
+// over the pool (convolutions have many rows and few columns); still deterministic.
+void SgemmPackedA(const PackedSource& a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                  const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate = false,
+                  Isa isa = SelectedIsa(), ThreadPool* pool = ThreadPool::Default());
+
 // The FMA throughput of `isa` on `threads` threads, in GFLOP/s, measured for about `seconds`:
 // the peak SGEMM is compared with.
 double FmaPeakGflops(Isa isa, int threads, double seconds);

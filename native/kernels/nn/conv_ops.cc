@@ -1,0 +1,405 @@
+// Conv2D and its two backprops, NHWC activations and HWIO filters, with TensorFlow's attributes
+// and semantics (SAME puts the odd padding cell at the bottom/right). All three are one GEMM
+// whose left operand is formed on the fly while packing (no im2col buffer, no col2im scatter):
+//   Conv2D:               out[pixel, oc]     = sum_(ky,kx,c)  x_window[pixel, (ky,kx,c)] *
+//   w[(ky,kx,c), oc] Conv2DBackpropInput:  dx[in pixel, c]    = sum_(ky,kx,oc) dy_at[in pixel,
+//   (ky,kx,oc)] * w[(ky,kx,oc), c] Conv2DBackpropFilter: dw[(ky,kx,c), oc]  = sum_pixel
+//   x_window[pixel, (ky,kx,c)] * dy[pixel, oc]
+// so every output element is summed by one thread in a fixed order: deterministic.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "swigflow/framework/op.h"
+#include "swigflow/kernels/gemm/gemm.h"
+
+namespace swigflow {
+namespace {
+
+struct Geometry {
+  int64_t batch, in_h, in_w, in_c;
+  int64_t k_h, k_w, out_c;
+  int64_t out_h, out_w;
+  int64_t stride_h, stride_w, dil_h, dil_w;
+  int64_t pad_top, pad_left;
+};
+
+// One spatial dimension, as TensorFlow's GetWindowedOutputSizeVerbose computes it.
+Status OutputSize(int64_t in, int64_t k, int64_t dilation, int64_t stride,
+                  const std::string& padding, int64_t explicit_before, int64_t explicit_after,
+                  int64_t* out, int64_t* pad_before) {
+  const int64_t effective = (k - 1) * dilation + 1;
+  if (padding == "VALID") {
+    *out = (in - effective + stride) / stride;
+    *pad_before = 0;
+  } else if (padding == "SAME") {
+    *out = (in + stride - 1) / stride;
+    const int64_t needed = std::max<int64_t>(0, (*out - 1) * stride + effective - in);
+    *pad_before = needed / 2;  // the odd cell goes after: bottom / right
+  } else {
+    *out = (in + explicit_before + explicit_after - effective + stride) / stride;
+    *pad_before = explicit_before;
+  }
+  if (*out < 0) {
+    return errors::InvalidArgument("Computed output size would be negative: ", *out,
+                                   " [input_size: ", in, ", effective_filter_size: ", effective,
+                                   ", stride: ", stride, "]");
+  }
+  return Status::OK();
+}
+
+// Checks the attributes and the shapes of input [N,H,W,C] and filter [KH,KW,C,OC].
+Status MakeGeometry(const OpKernelContext& ctx, const std::vector<int64_t>& input,
+                    const std::vector<int64_t>& filter, Geometry* g) {
+  if (ctx.GetString("data_format") != "NHWC") {
+    return errors::InvalidArgument("Conv2D on the CPU supports data_format NHWC only");
+  }
+  if (input.size() != 4) {
+    return errors::InvalidArgument("input must be 4-dimensional", ShapeString(input));
+  }
+  if (filter.size() != 4) {
+    return errors::InvalidArgument("filter must be 4-dimensional: ", ShapeString(filter));
+  }
+  const auto& strides = ctx.GetInts("strides");
+  if (strides.size() != 4) {
+    return errors::InvalidArgument("Sliding window strides field must specify 4 dimensions");
+  }
+  if (strides[0] != 1 || strides[3] != 1) {
+    return errors::InvalidArgument(
+        "Current implementation does not yet support strides in the batch and depth "
+        "dimensions.");
+  }
+  if (strides[1] <= 0 || strides[2] <= 0) {
+    return errors::InvalidArgument("Row and column strides should be larger than 0.");
+  }
+  const auto& dilations = ctx.GetInts("dilations");
+  if (dilations.size() != 4) {
+    return errors::InvalidArgument("Sliding window dilations field must specify 4 dimensions");
+  }
+  if (dilations[0] != 1 || dilations[3] != 1) {
+    return errors::InvalidArgument(
+        "Current implementation does not yet support dilations in the batch and depth "
+        "dimensions.");
+  }
+  if (dilations[1] <= 0 || dilations[2] <= 0) {
+    return errors::InvalidArgument("Dilated rates should be larger than 0.");
+  }
+  const std::string& padding = ctx.GetString("padding");
+  const auto& explicit_paddings = ctx.GetInts("explicit_paddings");
+  std::vector<int64_t> pads(8, 0);
+  if (padding == "EXPLICIT") {
+    if (explicit_paddings.size() != 8) {
+      return errors::InvalidArgument("explicit_paddings attribute must contain 8 values, but got: ",
+                                     explicit_paddings.size());
+    }
+    for (int64_t p : explicit_paddings) {
+      if (p < 0) {
+        return errors::InvalidArgument("All elements of explicit_paddings must be nonnegative");
+      }
+    }
+    if (explicit_paddings[0] || explicit_paddings[1] || explicit_paddings[6] ||
+        explicit_paddings[7]) {
+      return errors::InvalidArgument(
+          "Nonzero explicit padding in the batch or depth dimensions is not supported");
+    }
+    pads = explicit_paddings;
+  } else if (!explicit_paddings.empty()) {
+    return errors::InvalidArgument(
+        "explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT");
+  }
+  for (int64_t d : input) {
+    if (d < 0) return errors::InvalidArgument("negative dimension in input ", ShapeString(input));
+  }
+  for (int64_t d : filter) {
+    if (d <= 0) {
+      return errors::InvalidArgument("filter dimensions must be positive: ", ShapeString(filter));
+    }
+  }
+  if (input[3] != filter[2]) {
+    return errors::InvalidArgument(
+        "input depth must be evenly divisible by filter depth: ", input[3], " vs ", filter[2],
+        input[3] % filter[2] == 0 ? " (grouped convolutions are not "
+                                    "supported)"
+                                  : "");
+  }
+  *g = Geometry{input[0],     input[1], input[2], input[3],   filter[0],  filter[1],
+                filter[3],    0,        0,        strides[1], strides[2], dilations[1],
+                dilations[2], 0,        0};
+  SWIGFLOW_RETURN_IF_ERROR(OutputSize(g->in_h, g->k_h, g->dil_h, g->stride_h, padding, pads[2],
+                                      pads[3], &g->out_h, &g->pad_top));
+  SWIGFLOW_RETURN_IF_ERROR(OutputSize(g->in_w, g->k_w, g->dil_w, g->stride_w, padding, pads[4],
+                                      pads[5], &g->out_w, &g->pad_left));
+  // Indexes below are int64; keep every product of dimensions far from overflow.
+  const double elements = static_cast<double>(g->batch) * g->out_h * g->out_w * g->k_h * g->k_w *
+                          std::max(g->in_c, g->out_c);
+  if (elements > 9e15) return errors::InvalidArgument("convolution too large");
+  return Status::OK();
+}
+
+// The rows of the forward im2col matrix, [pixel, (ky, kx, c)], read from x on the fly.
+class WindowRows : public kernels::PackedSource {
+ public:
+  WindowRows(const Geometry& g, const float* x) : g_(g), x_(x) {}
+
+  void Pack(int64_t i0, int64_t p0, int64_t mc, int64_t kc, int mr, float* dst) const override {
+    const int64_t pixels = g_.out_h * g_.out_w;
+    for (int64_t s = 0; s * mr < mc; ++s, dst += kc * mr) {
+      const int rows = static_cast<int>(std::min<int64_t>(mr, mc - s * mr));
+      for (int r = 0; r < rows; ++r) {
+        const int64_t row = i0 + s * mr + r;
+        const int64_t n = row / pixels, oy = row % pixels / g_.out_w, ox = row % g_.out_w;
+        const float* image = x_ + n * g_.in_h * g_.in_w * g_.in_c;
+        const int64_t iy0 = oy * g_.stride_h - g_.pad_top, ix0 = ox * g_.stride_w - g_.pad_left;
+        int64_t c = p0 % g_.in_c, kx = p0 / g_.in_c % g_.k_w, ky = p0 / g_.in_c / g_.k_w;
+        for (int64_t q = 0; q < kc;) {
+          const int64_t run = std::min(g_.in_c - c, kc - q);
+          const int64_t iy = iy0 + ky * g_.dil_h, ix = ix0 + kx * g_.dil_w;
+          float* d = dst + q * mr + r;
+          if (iy >= 0 && iy < g_.in_h && ix >= 0 && ix < g_.in_w) {
+            const float* src = image + (iy * g_.in_w + ix) * g_.in_c + c;
+            for (int64_t t = 0; t < run; ++t) d[t * mr] = src[t];
+          } else {
+            for (int64_t t = 0; t < run; ++t) d[t * mr] = 0.0f;
+          }
+          q += run;
+          c = 0;
+          if (++kx == g_.k_w) {
+            kx = 0;
+            ++ky;
+          }
+        }
+      }
+      for (int r = rows; r < mr; ++r) {
+        for (int64_t q = 0; q < kc; ++q) dst[q * mr + r] = 0.0f;
+      }
+    }
+  }
+
+ private:
+  const Geometry g_;
+  const float* x_;
+};
+
+// The transpose of WindowRows, [(ky, kx, c), pixel]: the left operand of the filter gradient.
+class WindowColumns : public kernels::PackedSource {
+ public:
+  WindowColumns(const Geometry& g, const float* x) : g_(g), x_(x) {}
+
+  void Pack(int64_t i0, int64_t p0, int64_t mc, int64_t kc, int mr, float* dst) const override {
+    const int64_t pixels = g_.out_h * g_.out_w;
+    for (int64_t s = 0; s * mr < mc; ++s, dst += kc * mr) {
+      const int rows = static_cast<int>(std::min<int64_t>(mr, mc - s * mr));
+      const int64_t first = i0 + s * mr;
+      for (int64_t q = 0; q < kc; ++q) {
+        const int64_t pixel = p0 + q;
+        const int64_t n = pixel / pixels, oy = pixel % pixels / g_.out_w, ox = pixel % g_.out_w;
+        const float* image = x_ + n * g_.in_h * g_.in_w * g_.in_c;
+        const int64_t iy0 = oy * g_.stride_h - g_.pad_top, ix0 = ox * g_.stride_w - g_.pad_left;
+        float* d = dst + q * mr;
+        int64_t c = first % g_.in_c, kx = first / g_.in_c % g_.k_w, ky = first / g_.in_c / g_.k_w;
+        for (int r = 0; r < rows;) {
+          const int run = static_cast<int>(std::min<int64_t>(g_.in_c - c, rows - r));
+          const int64_t iy = iy0 + ky * g_.dil_h, ix = ix0 + kx * g_.dil_w;
+          if (iy >= 0 && iy < g_.in_h && ix >= 0 && ix < g_.in_w) {
+            std::memcpy(d + r, image + (iy * g_.in_w + ix) * g_.in_c + c, run * sizeof(float));
+          } else {
+            std::fill(d + r, d + r + run, 0.0f);
+          }
+          r += run;
+          c = 0;
+          if (++kx == g_.k_w) {
+            kx = 0;
+            ++ky;
+          }
+        }
+        std::fill(d + rows, d + mr, 0.0f);
+      }
+    }
+  }
+
+ private:
+  const Geometry g_;
+  const float* x_;
+};
+
+// For the input gradient: [input pixel, (ky, kx, oc)] = dy at the output pixel that window
+// position (ky, kx) of it came from, zero when none did (stride gaps, borders).
+class GradientRows : public kernels::PackedSource {
+ public:
+  GradientRows(const Geometry& g, const float* dy) : g_(g), dy_(dy) {}
+
+  void Pack(int64_t i0, int64_t p0, int64_t mc, int64_t kc, int mr, float* dst) const override {
+    const int64_t pixels = g_.in_h * g_.in_w;
+    for (int64_t s = 0; s * mr < mc; ++s, dst += kc * mr) {
+      const int rows = static_cast<int>(std::min<int64_t>(mr, mc - s * mr));
+      for (int r = 0; r < rows; ++r) {
+        const int64_t row = i0 + s * mr + r;
+        const int64_t n = row / pixels, iy = row % pixels / g_.in_w, ix = row % g_.in_w;
+        const float* image = dy_ + n * g_.out_h * g_.out_w * g_.out_c;
+        int64_t oc = p0 % g_.out_c, kx = p0 / g_.out_c % g_.k_w, ky = p0 / g_.out_c / g_.k_w;
+        for (int64_t q = 0; q < kc;) {
+          const int64_t run = std::min(g_.out_c - oc, kc - q);
+          const int64_t ty = iy + g_.pad_top - ky * g_.dil_h, tx = ix + g_.pad_left - kx * g_.dil_w;
+          const int64_t oy = ty / g_.stride_h, ox = tx / g_.stride_w;
+          float* d = dst + q * mr + r;
+          if (ty >= 0 && tx >= 0 && ty % g_.stride_h == 0 && tx % g_.stride_w == 0 &&
+              oy < g_.out_h && ox < g_.out_w) {
+            const float* src = image + (oy * g_.out_w + ox) * g_.out_c + oc;
+            for (int64_t t = 0; t < run; ++t) d[t * mr] = src[t];
+          } else {
+            for (int64_t t = 0; t < run; ++t) d[t * mr] = 0.0f;
+          }
+          q += run;
+          oc = 0;
+          if (++kx == g_.k_w) {
+            kx = 0;
+            ++ky;
+          }
+        }
+      }
+      for (int r = rows; r < mr; ++r) {
+        for (int64_t q = 0; q < kc; ++q) dst[q * mr + r] = 0.0f;
+      }
+    }
+  }
+
+ private:
+  const Geometry g_;
+  const float* dy_;
+};
+
+// A 1-D int32/int64 tensor of 4 sizes (input_sizes, filter_sizes).
+Status SizesFrom(const Tensor& t, const char* what, std::vector<int64_t>* sizes) {
+  if (t.dims() != 1 || t.dim(0) != 4) {
+    return errors::InvalidArgument(what, " must be a 1-D tensor of 4 elements, got shape ",
+                                   t.ShapeString());
+  }
+  sizes->resize(4);
+  for (int i = 0; i < 4; ++i) {
+    (*sizes)[static_cast<size_t>(i)] =
+        t.dtype() == DataType::kInt32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
+  }
+  return Status::OK();
+}
+
+bool Is1x1Gemm(const Geometry& g) {
+  return g.k_h == 1 && g.k_w == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_top == 0 &&
+         g.pad_left == 0 && g.out_h == g.in_h && g.out_w == g.in_w;
+}
+
+class Conv2DOp : public OpKernel {
+ public:
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    const Tensor& w = ctx->input(1);
+    Geometry g;
+    OP_REQUIRES_OK(ctx, MakeGeometry(*ctx, x.shape(), w.shape(), &g));
+    Tensor* out = ctx->allocate_output(0, {g.batch, g.out_h, g.out_w, g.out_c});
+    const int64_t m = g.batch * g.out_h * g.out_w, k = g.k_h * g.k_w * g.in_c;
+    if (m == 0) return;
+    if (Is1x1Gemm(g)) {  // the input already is the im2col matrix
+      kernels::Sgemm(false, false, m, g.out_c, k, x.data<float>(), k, w.data<float>(), g.out_c,
+                     out->data<float>(), g.out_c, ctx->isa(), ctx->pool());
+      return;
+    }
+    kernels::SgemmPackedA(WindowRows(g, x.data<float>()), false, m, g.out_c, k, w.data<float>(),
+                          g.out_c, out->data<float>(), g.out_c, false, ctx->isa(), ctx->pool());
+  }
+};
+
+class Conv2DBackpropInputOp : public OpKernel {
+ public:
+  void Compute(OpKernelContext* ctx) override {
+    std::vector<int64_t> input_sizes;
+    OP_REQUIRES_OK(ctx, SizesFrom(ctx->input(0), "input_sizes", &input_sizes));
+    const Tensor& w = ctx->input(1);
+    const Tensor& dy = ctx->input(2);
+    Geometry g;
+    OP_REQUIRES_OK(ctx, MakeGeometry(*ctx, input_sizes, w.shape(), &g));
+    const std::vector<int64_t> expected = {g.batch, g.out_h, g.out_w, g.out_c};
+    OP_REQUIRES(
+        ctx, dy.shape() == expected,
+        errors::InvalidArgument("Conv2DBackpropInput: out_backprop has shape ", dy.ShapeString(),
+                                " but the convolution's output has ", ShapeString(expected)));
+    Tensor* dx = ctx->allocate_output(0, input_sizes);
+    const int64_t m = g.batch * g.in_h * g.in_w, k = g.k_h * g.k_w * g.out_c;
+    if (m == 0) return;
+    // B[(ky, kx, oc), c] = w[ky, kx, c, oc]: the filter with its last two axes swapped.
+    std::vector<float> wt(static_cast<size_t>(k * g.in_c));
+    const float* wd = w.data<float>();
+    for (int64_t t = 0; t < g.k_h * g.k_w; ++t) {
+      for (int64_t c = 0; c < g.in_c; ++c) {
+        for (int64_t oc = 0; oc < g.out_c; ++oc) {
+          wt[static_cast<size_t>((t * g.out_c + oc) * g.in_c + c)] =
+              wd[(t * g.in_c + c) * g.out_c + oc];
+        }
+      }
+    }
+    kernels::SgemmPackedA(GradientRows(g, dy.data<float>()), false, m, g.in_c, k, wt.data(), g.in_c,
+                          dx->data<float>(), g.in_c, false, ctx->isa(), ctx->pool());
+  }
+};
+
+class Conv2DBackpropFilterOp : public OpKernel {
+ public:
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    std::vector<int64_t> filter_sizes;
+    OP_REQUIRES_OK(ctx, SizesFrom(ctx->input(1), "filter_sizes", &filter_sizes));
+    const Tensor& dy = ctx->input(2);
+    Geometry g;
+    OP_REQUIRES_OK(ctx, MakeGeometry(*ctx, x.shape(), filter_sizes, &g));
+    const std::vector<int64_t> expected = {g.batch, g.out_h, g.out_w, g.out_c};
+    OP_REQUIRES(
+        ctx, dy.shape() == expected,
+        errors::InvalidArgument("Conv2DBackpropFilter: out_backprop has shape ", dy.ShapeString(),
+                                " but the convolution's output has ", ShapeString(expected)));
+    Tensor* dw = ctx->allocate_output(0, filter_sizes);
+    const int64_t m = g.k_h * g.k_w * g.in_c, k = g.batch * g.out_h * g.out_w;
+    if (k == 0) return;  // stays zero
+    if (Is1x1Gemm(g)) {
+      kernels::Sgemm(true, false, m, g.out_c, k, x.data<float>(), m, dy.data<float>(), g.out_c,
+                     dw->data<float>(), g.out_c, ctx->isa(), ctx->pool());
+      return;
+    }
+    kernels::SgemmPackedA(WindowColumns(g, x.data<float>()), false, m, g.out_c, k, dy.data<float>(),
+                          g.out_c, dw->data<float>(), g.out_c, false, ctx->isa(), ctx->pool());
+  }
+};
+
+#define SWIGFLOW_CONV_ATTRS                           \
+  Attr("T: {float}")                                  \
+      .Attr("strides: list(int)")                     \
+      .Attr("use_cudnn_on_gpu: bool = true")          \
+      .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}") \
+      .Attr("explicit_paddings: list(int) = []")      \
+      .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'") \
+      .Attr("dilations: list(int) = [1, 1, 1, 1]")
+
+REGISTER_OP("Conv2D")
+    .Input("input: T")
+    .Input("filter: T")
+    .Output("output: T")
+    .SWIGFLOW_CONV_ATTRS.Doc("2-D convolution of NHWC input with an HWIO filter.");
+
+REGISTER_OP("Conv2DBackpropInput")
+    .Input("input_sizes: int32")
+    .Input("filter: T")
+    .Input("out_backprop: T")
+    .Output("output: T")
+    .SWIGFLOW_CONV_ATTRS.Doc("The gradient of Conv2D with respect to its input.");
+
+REGISTER_OP("Conv2DBackpropFilter")
+    .Input("input: T")
+    .Input("filter_sizes: int32")
+    .Input("out_backprop: T")
+    .Output("output: T")
+    .SWIGFLOW_CONV_ATTRS.Doc("The gradient of Conv2D with respect to its filter.");
+
+REGISTER_KERNEL("Conv2D", DataType::kFloat, Conv2DOp);
+REGISTER_KERNEL("Conv2DBackpropInput", DataType::kFloat, Conv2DBackpropInputOp);
+REGISTER_KERNEL("Conv2DBackpropFilter", DataType::kFloat, Conv2DBackpropFilterOp);
+
+}  // namespace
+}  // namespace swigflow

@@ -1,0 +1,292 @@
+"""Neural-network ops with tf.nn's signatures: convolutions, pooling, bias, activations.
+
+Float32 NHWC activations and HWIO filters; each call runs one registered C++ op through
+swigflow.ops.run, so gradients come from the registry (see the bottom of this module).
+"""
+
+import numpy as np
+
+from swigflow import errors
+from swigflow.ops import RegisterGradient, run
+
+
+def _spatial(value, name):
+    """An int, or 1, 2 or 4 ints, as the 4-vector NHWC ops take (tf.nn's convention)."""
+    if value is None:
+        return [1, 1, 1, 1]
+    if np.isscalar(value):
+        return [1, int(value), int(value), 1]
+    value = [int(v) for v in value]
+    if len(value) == 1:
+        return [1, value[0], value[0], 1]
+    if len(value) == 2:
+        return [1, value[0], value[1], 1]
+    if len(value) == 4:
+        return value
+    raise errors.InvalidArgumentError(f"{name} should be of length 1, 2 or 4, got {len(value)}")
+
+
+def _padding(padding):
+    """("SAME" | "VALID" | "EXPLICIT", explicit_paddings) from a string or [[t, b], [l, r]] /
+    4 NHWC pairs."""
+    if isinstance(padding, str):
+        return padding.upper(), []
+    pairs = [[int(a), int(b)] for a, b in padding]
+    if len(pairs) == 2:
+        pairs = [[0, 0], *pairs, [0, 0]]
+    if len(pairs) != 4:
+        raise errors.InvalidArgumentError(
+            f"explicit padding must have 2 or 4 [before, after] pairs, got {len(pairs)}"
+        )
+    return "EXPLICIT", [p for pair in pairs for p in pair]
+
+
+def _conv_attrs(strides, padding, data_format, dilations):
+    padding, explicit = _padding(padding)
+    return {
+        "strides": _spatial(strides, "strides"),
+        "padding": padding,
+        "explicit_paddings": explicit,
+        "data_format": data_format,
+        "dilations": _spatial(dilations, "dilations"),
+    }
+
+
+def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):
+    """tf.nn.conv2d: [N, H, W, C] * [KH, KW, C, OC] -> [N, OH, OW, OC].
+
+    padding: "SAME" (extra cell at the bottom/right), "VALID", or explicit [[top, bottom],
+    [left, right]] (or 4 NHWC pairs).
+    """
+    del name
+    return run("Conv2D", [input, filters], **_conv_attrs(strides, padding, data_format, dilations))[
+        0
+    ]
+
+
+def conv2d_backprop_input(
+    input_sizes, filters, out_backprop, strides, padding, data_format="NHWC", dilations=None,
+    name=None,
+):  # fmt: skip
+    """The gradient of conv2d with respect to its input (tf.nn.conv2d_backprop_input)."""
+    del name
+    sizes = np.asarray(input_sizes, dtype=np.int32)
+    attrs = _conv_attrs(strides, padding, data_format, dilations)
+    return run("Conv2DBackpropInput", [sizes, filters, out_backprop], **attrs)[0]
+
+
+def conv2d_backprop_filter(
+    input, filter_sizes, out_backprop, strides, padding, data_format="NHWC", dilations=None,
+    name=None,
+):  # fmt: skip
+    """The gradient of conv2d with respect to its filter (tf.nn.conv2d_backprop_filter)."""
+    del name
+    sizes = np.asarray(filter_sizes, dtype=np.int32)
+    attrs = _conv_attrs(strides, padding, data_format, dilations)
+    return run("Conv2DBackpropFilter", [input, sizes, out_backprop], **attrs)[0]
+
+
+def _pool_attrs(ksize, strides, padding, data_format):
+    return {
+        "ksize": _spatial(ksize, "ksize"),
+        "strides": _spatial(strides, "strides"),
+        "padding": padding.upper(),
+        "data_format": data_format,
+    }
+
+
+def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+    """tf.nn.max_pool2d: the max of each window; padded cells never win."""
+    del name
+    return run("MaxPool", [input], **_pool_attrs(ksize, strides, padding, data_format))[0]
+
+
+def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+    """tf.nn.avg_pool2d: the mean of each window over its real (unpadded) cells."""
+    del name
+    return run("AvgPool", [input], **_pool_attrs(ksize, strides, padding, data_format))[0]
+
+
+def bias_add(value, bias, data_format=None, name=None):
+    """tf.nn.bias_add: value + bias along the channel axis (last, or 1 for NCHW)."""
+    del name
+    return run("BiasAdd", [value, bias], data_format=data_format or "NHWC")[0]
+
+
+def relu(features, name=None):
+    """tf.nn.relu."""
+    del name
+    return run("Relu", [features])[0]
+
+
+def softmax(logits, axis=None, name=None):
+    """tf.nn.softmax along `axis` (the last by default)."""
+    del name
+    logits = np.asarray(logits)
+    if axis is None or axis in (-1, logits.ndim - 1):
+        return run("Softmax", [logits])[0]
+    moved = np.moveaxis(logits, axis, -1)
+    return np.moveaxis(run("Softmax", [moved])[0], -1, axis)
+
+
+# --- gradients (each in terms of registered ops, as TensorFlow's nn_grad) -----------------------
+
+
+def _shape(x):
+    return np.asarray(np.shape(x), dtype=np.int32)
+
+
+def _same_attrs(op, names):
+    return {n: op.get_attr(n) for n in names}
+
+
+_CONV = ("strides", "padding", "explicit_paddings", "data_format", "dilations")
+_POOL = ("ksize", "strides", "padding", "data_format")
+
+
+@RegisterGradient("MatMul")
+def _matmul_grad(op, grad):
+    a, b = op.inputs
+    ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
+
+    def mm(x, y, tx, ty):
+        return run("MatMul", [x, y], transpose_a=tx, transpose_b=ty)[0]
+
+    if not ta and not tb:
+        return [mm(grad, b, False, True), mm(a, grad, True, False)]
+    if not ta and tb:
+        return [mm(grad, b, False, False), mm(grad, a, True, False)]
+    if ta and not tb:
+        return [mm(b, grad, False, True), mm(a, grad, False, False)]
+    return [mm(b, grad, True, True), mm(grad, a, True, True)]
+
+
+@RegisterGradient("Conv2D")
+def _conv2d_grad(op, grad):
+    x, w = op.inputs
+    attrs = _same_attrs(op, _CONV)
+    return [
+        run("Conv2DBackpropInput", [_shape(x), w, grad], **attrs)[0],
+        run("Conv2DBackpropFilter", [x, _shape(w), grad], **attrs)[0],
+    ]
+
+
+@RegisterGradient("Conv2DBackpropInput")
+def _conv2d_backprop_input_grad(op, grad):
+    _, w, dy = op.inputs
+    attrs = _same_attrs(op, _CONV)
+    return [
+        None,
+        run("Conv2DBackpropFilter", [grad, _shape(w), dy], **attrs)[0],
+        run("Conv2D", [grad, w], **attrs)[0],
+    ]
+
+
+@RegisterGradient("Conv2DBackpropFilter")
+def _conv2d_backprop_filter_grad(op, grad):
+    x, _, dy = op.inputs
+    attrs = _same_attrs(op, _CONV)
+    return [
+        run("Conv2DBackpropInput", [_shape(x), grad, dy], **attrs)[0],
+        None,
+        run("Conv2D", [x, grad], **attrs)[0],
+    ]
+
+
+@RegisterGradient("MaxPool")
+def _max_pool_grad(op, grad):
+    return [run("MaxPoolGrad", [op.inputs[0], op.outputs[0], grad], **_same_attrs(op, _POOL))[0]]
+
+
+@RegisterGradient("AvgPool")
+def _avg_pool_grad(op, grad):
+    return [run("AvgPoolGrad", [_shape(op.inputs[0]), grad], **_same_attrs(op, _POOL))[0]]
+
+
+def _first_max_index(x, ksize, strides, padding):
+    """For each pooled cell, the flat index into x of its window's first maximum (the cell
+    MaxPoolGrad routes to), computed window offset by window offset."""
+    n, h, w, c = x.shape
+    _, kh, kw, _ = ksize
+    _, sh, sw, _ = strides
+    if padding == "SAME":
+        oh, ow = -(-h // sh), -(-w // sw)
+        pt, pl = max(0, (oh - 1) * sh + kh - h) // 2, max(0, (ow - 1) * sw + kw - w) // 2
+    else:
+        oh, ow, pt, pl = (h - kh) // sh + 1, (w - kw) // sw + 1, 0, 0
+    best = np.full((n, oh, ow, c), -np.inf, dtype=np.float64)
+    index = np.full((n, oh, ow, c), -1, dtype=np.int64)
+    flat = np.arange(x.size).reshape(x.shape)
+    for dy in range(kh):
+        for dx in range(kw):
+            ys = np.arange(oh) * sh - pt + dy
+            xs = np.arange(ow) * sw - pl + dx
+            vy, vx = (ys >= 0) & (ys < h), (xs >= 0) & (xs < w)
+            values = np.full((n, oh, ow, c), -np.inf)
+            idx = np.full((n, oh, ow, c), -1, dtype=np.int64)
+            sel = np.ix_(np.arange(n), np.nonzero(vy)[0], np.nonzero(vx)[0], np.arange(c))
+            src = np.ix_(np.arange(n), ys[vy], xs[vx], np.arange(c))
+            values[sel] = x[src]
+            idx[sel] = flat[src]
+            better = (idx >= 0) & ((index < 0) | (values > best))
+            best = np.where(better, values, best)
+            index = np.where(better, idx, index)
+    return index
+
+
+@RegisterGradient("MaxPoolGrad")
+def _max_pool_grad_grad(op, grad):
+    x, y, _ = op.inputs
+    index = _first_max_index(
+        x, op.get_attr("ksize"), op.get_attr("strides"), op.get_attr("padding")
+    )
+    # MaxPoolGrad moves each window's gradient to one cell: its adjoint reads that cell back.
+    return [np.zeros_like(x), np.zeros_like(y), grad.reshape(-1)[index].astype(grad.dtype)]
+
+
+@RegisterGradient("AvgPoolGrad")
+def _avg_pool_grad_grad(op, grad):
+    return [None, run("AvgPool", [grad], **_same_attrs(op, _POOL))[0]]
+
+
+@RegisterGradient("BiasAdd")
+def _bias_add_grad(op, grad):
+    return [grad, run("BiasAddGrad", [grad], data_format=op.get_attr("data_format"))[0]]
+
+
+@RegisterGradient("BiasAddGrad")
+def _bias_add_grad_grad(op, grad):
+    dy = op.inputs[0]
+    shape = [1] * dy.ndim
+    axis = 1 if op.get_attr("data_format") == "NCHW" else dy.ndim - 1
+    shape[axis] = -1
+    return [np.broadcast_to(grad.reshape(shape), dy.shape).astype(dy.dtype)]
+
+
+@RegisterGradient("Relu")
+def _relu_grad(op, grad):
+    return [run("ReluGrad", [grad, op.outputs[0]])[0]]
+
+
+@RegisterGradient("ReluGrad")
+def _relu_grad_grad(op, grad):
+    _, features = op.inputs
+    return [run("ReluGrad", [grad, features])[0], np.zeros_like(features)]
+
+
+@RegisterGradient("Softmax")
+def _softmax_grad(op, grad):
+    y = op.outputs[0]
+    return [((grad - np.sum(grad * y, axis=-1, keepdims=True)) * y).astype(y.dtype)]
+
+
+__all__ = [
+    "avg_pool2d",
+    "bias_add",
+    "conv2d",
+    "conv2d_backprop_filter",
+    "conv2d_backprop_input",
+    "max_pool2d",
+    "relu",
+    "softmax",
+]
