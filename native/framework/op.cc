@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <new>
 
 namespace swigflow {
 
@@ -428,7 +429,11 @@ Status RunOp(const std::string& name, const std::vector<Tensor>& inputs, AttrMap
         "' OpKernel for CPU devices compatible with T=", DataTypeName(kernel_type));
   }
   OpKernelContext ctx(*def, inputs, attrs, isa, pool);
-  kernel->Compute(&ctx);
+  try {
+    kernel->Compute(&ctx);
+  } catch (const std::bad_alloc&) {
+    return errors::ResourceExhausted("OOM when allocating an output of ", name);
+  }
   SWIGFLOW_RETURN_IF_ERROR(ctx.status());
   *outputs = std::move(*ctx.outputs());
   if (outputs->size() != def->outputs.size()) {

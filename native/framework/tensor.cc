@@ -1,7 +1,9 @@
 #include "swigflow/framework/tensor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 namespace swigflow {
 
@@ -51,6 +53,15 @@ Status DataTypeFromName(const std::string& name, DataType* type) {
 }
 
 Tensor::Tensor(DataType type, std::vector<int64_t> shape) : type_(type), shape_(std::move(shape)) {
+  // Sizes from untrusted input may be absurd or overflow: refuse them as a failed allocation
+  // (RunOp reports RESOURCE_EXHAUSTED).
+  uint64_t elements = 1;
+  for (int64_t d : shape_) {
+    if (d < 0 || (d > 0 && elements > (uint64_t{1} << 56) / static_cast<uint64_t>(d))) {
+      throw std::bad_alloc();
+    }
+    elements *= static_cast<uint64_t>(d);
+  }
   // 64-byte aligned (full cache lines and AVX-512 vectors), at least one byte so data() is never
   // null.
   const size_t size = (std::max<size_t>(bytes(), 1) + 63) / 64 * 64;

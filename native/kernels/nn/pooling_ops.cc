@@ -69,7 +69,7 @@ Status MakeWindow(const OpKernelContext& ctx, const std::vector<int64_t>& input,
       *out = (in - k + s) / s;
       *pad = 0;
     }
-    if (*out < 0 || (!same && in < k && in > 0)) {
+    if (*out < 0) {
       return errors::InvalidArgument("Computed output size would be negative: ", (in - k + s) / s,
                                      " [input_size: ", in, ", effective_filter_size: ", k,
                                      ", stride: ", s, "]");

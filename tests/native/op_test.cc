@@ -1,0 +1,192 @@
+#include "swigflow/framework/op.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+namespace swigflow {
+namespace {
+
+// A test-only op: y = x + bias attr (with a default), for the registry mechanics.
+class AddAttrOp : public OpKernel {
+ public:
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    Tensor* y = ctx->allocate_output(0, x.shape());
+    const float bias = ctx->GetFloat("bias");
+    for (int64_t i = 0; i < x.num_elements(); ++i) y->data<float>()[i] = x.data<float>()[i] + bias;
+  }
+};
+
+REGISTER_OP("TestAddAttr")
+    .Input("x: T")
+    .Output("y: T")
+    .Attr("T: {float}")
+    .Attr("bias: float = 1.5")
+    .Attr("mode: {'a', 'b'} = 'a'")
+    .Doc("x + bias");
+REGISTER_KERNEL("TestAddAttr", DataType::kFloat, AddAttrOp);
+
+Tensor Floats(std::vector<int64_t> shape, float value = 1.0f) {
+  Tensor t(DataType::kFloat, std::move(shape));
+  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = value;
+  return t;
+}
+
+TEST(OpRegistryTest, DefaultsAndValidation) {
+  std::vector<Tensor> out;
+  ASSERT_TRUE(RunOp("TestAddAttr", {Floats({2})}, {}, &out).ok());
+  EXPECT_EQ(out[0].data<float>()[1], 2.5f);
+  ASSERT_TRUE(RunOp("TestAddAttr", {Floats({1})}, {{"bias", int64_t{3}}}, &out).ok());
+  EXPECT_EQ(out[0].data<float>()[0], 4.0f);  // an int for a float attr is converted
+
+  Status s = RunOp("TestAddAttr", {Floats({1})}, {{"mode", std::string("c")}}, &out);
+  EXPECT_TRUE(errors::IsInvalidArgument(s));
+  EXPECT_NE(s.message().find("not in the list of allowed values: \"a\", \"b\""), std::string::npos);
+  s = RunOp("TestAddAttr", {Floats({1})}, {{"bias", std::string("x")}}, &out);
+  EXPECT_NE(s.message().find("attr 'bias' of TestAddAttr must be float, got string"),
+            std::string::npos);
+  s = RunOp("TestAddAttr", {Tensor(DataType::kInt32, {1})}, {}, &out);
+  EXPECT_NE(s.message().find("Value for attr 'T' of int32 is not in the list"), std::string::npos);
+  EXPECT_TRUE(errors::IsNotFound(RunOp("Nope", {}, {}, &out)));
+}
+
+TEST(OpRegistryTest, DuplicatesAndBadSpecs) {
+  EXPECT_TRUE(errors::IsAlreadyExists(
+      OpRegistry::Global()->RegisterOp(OpDefBuilder("TestAddAttr").Input("x: float"))));
+  EXPECT_TRUE(errors::IsAlreadyExists(OpRegistry::Global()->RegisterKernel(
+      "TestAddAttr", DataType::kFloat, [] { return std::unique_ptr<OpKernel>(new AddAttrOp); })));
+  OpDef def;
+  EXPECT_FALSE(OpDefBuilder("Bad").Input("x: U").Finish(&def).ok());  // U is no type attr
+  EXPECT_FALSE(OpDefBuilder("Bad").Attr("n: int = x").Finish(&def).ok());
+  EXPECT_FALSE(OpDefBuilder("Bad").Attr("n: matrix").Finish(&def).ok());
+  ASSERT_TRUE(OpDefBuilder("Good")
+                  .Input("x: T")
+                  .Attr("T: {float, double}")
+                  .Attr("k: list(int) = [1, 2]")
+                  .Finish(&def)
+                  .ok());
+  EXPECT_EQ(std::get<std::vector<int64_t>>(def.FindAttr("k")->default_value),
+            (std::vector<int64_t>{1, 2}));
+  EXPECT_TRUE(OpRegistry::Global()->TakeDeferredErrors().empty());
+}
+
+TEST(OpRegistryTest, AbsurdOutputSizesAreResourceExhausted) {
+  std::vector<Tensor> out;
+  Tensor sizes(DataType::kInt32, {4});
+  const int32_t huge[4] = {1 << 30, 1 << 30, 1 << 30, 1};
+  std::copy(huge, huge + 4, sizes.data<int32_t>());
+  const Status s = RunOp("AvgPoolGrad", {sizes, Floats({1 << 30 >> 20, 1, 1, 1})},
+                         {{"ksize", std::vector<int64_t>{1, 1, 1, 1}},
+                          {"strides", std::vector<int64_t>{1, 1 << 20, 1 << 30, 1}},
+                          {"padding", std::string("VALID")}},
+                         &out);
+  EXPECT_FALSE(s.ok());
+}
+
+// Random shapes and attributes for every nn op: OK or a clean error, never a crash (CI runs
+// this under ASan/UBSan too).
+TEST(NnOpsFuzzTest, RandomShapesAndAttributes) {
+  std::mt19937_64 rng(1234);
+  auto pick = [&](int lo, int hi) {
+    return static_cast<int64_t>(std::uniform_int_distribution<int>(lo, hi)(rng));
+  };
+  auto list = [&](int n, int lo, int hi) {
+    std::vector<int64_t> v;
+    for (int i = 0; i < n; ++i) v.push_back(pick(lo, hi));
+    return v;
+  };
+  const char* paddings[] = {"SAME", "VALID", "EXPLICIT"};
+  int ok = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    const int op = static_cast<int>(pick(0, 8));
+    std::vector<int64_t> xs = list(static_cast<int>(pick(3, 5)) == 3 ? 3 : 4, 0, 7);
+    std::vector<int64_t> ws = list(4, 0, 4);
+    if (pick(0, 3) > 0 && xs.size() == 4) ws[2] = xs[3];  // usually a matching depth
+    AttrMap attrs;
+    attrs["strides"] = pick(0, 5) == 0 ? list(static_cast<int>(pick(0, 5)), -1, 3)
+                                       : std::vector<int64_t>{1, pick(1, 3), pick(1, 3), 1};
+    attrs["padding"] = std::string(paddings[pick(0, op >= 3 && op <= 6 ? 1 : 2)]);
+    if (std::get<std::string>(attrs["padding"]) == "EXPLICIT") {
+      attrs["explicit_paddings"] =
+          pick(0, 5) == 0
+              ? list(static_cast<int>(pick(0, 9)), -1, 3)
+              : std::vector<int64_t>{0, 0, pick(0, 3), pick(0, 3), pick(0, 3), pick(0, 3), 0, 0};
+    }
+    std::vector<Tensor> inputs;
+    std::string name;
+    Tensor x = Floats(xs, 0.5f);
+    auto sizes = [&](const std::vector<int64_t>& v) {
+      Tensor t(DataType::kInt32, {static_cast<int64_t>(v.size())});
+      for (size_t i = 0; i < v.size(); ++i) t.data<int32_t>()[i] = static_cast<int32_t>(v[i]);
+      return t;
+    };
+    std::vector<int64_t> dys = list(4, 0, 5);
+    switch (op) {
+      case 0:
+        name = "Conv2D";
+        inputs = {x, Floats(ws)};
+        attrs["dilations"] = std::vector<int64_t>{1, pick(1, 3), pick(1, 3), 1};
+        break;
+      case 1:
+        name = "Conv2DBackpropInput";
+        inputs = {sizes(xs), Floats(ws), Floats(dys)};
+        break;
+      case 2:
+        name = "Conv2DBackpropFilter";
+        inputs = {x, sizes(ws), Floats(dys)};
+        break;
+      case 3:
+      case 4:
+        name = op == 3 ? "MaxPool" : "AvgPool";
+        attrs.erase("explicit_paddings");
+        attrs["ksize"] = std::vector<int64_t>{1, pick(0, 4), pick(0, 4), 1};
+        inputs = {x};
+        break;
+      case 5:
+      case 6: {
+        name = op == 5 ? "MaxPoolGrad" : "AvgPoolGrad";
+        attrs.erase("explicit_paddings");
+        attrs["ksize"] = std::vector<int64_t>{1, pick(1, 3), pick(1, 3), 1};
+        std::vector<Tensor> pooled;
+        AttrMap pool = attrs;
+        if (RunOp(op == 5 ? "MaxPool" : "AvgPool", {x}, pool, &pooled).ok()) {
+          Tensor grad = pick(0, 4) == 0 ? Floats(dys) : Floats(pooled[0].shape());
+          inputs = op == 5 ? std::vector<Tensor>{x, pooled[0], grad}
+                           : std::vector<Tensor>{sizes(xs), grad};
+        } else {
+          inputs = op == 5 ? std::vector<Tensor>{x, x, x} : std::vector<Tensor>{sizes(xs), x};
+        }
+        break;
+      }
+      case 7:
+        name = "BiasAdd";
+        inputs = {x, Floats({pick(0, 6)})};
+        attrs.clear();
+        break;
+      default:
+        name = "MatMul";
+        inputs = {Floats(list(2, 0, 6)), Floats(list(static_cast<int>(pick(1, 3)), 0, 6))};
+        attrs.clear();
+        attrs["transpose_a"] = pick(0, 1) == 1;
+        break;
+    }
+    std::vector<Tensor> out;
+    const Status s = RunOp(name, inputs, attrs, &out);
+    ASSERT_TRUE(s.ok() || errors::IsInvalidArgument(s) || errors::IsUnimplemented(s))
+        << name << ": " << s.ToString();
+    if (s.ok()) {
+      ++ok;
+      ASSERT_EQ(out.size(), 1u);
+      for (int64_t i = 0; i < out[0].num_elements(); ++i) {
+        ASSERT_TRUE(std::isfinite(out[0].data<float>()[i])) << name;
+      }
+    }
+  }
+  EXPECT_GT(ok, 300);  // the fuzzer reaches the kernels, not only the checks
+}
+
+}  // namespace
+}  // namespace swigflow

@@ -1,0 +1,414 @@
+"""swigflow.nn / swigflow.ops: float64 references, adjoint identities, gradient checks, TF-like
+errors, every ISA path and 1 vs 2 threads."""
+
+# ruff: noqa: E501 - TensorFlow's error messages are quoted whole in the table below.
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import swigflow
+from swigflow import errors, nn, ops
+
+RNG = np.random.default_rng(0)
+THREES = np.full(3, 3.0, np.float32)
+
+
+def rand(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+# --- float64 references (straight from the definitions) ----------------------------------------
+
+
+def same_pads(size, k, s, d):
+    out = -(-size // s)
+    total = max(0, (out - 1) * s + (k - 1) * d + 1 - size)
+    return total // 2, total - total // 2
+
+
+def pads_of(x_shape, w_shape, strides, padding, dilations):
+    if padding == "VALID":
+        return (0, 0), (0, 0)
+    if padding == "SAME":
+        return (
+            same_pads(x_shape[1], w_shape[0], strides[0], dilations[0]),
+            same_pads(x_shape[2], w_shape[1], strides[1], dilations[1]),
+        )
+    return tuple(padding[0]), tuple(padding[1])
+
+
+def windows(xp, kh, kw, s, d, oh, ow):
+    """(ky, kx, x[:, rows of that tap, columns of that tap, :]) over the filter taps."""
+    for ky in range(kh):
+        for kx in range(kw):
+            ys = slice(ky * d[0], ky * d[0] + (oh - 1) * s[0] + 1, s[0])
+            xs = slice(kx * d[1], kx * d[1] + (ow - 1) * s[1] + 1, s[1])
+            yield ky, kx, ys, xs
+
+
+def geometry(x_shape, w_shape, strides, padding, dilations):
+    (pt, pb), (pl, pr) = pads_of(x_shape, w_shape, strides, padding, dilations)
+    h, w = x_shape[1] + pt + pb, x_shape[2] + pl + pr
+    oh = (h - (w_shape[0] - 1) * dilations[0] - 1) // strides[0] + 1
+    ow = (w - (w_shape[1] - 1) * dilations[1] - 1) // strides[1] + 1
+    return (pt, pb, pl, pr), oh, ow
+
+
+def conv_ref(x, w, strides, padding, dilations):
+    (pt, pb, pl, pr), oh, ow = geometry(x.shape, w.shape, strides, padding, dilations)
+    xp = np.pad(x.astype(np.float64), [(0, 0), (pt, pb), (pl, pr), (0, 0)])
+    out = np.zeros((x.shape[0], oh, ow, w.shape[3]))
+    for ky, kx, ys, xs in windows(xp, w.shape[0], w.shape[1], strides, dilations, oh, ow):
+        out += xp[:, ys, xs, :] @ w[ky, kx].astype(np.float64)
+    return out
+
+
+def backprop_input_ref(x_shape, w, dy, strides, padding, dilations):
+    (pt, pb, pl, pr), oh, ow = geometry(x_shape, w.shape, strides, padding, dilations)
+    n, h, wd, c = x_shape
+    dxp = np.zeros((n, h + pt + pb, wd + pl + pr, c))
+    for ky, kx, ys, xs in windows(dxp, w.shape[0], w.shape[1], strides, dilations, oh, ow):
+        dxp[:, ys, xs, :] += dy.astype(np.float64) @ w[ky, kx].astype(np.float64).T
+    return dxp[:, pt : pt + h, pl : pl + wd, :]
+
+
+def backprop_filter_ref(x, w_shape, dy, strides, padding, dilations):
+    (pt, pb, pl, pr), oh, ow = geometry(x.shape, w_shape, strides, padding, dilations)
+    xp = np.pad(x.astype(np.float64), [(0, 0), (pt, pb), (pl, pr), (0, 0)])
+    dw = np.zeros(w_shape)
+    for ky, kx, ys, xs in windows(xp, w_shape[0], w_shape[1], strides, dilations, oh, ow):
+        dw[ky, kx] = np.einsum("nhwc,nhwo->co", xp[:, ys, xs, :], dy.astype(np.float64))
+    return dw
+
+
+def tf_padding(padding):
+    return padding if isinstance(padding, str) else [list(p) for p in padding]
+
+
+CONV_CASES = [
+    # (x shape, w shape, strides, padding, dilations)
+    ((1, 5, 5, 1), (3, 3, 1, 1), (1, 1), "SAME", (1, 1)),
+    ((2, 7, 6, 3), (3, 2, 3, 4), (2, 1), "SAME", (1, 1)),
+    ((2, 8, 9, 5), (3, 3, 5, 7), (2, 2), "SAME", (1, 1)),
+    ((1, 9, 7, 4), (2, 3, 4, 3), (1, 2), "VALID", (1, 1)),
+    ((3, 11, 10, 2), (3, 3, 2, 6), (1, 1), "VALID", (2, 2)),
+    ((2, 10, 10, 3), (3, 2, 3, 5), (1, 1), "SAME", (2, 3)),
+    ((1, 6, 7, 3), (2, 2, 3, 2), (3, 2), ((1, 2), (0, 3)), (1, 1)),
+    ((2, 5, 4, 2), (3, 3, 2, 3), (1, 1), ((2, 0), (1, 1)), (2, 1)),
+    ((2, 13, 14, 33), (1, 1, 33, 17), (1, 1), "VALID", (1, 1)),  # plain GEMM path
+    ((1, 17, 19, 16), (5, 5, 16, 35), (2, 2), "SAME", (1, 1)),  # more than one tile
+    ((0, 4, 4, 2), (2, 2, 2, 3), (1, 1), "SAME", (1, 1)),  # empty batch
+]
+
+
+def conv_args(case):
+    x_shape, w_shape, strides, padding, dilations = case
+    return rand(*x_shape), rand(*w_shape), list(strides), padding, list(dilations)
+
+
+def tolerance(k):
+    return 1e-5 * max(k, 1) ** 0.5 * 4
+
+
+@pytest.mark.parametrize("case", CONV_CASES)
+def test_conv2d_and_backprops_equal_float64_references(case):
+    x, w, strides, padding, dilations = conv_args(case)
+    y = nn.conv2d(x, w, strides, tf_padding(padding), dilations=dilations)
+    ref = conv_ref(x, w, strides, padding, dilations)
+    k = w.shape[0] * w.shape[1] * w.shape[2]
+    assert y.dtype == np.float32 and y.shape == ref.shape
+    np.testing.assert_allclose(y, ref, atol=tolerance(k) * 5, rtol=1e-5)
+
+    dy = rand(*ref.shape)
+    dx = nn.conv2d_backprop_input(x.shape, w, dy, strides, tf_padding(padding), dilations=dilations)
+    np.testing.assert_allclose(
+        dx, backprop_input_ref(x.shape, w, dy, strides, padding, dilations), atol=tolerance(k) * 5
+    )
+    dw = nn.conv2d_backprop_filter(
+        x, w.shape, dy, strides, tf_padding(padding), dilations=dilations
+    )
+    np.testing.assert_allclose(
+        dw,
+        backprop_filter_ref(x, w.shape, dy, strides, padding, dilations),
+        atol=tolerance(dy.size) * 20,
+        rtol=1e-5,
+    )
+
+    # Adjoint identities: <conv(x, w), dy> = <x, dx> = <w, dw>.
+    inner = float(np.sum(y.astype(np.float64) * dy))
+    scale = max(1.0, abs(inner))
+    assert abs(float(np.sum(x.astype(np.float64) * dx)) - inner) <= 1e-4 * scale
+    assert abs(float(np.sum(w.astype(np.float64) * dw)) - inner) <= 1e-4 * scale
+
+
+def test_explicit_padding_in_four_pairs_and_strides_forms():
+    x, w = rand(1, 6, 6, 2), rand(3, 3, 2, 2)
+    a = nn.conv2d(x, w, [1, 2, 2, 1], [[0, 0], [1, 1], [2, 0], [0, 0]])
+    b = nn.conv2d(x, w, 2, [[1, 1], [2, 0]])
+    np.testing.assert_array_equal(a, b)
+
+
+def pool_ref(x, k, s, padding, kind):
+    n, h, w, c = x.shape
+    if padding == "SAME":
+        (pt, pb), (pl, pr) = same_pads(h, k[0], s[0], 1), same_pads(w, k[1], s[1], 1)
+    else:
+        pt = pb = pl = pr = 0
+    oh, ow = (h + pt + pb - k[0]) // s[0] + 1, (w + pl + pr - k[1]) // s[1] + 1
+    out = np.zeros((n, oh, ow, c))
+    for i in range(oh):
+        for j in range(ow):
+            y0, x0 = i * s[0] - pt, j * s[1] - pl
+            win = x[:, max(y0, 0) : min(y0 + k[0], h), max(x0, 0) : min(x0 + k[1], w), :]
+            out[:, i, j] = win.max(axis=(1, 2)) if kind == "max" else win.mean(axis=(1, 2))
+    return out
+
+
+POOL_CASES = [
+    ((2, 7, 6, 3), (3, 3), (2, 2), "SAME"),
+    ((1, 8, 8, 5), (2, 2), (2, 2), "VALID"),
+    ((2, 5, 9, 2), (3, 2), (1, 3), "SAME"),
+    ((1, 4, 4, 1), (4, 4), (1, 1), "SAME"),
+]
+
+
+@pytest.mark.parametrize("case", POOL_CASES)
+def test_pooling_equals_references(case):
+    shape, k, s, padding = case
+    x = rand(*shape)
+    np.testing.assert_allclose(nn.max_pool2d(x, k, s, padding), pool_ref(x, k, s, padding, "max"))
+    # SAME averages divide by the real cells only.
+    np.testing.assert_allclose(
+        nn.avg_pool2d(x, k, s, padding), pool_ref(x, k, s, padding, "avg"), rtol=1e-6, atol=1e-6
+    )
+
+
+def test_max_pool_grad_routes_to_the_first_maximum():
+    x = np.array([[5, 5, 1], [5, 2, 5], [0, 5, 5]], np.float32).reshape(1, 3, 3, 1)
+    y = nn.max_pool2d(x, 2, 1, "VALID")
+    grad = np.array([1, 10, 100, 1000], np.float32).reshape(1, 2, 2, 1)
+    dx = ops.run(
+        "MaxPoolGrad", [x, y, grad], ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1], padding="VALID"
+    )[0]
+    # Windows (0,0) -> (0,0), (0,1) -> (0,1), (1,0) -> (1,0), (1,1) -> (1,2): the first 5 in
+    # scan order wins.
+    expected = np.array([[1, 10, 0], [100, 0, 1000], [0, 0, 0]], np.float32).reshape(1, 3, 3, 1)
+    np.testing.assert_array_equal(dx, expected)
+
+
+def test_bias_relu_softmax():
+    x, b = rand(2, 3, 4, 5), rand(5)
+    np.testing.assert_allclose(nn.bias_add(x, b), x + b, rtol=1e-6)
+    nchw = rand(2, 5, 3, 4)
+    np.testing.assert_allclose(nn.bias_add(nchw, b, "NCHW"), nchw + b[:, None, None], rtol=1e-6)
+    np.testing.assert_array_equal(nn.relu(x), np.maximum(x, 0))
+    logits = rand(3, 7) * 30
+    e = np.exp(logits.astype(np.float64) - logits.max(axis=-1, keepdims=True))
+    np.testing.assert_allclose(
+        nn.softmax(logits), e / e.sum(-1, keepdims=True), rtol=1e-5, atol=1e-7
+    )
+    np.testing.assert_allclose(nn.softmax(logits, axis=0), nn.softmax(logits.T).T, rtol=1e-6)
+    assert ops.run("BiasAddGrad", [x])[0].tolist() == pytest.approx(
+        x.sum(axis=(0, 1, 2)).tolist(), rel=1e-5
+    )
+    assert nn.relu(np.array([-1.0, 2.0])).dtype == np.float64  # float64 kernels too
+
+
+# --- gradients ----------------------------------------------------------------------------------
+
+
+def gradient_cases():
+    x, w = rand(1, 4, 5, 2), rand(2, 3, 2, 3)
+    y = nn.conv2d(x, w, [1, 2], "SAME")
+    dy = rand(*y.shape)
+    pooled = nn.max_pool2d(x, 2, 2, "SAME")
+    sizes = np.array(x.shape, np.int32)
+    pool = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "SAME"}
+    avg = {"ksize": [1, 3, 2, 1], "strides": [1, 2, 1, 1], "padding": "SAME"}
+    conv = {"strides": [1, 1, 2, 1], "padding": "SAME"}
+    return {
+        "MatMul": (
+            lambda a, b: ops.run("MatMul", [a, b], transpose_b=True)[0],
+            [rand(3, 4), rand(5, 4)],
+        ),
+        "MatMulTA": (
+            lambda a, b: ops.run("MatMul", [a, b], transpose_a=True)[0],
+            [rand(4, 3), rand(4, 5)],
+        ),
+        "Conv2D": (lambda a, b: nn.conv2d(a, b, [1, 2], "SAME"), [x, w]),
+        "Conv2DDilated": (
+            lambda a, b: nn.conv2d(a, b, 1, [[1, 0], [0, 2]], dilations=[2, 1]),
+            [x, w],
+        ),
+        "Conv2DBackpropInput": (
+            lambda b, d: ops.run("Conv2DBackpropInput", [sizes, b, d], **conv)[0],
+            [w, dy],
+        ),
+        "Conv2DBackpropFilter": (
+            lambda a, d: ops.run(
+                "Conv2DBackpropFilter", [a, np.array(w.shape, np.int32), d], **conv
+            )[0],
+            [x, dy],
+        ),
+        "MaxPool": (lambda a: nn.max_pool2d(a, 2, 2, "SAME"), [x]),
+        "AvgPool": (lambda a: ops.run("AvgPool", [a], **avg)[0], [x]),
+        "MaxPoolGrad": (
+            lambda g: ops.run("MaxPoolGrad", [x, pooled, g], **pool)[0],
+            [rand(*pooled.shape)],
+        ),
+        "AvgPoolGrad": (
+            lambda g: ops.run("AvgPoolGrad", [sizes, g], **avg)[0],
+            [rand(*ops.run("AvgPool", [x], **avg)[0].shape)],
+        ),
+        "BiasAdd": (lambda a, b: nn.bias_add(a, b), [x, rand(2)]),
+        "BiasAddGrad": (lambda g: ops.run("BiasAddGrad", [g])[0], [x]),
+        "Relu": (lambda a: nn.relu(a), [x + np.sign(x) * 0.05]),
+        "ReluGrad": (lambda g: ops.run("ReluGrad", [g, x + np.sign(x) * 0.05])[0], [x]),
+        "Softmax": (lambda a: nn.softmax(a), [rand(2, 5)]),
+        # Ops feeding ops (numpy reshapes in between would not be taped).
+        "Chain": (
+            lambda a, b: nn.softmax(nn.relu(nn.bias_add(nn.conv2d(a, b, 1, "VALID"), THREES))),
+            [x, w],
+        ),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(gradient_cases()))
+def test_gradient_checker_passes_for_every_op(name):
+    fn, inputs = gradient_cases()[name]
+    assert swigflow.test.compute_gradient_error(fn, inputs) < 2e-3
+
+
+def test_every_registered_op_has_a_gradient():
+    for op in ops.list_ops():
+        assert callable(ops.get_gradient(op["name"]))
+
+
+def test_gradient_registry():
+    with pytest.raises(KeyError, match="already registered"):
+        ops.RegisterGradient("Relu")(lambda op, grad: [grad])
+    with pytest.raises(LookupError, match="No gradient defined"):
+        ops.get_gradient("NoSuchOp")
+
+    @ops.RegisterGradient("TestOnlyOp")
+    def _grad(op, grad):
+        return [grad]
+
+    assert ops.get_gradient("TestOnlyOp") is _grad
+
+
+# --- the registry and errors --------------------------------------------------------------------
+
+
+def test_list_ops_describes_ops_like_ops_pbtxt():
+    conv = next(op for op in ops.list_ops() if op["name"] == "Conv2D")
+    assert [i["name"] for i in conv["inputs"]] == ["input", "filter"]
+    assert conv["outputs"] == [{"name": "output", "type": "T"}]
+    attrs = {a["name"]: a for a in conv["attrs"]}
+    assert attrs["padding"]["allowed"] == ["SAME", "VALID", "EXPLICIT"]
+    assert (
+        attrs["dilations"]["default"] == [1, 1, 1, 1] and attrs["strides"]["has_default"] is False
+    )
+    assert attrs["T"]["allowed"] == ["float"] and conv["kernels"] == ["float"]
+    assert "convolution" in conv["doc"]
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda: ops.run("NoSuchOp", []), errors.NotFoundError, "Op type not registered 'NoSuchOp'"),
+        (lambda: ops.run("Relu", []), errors.InvalidArgumentError, "Relu expects 1 inputs, got 0"),
+        (lambda: ops.run("Conv2D", [rand(1, 3, 3, 1), rand(1, 1, 1, 1)], padding="SAME"),
+         errors.InvalidArgumentError, "NodeDef missing attr 'strides' from Op<name=Conv2D"),
+        (lambda: ops.run("Relu", [rand(2)], alpha=1), errors.InvalidArgumentError,
+         "NodeDef mentions attr 'alpha' not in Op<name=Relu"),
+        (lambda: nn.conv2d(rand(1, 3, 3, 1), rand(1, 1, 1, 1), 1, "FULL"), errors.InvalidArgumentError,
+         'Value for attr \'padding\' of "FULL" is not in the list of allowed values: "SAME", "VALID", "EXPLICIT"'),
+        (lambda: nn.conv2d(np.ones((1, 3, 3, 1)), np.ones((1, 1, 1, 1)), 1, "SAME"),
+         errors.InvalidArgumentError, "Value for attr 'T' of double is not in the list of allowed values: float"),
+        (lambda: ops.run("MatMul", [rand(2, 3), np.ones((3, 2))]), errors.InvalidArgumentError,
+         "cannot compute MatMul as input #1(zero-based) was expected to be a float tensor but is a double tensor"),
+        (lambda: nn.conv2d(rand(3, 3, 1), rand(1, 1, 1, 1), 1, "SAME"), errors.InvalidArgumentError,
+         "input must be 4-dimensional[3,3,1]"),
+        (lambda: nn.conv2d(rand(1, 3, 3, 2), rand(1, 1, 3, 1), 1, "SAME"), errors.InvalidArgumentError,
+         "input depth must be evenly divisible by filter depth: 2 vs 3"),
+        (lambda: nn.conv2d(rand(1, 3, 3, 1), rand(1, 1, 1, 1), [2, 1, 1, 1], "SAME"),
+         errors.InvalidArgumentError, "does not yet support strides in the batch and depth dimensions"),
+        (lambda: nn.conv2d(rand(1, 3, 3, 1), rand(1, 1, 1, 1), 0, "SAME"), errors.InvalidArgumentError,
+         "Row and column strides should be larger than 0."),
+        (lambda: nn.conv2d(rand(1, 1, 2, 1), rand(3, 3, 1, 1), 1, "VALID"), errors.InvalidArgumentError,
+         "Computed output size would be negative: -1 [input_size: 1, effective_filter_size: 3, stride: 1]"),
+        (lambda: ops.run("Conv2D", [rand(1, 3, 3, 1), rand(1, 1, 1, 1)], strides=[1, 1, 1, 1], padding="SAME",
+                         explicit_paddings=[1, 1]), errors.InvalidArgumentError,
+         "explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT"),
+        (lambda: nn.max_pool2d(rand(1, 3, 3, 1), [1, 2, 2, 2], 1, "SAME"), errors.UnimplementedError,
+         "Pooling is not yet supported on the depth dimension."),
+        (lambda: ops.run("MatMul", [rand(2, 3), rand(4, 5)]), errors.InvalidArgumentError,
+         "Matrix size-incompatible: In[0]: [2,3], In[1]: [4,5]"),
+        (lambda: nn.bias_add(rand(2, 3), rand(4)), errors.InvalidArgumentError,
+         "Must provide as many biases as the last dimension of the input tensor"),
+        (lambda: nn.conv2d_backprop_input([1, 3, 3, 1], rand(1, 1, 1, 1), rand(1, 2, 2, 1), 1, "SAME"),
+         errors.InvalidArgumentError, "out_backprop has shape [1,2,2,1] but the convolution's output has [1,3,3,1]"),
+        (lambda: ops.run("Relu", [np.array(["a"])]), TypeError, "unsupported input dtype"),
+    ],
+)  # fmt: skip
+def test_errors_read_like_tensorflow(call, error, message):
+    with pytest.raises(error) as raised:
+        call()
+    assert message in str(raised.value)
+
+
+# --- ISA paths and threads ----------------------------------------------------------------------
+
+CHILD = """
+import json, numpy as np, swigflow
+from swigflow import nn
+rng = np.random.default_rng(1)
+x, w = rng.standard_normal((2, 15, 13, 7)).astype(np.float32), rng.standard_normal((3, 3, 7, 37)).astype(np.float32)
+y = nn.conv2d(x, w, [2, 1], "SAME")
+dy = rng.standard_normal(y.shape).astype(np.float32)
+out = {
+    "isa": swigflow.linalg.kernel_isa(),
+    "y": y.tobytes().hex(),
+    "dx": nn.conv2d_backprop_input(x.shape, w, dy, [2, 1], "SAME").tobytes().hex(),
+    "dw": nn.conv2d_backprop_filter(x, w.shape, dy, [2, 1], "SAME").tobytes().hex(),
+    "pool": nn.max_pool2d(x, 3, 2, "SAME").tobytes().hex(),
+}
+print(json.dumps(out))
+"""
+
+
+def run_child(**env):
+    result = subprocess.run(
+        [sys.executable, "-c", CHILD], env={**os.environ, **env}, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    return out["isa"], {
+        k: np.frombuffer(bytes.fromhex(v), np.float32) for k, v in out.items() if k != "isa"
+    }
+
+
+def test_every_isa_path_and_thread_count():
+    rng = np.random.default_rng(1)
+    x, w = (
+        rng.standard_normal((2, 15, 13, 7)).astype(np.float32),
+        rng.standard_normal((3, 3, 7, 37)).astype(np.float32),
+    )
+    ref = conv_ref(x, w, [2, 1], "SAME", [1, 1]).ravel()
+    seen = {}
+    for isa in ("scalar", "avx2", "avx512"):
+        for threads in ("1", "2"):
+            name, out = run_child(SWIGFLOW_ISA=isa, SWIGFLOW_NUM_THREADS=threads)
+            seen[(isa, threads)] = out
+            if name != isa:
+                continue  # the machine lacks it: the child fell back (and said so)
+            np.testing.assert_allclose(out["y"], ref, atol=2e-4)
+        one, two = seen[(isa, "1")], seen[(isa, "2")]
+        for key in one:
+            assert one[key].tobytes() == two[key].tobytes(), (isa, key)  # bit-identical
