@@ -12,9 +12,11 @@ a core), then the geometric mean of the ratios.
 import argparse
 import math
 import os
+import time
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # numpy's idle BLAS threads spin otherwise
 
 import numpy as np
-from timing import best_of
 
 import swigflow
 
@@ -80,6 +82,18 @@ def torch_fn(torch, p, x, w, dy, stride):
     return lambda: torch.nn.grad.conv2d_weight(xt, wt.shape, dyt, stride=stride, padding=pad)
 
 
+def best_time(repeats, fn, min_seconds=0.3):
+    """The fastest of at least `repeats` calls, and of as many as fit in min_seconds: small
+    layers take a millisecond, and on this VM single timings swing by tens of percent."""
+    best, spent, count = float("inf"), 0.0, 0
+    while count < repeats or spent < min_seconds:
+        start = time.perf_counter()
+        fn()
+        elapsed = time.perf_counter() - start
+        best, spent, count = min(best, elapsed), spent + elapsed, count + 1
+    return best
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -90,7 +104,7 @@ def main():
         x, w, dy = inputs(batch, hw, c, oc, k, stride)
         fn = swigflow_fn(p, x, w, dy, stride)
         fn()
-        timings[(batch, name, p, "swigflow")] = best_of(args.repeats, fn)[0]
+        timings[(batch, name, p, "swigflow")] = best_time(args.repeats, fn)
     tf = torch = None
     try:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -100,7 +114,7 @@ def main():
             x, w, dy = inputs(batch, hw, c, oc, k, stride)
             fn = tf_fn(tf, p, x, w, dy, stride)
             fn()
-            timings[(batch, name, p, "tf")] = best_of(args.repeats, fn)[0]
+            timings[(batch, name, p, "tf")] = best_time(args.repeats, fn)
     except ImportError:
         pass
     try:
@@ -112,7 +126,7 @@ def main():
                 x, w, dy = inputs(batch, hw, c, oc, k, stride)
                 fn = torch_fn(torch, p, x, w, dy, stride)
                 fn()
-                timings[(batch, name, p, "torch")] = best_of(args.repeats, fn)[0]
+                timings[(batch, name, p, "torch")] = best_time(args.repeats, fn)
     except ImportError:
         pass
 

@@ -329,12 +329,12 @@ KernelRegistrar::KernelRegistrar(const std::string& op, DataType type, KernelFac
   if (!s.ok()) OpRegistry::Global()->AddDeferredError(s);
 }
 
-Tensor* OpKernelContext::allocate_output(int i, std::vector<int64_t> shape) {
+Tensor* OpKernelContext::allocate_output(int i, std::vector<int64_t> shape, bool uninitialized) {
   if (outputs_.size() < def_.outputs.size()) outputs_.resize(def_.outputs.size());
   const ArgDef& arg = def_.outputs[static_cast<size_t>(i)];
   DataType type = arg.type;
   if (!arg.type_attr.empty()) type = std::get<DataType>(attrs_.at(arg.type_attr));
-  outputs_[static_cast<size_t>(i)] = Tensor(type, std::move(shape));
+  outputs_[static_cast<size_t>(i)] = Tensor(type, std::move(shape), !uninitialized);
   return &outputs_[static_cast<size_t>(i)];
 }
 

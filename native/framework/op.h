@@ -98,8 +98,9 @@ class OpKernelContext {
     return std::get<std::vector<int64_t>>(attrs_.at(name));
   }
 
-  // A new zero-filled output i of the type the op declares.
-  Tensor* allocate_output(int i, std::vector<int64_t> shape);
+  // A new output i of the type the op declares: zero-filled, or with `uninitialized` left for
+  // the kernel to overwrite entirely.
+  Tensor* allocate_output(int i, std::vector<int64_t> shape, bool uninitialized = false);
   std::vector<Tensor>* outputs() { return &outputs_; }
 
   void SetStatus(const Status& s) {

@@ -52,7 +52,8 @@ Status DataTypeFromName(const std::string& name, DataType* type) {
   return Status::OK();
 }
 
-Tensor::Tensor(DataType type, std::vector<int64_t> shape) : type_(type), shape_(std::move(shape)) {
+Tensor::Tensor(DataType type, std::vector<int64_t> shape, bool zero)
+    : type_(type), shape_(std::move(shape)) {
   // Sizes from untrusted input may be absurd or overflow: refuse them as a failed allocation
   // (RunOp reports RESOURCE_EXHAUSTED).
   uint64_t elements = 1;
@@ -67,7 +68,7 @@ Tensor::Tensor(DataType type, std::vector<int64_t> shape) : type_(type), shape_(
   const size_t size = (std::max<size_t>(bytes(), 1) + 63) / 64 * 64;
   void* p = std::aligned_alloc(64, size);
   if (p == nullptr) throw std::bad_alloc();
-  std::memset(p, 0, size);
+  if (zero) std::memset(p, 0, size);
   owner_ = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
   data_ = p;
 }

@@ -42,8 +42,9 @@ struct DataTypeOf<int64_t> {
 class Tensor {
  public:
   Tensor() = default;
-  // Zero-filled.
-  Tensor(DataType type, std::vector<int64_t> shape);
+  // Zero-filled, unless `zero` is false (for outputs a kernel overwrites entirely: clearing
+  // tens of megabytes first would cost as much as some kernels).
+  Tensor(DataType type, std::vector<int64_t> shape, bool zero = true);
   // A view of memory owned by `owner` (kept alive as long as any copy of this tensor).
   Tensor(DataType type, std::vector<int64_t> shape, std::shared_ptr<void> owner, void* data);
 

@@ -153,8 +153,13 @@ class WindowRows : public kernels::PackedSource {
         const int64_t iy0 = oy * g_.stride_h - g_.pad_top, ix0 = ox * g_.stride_w - g_.pad_left;
         int64_t c = p0 % g_.in_c, kx = p0 / g_.in_c % g_.k_w, ky = p0 / g_.in_c / g_.k_w;
         for (int64_t q = 0; q < kc;) {
-          const int64_t run = std::min(g_.in_c - c, kc - q);
           const int64_t iy = iy0 + ky * g_.dil_h, ix = ix0 + kx * g_.dil_w;
+          // Undilated taps of one filter row that all lie inside the image are one contiguous
+          // run of input (k_w * C values): few channels (the RGB stem) would give runs of 3.
+          const int64_t last_ix = ix0 + (g_.k_w - 1) * g_.dil_w;
+          const bool whole_row = g_.dil_w == 1 && ix0 >= 0 && last_ix < g_.in_w;
+          const int64_t span = whole_row ? (g_.k_w - kx) * g_.in_c - c : g_.in_c - c;
+          const int64_t run = std::min(span, kc - q);
           float* d = dst + q * mr + r;
           if (iy >= 0 && iy < g_.in_h && ix >= 0 && ix < g_.in_w) {
             const float* src = image + (iy * g_.in_w + ix) * g_.in_c + c;
@@ -163,9 +168,13 @@ class WindowRows : public kernels::PackedSource {
             for (int64_t t = 0; t < run; ++t) d[t * mr] = 0.0f;
           }
           q += run;
-          c = 0;
-          if (++kx == g_.k_w) {
+          // Advance (ky, kx, c) by `run` values.
+          const int64_t pos = (kx * g_.in_c + c) + run;
+          kx = pos / g_.in_c;
+          c = pos % g_.in_c;
+          if (kx >= g_.k_w) {
             kx = 0;
+            c = 0;
             ++ky;
           }
         }
@@ -182,38 +191,59 @@ class WindowRows : public kernels::PackedSource {
 };
 
 // The transpose of WindowRows, [(ky, kx, c), pixel]: the left operand of the filter gradient.
+// A sliver's rows are a few runs of channels of one tap each, the same for every pixel, so they
+// are worked out once per sliver; each pixel's window origin once per block.
 class WindowColumns : public kernels::PackedSource {
  public:
   WindowColumns(const Geometry& g, const float* x) : g_(g), x_(x) {}
 
   void Pack(int64_t i0, int64_t p0, int64_t mc, int64_t kc, int mr, float* dst) const override {
+    struct Origin {
+      const float* image;
+      int64_t iy0, ix0;
+    };
+    std::vector<Origin> origins(static_cast<size_t>(kc));
     const int64_t pixels = g_.out_h * g_.out_w;
+    for (int64_t q = 0; q < kc; ++q) {
+      const int64_t pixel = p0 + q;
+      const int64_t n = pixel / pixels, oy = pixel % pixels / g_.out_w, ox = pixel % g_.out_w;
+      origins[static_cast<size_t>(q)] = {x_ + n * g_.in_h * g_.in_w * g_.in_c,
+                                         oy * g_.stride_h - g_.pad_top,
+                                         ox * g_.stride_w - g_.pad_left};
+    }
+    struct Run {
+      int r, length;
+      int64_t dy, dx, c;  // tap offsets (dilated) and first channel
+    };
+    std::vector<Run> runs;
     for (int64_t s = 0; s * mr < mc; ++s, dst += kc * mr) {
       const int rows = static_cast<int>(std::min<int64_t>(mr, mc - s * mr));
       const int64_t first = i0 + s * mr;
+      runs.clear();
+      int64_t c = first % g_.in_c, kx = first / g_.in_c % g_.k_w, ky = first / g_.in_c / g_.k_w;
+      for (int r = 0; r < rows;) {
+        const int length = static_cast<int>(std::min<int64_t>(g_.in_c - c, rows - r));
+        runs.push_back({r, length, ky * g_.dil_h, kx * g_.dil_w, c});
+        r += length;
+        c = 0;
+        if (++kx == g_.k_w) {
+          kx = 0;
+          ++ky;
+        }
+      }
       for (int64_t q = 0; q < kc; ++q) {
-        const int64_t pixel = p0 + q;
-        const int64_t n = pixel / pixels, oy = pixel % pixels / g_.out_w, ox = pixel % g_.out_w;
-        const float* image = x_ + n * g_.in_h * g_.in_w * g_.in_c;
-        const int64_t iy0 = oy * g_.stride_h - g_.pad_top, ix0 = ox * g_.stride_w - g_.pad_left;
+        const Origin& o = origins[static_cast<size_t>(q)];
         float* d = dst + q * mr;
-        int64_t c = first % g_.in_c, kx = first / g_.in_c % g_.k_w, ky = first / g_.in_c / g_.k_w;
-        for (int r = 0; r < rows;) {
-          const int run = static_cast<int>(std::min<int64_t>(g_.in_c - c, rows - r));
-          const int64_t iy = iy0 + ky * g_.dil_h, ix = ix0 + kx * g_.dil_w;
+        for (const Run& run : runs) {
+          const int64_t iy = o.iy0 + run.dy, ix = o.ix0 + run.dx;
           if (iy >= 0 && iy < g_.in_h && ix >= 0 && ix < g_.in_w) {
-            std::memcpy(d + r, image + (iy * g_.in_w + ix) * g_.in_c + c, run * sizeof(float));
+            const float* src = o.image + (iy * g_.in_w + ix) * g_.in_c + run.c;
+            for (int t = 0; t < run.length; ++t) d[run.r + t] = src[t];
           } else {
-            std::fill(d + r, d + r + run, 0.0f);
-          }
-          r += run;
-          c = 0;
-          if (++kx == g_.k_w) {
-            kx = 0;
-            ++ky;
+            for (int t = 0; t < run.length; ++t) d[run.r + t] = 0.0f;
           }
         }
-        std::fill(d + rows, d + mr, 0.0f);
+        for (int r = rows; r < mr; ++r) d[r] = 0.0f;
       }
     }
   }
@@ -295,7 +325,8 @@ class Conv2DOp : public OpKernel {
     const Tensor& w = ctx->input(1);
     Geometry g;
     OP_REQUIRES_OK(ctx, MakeGeometry(*ctx, x.shape(), w.shape(), &g));
-    Tensor* out = ctx->allocate_output(0, {g.batch, g.out_h, g.out_w, g.out_c});
+    // The GEMM writes every element (zeros when K is 0).
+    Tensor* out = ctx->allocate_output(0, {g.batch, g.out_h, g.out_w, g.out_c}, true);
     const int64_t m = g.batch * g.out_h * g.out_w, k = g.k_h * g.k_w * g.in_c;
     if (m == 0) return;
     if (Is1x1Gemm(g)) {  // the input already is the im2col matrix
@@ -310,6 +341,40 @@ class Conv2DOp : public OpKernel {
 
 class Conv2DBackpropInputOp : public OpKernel {
  public:
+  // Below this many input channels the GEMM above would have a handful of columns (3 for RGB)
+  // and waste most of each register tile: form the window gradients with a wide GEMM instead
+  // and add them up (col2im), an image at a time.
+  static constexpr int64_t kFewChannels = 16;
+
+  static void ScatterColumns(OpKernelContext* ctx, const Geometry& g, const Tensor& w,
+                             const Tensor& dy, const std::vector<int64_t>& input_sizes) {
+    Tensor* dx = ctx->allocate_output(0, input_sizes);  // zeroed: window gradients add up
+    const int64_t rows = g.out_h * g.out_w, k = g.k_h * g.k_w * g.in_c;
+    if (rows == 0) return;
+    std::vector<float> columns(static_cast<size_t>(rows * k));
+    for (int64_t n = 0; n < g.batch; ++n) {
+      // columns[pixel, (ky, kx, c)] = dy[pixel, :] . w[(ky, kx, c), :]
+      kernels::Sgemm(false, true, rows, k, g.out_c, dy.data<float>() + n * rows * g.out_c, g.out_c,
+                     w.data<float>(), g.out_c, columns.data(), k, ctx->isa(), ctx->pool());
+      float* image = dx->data<float>() + n * g.in_h * g.in_w * g.in_c;
+      for (int64_t pixel = 0; pixel < rows; ++pixel) {  // in order: deterministic sums
+        const int64_t oy = pixel / g.out_w, ox = pixel % g.out_w;
+        const float* col = columns.data() + pixel * k;
+        for (int64_t ky = 0; ky < g.k_h; ++ky) {
+          const int64_t iy = oy * g.stride_h - g.pad_top + ky * g.dil_h;
+          if (iy < 0 || iy >= g.in_h) continue;
+          for (int64_t kx = 0; kx < g.k_w; ++kx) {
+            const int64_t ix = ox * g.stride_w - g.pad_left + kx * g.dil_w;
+            if (ix < 0 || ix >= g.in_w) continue;
+            float* d = image + (iy * g.in_w + ix) * g.in_c;
+            const float* src = col + (ky * g.k_w + kx) * g.in_c;
+            for (int64_t c = 0; c < g.in_c; ++c) d[c] += src[c];
+          }
+        }
+      }
+    }
+  }
+
   void Compute(OpKernelContext* ctx) override {
     std::vector<int64_t> input_sizes;
     OP_REQUIRES_OK(ctx, SizesFrom(ctx->input(0), "input_sizes", &input_sizes));
@@ -322,7 +387,8 @@ class Conv2DBackpropInputOp : public OpKernel {
         ctx, dy.shape() == expected,
         errors::InvalidArgument("Conv2DBackpropInput: out_backprop has shape ", dy.ShapeString(),
                                 " but the convolution's output has ", ShapeString(expected)));
-    Tensor* dx = ctx->allocate_output(0, input_sizes);
+    if (g.in_c < kFewChannels) return ScatterColumns(ctx, g, w, dy, input_sizes);
+    Tensor* dx = ctx->allocate_output(0, input_sizes, true);  // every element written
     const int64_t m = g.batch * g.in_h * g.in_w, k = g.k_h * g.k_w * g.out_c;
     if (m == 0) return;
     // B[(ky, kx, oc), c] = w[ky, kx, c, oc]: the filter with its last two axes swapped.
