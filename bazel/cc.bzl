@@ -4,7 +4,7 @@ Headers under native/<concept>/ are included as "swigflow/<concept>/<name>.h", b
 repository and from the headers the wheel ships (see transitive_hdrs.bzl).
 """
 
-load("@rules_cc//cc:defs.bzl", "cc_library", "cc_test")
+load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
 
 SWIGFLOW_COPTS = [
     "-Wall",
@@ -13,13 +13,40 @@ SWIGFLOW_COPTS = [
     "-Wno-unused-parameter",
 ]
 
-def swigflow_cc_library(name, copts = [], **kwargs):
+def _headers_label(dep):
+    """The header-only twin of one of our libraries; other labels stay as they are."""
+    if not (dep.startswith("//native") or dep.startswith(":")):
+        return dep
+    if ":" in dep.split("//")[-1]:
+        return dep + "_hdrs"
+    return "%s:%s_hdrs" % (dep, dep.split("/")[-1])
+
+def swigflow_cc_library(name, copts = [], hdrs = [], deps = [], visibility = None, **kwargs):
+    """A C++ library under native/, plus `<name>_hdrs`: its headers alone.
+
+    The code itself is linked once, into libswigflow_framework.so; the Python extension and
+    custom op libraries compile against the `_hdrs` twins and link that shared library, so that
+    every user of the op registry sees the same one.
+    """
     cc_library(
         name = name,
         copts = SWIGFLOW_COPTS + copts,
+        hdrs = hdrs,
+        deps = deps,
         include_prefix = "swigflow",
         strip_include_prefix = "/native",
+        visibility = visibility,
+        # All of it goes into the shared library, referenced there or not: its users come later.
+        alwayslink = True,
         **kwargs
+    )
+    cc_library(
+        name = name + "_hdrs",
+        hdrs = hdrs,
+        deps = [_headers_label(d) for d in deps],
+        include_prefix = "swigflow",
+        strip_include_prefix = "/native",
+        visibility = visibility,
     )
 
 def swigflow_cc_test(name, deps = [], copts = [], **kwargs):
@@ -27,5 +54,32 @@ def swigflow_cc_test(name, deps = [], copts = [], **kwargs):
         name = name,
         copts = SWIGFLOW_COPTS + copts,
         deps = deps + ["@com_google_googletest//:gtest_main"],
+        **kwargs
+    )
+
+def swigflow_custom_op_library(name, srcs, deps = [], copts = [], **kwargs):
+    """A shared library of ops and kernels for swigflow.load_op_library, built in the tree.
+
+    It compiles against the headers only and links libswigflow_framework.so, so its
+    REGISTER_OP / REGISTER_KERNEL go into the one registry the Python package uses.
+
+    Args:
+      name: the library's file name, e.g. "zero_out.so".
+      srcs: its C++ sources.
+      deps: further libraries to link into it.
+      copts: extra compiler flags.
+      **kwargs: passed to cc_binary (visibility, tags, ...).
+    """
+    if not name.endswith(".so"):
+        fail("a custom op library's name ends in .so", "name")
+    cc_binary(
+        name = name,
+        srcs = srcs,
+        copts = SWIGFLOW_COPTS + copts,
+        linkshared = 1,
+        deps = deps + [
+            "//native/framework:op_hdrs",
+            "//python/swigflow:framework",
+        ],
         **kwargs
     )

@@ -114,6 +114,8 @@ def py_wrap_cc(
         swig_includes = [],
         deps = [],
         copts = [],
+        linkopts = [],
+        data = [],
         **kwargs):
     """A Python extension module `_<name>.so` plus its SWIG-generated `<name>.py` shim.
 
@@ -123,6 +125,8 @@ def py_wrap_cc(
       swig_includes: further .i files that srcs %includes.
       deps: cc_library targets wrapped and linked into the .so.
       copts: extra flags for compiling the generated .cc.
+      linkopts: extra flags for linking the .so (e.g. an rpath to shared libraries it uses).
+      data: files the module needs at run time (e.g. those shared libraries).
       **kwargs: passed to the py_library (visibility, tags, ...).
     """
     module_name = name.split("/")[-1]
@@ -153,7 +157,7 @@ def py_wrap_cc(
             "-Wno-unused-parameter",
         ],
         additional_linker_inputs = [version_script],
-        linkopts = ["-Wl,--version-script=$(location %s)" % version_script],
+        linkopts = ["-Wl,--version-script=$(location %s)" % version_script] + linkopts,
         linkshared = 1,
         linkstatic = 1,
         deps = deps + [python_headers],
@@ -162,6 +166,6 @@ def py_wrap_cc(
         name = name,
         srcs = [module_name + ".py"],
         srcs_version = "PY3",
-        data = [shared_object],
+        data = [shared_object] + data,
         **kwargs
     )

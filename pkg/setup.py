@@ -40,7 +40,9 @@ setup(
     license="Apache-2.0",
     license_files=["LICENSE"],
     packages=find_packages(),
-    package_data={"swigflow": ["_pywrap_swigflow.so", "include/**/*.h"]},
+    package_data={
+        "swigflow": ["_pywrap_swigflow.so", "libswigflow_framework.so", "include/**/*.h"]
+    },
     python_requires=">=3.9",
     install_requires=["numpy>=1.23"],
     extras_require={

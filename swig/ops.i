@@ -243,3 +243,30 @@ PyObject* ListOps() {
   return list;
 }
 %}
+
+%inline %{
+// For swigflow.load_op_library: how many ops are registered (a mark), the ops registered since
+// a mark, and registration errors static initializers could not return (ALREADY_EXISTS for a
+// duplicate name), as [(code, message)].
+long long RegistryMark() { return static_cast<long long>(swigflow::OpRegistry::Global()->Mark()); }
+
+PyObject* OpsSince(long long mark) {
+  const auto names = swigflow::OpRegistry::Global()->OpsSince(static_cast<size_t>(mark));
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(names.size()));
+  for (size_t i = 0; list != nullptr && i < names.size(); ++i) {
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), PyUnicode_FromString(names[i].c_str()));
+  }
+  return list;
+}
+
+PyObject* TakeRegistryErrors() {
+  const auto errors = swigflow::OpRegistry::Global()->TakeDeferredErrors();
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(errors.size()));
+  for (size_t i = 0; list != nullptr && i < errors.size(); ++i) {
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i),
+                    Py_BuildValue("(is)", static_cast<int>(errors[i].code()),
+                                  errors[i].message().c_str()));
+  }
+  return list;
+}
+%}

@@ -9,6 +9,7 @@ The API mirrors TensorFlow's names so that code ports by changing an import::
 from swigflow import data, errors, io, linalg, nn, ops, sysconfig, test, train
 from swigflow._version import __version__
 from swigflow.linalg import matmul
+from swigflow.load_library import load_op_library
 from swigflow.tensors import RaggedTensor, SparseTensor
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "errors",
     "io",
     "linalg",
+    "load_op_library",
     "matmul",
     "nn",
     "ops",

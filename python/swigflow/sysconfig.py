@@ -1,11 +1,13 @@
 """Where the installed package keeps its C++ headers and libraries, like ``tf.sysconfig``.
 
 Code that includes swigflow's headers must be compiled with the same C++ standard and the same
-libstdc++ ABI as the package::
+libstdc++ ABI as the package, and op libraries link the package's libswigflow_framework.so (so
+that their ops land in the registry the package uses)::
 
     flags=$(python -c 'import swigflow.sysconfig as s
     print(*s.get_compile_flags(), *s.get_link_flags())')
-    g++ -shared -fPIC my_op.cc -o my_op.so $flags
+    g++ -std=c++17 -shared -fPIC my_op.cc -o my_op.so $flags
+    python -c 'import swigflow; swigflow.load_op_library("./my_op.so")'
 """
 
 import os
@@ -35,5 +37,6 @@ def get_compile_flags():
 
 
 def get_link_flags():
-    """Linker flags for code built against the package's native libraries."""
-    return ["-L" + get_lib(), "-Wl,-rpath," + get_lib()]
+    """Linker flags for code built against the package's native libraries: libswigflow_framework
+    and an rpath to it."""
+    return ["-L" + get_lib(), "-lswigflow_framework", "-Wl,-rpath," + get_lib()]

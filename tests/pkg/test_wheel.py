@@ -2,6 +2,7 @@
 
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -18,7 +19,9 @@ BUILDER = os.path.join(RUNFILES, "org_swigflow", "pkg", "build_pip_package")
 TAG = f"cp{sys.version_info[0]}{sys.version_info[1]}"
 WHEEL_NAME = f"swigflow-{swigflow.__version__}-{TAG}-{TAG}-linux_x86_64.whl"
 HEADERS = [
+    "swigflow/include/swigflow/framework/op.h",
     "swigflow/include/swigflow/framework/status.h",
+    "swigflow/include/swigflow/framework/tensor.h",
     "swigflow/include/swigflow/io/crc32c.h",
     "swigflow/include/swigflow/io/record_reader.h",
     "swigflow/include/swigflow/io/record_writer.h",
@@ -60,6 +63,7 @@ def test_contents(wheel):
         "swigflow/sysconfig.py",
         "swigflow/pywrap_swigflow.py",
         "swigflow/_pywrap_swigflow.so",
+        "swigflow/libswigflow_framework.so",
         f"swigflow-{swigflow.__version__}.dist-info/licenses/LICENSE",
         *HEADERS,
     ]:
@@ -216,3 +220,85 @@ def test_console_script(installed, tmp_path):
     )
     assert count.returncode == 0, count.stderr
     assert count.stdout.split()[0] == "60"
+
+
+def test_framework_library_exports_only_the_swigflow_api(installed):
+    _, site = installed
+    lib = os.path.join(site, "swigflow", "libswigflow_framework.so")
+    dynamic = subprocess.run(["readelf", "-d", lib], check=True, capture_output=True, text=True)
+    assert "Library soname: [libswigflow_framework.so]" in dynamic.stdout
+    symbols = subprocess.run(
+        ["nm", "-D", "--defined-only", "-C", lib], check=True, capture_output=True, text=True
+    ).stdout.splitlines()
+    names = [line.split(" ", 2)[2] for line in symbols]
+    assert any(n.startswith("swigflow::RunOp(") for n in names)
+    assert all("swigflow::" in n for n in names), [n for n in names if "swigflow::" not in n][:5]
+    extension = os.path.join(site, "swigflow", "_pywrap_swigflow.so")
+    dynamic = subprocess.run(
+        ["readelf", "-d", extension], check=True, capture_output=True, text=True
+    )
+    assert "[libswigflow_framework.so]" in dynamic.stdout and "$ORIGIN" in dynamic.stdout
+
+
+ZERO_OUT = os.path.join(RUNFILES, "org_swigflow", "examples", "custom_op", "zero_out.cc")
+
+DUPLICATE_OP = """
+#include "swigflow/framework/op.h"
+REGISTER_OP("ZeroOut").Input("x: int32").Output("y: int32");
+"""
+
+
+def test_custom_op_built_against_the_installed_wheel(installed, tmp_path):
+    """The README's two commands, outside Bazel: g++ with sysconfig's flags, then
+    load_op_library; also the errors for loading twice and for a duplicate op."""
+    python, _ = installed
+    env = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("TEST_TMPDIR", "/tmp")}
+    flags = subprocess.run(
+        [python, "-I", "-c", "import swigflow.sysconfig as s; "
+         "print(*s.get_compile_flags(), *s.get_link_flags())"],
+        env=env, check=True, capture_output=True, text=True,
+    ).stdout.split()  # fmt: skip
+    shutil.copy(ZERO_OUT, tmp_path / "zero_out.cc")
+    (tmp_path / "duplicate.cc").write_text(DUPLICATE_OP)
+    for name in ("zero_out", "duplicate"):
+        subprocess.run(
+            ["g++", "-std=c++17", "-shared", "-fPIC", f"{name}.cc", "-o", f"{name}.so", *flags],
+            cwd=tmp_path, env=env, check=True,
+        )  # fmt: skip
+    code = textwrap.dedent(
+        """
+        import numpy as np, swigflow
+        module = swigflow.load_op_library("./zero_out.so")
+        print(module.OP_LIST)
+        print(module.zero_out(np.array([[5, 2], [3, 4]], np.int32)).tolist())
+        try:
+            swigflow.load_op_library("./zero_out.so")
+        except swigflow.errors.AlreadyExistsError as e:
+            print("twice:", e.message)
+        try:
+            swigflow.load_op_library("./duplicate.so")
+        except swigflow.errors.AlreadyExistsError as e:
+            print("duplicate:", e.message)
+
+        @swigflow.ops.RegisterGradient("ZeroOut")
+        def _zero_out_grad(op, grad):
+            first = np.zeros_like(grad)
+            first.reshape(-1)[0] = grad.reshape(-1)[0]
+            return [first]
+
+        x = np.array([7, 8, 9], np.int32)
+        with swigflow.ops.GradientTape() as tape:
+            y = module.zero_out(x)
+        print(tape.gradient(y, [x])[0].tolist())
+        """
+    )
+    result = subprocess.run(
+        [python, "-I", "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "['ZeroOut']"
+    assert lines[1] == "[[5, 0], [0, 0]]"
+    assert lines[2].startswith("twice: ./zero_out.so is already loaded")
+    assert lines[3] == "duplicate: ./duplicate.so: Op with name ZeroOut is already registered"
+    assert lines[4] == "[1, 0, 0]"

@@ -1,6 +1,7 @@
 """The public surface of the package: names, version, sysconfig."""
 
 import importlib
+import os
 import re
 
 import swigflow
@@ -30,7 +31,12 @@ def test_compile_flags_carry_standard_and_abi():
 
 def test_link_flags_point_at_package():
     lib = swigflow.sysconfig.get_lib()
-    assert swigflow.sysconfig.get_link_flags() == ["-L" + lib, "-Wl,-rpath," + lib]
+    assert swigflow.sysconfig.get_link_flags() == [
+        "-L" + lib,
+        "-lswigflow_framework",
+        "-Wl,-rpath," + lib,
+    ]
+    assert os.path.exists(os.path.join(lib, "libswigflow_framework.so"))
 
 
 def test_low_level_module_lives_in_package():
