@@ -188,5 +188,38 @@ TEST(NnOpsFuzzTest, RandomShapesAndAttributes) {
   EXPECT_GT(ok, 300);  // the fuzzer reaches the kernels, not only the checks
 }
 
+// Convolutions wide enough for the in-place (direct) tiles, whose border tiles and strided
+// reads are where an off-by-one would read outside the input: ASan watches this in CI.
+TEST(NnOpsFuzzTest, DirectConvolutionTiles) {
+  std::mt19937_64 rng(99);
+  auto pick = [&](int lo, int hi) {
+    return static_cast<int64_t>(std::uniform_int_distribution<int>(lo, hi)(rng));
+  };
+  for (int iter = 0; iter < 200; ++iter) {
+    const int64_t c = pick(16, 20), oc = pick(16, 40), w = 12 * pick(1, 3) + pick(-1, 2);
+    std::vector<int64_t> xs = {pick(1, 2), pick(1, 6), w, c}, ws = {pick(1, 3), pick(1, 4), c, oc};
+    AttrMap attrs;
+    attrs["strides"] = std::vector<int64_t>{1, pick(1, 2), pick(1, 2), 1};
+    attrs["dilations"] = std::vector<int64_t>{1, pick(1, 2), pick(1, 2), 1};
+    attrs["padding"] = std::string(pick(0, 1) ? "SAME" : "EXPLICIT");
+    if (std::get<std::string>(attrs["padding"]) == "EXPLICIT") {
+      attrs["explicit_paddings"] =
+          std::vector<int64_t>{0, 0, pick(0, 4), pick(0, 4), pick(0, 4), pick(0, 4), 0, 0};
+    }
+    std::vector<Tensor> out;
+    Status s = RunOp("Conv2D", {Floats(xs, 0.25f), Floats(ws, 0.5f)}, attrs, &out);
+    ASSERT_TRUE(s.ok() || errors::IsInvalidArgument(s)) << s.ToString();
+    if (!s.ok()) continue;
+    Tensor sizes(DataType::kInt32, {4});
+    for (int i = 0; i < 4; ++i)
+      sizes.data<int32_t>()[i] = static_cast<int32_t>(xs[static_cast<size_t>(i)]);
+    std::vector<Tensor> dx;
+    s = RunOp("Conv2DBackpropInput", {sizes, Floats(ws, 0.5f), Floats(out[0].shape(), 1.0f)}, attrs,
+              &dx);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_EQ(dx[0].shape(), xs);
+  }
+}
+
 }  // namespace
 }  // namespace swigflow

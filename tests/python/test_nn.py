@@ -103,6 +103,12 @@ CONV_CASES = [
     ((2, 13, 14, 33), (1, 1, 33, 17), (1, 1), "VALID", (1, 1)),  # plain GEMM path
     ((1, 17, 19, 16), (5, 5, 16, 35), (2, 2), "SAME", (1, 1)),  # more than one tile
     ((0, 4, 4, 2), (2, 2, 2, 3), (1, 1), "SAME", (1, 1)),  # empty batch
+    # >= 16 channels and rows that fill 12-row tiles: windows read in place (direct tiles),
+    # borders packed per tap.
+    ((2, 9, 24, 20), (3, 3, 20, 18), (1, 1), "SAME", (1, 1)),
+    ((1, 10, 35, 17), (3, 2, 17, 35), (1, 1), ((2, 1), (0, 2)), (2, 1)),
+    ((1, 8, 72, 24), (3, 3, 24, 16), (2, 3), "VALID", (1, 2)),
+    ((1, 3, 12, 16), (3, 3, 16, 16), (1, 1), ((5, 5), (1, 1)), (1, 1)),  # all-padding tiles
 ]
 
 
@@ -369,14 +375,14 @@ CHILD = """
 import json, numpy as np, swigflow
 from swigflow import nn
 rng = np.random.default_rng(1)
-x, w = rng.standard_normal((2, 15, 13, 7)).astype(np.float32), rng.standard_normal((3, 3, 7, 37)).astype(np.float32)
-y = nn.conv2d(x, w, [2, 1], "SAME")
+x, w = rng.standard_normal((2, 15, 24, 17)).astype(np.float32), rng.standard_normal((3, 3, 17, 37)).astype(np.float32)
+y = nn.conv2d(x, w, [1, 1], "SAME")
 dy = rng.standard_normal(y.shape).astype(np.float32)
 out = {
     "isa": swigflow.linalg.kernel_isa(),
     "y": y.tobytes().hex(),
-    "dx": nn.conv2d_backprop_input(x.shape, w, dy, [2, 1], "SAME").tobytes().hex(),
-    "dw": nn.conv2d_backprop_filter(x, w.shape, dy, [2, 1], "SAME").tobytes().hex(),
+    "dx": nn.conv2d_backprop_input(x.shape, w, dy, [1, 1], "SAME").tobytes().hex(),
+    "dw": nn.conv2d_backprop_filter(x, w.shape, dy, [1, 1], "SAME").tobytes().hex(),
     "pool": nn.max_pool2d(x, 3, 2, "SAME").tobytes().hex(),
 }
 print(json.dumps(out))
@@ -397,10 +403,10 @@ def run_child(**env):
 def test_every_isa_path_and_thread_count():
     rng = np.random.default_rng(1)
     x, w = (
-        rng.standard_normal((2, 15, 13, 7)).astype(np.float32),
-        rng.standard_normal((3, 3, 7, 37)).astype(np.float32),
+        rng.standard_normal((2, 15, 24, 17)).astype(np.float32),
+        rng.standard_normal((3, 3, 17, 37)).astype(np.float32),
     )
-    ref = conv_ref(x, w, [2, 1], "SAME", [1, 1]).ravel()
+    ref = conv_ref(x, w, [1, 1], "SAME", [1, 1]).ravel()
     seen = {}
     for isa in ("scalar", "avx2", "avx512"):
         for threads in ("1", "2"):

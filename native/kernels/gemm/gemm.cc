@@ -8,14 +8,11 @@
 
 namespace swigflow {
 namespace kernels {
-namespace {
 
-using gemm::KernelInfo;
-
-const KernelInfo& KernelFor(Isa isa) {
-  static const KernelInfo scalar = gemm::ScalarKernel();
-  static const KernelInfo avx2 = gemm::Avx2Kernel();
-  static const KernelInfo avx512 = gemm::Avx512Kernel();
+const gemm::KernelInfo& KernelFor(Isa isa) {
+  static const gemm::KernelInfo scalar = gemm::ScalarKernel();
+  static const gemm::KernelInfo avx2 = gemm::Avx2Kernel();
+  static const gemm::KernelInfo avx512 = gemm::Avx512Kernel();
   switch (isa) {
     case Isa::kAvx512:
       return avx512;
@@ -26,6 +23,10 @@ const KernelInfo& KernelFor(Isa isa) {
   }
   return scalar;
 }
+
+namespace {
+
+using gemm::KernelInfo;
 
 // A matrix operand and whether it is used transposed: op(X)(r, s).
 struct Operand {

@@ -11,6 +11,7 @@
 
 #include "swigflow/framework/cpu_info.h"
 #include "swigflow/framework/thread_pool.h"
+#include "swigflow/kernels/gemm/micro_kernel.h"
 
 namespace swigflow {
 namespace kernels {
@@ -38,6 +39,10 @@ class PackedSource {
 void SgemmPackedA(const PackedSource& a, bool trans_b, int64_t m, int64_t n, int64_t k,
                   const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate = false,
                   Isa isa = SelectedIsa(), ThreadPool* pool = ThreadPool::Default());
+
+// The micro-kernel and blocking Sgemm uses for `isa`: for kernels built on the same tiles
+// (convolutions reading windows in place).
+const gemm::KernelInfo& KernelFor(Isa isa);
 
 // The FMA throughput of `isa` on `threads` threads, in GFLOP/s, measured for about `seconds`:
 // the peak SGEMM is compared with.

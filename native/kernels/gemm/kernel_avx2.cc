@@ -11,18 +11,23 @@ namespace {
 
 constexpr int kMr = 6, kNr = 16;
 
-void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows, int cols,
-            bool accumulate) {
+// One body for packed A (row i at a[i], kMr values a step) and A in place (row i at
+// row[i][p]; rows past `rows` repeat the last valid one, whose results are not stored).
+template <bool kStrided>
+inline void Tile(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
+                 int rows, int cols, bool accumulate) {
   __m256 acc[kMr][2];
+  const float* row[kMr];
+  for (int i = 0; i < kMr; ++i) row[i] = a + (i < rows ? i : rows - 1) * lda;
   // Fully unrolled row loops keep every accumulator in a register (GCC does not unroll them
   // on its own and would keep the tile in memory).
 #pragma GCC unroll 16
   for (int i = 0; i < kMr; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
-  for (int64_t p = 0; p < kc; ++p, a += kMr, b += kNr) {
+  for (int64_t p = 0; p < kc; ++p, b += kNr) {
     const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
 #pragma GCC unroll 16
     for (int i = 0; i < kMr; ++i) {
-      const __m256 ai = _mm256_broadcast_ss(a + i);
+      const __m256 ai = _mm256_broadcast_ss(kStrided ? row[i] + p : a + p * kMr + i);
       acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
       acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
     }
@@ -50,6 +55,16 @@ void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, i
   }
 }
 
+void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows, int cols,
+            bool accumulate) {
+  Tile<false>(kc, a, 0, b, c, ldc, rows, cols, accumulate);
+}
+
+void StridedKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
+                   int rows, int cols, bool accumulate) {
+  Tile<true>(kc, a, lda, b, c, ldc, rows, cols, accumulate);
+}
+
 int64_t FmaLoop(int64_t iterations) {
   constexpr int kAcc = 12;  // enough independent chains to cover the FMA latency
   __m256 acc[kAcc];
@@ -71,7 +86,7 @@ void Axpy(int64_t n, float alpha, const float* b, float* c) { AxpyLoop(n, alpha,
 
 }  // namespace
 
-KernelInfo Avx2Kernel() { return {kMr, kNr, 144, 256, 3072, Kernel, FmaLoop, Axpy}; }
+KernelInfo Avx2Kernel() { return {kMr, kNr, 144, 256, 3072, Kernel, FmaLoop, Axpy, StridedKernel}; }
 
 }  // namespace gemm
 }  // namespace kernels

@@ -12,18 +12,23 @@ namespace {
 
 constexpr int kMr = 12, kNr = 32;
 
-void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows, int cols,
-            bool accumulate) {
+// One body for packed A (row i at a[i], kMr values a step) and A in place (row i at
+// row[i][p]; rows past `rows` repeat the last valid one, whose results are not stored).
+template <bool kStrided>
+inline void Tile(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
+                 int rows, int cols, bool accumulate) {
   __m512 acc[kMr][2];
+  const float* row[kMr];
+  for (int i = 0; i < kMr; ++i) row[i] = a + (i < rows ? i : rows - 1) * lda;
   // Fully unrolled row loops keep every accumulator in a register (GCC does not unroll them
   // on its own and would keep the tile in memory).
 #pragma GCC unroll 16
   for (int i = 0; i < kMr; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
-  for (int64_t p = 0; p < kc; ++p, a += kMr, b += kNr) {
+  for (int64_t p = 0; p < kc; ++p, b += kNr) {
     const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
 #pragma GCC unroll 16
     for (int i = 0; i < kMr; ++i) {
-      const __m512 ai = _mm512_set1_ps(a[i]);
+      const __m512 ai = _mm512_set1_ps(kStrided ? row[i][p] : a[p * kMr + i]);
       acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
       acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
     }
@@ -42,6 +47,16 @@ void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, i
     _mm512_mask_storeu_ps(ci, m0, acc[i][0]);
     _mm512_mask_storeu_ps(ci + 16, m1, acc[i][1]);
   }
+}
+
+void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows, int cols,
+            bool accumulate) {
+  Tile<false>(kc, a, 0, b, c, ldc, rows, cols, accumulate);
+}
+
+void StridedKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
+                   int rows, int cols, bool accumulate) {
+  Tile<true>(kc, a, lda, b, c, ldc, rows, cols, accumulate);
 }
 
 int64_t FmaLoop(int64_t iterations) {
@@ -67,7 +82,9 @@ void Axpy(int64_t n, float alpha, const float* b, float* c) { AxpyLoop(n, alpha,
 
 }  // namespace
 
-KernelInfo Avx512Kernel() { return {kMr, kNr, 144, 384, 3072, Kernel, FmaLoop, Axpy}; }
+KernelInfo Avx512Kernel() {
+  return {kMr, kNr, 144, 384, 3072, Kernel, FmaLoop, Axpy, StridedKernel};
+}
 
 }  // namespace gemm
 }  // namespace kernels

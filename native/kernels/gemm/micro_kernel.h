@@ -15,6 +15,12 @@ namespace gemm {
 using MicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
                              int rows, int cols, bool accumulate);
 
+// The same product with A read in place instead of packed: row i of the sliver is
+// a[i * lda + p] for p < kc. Rows past `rows` are not read. For convolutions, whose windows are
+// often plain strided matrices of the input that need no packing at all.
+using StridedMicroKernel = void (*)(int64_t kc, const float* a, int64_t lda, const float* b,
+                                    float* c, int64_t ldc, int rows, int cols, bool accumulate);
+
 // Runs `iterations` rounds of independent FMAs (as many as the kernel's accumulators) and
 // returns the floating-point operations done: the throughput probe behind FmaPeakGflops.
 using FmaLoopFn = int64_t (*)(int64_t iterations);
@@ -28,6 +34,7 @@ struct KernelInfo {
   MicroKernel kernel;
   FmaLoopFn fma_loop;
   AxpyFn axpy;
+  StridedMicroKernel strided;
 };
 
 // Written once, compiled in each kernel library with that library's ISA flags (and -O3, so the

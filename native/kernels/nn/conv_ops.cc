@@ -299,6 +299,101 @@ class GradientRows : public kernels::PackedSource {
   const float* dy_;
 };
 
+// Convolution as micro-kernel tiles that read windows in place. For output pixel ox of a row,
+// tap t reads source pixel (oy * step_y + ty_t, ox * step_x + tx_t): MR neighbouring output
+// pixels of one tap are MR source pixels step_x apart, a strided matrix with lda = step_x * C,
+// which the strided micro-kernel reads directly. Only tiles that reach into the padding are
+// packed (one tap at a time). B (the filter, [taps * C, OC]) is packed once per call. Each output
+// tile sums its taps in order on one thread: deterministic for any number of threads.
+struct DirectPlan {
+  const float* src;
+  int64_t batch, src_h, src_w, src_c;
+  int64_t out_h, out_w, out_c;
+  int64_t step_y, step_x;
+  std::vector<std::pair<int64_t, int64_t>> taps;  // (ty, tx)
+  const float* b;                                 // [taps.size() * src_c, out_c]
+};
+
+// Whether DirectConv suits a convolution: with fewer than 16 source channels a tap's strip of K
+// is too short to pay for loading and storing the output tile once per tap (e.g. the RGB stem),
+// and tiles never span two output rows, so rows must fill them well (56 of 60 places for 56-wide
+// rows and 12-row tiles, but 28 of 36 for 28-wide ones). The packed implicit GEMM is used
+// otherwise.
+bool UseDirect(int64_t src_c, int64_t out_w, Isa isa) {
+  const int64_t mr = kernels::KernelFor(isa).mr;
+  const int64_t tiles = (out_w + mr - 1) / mr;
+  return src_c >= 16 && out_w > 0 && out_w * 10 >= tiles * mr * 9;
+}
+
+void DirectConv(const DirectPlan& d, float* out, Isa isa, ThreadPool* pool) {
+  const kernels::gemm::KernelInfo& k = kernels::KernelFor(isa);
+  const int mr = k.mr, nr = k.nr;
+  const int64_t kdim = static_cast<int64_t>(d.taps.size()) * d.src_c;
+  const int64_t slivers = (d.out_c + nr - 1) / nr;
+  std::vector<float> packed_b(static_cast<size_t>(slivers * kdim * nr), 0.0f);
+  for (int64_t j = 0; j < slivers; ++j) {
+    const int64_t cols = std::min<int64_t>(nr, d.out_c - j * nr);
+    for (int64_t p = 0; p < kdim; ++p) {
+      std::copy(d.b + p * d.out_c + j * nr, d.b + p * d.out_c + j * nr + cols,
+                packed_b.data() + (j * kdim + p) * nr);
+    }
+  }
+  const int64_t kc_max = k.kc;
+  const int64_t rows_total = d.batch * d.out_h;
+  auto work = [&](int64_t r0, int64_t r1) {
+    std::vector<float> a_tile(static_cast<size_t>(mr * kc_max));
+    for (int64_t row = r0; row < r1; ++row) {
+      const int64_t n = row / d.out_h, oy = row % d.out_h;
+      float* out_row = out + row * d.out_w * d.out_c;
+      for (int64_t j = 0; j < slivers; ++j) {
+        const int cols = static_cast<int>(std::min<int64_t>(nr, d.out_c - j * nr));
+        const float* b_sliver = packed_b.data() + j * kdim * nr;
+        for (int64_t ox0 = 0; ox0 < d.out_w; ox0 += mr) {
+          const int rows = static_cast<int>(std::min<int64_t>(mr, d.out_w - ox0));
+          float* tile = out_row + ox0 * d.out_c + j * nr;
+          bool first = true;
+          for (size_t t = 0; t < d.taps.size(); ++t) {
+            const int64_t sy = oy * d.step_y + d.taps[t].first;
+            if (sy < 0 || sy >= d.src_h) continue;  // a row of padding adds nothing
+            const int64_t sx0 = ox0 * d.step_x + d.taps[t].second;
+            const int64_t sx_last = sx0 + (rows - 1) * d.step_x;
+            const float* line = d.src + (n * d.src_h + sy) * d.src_w * d.src_c;
+            const bool inside = sx0 >= 0 && sx_last < d.src_w;
+            for (int64_t c0 = 0; c0 < d.src_c; c0 += kc_max) {
+              const int64_t len = std::min(kc_max, d.src_c - c0);
+              const float* b_block = b_sliver + (static_cast<int64_t>(t) * d.src_c + c0) * nr;
+              if (inside) {
+                k.strided(len, line + sx0 * d.src_c + c0, d.step_x * d.src_c, b_block, tile,
+                          d.out_c, rows, cols, !first);
+              } else {
+                for (int i = 0; i < mr; ++i) {
+                  const int64_t sx = sx0 + i * d.step_x;
+                  const bool valid = i < rows && sx >= 0 && sx < d.src_w;
+                  const float* src = line + sx * d.src_c + c0;
+                  for (int64_t p = 0; p < len; ++p) {
+                    a_tile[static_cast<size_t>(p * mr + i)] = valid ? src[p] : 0.0f;
+                  }
+                }
+                k.kernel(len, a_tile.data(), b_block, tile, d.out_c, rows, cols, !first);
+              }
+              first = false;
+            }
+          }
+          if (first) {  // every tap fell in the padding
+            for (int i = 0; i < rows; ++i)
+              std::fill(tile + i * d.out_c, tile + i * d.out_c + cols, 0.0f);
+          }
+        }
+      }
+    }
+  };
+  const int64_t parts = pool == nullptr ? 1 : std::min<int64_t>(pool->num_threads(), rows_total);
+  if (parts <= 1) return work(0, rows_total);
+  pool->ParallelFor(parts, [&](int64_t part) {
+    work(rows_total * part / parts, rows_total * (part + 1) / parts);
+  });
+}
+
 // A 1-D int32/int64 tensor of 4 sizes (input_sizes, filter_sizes).
 Status SizesFrom(const Tensor& t, const char* what, std::vector<int64_t>* sizes) {
   if (t.dims() != 1 || t.dim(0) != 4) {
@@ -333,6 +428,16 @@ class Conv2DOp : public OpKernel {
       kernels::Sgemm(false, false, m, g.out_c, k, x.data<float>(), k, w.data<float>(), g.out_c,
                      out->data<float>(), g.out_c, ctx->isa(), ctx->pool());
       return;
+    }
+    if (UseDirect(g.in_c, g.out_w, ctx->isa())) {
+      DirectPlan plan{x.data<float>(), g.batch, g.in_h,     g.in_w,     g.in_c, g.out_h,
+                      g.out_w,         g.out_c, g.stride_h, g.stride_w, {},     w.data<float>()};
+      for (int64_t ky = 0; ky < g.k_h; ++ky) {
+        for (int64_t kx = 0; kx < g.k_w; ++kx) {
+          plan.taps.emplace_back(ky * g.dil_h - g.pad_top, kx * g.dil_w - g.pad_left);
+        }
+      }
+      return DirectConv(plan, out->data<float>(), ctx->isa(), ctx->pool());
     }
     kernels::SgemmPackedA(WindowRows(g, x.data<float>()), false, m, g.out_c, k, w.data<float>(),
                           g.out_c, out->data<float>(), g.out_c, false, ctx->isa(), ctx->pool());
@@ -401,6 +506,17 @@ class Conv2DBackpropInputOp : public OpKernel {
               wd[(t * g.in_c + c) * g.out_c + oc];
         }
       }
+    }
+    if (g.stride_h == 1 && g.stride_w == 1 && UseDirect(g.out_c, g.in_w, ctx->isa())) {
+      // Stride 1: input pixel (iy, ix) gets dy at (iy + pad - ky * dil, ix + pad - kx * dil).
+      DirectPlan plan{dy.data<float>(), g.batch, g.out_h, g.out_w, g.out_c, g.in_h,
+                      g.in_w,           g.in_c,  1,       1,       {},      wt.data()};
+      for (int64_t ky = 0; ky < g.k_h; ++ky) {
+        for (int64_t kx = 0; kx < g.k_w; ++kx) {
+          plan.taps.emplace_back(g.pad_top - ky * g.dil_h, g.pad_left - kx * g.dil_w);
+        }
+      }
+      return DirectConv(plan, dx->data<float>(), ctx->isa(), ctx->pool());
     }
     kernels::SgemmPackedA(GradientRows(g, dy.data<float>()), false, m, g.in_c, k, wt.data(), g.in_c,
                           dx->data<float>(), g.in_c, false, ctx->isa(), ctx->pool());
