@@ -218,6 +218,15 @@ TEST(NnOpsFuzzTest, DirectConvolutionTiles) {
               &dx);
     ASSERT_TRUE(s.ok()) << s.ToString();
     ASSERT_EQ(dx[0].shape(), xs);
+    Tensor filter_sizes(DataType::kInt32, {4});
+    for (int i = 0; i < 4; ++i) {
+      filter_sizes.data<int32_t>()[i] = static_cast<int32_t>(ws[static_cast<size_t>(i)]);
+    }
+    std::vector<Tensor> dw;
+    s = RunOp("Conv2DBackpropFilter",
+              {Floats(xs, 0.25f), filter_sizes, Floats(out[0].shape(), 1.0f)}, attrs, &dw);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_EQ(dw[0].shape(), ws);
   }
 }
 

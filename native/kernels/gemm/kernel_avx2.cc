@@ -11,14 +11,20 @@ namespace {
 
 constexpr int kMr = 6, kNr = 16;
 
-// One body for packed A (row i at a[i], kMr values a step) and A in place (row i at
-// row[i][p]; rows past `rows` repeat the last valid one, whose results are not stored).
-template <bool kStrided>
+// One body for three layouts of A: packed (row i at a[p * kMr + i]), rows in place (row i at
+// row[i][p]) and steps in place (row i at a[p * lda + i]). Rows past `rows` repeat the last valid
+// one, whose results are not stored, so A is never read past its end.
+enum Layout { kPacked, kRows, kSteps };
+
+template <Layout kLayout>
 inline void Tile(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
                  int rows, int cols, bool accumulate) {
   __m256 acc[kMr][2];
   const float* row[kMr];
-  for (int i = 0; i < kMr; ++i) row[i] = a + (i < rows ? i : rows - 1) * lda;
+  for (int i = 0; i < kMr; ++i) {
+    const int last = i < rows ? i : rows - 1;
+    row[i] = kLayout == kRows ? a + last * lda : a + last;
+  }
   // Fully unrolled row loops keep every accumulator in a register (GCC does not unroll them
   // on its own and would keep the tile in memory).
 #pragma GCC unroll 16
@@ -27,7 +33,9 @@ inline void Tile(int64_t kc, const float* a, int64_t lda, const float* b, float*
     const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
 #pragma GCC unroll 16
     for (int i = 0; i < kMr; ++i) {
-      const __m256 ai = _mm256_broadcast_ss(kStrided ? row[i] + p : a + p * kMr + i);
+      const __m256 ai = _mm256_broadcast_ss(kLayout == kRows    ? row[i] + p
+                                            : kLayout == kSteps ? row[i] + p * lda
+                                                                : a + p * kMr + i);
       acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
       acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
     }
@@ -57,12 +65,17 @@ inline void Tile(int64_t kc, const float* a, int64_t lda, const float* b, float*
 
 void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows, int cols,
             bool accumulate) {
-  Tile<false>(kc, a, 0, b, c, ldc, rows, cols, accumulate);
+  Tile<kPacked>(kc, a, 0, b, c, ldc, rows, cols, accumulate);
 }
 
 void StridedKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
                    int rows, int cols, bool accumulate) {
-  Tile<true>(kc, a, lda, b, c, ldc, rows, cols, accumulate);
+  Tile<kRows>(kc, a, lda, b, c, ldc, rows, cols, accumulate);
+}
+
+void SteppedKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
+                   int rows, int cols, bool accumulate) {
+  Tile<kSteps>(kc, a, lda, b, c, ldc, rows, cols, accumulate);
 }
 
 int64_t FmaLoop(int64_t iterations) {
@@ -86,7 +99,9 @@ void Axpy(int64_t n, float alpha, const float* b, float* c) { AxpyLoop(n, alpha,
 
 }  // namespace
 
-KernelInfo Avx2Kernel() { return {kMr, kNr, 144, 256, 3072, Kernel, FmaLoop, Axpy, StridedKernel}; }
+KernelInfo Avx2Kernel() {
+  return {kMr, kNr, 144, 256, 3072, Kernel, FmaLoop, Axpy, StridedKernel, SteppedKernel};
+}
 
 }  // namespace gemm
 }  // namespace kernels

@@ -8,17 +8,25 @@ namespace {
 
 constexpr int kMr = 4, kNr = 8;
 
-// One body for packed A (row i at a[i], kMr values a step) and A in place (row i at
-// row[i][p]; rows past `rows` repeat the last valid one, whose results are not stored).
-template <bool kStrided>
+// One body for three layouts of A: packed (row i at a[p * kMr + i]), rows in place (row i at
+// row[i][p]) and steps in place (row i at a[p * lda + i]). Rows past `rows` repeat the last valid
+// one, whose results are not stored, so A is never read past its end.
+enum Layout { kPacked, kRows, kSteps };
+
+template <Layout kLayout>
 void Tile(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc, int rows,
           int cols, bool accumulate) {
   float acc[kMr][kNr] = {};
   const float* row[kMr];
-  for (int i = 0; i < kMr; ++i) row[i] = a + (i < rows ? i : rows - 1) * lda;
+  for (int i = 0; i < kMr; ++i) {
+    const int last = i < rows ? i : rows - 1;
+    row[i] = kLayout == kRows ? a + last * lda : a + last;
+  }
   for (int64_t p = 0; p < kc; ++p, b += kNr) {
     for (int i = 0; i < kMr; ++i) {
-      const float ai = kStrided ? row[i][p] : a[p * kMr + i];
+      const float ai = kLayout == kRows    ? row[i][p]
+                       : kLayout == kSteps ? row[i][p * lda]
+                                           : a[p * kMr + i];
       for (int j = 0; j < kNr; ++j) acc[i][j] += ai * b[j];
     }
   }
@@ -30,12 +38,17 @@ void Tile(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int
 
 void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows, int cols,
             bool accumulate) {
-  Tile<false>(kc, a, 0, b, c, ldc, rows, cols, accumulate);
+  Tile<kPacked>(kc, a, 0, b, c, ldc, rows, cols, accumulate);
 }
 
 void StridedKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
                    int rows, int cols, bool accumulate) {
-  Tile<true>(kc, a, lda, b, c, ldc, rows, cols, accumulate);
+  Tile<kRows>(kc, a, lda, b, c, ldc, rows, cols, accumulate);
+}
+
+void SteppedKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
+                   int rows, int cols, bool accumulate) {
+  Tile<kSteps>(kc, a, lda, b, c, ldc, rows, cols, accumulate);
 }
 
 int64_t FmaLoop(int64_t iterations) {
@@ -54,7 +67,7 @@ void Axpy(int64_t n, float alpha, const float* b, float* c) { AxpyLoop(n, alpha,
 }  // namespace
 
 KernelInfo ScalarKernel() {
-  return {kMr, kNr, 64, 256, 1024, Kernel, FmaLoop, Axpy, StridedKernel};
+  return {kMr, kNr, 64, 256, 1024, Kernel, FmaLoop, Axpy, StridedKernel, SteppedKernel};
 }
 
 }  // namespace gemm

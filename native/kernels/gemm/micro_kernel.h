@@ -35,6 +35,9 @@ struct KernelInfo {
   FmaLoopFn fma_loop;
   AxpyFn axpy;
   StridedMicroKernel strided;
+  // Steps in place: row i of the sliver is a[p * lda + i] (MR consecutive values a step, steps
+  // lda apart), e.g. channels of successive pixels.
+  StridedMicroKernel stepped;
 };
 
 // Written once, compiled in each kernel library with that library's ISA flags (and -O3, so the

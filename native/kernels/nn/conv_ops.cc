@@ -394,6 +394,77 @@ void DirectConv(const DirectPlan& d, float* out, Isa isa, ThreadPool* pool) {
   });
 }
 
+// The filter gradient with windows read in place. dw[(tap, c), oc] sums, over output pixels,
+// x at the pixel's tap position times dy there. For one output row and one tap, MR consecutive
+// channels of successive pixels are a "stepped" matrix of x (steps stride_w * C apart), which
+// the stepped micro-kernel reads directly; dy's row is packed once per row and reused by every
+// tap and channel block. Work is split over output-channel slivers (then channel blocks), and
+// each dw tile sums the rows in order on one thread: deterministic.
+void DirectFilterGradient(const Geometry& g, const float* x, const float* dy, float* dw, Isa isa,
+                          ThreadPool* pool) {
+  const kernels::gemm::KernelInfo& k = kernels::KernelFor(isa);
+  const int mr = k.mr, nr = k.nr;
+  const int64_t slivers = (g.out_c + nr - 1) / nr;
+  const int64_t blocks = (g.in_c + mr - 1) / mr;  // of channels
+  const int64_t threads = pool == nullptr ? 1 : pool->num_threads();
+  const int64_t groups = slivers >= threads ? 1 : std::min(blocks, threads);
+  const int64_t items = slivers * groups;
+  const int64_t taps = g.k_h * g.k_w;
+  auto work = [&](int64_t item) {
+    const int64_t j = item / groups, group = item % groups;
+    const int64_t b0 = blocks * group / groups, b1 = blocks * (group + 1) / groups;
+    const int cols = static_cast<int>(std::min<int64_t>(nr, g.out_c - j * nr));
+    std::vector<float> packed(static_cast<size_t>(g.out_w * nr), 0.0f);
+    std::vector<bool> touched(static_cast<size_t>(taps * (b1 - b0)), false);
+    for (int64_t n = 0; n < g.batch; ++n) {
+      for (int64_t oy = 0; oy < g.out_h; ++oy) {
+        const float* dy_row = dy + ((n * g.out_h + oy) * g.out_w) * g.out_c + j * nr;
+        for (int64_t ox = 0; ox < g.out_w; ++ox) {
+          std::copy(dy_row + ox * g.out_c, dy_row + ox * g.out_c + cols, packed.data() + ox * nr);
+        }
+        for (int64_t ky = 0; ky < g.k_h; ++ky) {
+          const int64_t iy = oy * g.stride_h + ky * g.dil_h - g.pad_top;
+          if (iy < 0 || iy >= g.in_h) continue;
+          const float* x_row = x + (n * g.in_h + iy) * g.in_w * g.in_c;
+          for (int64_t kx = 0; kx < g.k_w; ++kx) {
+            // Output pixels whose tap (ky, kx) lands inside the row: [lo, hi).
+            const int64_t shift = kx * g.dil_w - g.pad_left;
+            const int64_t lo = shift >= 0 ? 0 : (-shift + g.stride_w - 1) / g.stride_w;
+            const int64_t hi = std::min(
+                g.out_w, g.in_w - 1 - shift < 0 ? 0 : (g.in_w - 1 - shift) / g.stride_w + 1);
+            if (lo >= hi) continue;
+            const int64_t t = ky * g.k_w + kx;
+            for (int64_t b = b0; b < b1; ++b) {
+              const int rows = static_cast<int>(std::min<int64_t>(mr, g.in_c - b * mr));
+              float* tile = dw + (t * g.in_c + b * mr) * g.out_c + j * nr;
+              const size_t flag = static_cast<size_t>(t * (b1 - b0) + (b - b0));
+              k.stepped(hi - lo, x_row + (lo * g.stride_w + shift) * g.in_c + b * mr,
+                        g.stride_w * g.in_c, packed.data() + lo * nr, tile, g.out_c, rows, cols,
+                        touched[flag]);
+              touched[flag] = true;
+            }
+          }
+        }
+      }
+    }
+    // Tiles no pixel reached (taps that only ever see padding) are zero.
+    for (int64_t t = 0; t < taps; ++t) {
+      for (int64_t b = b0; b < b1; ++b) {
+        if (touched[static_cast<size_t>(t * (b1 - b0) + (b - b0))]) continue;
+        const int rows = static_cast<int>(std::min<int64_t>(mr, g.in_c - b * mr));
+        float* tile = dw + (t * g.in_c + b * mr) * g.out_c + j * nr;
+        for (int i = 0; i < rows; ++i)
+          std::fill(tile + i * g.out_c, tile + i * g.out_c + cols, 0.0f);
+      }
+    }
+  };
+  if (items <= 1 || pool == nullptr) {
+    for (int64_t item = 0; item < items; ++item) work(item);
+    return;
+  }
+  pool->ParallelFor(items, work);
+}
+
 // A 1-D int32/int64 tensor of 4 sizes (input_sizes, filter_sizes).
 Status SizesFrom(const Tensor& t, const char* what, std::vector<int64_t>* sizes) {
   if (t.dims() != 1 || t.dim(0) != 4) {
@@ -544,6 +615,10 @@ class Conv2DBackpropFilterOp : public OpKernel {
       kernels::Sgemm(true, false, m, g.out_c, k, x.data<float>(), m, dy.data<float>(), g.out_c,
                      dw->data<float>(), g.out_c, ctx->isa(), ctx->pool());
       return;
+    }
+    if (g.in_c >= 16) {  // blocks of MR channels well filled
+      return DirectFilterGradient(g, x.data<float>(), dy.data<float>(), dw->data<float>(),
+                                  ctx->isa(), ctx->pool());
     }
     kernels::SgemmPackedA(WindowColumns(g, x.data<float>()), false, m, g.out_c, k, dy.data<float>(),
                           g.out_c, dw->data<float>(), g.out_c, false, ctx->isa(), ctx->pool());
