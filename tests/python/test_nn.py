@@ -152,6 +152,35 @@ def test_conv2d_and_backprops_equal_float64_references(case):
     assert abs(float(np.sum(w.astype(np.float64) * dw)) - inner) <= 1e-4 * scale
 
 
+def random_conv_case(rng):
+    """A random valid convolution: odd sizes, any padding mode, strides and dilations."""
+    while True:
+        kh, kw = rng.integers(1, 5, size=2)
+        sh, sw = rng.integers(1, 4, size=2)
+        dh, dw = rng.integers(1, 3, size=2)
+        c = int(rng.choice([1, 3, 5, 16, 19, 24]))
+        x_shape = (int(rng.integers(1, 3)), int(rng.integers(1, 14)), int(rng.integers(1, 30)), c)
+        w_shape = (int(kh), int(kw), c, int(rng.integers(1, 40)))
+        mode = rng.integers(3)
+        if mode == 0:
+            padding = "SAME"
+        elif mode == 1:
+            padding = "VALID"
+        else:
+            padding = tuple(tuple(int(v) for v in rng.integers(0, 4, size=2)) for _ in range(2))
+        case = (x_shape, w_shape, (int(sh), int(sw)), padding, (int(dh), int(dw)))
+        _, oh, ow = geometry(x_shape, w_shape, case[2], padding, case[4])
+        if oh > 0 and ow > 0:
+            return case
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_random_convolutions_equal_float64_references(seed):
+    test_conv2d_and_backprops_equal_float64_references(
+        random_conv_case(np.random.default_rng(seed))
+    )
+
+
 def test_explicit_padding_in_four_pairs_and_strides_forms():
     x, w = rand(1, 6, 6, 2), rand(3, 3, 2, 2)
     a = nn.conv2d(x, w, [1, 2, 2, 1], [[0, 0], [1, 1], [2, 0], [0, 0]])
