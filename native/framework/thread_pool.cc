@@ -1,6 +1,7 @@
 #include "swigflow/framework/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
@@ -24,9 +25,29 @@ void ThreadPool::RunTasks() {
   for (int64_t i = next_.fetch_add(1); i < n_; i = next_.fetch_add(1)) (*fn_)(i);
 }
 
+namespace {
+
+// Waking a thread from a futex costs tens of microseconds on a VM, as much as a whole small
+// job: waiters first spin this long on the atomic they wait for.
+constexpr auto kSpin = std::chrono::microseconds(50);
+
+template <typename Done>
+void SpinFor(Done done) {
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  for (int i = 0; !done(); ++i) {
+    if (i % 64 == 63 && std::chrono::steady_clock::now() > until) return;
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#endif
+  }
+}
+
+}  // namespace
+
 void ThreadPool::WorkerLoop() {
   uint64_t seen = 0;
   for (;;) {
+    SpinFor([&] { return generation_.load(std::memory_order_acquire) != seen; });
     {
       std::unique_lock<std::mutex> lock(mu_);
       work_ready_.wait(lock, [&] { return stopping_ || generation_ != seen; });
@@ -36,7 +57,7 @@ void ThreadPool::WorkerLoop() {
     RunTasks();
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (--active_ == 0) work_done_.notify_one();
+      if (active_.fetch_sub(1) == 1) work_done_.notify_one();
     }
   }
 }
@@ -54,10 +75,11 @@ void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t)>& fn) 
     n_ = n;
     next_.store(0);
     active_ = static_cast<int>(workers_.size());
-    ++generation_;
+    generation_.fetch_add(1, std::memory_order_release);
   }
   work_ready_.notify_all();
   RunTasks();
+  SpinFor([&] { return active_.load(std::memory_order_acquire) == 0; });
   std::unique_lock<std::mutex> lock(mu_);
   work_done_.wait(lock, [&] { return active_ == 0; });  // workers are done with fn_
   fn_ = nullptr;

@@ -46,9 +46,11 @@ class ThreadPool {
   std::mutex mu_;
   std::condition_variable work_ready_;
   std::condition_variable work_done_;
-  uint64_t generation_ = 0;  // bumped for every job; guarded by mu_
-  int active_ = 0;           // workers still inside the current job; guarded by mu_
-  bool stopping_ = false;    // guarded by mu_
+  // Written under mu_ (the condition variables' protocol); atomic so that waiters can spin on
+  // them briefly before they sleep.
+  std::atomic<uint64_t> generation_{0};  // bumped for every job
+  std::atomic<int> active_{0};           // workers still inside the current job
+  bool stopping_ = false;                // guarded by mu_
 
   const std::function<void(int64_t)>* fn_ = nullptr;  // the current job
   int64_t n_ = 0;
