@@ -11,11 +11,8 @@ namespace {
 
 constexpr int kMr = 6, kNr = 16;
 
-// One body for three layouts of A: packed (row i at a[p * kMr + i]), rows in place (row i at
-// row[i][p]) and steps in place (row i at a[p * lda + i]). Rows past `rows` repeat the last valid
-// one, whose results are not stored, so A is never read past its end.
-enum Layout { kPacked, kRows, kSteps };
-
+// One body for the three layouts of A (see micro_kernel.h). Rows past `rows` repeat the last
+// valid one, whose results are not stored, so A is never read past its end.
 template <Layout kLayout>
 inline void Tile(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
                  int rows, int cols, bool accumulate) {
@@ -63,20 +60,7 @@ inline void Tile(int64_t kc, const float* a, int64_t lda, const float* b, float*
   }
 }
 
-void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows, int cols,
-            bool accumulate) {
-  Tile<kPacked>(kc, a, 0, b, c, ldc, rows, cols, accumulate);
-}
-
-void StridedKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
-                   int rows, int cols, bool accumulate) {
-  Tile<kRows>(kc, a, lda, b, c, ldc, rows, cols, accumulate);
-}
-
-void SteppedKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
-                   int rows, int cols, bool accumulate) {
-  Tile<kSteps>(kc, a, lda, b, c, ldc, rows, cols, accumulate);
-}
+SWIGFLOW_MICRO_KERNEL_ENTRY_POINTS
 
 int64_t FmaLoop(int64_t iterations) {
   constexpr int kAcc = 12;  // enough independent chains to cover the FMA latency

@@ -40,6 +40,26 @@ struct KernelInfo {
   StridedMicroKernel stepped;
 };
 
+// Where a micro-kernel reads A: packed (row i at a[p * MR + i]), rows in place (row i at
+// a[i * lda + p]) or steps in place (row i at a[p * lda + i]).
+enum Layout { kPacked, kRows, kSteps };
+
+// Each ISA file writes one `template <Layout> void Tile(kc, a, lda, b, c, ldc, rows, cols,
+// accumulate)` and gets its three entry points from this.
+#define SWIGFLOW_MICRO_KERNEL_ENTRY_POINTS                                                 \
+  void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows, \
+              int cols, bool accumulate) {                                                 \
+    Tile<kPacked>(kc, a, 0, b, c, ldc, rows, cols, accumulate);                            \
+  }                                                                                        \
+  void StridedKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c,    \
+                     int64_t ldc, int rows, int cols, bool accumulate) {                   \
+    Tile<kRows>(kc, a, lda, b, c, ldc, rows, cols, accumulate);                            \
+  }                                                                                        \
+  void SteppedKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c,    \
+                     int64_t ldc, int rows, int cols, bool accumulate) {                   \
+    Tile<kSteps>(kc, a, lda, b, c, ldc, rows, cols, accumulate);                           \
+  }
+
 // Written once, compiled in each kernel library with that library's ISA flags (and -O3, so the
 // loop is vectorized).
 inline void AxpyLoop(int64_t n, float alpha, const float* __restrict b, float* __restrict c) {

@@ -91,8 +91,14 @@ void ForEachImage(OpKernelContext* ctx, int64_t batch, Fn fn) {
   ctx->pool()->ParallelFor(batch, [&](int64_t n) { fn(n); });
 }
 
-class MaxPoolOp : public OpKernel {
+// MaxPool and AvgPool: each output cell starts at `init`, combines its window's real cells with
+// `combine`, then `finish(value, cells)`.
+template <typename Combine, typename Finish>
+class PoolOp : public OpKernel {
  public:
+  PoolOp(float init, Combine combine, Finish finish)
+      : init_(init), combine_(combine), finish_(finish) {}
+
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
     Window w;
@@ -103,42 +109,44 @@ class MaxPoolOp : public OpKernel {
       float* o = out->data<float>() + n * w.out_h * w.out_w * w.depth;
       for (int64_t oy = 0; oy < w.out_h; ++oy) {
         for (int64_t ox = 0; ox < w.out_w; ++ox, o += w.depth) {
-          std::fill(o, o + w.depth, -std::numeric_limits<float>::infinity());
+          std::fill(o, o + w.depth, init_);
           for (int64_t y = w.y0(oy); y < w.y1(oy); ++y) {
             for (int64_t xx = w.x0(ox); xx < w.x1(ox); ++xx) {
               const float* v = in + (y * w.in_w + xx) * w.depth;
-              for (int64_t c = 0; c < w.depth; ++c) o[c] = std::max(o[c], v[c]);
+              for (int64_t c = 0; c < w.depth; ++c) o[c] = combine_(o[c], v[c]);
             }
           }
+          const float cells = static_cast<float>((w.y1(oy) - w.y0(oy)) * (w.x1(ox) - w.x0(ox)));
+          for (int64_t c = 0; c < w.depth; ++c) o[c] = finish_(o[c], cells);
         }
       }
     });
   }
+
+ private:
+  const float init_;
+  const Combine combine_;
+  const Finish finish_;
 };
 
-class AvgPoolOp : public OpKernel {
- public:
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& x = ctx->input(0);
-    Window w;
-    OP_REQUIRES_OK(ctx, MakeWindow(*ctx, x.shape(), &w));
-    Tensor* out = ctx->allocate_output(0, {w.batch, w.out_h, w.out_w, w.depth});
-    ForEachImage(ctx, w.batch, [&](int64_t n) {
-      const float* in = x.data<float>() + n * w.in_h * w.in_w * w.depth;
-      float* o = out->data<float>() + n * w.out_h * w.out_w * w.depth;
-      for (int64_t oy = 0; oy < w.out_h; ++oy) {
-        for (int64_t ox = 0; ox < w.out_w; ++ox, o += w.depth) {
-          for (int64_t y = w.y0(oy); y < w.y1(oy); ++y) {
-            for (int64_t xx = w.x0(ox); xx < w.x1(ox); ++xx) {
-              const float* v = in + (y * w.in_w + xx) * w.depth;
-              for (int64_t c = 0; c < w.depth; ++c) o[c] += v[c];
-            }
-          }
-          const float count = static_cast<float>((w.y1(oy) - w.y0(oy)) * (w.x1(ox) - w.x0(ox)));
-          for (int64_t c = 0; c < w.depth; ++c) o[c] /= count;
-        }
-      }
-    });
+template <typename Combine, typename Finish>
+PoolOp<Combine, Finish>* NewPool(float init, Combine combine, Finish finish) {
+  return new PoolOp<Combine, Finish>(init, combine, finish);
+}
+
+struct MaxPoolOp {
+  static OpKernel* New() {
+    return NewPool(
+        -std::numeric_limits<float>::infinity(), [](float a, float b) { return std::max(a, b); },
+        [](float v, float) { return v; });
+  }
+};
+
+struct AvgPoolOp {
+  static OpKernel* New() {
+    return NewPool(
+        0.0f, [](float a, float b) { return a + b; },
+        [](float v, float cells) { return v / cells; });
   }
 };
 
@@ -244,8 +252,12 @@ REGISTER_OP("AvgPoolGrad")
     .Output("output: T")
     .SWIGFLOW_POOL_ATTRS.Doc("The gradient of AvgPool.");
 
-REGISTER_KERNEL("MaxPool", DataType::kFloat, MaxPoolOp);
-REGISTER_KERNEL("AvgPool", DataType::kFloat, AvgPoolOp);
+static ::swigflow::KernelRegistrar max_pool_kernel("MaxPool", DataType::kFloat, [] {
+  return std::unique_ptr<OpKernel>(MaxPoolOp::New());
+});
+static ::swigflow::KernelRegistrar avg_pool_kernel("AvgPool", DataType::kFloat, [] {
+  return std::unique_ptr<OpKernel>(AvgPoolOp::New());
+});
 REGISTER_KERNEL("MaxPoolGrad", DataType::kFloat, MaxPoolGradOp);
 REGISTER_KERNEL("AvgPoolGrad", DataType::kFloat, AvgPoolGradOp);
 
