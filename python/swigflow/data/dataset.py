@@ -652,11 +652,6 @@ class _Prefetch(_Unary):
         self._size = size
 
     def _iter(self, state, epoch):
-        from swigflow.data.records import _NativeRecords
-
-        if isinstance(self._input, _NativeRecords):  # its own threads prefetch already
-            yield from self._input._with_prefetch(self._size)._iter(state, epoch)
-            return
         items = queue.Queue(self._size)
         stop = threading.Event()
 

@@ -138,9 +138,6 @@ class _NativeRecords(ds.Dataset):
         size = ds._autotune(buffer_size, 2) or 2
         return self._with("prefetch" if self._can("prefetch") else self._stage, prefetch=size)
 
-    def _with_prefetch(self, size):
-        return self._with(self._stage, prefetch=size)
-
     def _check_shardable(self):
         if not isinstance(self._files, list):
             self._files._check_shardable()
