@@ -11,12 +11,22 @@ by :class:`GradientTape`::
     dx, = tape.gradient(y, [x])
 """
 
+import threading
+
 import numpy as np
 
 from swigflow import pywrap_swigflow as _pywrap
 
 _GRADIENTS = {}
-_TAPES = []
+_LOCAL = threading.local()  # each thread records into its own tapes only
+
+
+def _tapes():
+    if not hasattr(_LOCAL, "tapes"):
+        _LOCAL.tapes = []
+    return _LOCAL.tapes
+
+
 _NATIVE_TYPES = (np.float32, np.float64, np.int32, np.int64)
 
 
@@ -41,9 +51,10 @@ def run(op_name, inputs, **attrs):
     """
     arrays = [_as_input(x) for x in inputs]
     outputs = _pywrap.RunOp(op_name, arrays, attrs)
-    if _TAPES:
+    tapes = _tapes()
+    if tapes:
         op = Operation(op_name, arrays, outputs, attrs)
-        for tape in _TAPES:
+        for tape in tapes:
             tape._record(op)
     return outputs
 
@@ -119,7 +130,8 @@ def get_gradient(op_type):
 
 
 class GradientTape:
-    """Records the ops run inside it and backpropagates through them (registered gradients).
+    """Records the ops run inside it (in this thread) and backpropagates through them with the
+    registered gradients.
 
     Only ops run through swigflow (swigflow.ops.run, swigflow.nn, ...) are seen: numpy
     arithmetic in between is not recorded.
@@ -130,11 +142,11 @@ class GradientTape:
         self._watched = []
 
     def __enter__(self):
-        _TAPES.append(self)
+        _tapes().append(self)
         return self
 
     def __exit__(self, *exc_info):
-        _TAPES.remove(self)
+        _tapes().remove(self)
 
     def watch(self, array):
         self._watched.append(array)

@@ -447,3 +447,16 @@ def test_every_isa_path_and_thread_count():
         one, two = seen[(isa, "1")], seen[(isa, "2")]
         for key in one:
             assert one[key].tobytes() == two[key].tobytes(), (isa, key)  # bit-identical
+
+
+def test_tapes_record_their_own_thread_only():
+    import threading
+
+    x = rand(4)
+    with ops.GradientTape() as tape:
+        other = threading.Thread(target=lambda: nn.relu(rand(3)))
+        other.start()
+        other.join()
+        y = nn.relu(x)
+    assert [op.type for op in tape._ops] == ["Relu"]
+    np.testing.assert_array_equal(tape.gradient(y, [x])[0], (x > 0).astype(np.float32))
