@@ -1,6 +1,6 @@
 """SGEMM throughput of swigflow.matmul against numpy (and tf.matmul when installed), one run.
 
-    /tmp/bench/bin/python bench/gemm_bench.py [--repeats 5]
+    /tmp/bench/bin/python bench/gemm_bench.py [--repeats 20]
 
 Reports GFLOP/s, the share of the FMA peak measured on this machine (1 and 2 threads, by an FMA
 loop of the selected ISA) and the ratio to numpy / TensorFlow. Each library runs in its own
@@ -39,7 +39,7 @@ SHAPES = [
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=20)
     args = parser.parse_args()
 
     rng = np.random.default_rng(0)

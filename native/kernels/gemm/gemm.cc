@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <vector>
 
 #include "swigflow/kernels/gemm/micro_kernel.h"
@@ -69,6 +70,22 @@ void PackB(const Operand& b, int64_t p0, int64_t j0, int64_t kc, int64_t nc, int
   }
 }
 
+// Scratch buffer `which` of the calling thread, at least n floats, contents undefined. Grown,
+// never shrunk, so steady calls neither allocate nor touch fresh pages.
+float* ThreadBuffer(int which, size_t n) {
+  struct Buffer {
+    std::unique_ptr<float[]> data;
+    size_t size = 0;
+  };
+  thread_local Buffer buffers[2];
+  Buffer& b = buffers[which];
+  if (b.size < n) {
+    b.data.reset(new float[n]);  // default-initialized: not zeroed
+    b.size = n;
+  }
+  return b.data.get();
+}
+
 // C[i_begin:i_end, j_begin:j_end] for the blocked path; A's blocks come from pack_a(i0, p0, mc,
 // kc, dst). With `accumulate`, C's old values are added to.
 template <typename PackAFn>
@@ -78,22 +95,27 @@ void GemmBlock(const KernelInfo& kernel, const PackAFn& pack_a, const Operand& b
   const int mr = kernel.mr, nr = kernel.nr;
   const int64_t mc_max = (kernel.mc + mr - 1) / mr * mr;
   const int64_t nc_max = (kernel.nc + nr - 1) / nr * nr;
-  std::vector<float> packed_a(static_cast<size_t>(mc_max * kernel.kc));
-  std::vector<float> packed_b(static_cast<size_t>(nc_max * kernel.kc));
+  // Packing buffers sized for this product, not the largest block, and kept per thread: a fresh
+  // zero-filled 5 MB panel per call cost more than a whole 256^3 product.
+  const int64_t kc_used = std::min(kernel.kc, k);
+  const int64_t mc_used = std::min(mc_max, (i_end - i_begin + mr - 1) / mr * mr);
+  const int64_t nc_used = std::min(nc_max, (j_end - j_begin + nr - 1) / nr * nr);
+  float* packed_a = ThreadBuffer(0, static_cast<size_t>(mc_used * kc_used));
+  float* packed_b = ThreadBuffer(1, static_cast<size_t>(nc_used * kc_used));
   for (int64_t jc = j_begin; jc < j_end; jc += nc_max) {
     const int64_t nc = std::min(nc_max, j_end - jc);
     for (int64_t pc = 0; pc < k; pc += kernel.kc) {
       const int64_t kc = std::min(kernel.kc, k - pc);
-      PackB(b, pc, jc, kc, nc, nr, packed_b.data());
+      PackB(b, pc, jc, kc, nc, nr, packed_b);
       for (int64_t ic = i_begin; ic < i_end; ic += mc_max) {
         const int64_t mc = std::min(mc_max, i_end - ic);
-        pack_a(ic, pc, mc, kc, packed_a.data());
+        pack_a(ic, pc, mc, kc, packed_a);
         for (int64_t jr = 0; jr < nc; jr += nr) {
           const int cols = static_cast<int>(std::min<int64_t>(nr, nc - jr));
           for (int64_t ir = 0; ir < mc; ir += mr) {
             const int rows = static_cast<int>(std::min<int64_t>(mr, mc - ir));
-            kernel.kernel(kc, packed_a.data() + ir * kc, packed_b.data() + jr * kc,
-                          c + (ic + ir) * ldc + jc + jr, ldc, rows, cols, pc > 0 || accumulate);
+            kernel.kernel(kc, packed_a + ir * kc, packed_b + jr * kc, c + (ic + ir) * ldc + jc + jr,
+                          ldc, rows, cols, pc > 0 || accumulate);
           }
         }
       }
