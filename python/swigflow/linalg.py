@@ -13,12 +13,19 @@ _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _operand(x, transpose):
-    """(array with unit inner stride, whether to use it transposed), copying only if needed."""
+    """(array whose matrices have unit inner stride, whether to use them transposed), copying
+    only if needed. Batch dimensions may have any strides (a copy makes them contiguous)."""
     item = x.itemsize
-    if x.strides[1] == item and x.strides[0] >= 0 and x.strides[0] % item == 0:
+
+    def fits(row, inner):
+        batch_ok = all(s >= 0 and s % item == 0 for s in x.strides[:-2])
+        return inner == item and row >= 0 and row % item == 0 and batch_ok
+
+    if fits(x.strides[-2], x.strides[-1]):
         return x, transpose
-    if x.strides[0] == item and x.strides[1] >= 0 and x.strides[1] % item == 0:
-        return x.T, not transpose  # a column-major view: its transpose has contiguous rows
+    if fits(x.strides[-1], x.strides[-2]):
+        # Column-major matrices: their transposes have contiguous rows.
+        return np.swapaxes(x, -1, -2), not transpose
     return np.ascontiguousarray(x), transpose
 
 
@@ -71,12 +78,35 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
         return np.zeros((*batch, m, n), dtype=a.dtype)
     if not batch:
         return _pywrap.MatMul2D(*_pair(a, transpose_a, b, transpose_b))
-    a = np.broadcast_to(a, batch + a.shape[-2:])
-    b = np.broadcast_to(b, batch + b.shape[-2:])
-    out = np.empty((*batch, m, n), dtype=a.dtype)
-    for index in np.ndindex(*batch):
-        out[index] = _pywrap.MatMul2D(*_pair(a[index], transpose_a, b[index], transpose_b))
-    return out
+    a, transpose_a = _operand(a, transpose_a)
+    b, transpose_b = _operand(b, transpose_b)
+    out = _pywrap.MatMulBatched(
+        a,
+        _batch_offsets(a, batch),
+        b,
+        _batch_offsets(b, batch),
+        transpose_a,
+        transpose_b,
+        m,
+        n,
+        k_a,
+    )
+    return out.reshape(*batch, m, n)
+
+
+def _batch_offsets(x, batch):
+    """Where each matrix of x starts, in elements from x's data, for every index of the broadcast
+    batch shape (C order): broadcast dimensions contribute nothing, so nothing is copied."""
+    offsets = np.zeros(batch, dtype=np.int64)
+    lead = len(batch) - (x.ndim - 2)
+    for d in range(x.ndim - 2):
+        if x.shape[d] == 1:
+            continue  # broadcast: every index reads the same matrix
+        step = x.strides[d] // x.itemsize
+        shape = [1] * len(batch)
+        shape[lead + d] = x.shape[d]
+        offsets += (np.arange(x.shape[d], dtype=np.int64) * step).reshape(shape)
+    return offsets.ravel()
 
 
 def _pair(a, transpose_a, b, transpose_b):

@@ -83,6 +83,36 @@ def test_batches_broadcast_like_tf():
     assert got_t.shape == (3, 4, 4)
 
 
+@pytest.mark.parametrize("size", [3, 17, 70])  # small products run one per thread; 70 over the pool
+def test_batches_in_one_call_equal_the_2d_products_bit_for_bit(size):
+    rng = np.random.default_rng(size)
+    a = rng.uniform(-1, 1, (4, 1, size, size + 1)).astype(np.float32)
+    b = rng.uniform(-1, 1, (1, 5, size + 1, size - 1)).astype(np.float32)
+    got = swigflow.matmul(a, b)
+    for i in range(4):
+        for j in range(5):
+            assert got[i, j].tobytes() == swigflow.matmul(a[i, 0], b[0, j]).tobytes()
+    # Transposed and column-major batches, batch axes reversed or strided: views or one copy.
+    at = np.swapaxes(a, -1, -2)[::-1]
+    bt = np.asfortranarray(b[0]).transpose(0, 2, 1)[:, ::1]
+    got_t = swigflow.matmul(at, bt, transpose_a=True, transpose_b=True)
+    want = np.matmul(
+        np.swapaxes(at, -1, -2).astype(np.float64), np.swapaxes(bt, -1, -2).astype(np.float64)
+    )
+    np.testing.assert_allclose(got_t, want, atol=1e-4)
+    got64 = swigflow.matmul(a.astype(np.float64), b.astype(np.float64))
+    np.testing.assert_allclose(
+        got64, np.matmul(a.astype(np.float64), b.astype(np.float64)), rtol=1e-12
+    )
+
+
+def test_broadcast_batches_are_not_copied():
+    a = np.ones((1, 8, 8), np.float32)
+    b = np.broadcast_to(np.eye(8, dtype=np.float32), (100_000, 8, 8))  # 25 MB if materialized
+    got = swigflow.matmul(a, b)
+    assert got.shape == (100_000, 8, 8) and np.all(got == 1)
+
+
 def test_zero_sizes():
     assert swigflow.matmul(np.zeros((0, 3), np.float32), np.zeros((3, 4), np.float32)).shape == (
         0,
