@@ -45,12 +45,14 @@ def compression_of(path, option, sniff=True):
     return ""
 
 
-def add_compression_option(parser, what="the files"):
+def add_compression_option(parser, what="the files", flag="--compression", default=None):
+    """A --compression-style option; `default` describes what happens without it."""
     parser.add_argument(
-        "--compression",
+        flag,
         choices=["GZIP", "ZLIB", "NONE", "gzip", "zlib", "none"],
-        help=f"compression of {what} (default: from the name, *.gz or *.zlib, else from the "
-        "file's first bytes)",
+        help=f"compression of {what} (default: "
+        + (default or "from the name, *.gz or *.zlib, else from the file's first bytes")
+        + ")",
     )
 
 

@@ -84,11 +84,11 @@ def register(commands):
     p.add_argument("file", metavar="FILE")
     p.add_argument("--output", "-o", required=True, metavar="FIXED")
     add_compression_option(p, "FILE")
-    p.add_argument(
-        "--output-compression",
-        choices=["GZIP", "ZLIB", "NONE", "gzip", "zlib", "none"],
-        help="compression of FIXED (default: from its name when it ends in .gz / .zlib / .zz, "
-        "else that of FILE)",
+    add_compression_option(
+        p,
+        "FIXED",
+        flag="--output-compression",
+        default="from its name when it ends in .gz / .zlib / .zz, else that of FILE",
     )
     p.set_defaults(run=_repair)
 
