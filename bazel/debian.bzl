@@ -47,3 +47,44 @@ debian_cc_library = repository_rule(
     },
     doc = "A system C/C++ library from a Debian -dev package, as `@<name>//:<target>`.",
 )
+
+def _debian_static_library_impl(repository_ctx):
+    for header in repository_ctx.attr.headers:
+        if not repository_ctx.path(header).exists:
+            _missing(repository_ctx.attr.package, header)
+    archive = repository_ctx.attr.archive
+    if not repository_ctx.path(archive).exists:
+        _missing(repository_ctx.attr.package, archive)
+    local = archive.split("/")[-1]
+    command = ["objcopy"]
+    for old, new in sorted(repository_ctx.attr.redefine_syms.items()):
+        command.append("--redefine-sym=%s=%s" % (old, new))
+    result = repository_ctx.execute(command + [archive, local])
+    if result.return_code != 0:
+        fail("swigflow: objcopy of %s failed: %s" % (archive, result.stderr))
+    repository_ctx.file("WORKSPACE", 'workspace(name = "%s")\n' % repository_ctx.name)
+    repository_ctx.file("BUILD", """cc_library(
+    name = "{name}",
+    srcs = ["{archive}"],
+    linkopts = {linkopts},
+    visibility = ["//visibility:public"],
+)
+""".format(name = repository_ctx.attr.target, archive = local, linkopts = repr(repository_ctx.attr.linkopts)))
+
+debian_static_library = repository_rule(
+    implementation = _debian_static_library_impl,
+    attrs = {
+        "archive": attr.string(mandatory = True, doc = "The package's static archive (.a)."),
+        "headers": attr.string_list(doc = "Absolute paths whose presence shows the package is installed."),
+        "linkopts": attr.string_list(doc = "What the archive itself needs (e.g. -lz)."),
+        "package": attr.string(mandatory = True),
+        "redefine_syms": attr.string_dict(
+            doc = "Symbols to rename in a copy of the archive (objcopy --redefine-sym).",
+        ),
+        "target": attr.string(mandatory = True, doc = "The name of the cc_library in the repository."),
+    },
+    doc = """A static archive from a Debian -dev package, as `@<name>//:<target>`, to link into a
+shared object. Debian builds its archives position-independent, except that libc's `stderr`
+(data) is reached PC-relatively, which a shared object cannot resolve from libc: `redefine_syms`
+points such references at a variable of our own (see native/image/image.cc).""",
+)

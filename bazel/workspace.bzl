@@ -1,6 +1,6 @@
 """All external repositories of swigflow, declared without network access (TF's tf_workspace shape)."""
 
-load("//bazel:debian.bzl", "debian_cc_library", "debian_repository")
+load("//bazel:debian.bzl", "debian_cc_library", "debian_repository", "debian_static_library")
 load("//bazel:offline.bzl", "native_rules", "offline_coverage_tools")
 load("//bazel:python_configure.bzl", "python_configure")
 load("//bazel:swig_configure.bzl", "swig_configure")
@@ -60,6 +60,28 @@ def swigflow_workspace():
         linkopts = ["-lz"],
         package = "zlib1g-dev",
         target = "zlib",
+    )
+    # Linked statically (the archives are position-independent): the wheel needs no system
+    # libjpeg or libpng, and libswigflow_framework.so's version script keeps their symbols hidden.
+    debian_static_library(
+        name = "libjpeg_turbo",
+        archive = "/usr/lib/x86_64-linux-gnu/libjpeg.a",
+        headers = ["/usr/include/jpeglib.h"],
+        package = "libjpeg62-turbo-dev",
+        redefine_syms = {"stderr": "swigflow_libc_stderr"},
+        target = "jpeg",
+    )
+    debian_static_library(
+        name = "libpng",
+        archive = "/usr/lib/x86_64-linux-gnu/libpng16.a",
+        headers = ["/usr/include/png.h"],
+        linkopts = [
+            "-lz",
+            "-lm",
+        ],
+        package = "libpng-dev",
+        redefine_syms = {"stderr": "swigflow_libc_stderr"},
+        target = "png",
     )
     debian_cc_library(
         name = "com_google_googletest",

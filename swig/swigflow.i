@@ -12,5 +12,6 @@
 %include "swig/record_io.i"
 %include "swig/example.i"
 %include "swig/data.i"
+%include "swig/image.i"
 %include "swig/linalg.i"
 %include "swig/ops.i"

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "swigflow/data/bounded_queue.h"
+#include "swigflow/framework/random.h"
 #include "swigflow/framework/thread_pool.h"
 #include "swigflow/io/file.h"
 #include "swigflow/io/record_reader.h"
@@ -14,30 +15,9 @@ namespace data {
 
 namespace {
 
-// splitmix64: small, fast, and the same sequence everywhere (std:: distributions are not).
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, n) (Lemire's multiply-shift; the bias is below 2^-40 for any n we see).
-  uint64_t Uniform(uint64_t n) {
-    return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >> 64);
-  }
-
- private:
-  uint64_t state_;
-};
-
 // The seed of one use (`stream`) in one epoch.
 uint64_t EpochSeed(const PipelineOptions& o, int64_t epoch, uint64_t stream) {
-  Rng rng(o.seed ^ (stream * 0xD1B54A32D192ED03ULL));
-  rng.Next();
-  Rng mixed(rng.Next() + static_cast<uint64_t>(o.reshuffle_each_iteration ? epoch : 0));
+  Rng mixed(MixSeed(o.seed, stream) + static_cast<uint64_t>(o.reshuffle_each_iteration ? epoch : 0));
   return mixed.Next();
 }
 

@@ -6,7 +6,7 @@ The API mirrors TensorFlow's names so that code ports by changing an import::
     tf.io.crc32c(b"123456789")  # 0xE3069283
 """
 
-from swigflow import data, errors, io, linalg, nn, ops, sysconfig, test, train
+from swigflow import data, errors, image, io, linalg, nn, ops, sysconfig, test, train
 from swigflow._version import __version__
 from swigflow.linalg import matmul
 from swigflow.load_library import load_op_library
@@ -18,6 +18,7 @@ __all__ = [
     "__version__",
     "data",
     "errors",
+    "image",
     "io",
     "linalg",
     "load_op_library",

@@ -1,6 +1,16 @@
 """TFRecord input and output, named like ``tf.io``."""
 
 from swigflow.io._checksum import crc32c, masked_crc32c
+from swigflow.image.codecs import (
+    decode_and_crop_jpeg,
+    decode_image,
+    decode_jpeg,
+    decode_png,
+    encode_jpeg,
+    encode_png,
+    extract_jpeg_shape,
+    is_jpeg,
+)
 from swigflow.io.index import TFRecordFile, create_index, default_index_path
 from swigflow.io.parsing import (
     FixedLenFeature,
@@ -37,7 +47,15 @@ __all__ = [
     "VarLenFeature",
     "crc32c",
     "create_index",
+    "decode_and_crop_jpeg",
+    "decode_image",
+    "decode_jpeg",
+    "decode_png",
     "decode_raw",
+    "encode_jpeg",
+    "encode_png",
+    "extract_jpeg_shape",
+    "is_jpeg",
     "default_index_path",
     "masked_crc32c",
     "parse_example",

@@ -1,0 +1,226 @@
+"""JPEG and PNG decoding and encoding, named like ``tf.io`` / ``tf.image`` (native/image/).
+
+Every function takes bytes-like contents or a numpy array, releases the GIL while it works, and
+returns numpy arrays (HWC) or bytes.
+"""
+
+import numpy as np
+
+from swigflow import errors
+from swigflow import pywrap_swigflow as _pywrap
+
+# swigflow::image::DctMethod; TensorFlow's "" is INTEGER_FAST (libjpeg's JDCT_IFAST).
+_DCT_METHODS = {"": 0, "INTEGER_FAST": 0, "INTEGER_ACCURATE": 1}
+# swigflow::image::Format.
+_FORMATS = {0: None, 1: "jpeg", 2: "png", 3: "gif", 4: "bmp", 5: "webp"}
+_DENSITY_UNITS = {"in": 1, "cm": 2}
+
+
+def _contents(contents):
+    if isinstance(contents, str):
+        return contents.encode("latin-1")  # tf.string tensors hold bytes; str means those bytes
+    if isinstance(contents, np.ndarray) and contents.dtype == object and contents.ndim == 0:
+        return _contents(contents.item())
+    return contents
+
+
+def _dct(dct_method):
+    if dct_method not in _DCT_METHODS:
+        raise errors.InvalidArgumentError(
+            f"dct_method must be one of '', 'INTEGER_FAST' or 'INTEGER_ACCURATE', got {dct_method!r}"
+        )
+    return _DCT_METHODS[dct_method]
+
+
+def _jpeg_args(channels, ratio, acceptable_fraction):
+    if channels not in (0, 1, 3):
+        raise errors.InvalidArgumentError(f"channels must be 0, 1, or 3, got {channels}")
+    if ratio not in (1, 2, 4, 8):
+        raise errors.InvalidArgumentError(f"ratio must be 1, 2, 4, or 8, got {ratio}")
+    if not 0 <= acceptable_fraction <= 1:
+        raise errors.InvalidArgumentError(
+            f"acceptable_fraction must be in [0, 1], got {acceptable_fraction}"
+        )
+
+
+def decode_jpeg(
+    contents, channels=0, ratio=1, fancy_upscaling=True, try_recover_truncated=False,
+    acceptable_fraction=1, dct_method="", name=None,
+):  # fmt: skip
+    """Decodes a JPEG into a uint8 array [height, width, channels], as ``tf.io.decode_jpeg``.
+
+    channels: 0 (the file's: 1 for grayscale, else 3), 1 or 3. ratio: 1, 2, 4 or 8, a
+    downscale done by the IDCT. dct_method: "" or "INTEGER_FAST" (TensorFlow's default, so the
+    pixels equal TF's), or "INTEGER_ACCURATE" (Pillow's). Truncated data is an
+    InvalidArgumentError unless try_recover_truncated, which keeps the rows that decoded when
+    they are at least acceptable_fraction of the image (the rest are zero). Headers claiming more
+    than :func:`max_pixels` pixels are rejected before anything is allocated.
+    """
+    del name
+    _jpeg_args(channels, ratio, acceptable_fraction)
+    return _pywrap.ImageDecodeJpeg(
+        _contents(contents), channels, ratio, bool(fancy_upscaling),
+        bool(try_recover_truncated), float(acceptable_fraction), _dct(dct_method), None,
+    )  # fmt: skip
+
+
+def decode_and_crop_jpeg(
+    contents, crop_window, channels=0, ratio=1, fancy_upscaling=True,
+    try_recover_truncated=False, acceptable_fraction=1, dct_method="", name=None,
+):  # fmt: skip
+    """decode_jpeg of only ``crop_window`` = [y, x, height, width]: rows outside the window are
+    skipped and columns cropped at block boundaries, so a small crop costs less than a full
+    decode. The pixels equal decode_jpeg's inside the window (``tf.image.decode_and_crop_jpeg``).
+    """
+    del name
+    _jpeg_args(channels, ratio, acceptable_fraction)
+    window = [int(v) for v in np.asarray(crop_window).reshape(-1)]
+    if len(window) != 4:
+        raise errors.InvalidArgumentError(
+            f"crop_window must be [y, x, height, width], got {list(window)}"
+        )
+    return _pywrap.ImageDecodeJpeg(
+        _contents(contents), channels, ratio, bool(fancy_upscaling),
+        bool(try_recover_truncated), float(acceptable_fraction), _dct(dct_method), tuple(window),
+    )  # fmt: skip
+
+
+def _shape(contents):
+    return _pywrap.ImageReadShape(_contents(contents))
+
+
+def extract_jpeg_shape(contents, output_type=np.int32, name=None):
+    """[height, width, channels] of a JPEG, from its header alone (``tf.image.extract_jpeg_shape``);
+    channels is the file's components (4 for CMYK)."""
+    del name
+    fmt, height, width, channels = _shape(contents)
+    if _FORMATS[fmt] != "jpeg":
+        raise errors.InvalidArgumentError("Invalid JPEG data: no JPEG signature")
+    return np.array([height, width, channels], dtype=output_type)
+
+
+def decode_png(contents, channels=0, dtype=np.uint8, name=None):
+    """Decodes a PNG into a uint8 or uint16 array [height, width, channels] (``tf.io.decode_png``).
+
+    channels: 0 (the file's; palette images give 3, or 4 with transparency), 1, 3 or 4,
+    converting colour to gray with BT.601 weights and adding (opaque) or dropping alpha as
+    needed. 16-bit samples become uint8 by their high byte; 8-bit ones become uint16 times 257.
+    """
+    del name
+    dtype = np.dtype(dtype)
+    if dtype not in (np.dtype(np.uint8), np.dtype(np.uint16)):
+        raise errors.InvalidArgumentError(f"decode_png's dtype is uint8 or uint16, got {dtype}")
+    if channels not in (0, 1, 3, 4):
+        raise errors.InvalidArgumentError(f"channels must be 0, 1, 3 or 4, got {channels}")
+    return _pywrap.ImageDecodePng(_contents(contents), channels, 8 * dtype.itemsize)
+
+
+def _decode_with_pillow(contents, fmt, channels):
+    try:
+        from PIL import Image
+    except ImportError:
+        raise errors.UnimplementedError(
+            f"decoding {fmt.upper()} needs Pillow (pip install swigflow[cli]); the native codecs "
+            "read JPEG and PNG"
+        ) from None
+    import io
+
+    try:
+        with Image.open(io.BytesIO(contents)) as im:
+            mode = {0: None, 1: "L", 3: "RGB", 4: "RGBA"}.get(channels, "RGB")
+            if mode is None:
+                mode = "L" if im.mode in ("1", "L", "I", "I;16") else "RGB"
+            return np.asarray(im.convert(mode)).reshape(im.size[1], im.size[0], -1)
+    except Exception as e:  # Pillow raises many kinds for unreadable data
+        raise errors.InvalidArgumentError(f"Invalid {fmt.upper()} data: {e}") from None
+
+
+def decode_image(contents, channels=None, dtype=np.uint8, name=None, expand_animations=True):
+    """Decodes a JPEG or PNG (GIF and BMP through Pillow, when installed) by its signature, as
+    ``tf.io.decode_image``: [height, width, channels] of `dtype` (uint8, uint16, or a float type
+    in [0, 1] via :func:`convert_image_dtype`)."""
+    del name, expand_animations
+    from swigflow.image.transforms import convert_image_dtype
+
+    contents = _contents(contents)
+    channels = 0 if channels is None else int(channels)
+    dtype = np.dtype(dtype)
+    fmt = _FORMATS[_pywrap.ImageReadShape(contents)[0]]
+    if fmt == "jpeg":
+        if channels not in (0, 1, 3):
+            raise errors.InvalidArgumentError(
+                f"Channels must be 0, 1 or 3 for JPEG images, got {channels}"
+            )
+        image = decode_jpeg(contents, channels)
+    elif fmt == "png":
+        # 16-bit samples keep their precision in a float result (and 8-bit ones lose nothing).
+        image = decode_png(contents, channels, np.uint8 if dtype == np.uint8 else np.uint16)
+    elif fmt in ("gif", "bmp"):
+        image = _decode_with_pillow(contents, fmt, channels)
+    else:
+        raise errors.InvalidArgumentError(
+            "Unknown image file format. One of JPEG, PNG, GIF, BMP required."
+        )
+    return convert_image_dtype(image, dtype)
+
+
+def _pixels(image, what):
+    image = np.asarray(image)
+    if image.ndim != 3:
+        raise errors.InvalidArgumentError(f"{what} needs an image of rank 3, got shape {image.shape}")
+    return image
+
+
+def encode_jpeg(
+    image, format="", quality=95, progressive=False, optimize_size=False,  # noqa: A002 - TF's name
+    chroma_downsampling=True, density_unit="in", x_density=300, y_density=300, xmp_metadata="",
+    name=None,
+):  # fmt: skip
+    """JPEG bytes of a uint8 [height, width, 1 or 3] image, as ``tf.io.encode_jpeg``."""
+    del name
+    image = _pixels(image, "encode_jpeg")
+    if image.dtype != np.uint8:
+        raise errors.InvalidArgumentError(f"encode_jpeg needs uint8 pixels, got {image.dtype}")
+    want = {"": image.shape[2], "grayscale": 1, "rgb": 3}.get(format)
+    if want is None:
+        raise errors.InvalidArgumentError(f"format must be '', 'grayscale' or 'rgb', got {format!r}")
+    if image.shape[2] != want or want not in (1, 3):
+        raise errors.InvalidArgumentError(
+            f"image must have {'1 or 3' if not format else want} channels, got {image.shape[2]}"
+        )
+    if density_unit not in _DENSITY_UNITS:
+        raise errors.InvalidArgumentError(f"density_unit must be 'in' or 'cm', got {density_unit!r}")
+    xmp = xmp_metadata.encode() if isinstance(xmp_metadata, str) else bytes(xmp_metadata)
+    return _pywrap.ImageEncodeJpeg(
+        np.ascontiguousarray(image), int(quality), bool(progressive), bool(optimize_size),
+        bool(chroma_downsampling), _DENSITY_UNITS[density_unit], int(x_density), int(y_density),
+        xmp,
+    )  # fmt: skip
+
+
+def encode_png(image, compression=-1, name=None):
+    """PNG bytes of a uint8 or uint16 [height, width, 1..4] image (``tf.io.encode_png``);
+    compression: zlib's level 0-9, -1 for its default."""
+    del name
+    image = _pixels(image, "encode_png")
+    if image.dtype not in (np.uint8, np.uint16):
+        raise errors.InvalidArgumentError(f"encode_png needs uint8 or uint16, got {image.dtype}")
+    return _pywrap.ImageEncodePng(np.ascontiguousarray(image), int(compression))
+
+
+def is_jpeg(contents, name=None):
+    """Whether contents start with a JPEG signature (``tf.io.is_jpeg``)."""
+    del name
+    return bytes(_contents(contents)[:3]) == b"\xff\xd8\xff"
+
+
+def max_pixels():
+    """The most pixels (height x width) a decoder accepts; larger headers are rejected before
+    anything is allocated (decompression bombs)."""
+    return _pywrap.ImageMaxPixels()
+
+
+def set_max_pixels(limit):
+    """Sets :func:`max_pixels` for the process; None or <= 0 restores the default (178,956,970,
+    as Pillow's)."""
+    _pywrap.ImageSetMaxPixels(0 if limit is None else int(limit))

@@ -1,0 +1,219 @@
+"""Resizing, cropping, flipping and dtype conversion, named like ``tf.image``; numpy HWC or NHWC
+in and out."""
+
+import secrets
+
+import numpy as np
+
+from swigflow import errors
+from swigflow import pywrap_swigflow as _pywrap
+
+
+class ResizeMethod:
+    """tf.image.ResizeMethod's names."""
+
+    BILINEAR = "bilinear"
+    NEAREST_NEIGHBOR = "nearest"
+    BICUBIC = "bicubic"
+    AREA = "area"
+    LANCZOS3 = "lanczos3"
+    LANCZOS5 = "lanczos5"
+    GAUSSIAN = "gaussian"
+    MITCHELLCUBIC = "mitchellcubic"
+
+
+# swigflow::image::ResizeMethod (native/image/resize.h).
+RESIZE_METHODS = {
+    "bilinear": 0,
+    "bicubic": 1,
+    "area": 2,
+    "lanczos3": 3,
+    "lanczos5": 4,
+    "gaussian": 5,
+    "mitchellcubic": 6,
+}
+_NATIVE_TYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
+
+
+def _images(images):
+    images = np.asarray(images)
+    if images.ndim not in (3, 4):
+        raise errors.InvalidArgumentError(
+            f"'images' must have either 3 or 4 dimensions, got shape {images.shape}"
+        )
+    return images
+
+
+def _size(size):
+    size = [int(v) for v in np.asarray(size).reshape(-1)]
+    if len(size) != 2:
+        raise errors.InvalidArgumentError(
+            "'size' must be a 1-D Tensor of 2 elements: new_height, new_width"
+        )
+    if min(size) <= 0:
+        raise errors.InvalidArgumentError(f"'size' must be positive, got {size}")
+    return size
+
+
+def _nearest_indices(in_size, out_size):
+    # resize_nearest_neighbor with half-pixel centres: floor((o + 0.5) * scale), clamped.
+    scale = np.float32(in_size) / np.float32(out_size)
+    centers = (np.arange(out_size, dtype=np.float32) + np.float32(0.5)) * scale
+    return np.minimum(np.floor(centers).astype(np.int64), in_size - 1)
+
+
+def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=False,
+           antialias=False, name=None):  # fmt: skip
+    """``tf.image.resize``: HWC or NHWC images to `size` = (height, width), TensorFlow 2's
+    half-pixel-centre sampling. The result is float32, except with "nearest", which keeps the
+    input's dtype. antialias widens the kernel when downscaling (scale_and_translate)."""
+    del name
+    images = _images(images)
+    height, width = _size(size)
+    h, w = images.shape[-3], images.shape[-2]
+    if preserve_aspect_ratio:
+        scale = min(height / h, width / w)
+        height, width = max(1, round(h * scale)), max(1, round(w * scale))
+    method = str(method).lower()
+    if method in ("nearest", "nearest_neighbor"):
+        rows, cols = _nearest_indices(h, height), _nearest_indices(w, width)
+        return np.ascontiguousarray(images[..., rows, :, :][..., :, cols, :])
+    if method not in RESIZE_METHODS:
+        raise errors.InvalidArgumentError(f"Resize method is not implemented: {method}")
+    if images.dtype not in _NATIVE_TYPES:
+        images = images.astype(np.float32)
+    return _pywrap.ImageResize(
+        np.ascontiguousarray(images), height, width, RESIZE_METHODS[method], bool(antialias)
+    )
+
+
+def _rank3or4(image, what):
+    image = np.asarray(image)
+    if image.ndim not in (3, 4):
+        raise ValueError(f"'image' ({what}) must have either 3 or 4 dimensions, got {image.shape}")
+    return image
+
+
+def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    """``tf.image.crop_to_bounding_box``: a view of the window (a numpy slice, no copy)."""
+    image = _rank3or4(image, "crop_to_bounding_box")
+    h, w = image.shape[-3], image.shape[-2]
+    if offset_width < 0:
+        raise ValueError("offset_width must be >= 0.")
+    if offset_height < 0:
+        raise ValueError("offset_height must be >= 0.")
+    if target_width <= 0:
+        raise ValueError("target_width must be > 0.")
+    if target_height <= 0:
+        raise ValueError("target_height must be > 0.")
+    if w < target_width + offset_width:
+        raise ValueError("width must be >= target + offset.")
+    if h < target_height + offset_height:
+        raise ValueError("height must be >= target + offset.")
+    return image[
+        ..., offset_height : offset_height + target_height, offset_width : offset_width + target_width, :
+    ]
+
+
+def central_crop(image, central_fraction):
+    """``tf.image.central_crop``: the central `central_fraction` of each side (a view)."""
+    image = _rank3or4(image, "central_crop")
+    if not 0.0 < central_fraction <= 1.0:
+        raise ValueError("central_fraction must be within (0, 1]")
+    if central_fraction == 1.0:
+        return image
+    h, w = image.shape[-3], image.shape[-2]
+    top = int((h - h * central_fraction) / 2)
+    left = int((w - w * central_fraction) / 2)
+    return image[..., top : h - top, left : w - left, :]
+
+
+def flip_left_right(image):
+    """``tf.image.flip_left_right`` (a view)."""
+    return _rank3or4(image, "flip_left_right")[..., ::-1, :]
+
+
+def flip_up_down(image):
+    """``tf.image.flip_up_down`` (a view)."""
+    return _rank3or4(image, "flip_up_down")[..., ::-1, :, :]
+
+
+def sample_distorted_bounding_box(
+    image_size, bounding_boxes, seed=None, min_object_covered=0.1, aspect_ratio_range=None,
+    area_range=None, max_attempts=None, use_image_if_no_bounding_boxes=None, name=None,
+):  # fmt: skip
+    """``tf.image.sample_distorted_bounding_box``: a random crop for Inception-style training.
+
+    Returns (begin, size, bboxes) as TensorFlow: begin = [y, x, 0] and size = [h, w, -1] for
+    ``tf.slice``, bboxes the crop in normalized coordinates [1, 1, 4]. The crop's aspect ratio
+    (width / height) and area fraction are uniform in their ranges, and it covers at least
+    min_object_covered of one of the boxes; after max_attempts failures it is the whole image.
+    swigflow's generator is its own: the same seed gives the same crop, not TensorFlow's crop.
+    """
+    del name
+    height, width = (int(v) for v in np.asarray(image_size).reshape(-1)[:2])
+    boxes = np.asarray(bounding_boxes, dtype=np.float32).reshape(-1, 4)
+    if len(boxes) == 0 and not use_image_if_no_bounding_boxes:
+        raise errors.InvalidArgumentError(
+            "No bounding boxes provided as input. One must enable use_image_if_no_bounding_boxes "
+            "if you wish to not provide any bounding boxes."
+        )
+    aspect = (0.75, 1.33) if aspect_ratio_range is None else tuple(aspect_ratio_range)
+    area = (0.05, 1.0) if area_range is None else tuple(area_range)
+    seed = secrets.randbits(63) if seed is None else int(seed) & ((1 << 64) - 1)
+    y, x, h, w = _pywrap.ImageSampleDistortedBoundingBox(
+        height, width, [tuple(map(float, b)) for b in boxes], float(min_object_covered),
+        float(aspect[0]), float(aspect[1]), float(area[0]), float(area[1]),
+        100 if max_attempts is None else int(max_attempts), seed,
+    )  # fmt: skip
+    begin = np.array([y, x, 0], dtype=np.int32)
+    size = np.array([h, w, -1], dtype=np.int32)
+    bbox = np.array(
+        [[[y / height, x / width, (y + h) / height, (x + w) / width]]], dtype=np.float32
+    )
+    return begin, size, bbox
+
+
+def _is_int(dtype):
+    return np.issubdtype(dtype, np.integer)
+
+
+def convert_image_dtype(image, dtype, saturate=False, name=None):
+    """``tf.image.convert_image_dtype``: integers span [0, MAX], floats [0, 1]; integer to
+    integer scales by a power of two (bit shifts), float to integer rounds by truncation after
+    scaling by MAX + 0.5 (clipped first when `saturate`)."""
+    del name
+    image = np.asarray(image)
+    dtype = np.dtype(dtype)
+    if not (_is_int(dtype) or np.issubdtype(dtype, np.floating)):
+        raise errors.InvalidArgumentError(f"dtype must be an integer or float type, got {dtype}")
+    if image.dtype == dtype:
+        return image
+    if _is_int(image.dtype) and _is_int(dtype):
+        in_max, out_max = np.iinfo(image.dtype).max, np.iinfo(dtype).max
+        if in_max > out_max:
+            scale = (in_max + 1) // (out_max + 1)
+            return (image // scale).astype(dtype)
+        scale = (out_max + 1) // (in_max + 1)
+        return image.astype(dtype) * dtype.type(scale)
+    if not _is_int(image.dtype) and not _is_int(dtype):
+        return image.astype(dtype)
+    if _is_int(image.dtype):
+        return (image.astype(dtype) * dtype.type(1.0 / np.iinfo(image.dtype).max)).astype(dtype)
+    out_max = np.iinfo(dtype).max
+    scaled = image * image.dtype.type(out_max + 0.5)
+    if saturate:
+        scaled = np.clip(scaled, np.iinfo(dtype).min, out_max)
+    return scaled.astype(dtype)
+
+
+__all__ = [
+    "ResizeMethod",
+    "central_crop",
+    "convert_image_dtype",
+    "crop_to_bounding_box",
+    "flip_left_right",
+    "flip_up_down",
+    "resize",
+    "sample_distorted_bounding_box",
+]
