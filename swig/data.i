@@ -24,6 +24,60 @@ bool ConfigInt(PyObject* config, const char* key, int64_t fallback, int64_t* out
   return true;
 }
 
+// A list of floats (mean or std); None leaves `out` empty.
+bool FloatList(PyObject* value, std::vector<float>* out) {
+  if (value == nullptr || value == Py_None) return true;
+  PyObject* list = PySequence_Fast(value, "expected a sequence of floats");
+  if (list == nullptr) return false;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(list); ++i) {
+    const double v = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(list, i));
+    if (v == -1.0 && PyErr_Occurred()) {
+      Py_DECREF(list);
+      return false;
+    }
+    out->push_back(static_cast<float>(v));
+  }
+  Py_DECREF(list);
+  return true;
+}
+
+// config["images"]: decode_images's options (swigflow/data/records.py writes them).
+bool ImageOptionsFromPy(PyObject* images, sfd::PipelineOptions* o) {
+  namespace sfi = swigflow::image;
+  if (!PyDict_Check(images)) {
+    PyErr_SetString(PyExc_TypeError, "images must be a dict");
+    return false;
+  }
+  sfi::BatchDecodeOptions& io = o->image;
+  int64_t v;
+  struct Field {
+    const char* key;
+    std::function<void(int64_t)> set;
+  };
+  const Field fields[] = {
+      {"spec", [&](int64_t x) { o->image_spec = static_cast<size_t>(x); }},
+      {"height", [&](int64_t x) { io.height = x; }},
+      {"width", [&](int64_t x) { io.width = x; }},
+      {"channels", [&](int64_t x) { io.channels = static_cast<int>(x); }},
+      {"crop", [&](int64_t x) { io.crop = static_cast<sfi::BatchDecodeOptions::Crop>(x); }},
+      {"flip", [&](int64_t x) { io.flip = x != 0; }},
+      {"float32", [&](int64_t x) { io.type = x ? sfi::SampleType::kFloat32 : sfi::SampleType::kUint8; }},
+      {"nchw", [&](int64_t x) { io.nchw = x != 0; }},
+      {"fast", [&](int64_t x) { io.fast = x != 0; }},
+      {"seed", [&](int64_t x) { o->image_seed = static_cast<uint64_t>(x); }},
+  };
+  for (const Field& f : fields) {
+    if (!ConfigInt(images, f.key, 0, &v)) return false;
+    f.set(v);
+  }
+  if (!FloatList(PyDict_GetItemString(images, "mean"), &io.mean) ||
+      !FloatList(PyDict_GetItemString(images, "std"), &io.std)) {
+    return false;
+  }
+  o->decode_images = true;
+  return true;
+}
+
 bool PipelineOptionsFromPy(PyObject* config, sfd::PipelineOptions* o) {
   if (!PyDict_Check(config)) {
     PyErr_SetString(PyExc_TypeError, "pipeline config must be a dict");
@@ -93,6 +147,8 @@ bool PipelineOptionsFromPy(PyObject* config, sfd::PipelineOptions* o) {
     PyErr_SetString(PyExc_ValueError, "invalid on_error");
     return false;
   }
+  PyObject* images = PyDict_GetItemString(config, "images");
+  if (images != nullptr && images != Py_None && !ImageOptionsFromPy(images, o)) return false;
   PyObject* specs = PyDict_GetItemString(config, "specs");
   if (specs != nullptr && specs != Py_None) {
     PyObject* list = PySequence_Fast(specs, "specs must be a sequence");
@@ -138,10 +194,17 @@ class PyPipeline {
     }
     options.record_options = record_options;
     const bool parsing = options.parse;
+    const bool images = options.decode_images;
+    const size_t image_spec = options.image_spec;
+    const image::BatchDecodeOptions image_options = options.image;
     std::vector<example::FeatureSpec> specs = options.specs;
     std::unique_ptr<Pipeline> p;
     SWIGFLOW_RETURN_IF_ERROR(Pipeline::Create(std::move(options), &p));
     pipeline->reset(new PyPipeline(std::move(p), parsing, std::move(specs)));
+    if (images) {
+      (*pipeline)->image_spec_ = static_cast<int64_t>(image_spec);
+      (*pipeline)->image_options_ = image_options;
+    }
     return Status::OK();
   }
 
@@ -251,7 +314,9 @@ class PyPipeline {
     PyObject* list = PyList_New(static_cast<Py_ssize_t>(e->parsed.size()));
     for (size_t i = 0; list != nullptr && i < e->parsed.size(); ++i) {
       std::vector<PyObject*> none;
-      PyObject* item = ParsedToPy(specs_[i], &e->parsed[i], &none);
+      PyObject* item = static_cast<int64_t>(i) == image_spec_
+                           ? ImagesToArray(e)
+                           : ParsedToPy(specs_[i], &e->parsed[i], &none);
       if (item == nullptr) {
         Py_CLEAR(list);
       } else {
@@ -261,7 +326,39 @@ class PyPipeline {
     return list;
   }
 
+  // The decoded images as one array [n, h, w, c] (or [n, c, h, w]) that owns their buffer.
+  PyObject* ImagesToArray(Element* e) {
+    const image::BatchDecodeOptions& o = image_options_;
+    const npy_intp n = static_cast<npy_intp>(e->size());
+    npy_intp hwc[4] = {n, static_cast<npy_intp>(o.height), static_cast<npy_intp>(o.width),
+                       static_cast<npy_intp>(o.channels)};
+    npy_intp chw[4] = {n, static_cast<npy_intp>(o.channels), static_cast<npy_intp>(o.height),
+                       static_cast<npy_intp>(o.width)};
+    using Buffer = example::NumberVector<uint8_t>;
+    auto* owned = new Buffer(std::move(e->images));
+    PyObject* capsule = PyCapsule_New(owned, nullptr, [](PyObject* c) {
+      delete static_cast<Buffer*>(PyCapsule_GetPointer(c, nullptr));
+    });
+    if (capsule == nullptr) {
+      delete owned;
+      return nullptr;
+    }
+    const int type = o.type == image::SampleType::kFloat32 ? NPY_FLOAT32 : NPY_UINT8;
+    PyObject* array = PyArray_SimpleNewFromData(4, o.nchw ? chw : hwc, type, owned->data());
+    if (array == nullptr) {
+      Py_DECREF(capsule);
+      return nullptr;
+    }
+    if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(array), capsule) < 0) {
+      Py_DECREF(array);
+      return nullptr;
+    }
+    return array;
+  }
+
   std::unique_ptr<Pipeline> pipeline_;
+  int64_t image_spec_ = -1;  // the spec whose bytes are decoded images, or -1
+  image::BatchDecodeOptions image_options_;
   const bool parsing_;
   const std::vector<example::FeatureSpec> specs_;
 };

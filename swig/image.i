@@ -2,6 +2,8 @@
 // arguments, names them like tf.image, and builds the arrays these functions fill; every
 // function here holds the GIL only to read its inputs and wrap its result.
 %{
+#include "swigflow/framework/random.h"
+#include "swigflow/image/batch.h"
 #include "swigflow/image/crop.h"
 #include "swigflow/image/image.h"
 #include "swigflow/image/jpeg.h"
@@ -280,4 +282,59 @@ PyObject* ImageSampleDistortedBoundingBox(long long height, long long width, PyO
 
 long long ImageMaxPixels() { return swigflow::image::MaxPixels(); }
 void ImageSetMaxPixels(long long limit) { swigflow::image::SetMaxPixels(limit); }
+%}
+
+%inline %{
+// decode_images on the Python path: a list of encoded images to one array (see data/images.py);
+// options as the native pipeline's config["images"]. Image i uses the seed MixSeed(seed, i).
+PyObject* ImageDecodeBatch(PyObject* contents, unsigned long long seed, PyObject* options) {
+  swigflow::data::PipelineOptions pipeline_options;
+  if (!ImageOptionsFromPy(options, &pipeline_options)) return nullptr;
+  const sfi::BatchDecodeOptions& o = pipeline_options.image;
+  const swigflow::Status valid = sfi::CheckBatchDecodeOptions(o);
+  if (!valid.ok()) return StatusResult(valid);
+  PyObject* items = PySequence_Fast(contents, "contents must be a sequence of bytes");
+  if (items == nullptr) return nullptr;
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(items);
+  std::vector<std::string_view> views(static_cast<size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    char* data;
+    Py_ssize_t size;
+    if (PyBytes_AsStringAndSize(PySequence_Fast_GET_ITEM(items, i), &data, &size) < 0) {
+      Py_DECREF(items);
+      return nullptr;
+    }
+    views[static_cast<size_t>(i)] = std::string_view(data, static_cast<size_t>(size));
+  }
+  npy_intp hwc[4] = {n, static_cast<npy_intp>(o.height), static_cast<npy_intp>(o.width),
+                     static_cast<npy_intp>(o.channels)};
+  npy_intp chw[4] = {n, static_cast<npy_intp>(o.channels), static_cast<npy_intp>(o.height),
+                     static_cast<npy_intp>(o.width)};
+  PyObject* result = PyArray_SimpleNew(4, o.nchw ? chw : hwc,
+                                       o.type == sfi::SampleType::kFloat32 ? NPY_FLOAT32 : NPY_UINT8);
+  if (result == nullptr) {
+    Py_DECREF(items);
+    return nullptr;
+  }
+  std::vector<uint64_t> seeds(static_cast<size_t>(n));
+  for (size_t i = 0; i < seeds.size(); ++i) seeds[i] = swigflow::MixSeed(seed, i);
+  std::vector<swigflow::Status> statuses;
+  void* out = PyArray_DATA(reinterpret_cast<PyArrayObject*>(result));
+  swigflow::Status s = SwigflowWithoutGil([&] {
+    sfi::DecodeImageBatch(views, seeds, o, swigflow::ThreadPool::Default(), out, &statuses);
+    for (size_t i = 0; i < statuses.size(); ++i) {
+      if (!statuses[i].ok()) {
+        return swigflow::Status(statuses[i].code(),
+                                statuses[i].message() + " (image " + std::to_string(i) + " of the batch)");
+      }
+    }
+    return swigflow::Status::OK();
+  });
+  Py_DECREF(items);
+  if (!s.ok()) {
+    Py_DECREF(result);
+    return StatusResult(s);
+  }
+  return result;
+}
 %}

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <utility>
 
 #include "swigflow/data/bounded_queue.h"
@@ -23,6 +24,7 @@ uint64_t EpochSeed(const PipelineOptions& o, int64_t epoch, uint64_t stream) {
 
 constexpr uint64_t kGlobalShuffleStream = 1;
 constexpr uint64_t kBufferShuffleStream = 2;
+constexpr uint64_t kImageStream = 3;
 
 // tf.data's shuffle buffer: fill with `size` items, then emit a uniformly chosen one and put
 // the next input in its place; once the input ends, drain in random order.
@@ -73,6 +75,7 @@ void ShuffleLikeBuffer(size_t size, uint64_t seed, std::vector<T>* items) {
 struct Record {
   std::string payload;
   uint32_t file = 0;
+  uint64_t offset = 0;
   bool damaged = false;
   io::RecordDamage damage;
 };
@@ -148,6 +151,7 @@ class FileStream {
       record.file = file;
       uint64_t offset;
       s = scanner->Next(&offset, &record.payload);
+      record.offset = offset;
       for (io::RecordDamage& d : scanner->TakeDamages()) {
         Record damaged;
         damaged.file = file;
@@ -373,6 +377,7 @@ class IndexedRecords : public Source {
         Record record;
         record.file = slot.file;
         const uint64_t offset = options_.files[slot.file].offsets[slot.record];
+        record.offset = offset;
         Status s = io::ReadRecordAt(*file, offset, &record.payload);
         if (errors::IsDataLoss(s)) {
           record.damaged = true;
@@ -429,9 +434,11 @@ class Pipeline::Impl {
       : o_(std::move(options)),
         indexed_(AllIndexed(o_)),
         raw_(std::max(o_.prefetch, 1)),
+        parsed_(std::max(o_.prefetch, 1)),
         out_(std::max(o_.prefetch, 1)),
         random_files_(o_.files.size()) {
     try {
+      if (o_.decode_images) decoder_ = std::thread([this] { DecodeImages(); });
       if (o_.parse) parser_ = std::thread([this] { Parse(); });
       assembler_ = std::thread([this] { Assemble(); });
     } catch (...) {  // a thread could not start: stop the other before the members go
@@ -445,9 +452,11 @@ class Pipeline::Impl {
   void Stop() {
     cancelled_ = true;
     raw_.Close();
+    parsed_.Close();
     out_.Close();
     if (assembler_.joinable()) assembler_.join();
     if (parser_.joinable()) parser_.join();
+    if (decoder_.joinable()) decoder_.join();
   }
 
   Status Next(std::unique_ptr<Element>* element, int64_t timeout_ms) {
@@ -651,6 +660,8 @@ class Pipeline::Impl {
         if (batch == nullptr) batch = std::make_unique<Element>();
         batch->data += record.payload;
         batch->ends.push_back(batch->data.size());
+        batch->files.push_back(record.file);
+        batch->offsets.push_back(record.offset);
         if (batch->size() >= batch_size) {
           batch->epoch = epoch;
           batch->position = position;
@@ -682,14 +693,101 @@ class Pipeline::Impl {
       if (output.status.ok()) {
         Element& e = *output.element;
         output.status = CatchExceptions([&] {
-          std::vector<std::string_view> views(e.size());
-          for (size_t i = 0; i < e.size(); ++i) {
-            const size_t begin = i == 0 ? 0 : e.ends[i - 1];
-            views[i] = std::string_view(e.data.data() + begin, e.ends[i] - begin);
-          }
-          return example::ParseExampleBatch(views, o_.specs, nullptr, threads, &e.parsed);
+          return example::ParseExampleBatch(RecordViews(e), o_.specs, nullptr, threads, &e.parsed);
         });
         if (!output.status.ok()) output.element.reset();
+      }
+      const bool last = !output.status.ok();
+      BoundedQueue<Output>& next = o_.decode_images ? parsed_ : out_;
+      if (!next.Push(std::move(output)) || last) return;
+    }
+  }
+
+  static std::vector<std::string_view> RecordViews(const Element& e) {
+    std::vector<std::string_view> views(e.size());
+    for (size_t i = 0; i < e.size(); ++i) {
+      const size_t begin = i == 0 ? 0 : e.ends[i - 1];
+      views[i] = std::string_view(e.data.data() + begin, e.ends[i] - begin);
+    }
+    return views;
+  }
+
+  // Decodes the images of one parsed element; applies on_error to those that fail.
+  Status DecodeElement(Element* e) {
+    const size_t n = e->size();
+    const size_t bytes = image::DecodedImageBytes(o_.image);
+    const example::ParsedFeature& feature = e->parsed[o_.image_spec];
+    if (feature.bytes.size() != n) {
+      return errors::InvalidArgument("decode_images needs one image per record");
+    }
+    std::vector<uint64_t> seeds(n);
+    const uint64_t base = MixSeed(o_.image_seed, kImageStream) + static_cast<uint64_t>(e->epoch);
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t position = e->position - static_cast<int64_t>(n) + static_cast<int64_t>(i);
+      seeds[i] = MixSeed(base, static_cast<uint64_t>(position));
+    }
+    e->images.resize(n * bytes);
+    std::vector<Status> statuses;
+    image::DecodeImageBatch(feature.bytes, seeds, o_.image, ThreadPool::Default(),
+                            e->images.data(), &statuses);
+    std::vector<bool> keep(n, true);
+    size_t dropped = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (statuses[i].ok()) continue;
+      const std::string& path = o_.files[e->files[i]].path;
+      std::string message = statuses[i].message() + " (the image of the record at offset " +
+                            std::to_string(e->offsets[i]) + " in " + path + ")";
+      if (o_.on_error == OnError::kRaise) return Status(statuses[i].code(), message);
+      io::RecordDamage d;
+      d.kind = io::RecordDamage::Kind::kUndecodable;
+      d.offset = d.resume = e->offsets[i];
+      d.records_before = 0;
+      d.message = std::move(message);
+      {
+        std::lock_guard<std::mutex> lock(damages_mu_);
+        damages_.push_back(std::move(d));
+      }
+      keep[i] = false;
+      ++dropped;
+    }
+    if (dropped == 0) return Status::OK();
+    // Drop those records: their bytes, their images, and their parsed features (parsed again:
+    // cheaper and simpler than cutting every kind of feature).
+    const std::vector<std::string_view> views = RecordViews(*e);
+    std::string data;
+    std::vector<size_t> ends;
+    std::vector<uint32_t> files;
+    std::vector<uint64_t> offsets;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (!keep[i]) continue;
+      data.append(views[i]);
+      ends.push_back(data.size());
+      files.push_back(e->files[i]);
+      offsets.push_back(e->offsets[i]);
+      if (kept != i) std::memmove(&e->images[kept * bytes], &e->images[i * bytes], bytes);
+      ++kept;
+    }
+    e->images.resize(kept * bytes);
+    e->data = std::move(data);
+    e->ends = std::move(ends);
+    e->files = std::move(files);
+    e->offsets = std::move(offsets);
+    e->parsed.clear();
+    if (kept == 0) return Status::OK();
+    return example::ParseExampleBatch(RecordViews(*e), o_.specs, nullptr, 1, &e->parsed);
+  }
+
+  void DecodeImages() {
+    Output output;
+    while (parsed_.Pop(&output)) {
+      if (output.status.ok()) {
+        output.status = CatchExceptions([&] { return DecodeElement(output.element.get()); });
+        if (!output.status.ok()) {
+          output.element.reset();
+        } else if (output.element->size() == 0) {
+          continue;  // every image of the batch was dropped
+        }
       }
       const bool last = !output.status.ok();
       if (!out_.Push(std::move(output)) || last) return;
@@ -700,11 +798,13 @@ class Pipeline::Impl {
   const bool indexed_;
   std::atomic<bool> cancelled_{false};
   BoundedQueue<Output> raw_;  // assembled batches waiting to be parsed
+  BoundedQueue<Output> parsed_;  // parsed batches waiting for their images to be decoded
   BoundedQueue<Output> out_;  // finished elements
   std::vector<std::unique_ptr<io::RandomAccessFile>> random_files_;  // opened on first use
   std::mutex random_files_mu_;
   std::mutex damages_mu_;
   std::vector<io::RecordDamage> damages_;  // guarded by damages_mu_
+  std::thread decoder_;
   std::thread parser_;
   std::thread assembler_;  // last: starts once everything it uses exists
 };
@@ -724,6 +824,12 @@ Status Pipeline::Create(PipelineOptions options, std::unique_ptr<Pipeline>* pipe
   }
   if (options.files.size() >= (uint64_t{1} << 32)) {
     return errors::InvalidArgument("too many files");
+  }
+  if (options.decode_images) {
+    if (!options.parse || options.image_spec >= options.specs.size()) {
+      return errors::InvalidArgument("decode_images needs parsed records with the image key");
+    }
+    SWIGFLOW_RETURN_IF_ERROR(image::CheckBatchDecodeOptions(options.image));
   }
   const bool indexed = AllIndexed(options);
   if (options.global_shuffle && !indexed) {

@@ -10,8 +10,11 @@
 //   3. with fewer files than shards, record k of that sequence belongs to shard k % num_shards;
 //   4. with global_shuffle (every file indexed), a seeded permutation of all of them;
 //   5. a shuffle buffer of shuffle_buffer records, drained at the end of the epoch;
-// then batches of batch_size records, parsed when specs are given. Every step is deterministic
-// for a seed, and each record of a shard appears exactly once per epoch (damage policies aside).
+// then batches of batch_size records, parsed when specs are given, and their images decoded when
+// asked (image::BatchDecodeOptions: one spec's bytes become one array of pixels). Every step is
+// deterministic for a seed, and each record of a shard appears exactly once per epoch (damage
+// policies aside). Random crops and flips are seeded by (seed, epoch, position in the epoch), so a
+// resumed pipeline repeats them.
 //
 // Resuming: each element carries the state right after it, (epoch, position): the records of
 // that epoch emitted so far. A pipeline created with that start skips exactly those records.
@@ -30,6 +33,7 @@
 
 #include "swigflow/example/parse.h"
 #include "swigflow/framework/status.h"
+#include "swigflow/image/batch.h"
 #include "swigflow/io/record_options.h"
 #include "swigflow/io/record_scan.h"
 
@@ -67,6 +71,12 @@ struct PipelineOptions {
   bool batch_across_epochs = false;  // a batch may hold the end of one epoch and the next's start
   bool parse = false;
   std::vector<example::FeatureSpec> specs;
+  // Decode the images of specs[image_spec] (a FixedLen scalar string) after parsing; on_error
+  // applies to images that do not decode (kSkipRecord and kSkipFile drop their record).
+  bool decode_images = false;
+  size_t image_spec = 0;
+  image::BatchDecodeOptions image;
+  uint64_t image_seed = 0;  // of the random crops and flips
   int prefetch = 2;  // finished elements held ready
   OnError on_error = OnError::kRaise;
   int64_t start_epoch = 0;
@@ -78,6 +88,10 @@ struct Element {
   std::string data;
   std::vector<size_t> ends;                    // record i is data[ends[i-1], ends[i])
   std::vector<example::ParsedFeature> parsed;  // string views point into data
+  std::vector<uint32_t> files;                 // record i's file (index into options.files)
+  std::vector<uint64_t> offsets;               // and its offset there
+  // With decode_images: the decoded images, DecodedImageBytes(options.image) each.
+  example::NumberVector<uint8_t> images;
   int64_t epoch = 0;                           // the state right after this element
   int64_t position = 0;  // records of `epoch` emitted up to and including this element
   size_t size() const { return ends.size(); }

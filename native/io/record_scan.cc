@@ -32,6 +32,8 @@ const char* DamageKindName(RecordDamage::Kind kind) {
       return "truncated record";
     case RecordDamage::Kind::kStream:
       return "damaged compressed stream";
+    case RecordDamage::Kind::kUndecodable:
+      return "undecodable image";
   }
   return "damage";
 }

@@ -33,6 +33,7 @@ struct RecordDamage {
     kDataCrc = 1,    // a payload's CRC does not match
     kTruncated = 2,  // a record (or header) cut short by the end of the data
     kStream = 3,     // the compressed stream is damaged; nothing after it can be read
+    kUndecodable = 4,  // an intact record whose image does not decode (swigflow.data)
   };
   Kind kind;
   uint64_t offset;          // where the damaged bytes start
@@ -41,7 +42,8 @@ struct RecordDamage {
   std::string message;
 };
 
-// "length CRC mismatch", "data CRC mismatch", "truncated record", "damaged compressed stream".
+// "length CRC mismatch", "data CRC mismatch", "truncated record", "damaged compressed stream",
+// "undecodable image".
 const char* DamageKindName(RecordDamage::Kind kind);
 
 class RecordScanner {

@@ -329,6 +329,34 @@ class Dataset:
         check_features(features)
         return self.map(ParseFn(features))
 
+    def decode_images(
+        self, key="image/encoded", size=(224, 224), crop=None, flip=False, channels=3,
+        dtype="uint8", layout="NHWC", mean=None, std=None, fast=False, seed=None,
+    ):  # fmt: skip
+        """Decodes the JPEG/PNG bytes under `key` of parsed batches (after
+        ``.batch(n).parse(spec)``) into one array [batch, *size, channels] (NCHW with
+        layout="NCHW"), as tf.data's ``decode_jpeg`` + ``resize`` map, in one native step.
+
+        crop: None (the whole image), "center" (tf.image.central_crop(0.875), Inception's
+        evaluation) or "random" (sample_distorted_bounding_box with 8-100% of the area and aspect
+        ratios 3/4..4/3, then decode_and_crop_jpeg: only the window is decoded), each then resized
+        bilinearly (TF2's half-pixel centres). flip: a random left-right flip of half the images.
+        dtype: "uint8" (rounded) or "float32", which is pixel / 255, then (x - mean) / std per
+        channel when given (torchvision's convention, e.g. mean=(0.485, 0.456, 0.406)).
+        fast: libjpeg-turbo's scaled IDCT (by the smallest M/8 that keeps the crop at least `size`)
+        and no fancy upsampling: much less decoding for large images, pixels no longer
+        TensorFlow's. Random crops and flips are deterministic for a seed.
+
+        On a TFRecordDataset this runs on the native pipeline's threads, in parallel with reading
+        and parsing, its randomness resumes with the iterator's state, and an image that does not
+        decode follows the dataset's on_error policy ("skip_record"/"skip_file" drop its record and
+        log file and offset; "raise" names them).
+        """
+        from swigflow.data.images import DecodeImagesFn, image_options
+
+        options = image_options(size, crop, flip, channels, dtype, layout, mean, std, fast)
+        return self.map(DecodeImagesFn(key, options, new_seed() if seed is None else int(seed)))
+
     def concatenate(self, dataset, name=None):
         """This dataset's elements, then `dataset`'s."""
         del name

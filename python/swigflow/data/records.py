@@ -13,6 +13,7 @@ import numpy as np
 
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.data import dataset as ds
+from swigflow.data import images as _images
 from swigflow.io import index as _index
 from swigflow.io import parsing as _parsing
 from swigflow.io.tf_record import RecordBuffer, TFRecordOptions, compression_name
@@ -23,7 +24,10 @@ _ON_ERROR = {"raise": 0, "skip_record": 1, "skip_file": 2}
 
 # Steps in the order the native pipeline runs them; a step can be absorbed when no later one
 # has been.
-_ORDER = ["source", "shard", "global_shuffle", "shuffle", "repeat", "batch", "parse", "prefetch"]
+_ORDER = [
+    "source", "shard", "global_shuffle", "shuffle", "repeat", "batch", "parse", "decode_images",
+    "prefetch",
+]  # fmt: skip
 
 
 def _as_files(filenames):
@@ -68,6 +72,8 @@ class _NativeRecords(ds.Dataset):
             steps.append(f"batch({c['batch_size']})")
         if c["features"] is not None:
             steps.append("parse(" + ",".join(sorted(c["features"])) + ")")
+        if c.get("images") is not None:
+            steps.append(f"decode_images({c['images']['key']},{_images.describe(c['images'])})")
         return ".".join(steps)
 
     # --- absorbed transformations ---------------------------------------------------------------
@@ -130,6 +136,27 @@ class _NativeRecords(ds.Dataset):
         if isinstance(map_func, ds.ParseFn) and self._can("parse"):
             return self._with("parse", features=map_func.features)
         return super().map(map_func, num_parallel_calls, deterministic)
+
+    def decode_images(
+        self, key="image/encoded", size=(224, 224), crop=None, flip=False, channels=3,
+        dtype="uint8", layout="NHWC", mean=None, std=None, fast=False, seed=None,
+    ):  # fmt: skip
+        features = self._config["features"]
+        spec = None if features is None else features.get(key)
+        fusable = (
+            self._stage == "parse"
+            and self._config["batch_size"]
+            and isinstance(spec, _parsing.FixedLenFeature)
+            and tuple(spec.shape) == ()
+            and _parsing.tf_type_name(spec.dtype) == "string"
+        )
+        if not fusable:
+            return super().decode_images(
+                key, size, crop, flip, channels, dtype, layout, mean, std, fast, seed
+            )
+        options = _images.image_options(size, crop, flip, channels, dtype, layout, mean, std, fast)
+        options["key"] = key
+        return self._with("decode_images", images=options, image_seed=seed)
 
     def prefetch(self, buffer_size):
         # The native pipeline always works ahead (its queues hold at least one element);
@@ -201,6 +228,16 @@ class _NativeRecords(ds.Dataset):
         items = list(features.items()) if features is not None else None
         if items is not None:
             config["specs"] = [_parsing.native_spec(k, s) for k, s in items]
+        images = c.get("images")
+        if images is not None:
+            # Crops and flips: decode_images(seed=...), else the iterator's own seed (so a state
+            # resumes them too).
+            image_seed = c["image_seed"] if c["image_seed"] is not None else state["seed"][1]
+            config["images"] = dict(
+                images,
+                spec=[k for k, _ in items].index(images["key"]),
+                seed=int(image_seed) & ((1 << 63) - 1),
+            )
         options = TFRecordOptions(self._compression)._native()
         pipeline = _pywrap.PyPipeline.Create(options, config)
         view = c["zero_copy"] and items is None
@@ -214,9 +251,12 @@ class _NativeRecords(ds.Dataset):
             payload, records, native_epoch, position = item
             position = {"seed": state["seed"], "epoch": native_epoch - base, "position": position}
             if items is not None:
+                image_key = images["key"] if images is not None else None
                 parsed = {
-                    key: _parsing.ASSEMBLE[type(spec)](spec, values, counts, records)
-                    for (key, spec), (values, counts) in zip(items, payload)
+                    key: value
+                    if key == image_key
+                    else _parsing.ASSEMBLE[type(spec)](spec, value[0], value[1], records)
+                    for (key, spec), value in zip(items, payload)
                 }
                 if not c["batch_size"]:
                     parsed = {k: _parsing.drop_batch_dimension(v) for k, v in parsed.items()}
@@ -317,6 +357,8 @@ def TFRecordDataset(  # noqa: N802 - named like tf.data.TFRecordDataset, which i
         "drop_remainder": False,
         "batch_across_epochs": False,
         "features": None,
+        "images": None,
+        "image_seed": None,
         "prefetch": 2,
         "zero_copy": bool(zero_copy),
     }

@@ -1,0 +1,93 @@
+"""Dataset.decode_images: the arguments, checked once, and the Python-path step.
+
+The native pipeline (swigflow/data/records.py) runs the same decoding (native/image/batch.h) on
+its own threads; other datasets run it here, a batch per call with the GIL released.
+"""
+
+import numpy as np
+
+from swigflow import errors
+from swigflow import pywrap_swigflow as _pywrap
+
+# swigflow::image::BatchDecodeOptions::Crop.
+CROPS = {None: 0, "center": 1, "random": 2}
+
+
+def _per_channel(name, values, channels):
+    if values is None:
+        return None
+    values = [float(v) for v in np.asarray(values, dtype=np.float64).reshape(-1)]
+    if len(values) == 1:
+        values *= channels
+    if len(values) != channels:
+        raise ValueError(f"{name} needs 1 or {channels} values, got {len(values)}")
+    return values
+
+
+def image_options(size, crop, flip, channels, dtype, layout, mean, std, fast):
+    """decode_images's arguments as the native options dict (without "spec")."""
+    if isinstance(size, int):
+        size = (size, size)
+    height, width = (int(v) for v in size)
+    if height <= 0 or width <= 0:
+        raise ValueError(f"size must be positive, got {size}")
+    if crop not in CROPS:
+        raise ValueError(f"crop must be None, 'center' or 'random', got {crop!r}")
+    if channels not in (1, 3):
+        raise ValueError(f"channels must be 1 or 3, got {channels}")
+    dtype = np.dtype(dtype)
+    if dtype not in (np.dtype(np.uint8), np.dtype(np.float32)):
+        raise ValueError(f"dtype must be uint8 or float32, got {dtype}")
+    if layout not in ("NHWC", "NCHW"):
+        raise ValueError(f"layout must be 'NHWC' or 'NCHW', got {layout!r}")
+    mean = _per_channel("mean", mean, channels)
+    std = _per_channel("std", std, channels)
+    if (mean is not None or std is not None) and dtype != np.float32:
+        raise ValueError("mean and std apply to float32 output (dtype='float32')")
+    if std is not None and min(std) <= 0:
+        raise ValueError(f"std must be positive, got {std}")
+    return {
+        "height": height,
+        "width": width,
+        "channels": channels,
+        "crop": CROPS[crop],
+        "flip": int(bool(flip)),
+        "float32": int(dtype == np.float32),
+        "nchw": int(layout == "NCHW"),
+        "mean": mean,
+        "std": std,
+        "fast": int(bool(fast)),
+    }
+
+
+def describe(options):
+    """A short, stable text of the options (for pipeline signatures)."""
+    keys = ("height", "width", "channels", "crop", "flip", "float32", "nchw", "fast")
+    return ",".join(str(options[k]) for k in keys) + f",{options['mean']},{options['std']}"
+
+
+class DecodeImagesFn:
+    """map() step of decode_images on the Python path: one batch of parsed features in, the same
+    dict with `key`'s bytes replaced by the decoded array out."""
+
+    def __init__(self, key, options, seed, on_error="raise"):
+        self.key = key
+        self.options = options
+        self.seed = seed
+        self.calls = 0
+
+    def __call__(self, element):
+        if not isinstance(element, dict) or self.key not in element:
+            raise errors.InvalidArgumentError(
+                f"decode_images needs parsed elements (dicts) with the key {self.key!r}; "
+                "put it after .batch(n).parse(spec)"
+            )
+        images = np.asarray(element[self.key], dtype=object)
+        single = images.ndim == 0
+        contents = [bytes(b) for b in images.reshape(-1)]
+        base = (self.seed * 0x9E3779B97F4A7C15 + self.calls) & ((1 << 64) - 1)
+        self.calls += 1
+        out = _pywrap.ImageDecodeBatch(contents, base, self.options)
+        result = dict(element)
+        result[self.key] = out[0] if single else out
+        return result
