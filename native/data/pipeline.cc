@@ -438,7 +438,12 @@ class Pipeline::Impl {
         out_(std::max(o_.prefetch, 1)),
         random_files_(o_.files.size()) {
     try {
-      if (o_.decode_images) decoder_ = std::thread([this] { DecodeImages(); });
+      if (o_.decode_images) {
+        // A pool of its own: sharing the default pool with the parser would serialize decoding
+        // whenever a parse holds it.
+        decode_pool_ = std::make_unique<ThreadPool>(ThreadPool::Default()->num_threads());
+        decoder_ = std::thread([this] { DecodeImages(); });
+      }
       if (o_.parse) parser_ = std::thread([this] { Parse(); });
       assembler_ = std::thread([this] { Assemble(); });
     } catch (...) {  // a thread could not start: stop the other before the members go
@@ -728,7 +733,7 @@ class Pipeline::Impl {
     }
     e->images.resize(n * bytes);
     std::vector<Status> statuses;
-    image::DecodeImageBatch(feature.bytes, seeds, o_.image, ThreadPool::Default(),
+    image::DecodeImageBatch(feature.bytes, seeds, o_.image, decode_pool_.get(),
                             e->images.data(), &statuses);
     std::vector<bool> keep(n, true);
     size_t dropped = 0;
@@ -804,6 +809,7 @@ class Pipeline::Impl {
   std::mutex random_files_mu_;
   std::mutex damages_mu_;
   std::vector<io::RecordDamage> damages_;  // guarded by damages_mu_
+  std::unique_ptr<ThreadPool> decode_pool_;  // with decode_images
   std::thread decoder_;
   std::thread parser_;
   std::thread assembler_;  // last: starts once everything it uses exists

@@ -35,8 +35,9 @@ struct BatchDecodeOptions {
   SampleType type = SampleType::kUint8;  // or kFloat32: (pixel / 255 - mean) / std
   bool nchw = false;
   std::vector<float> mean, std;  // per channel (empty: 0 and 1), for float output
-  // libjpeg-turbo's scaled IDCT (the smallest M/8 that keeps the crop at least the target size)
-  // and no fancy upsampling. TensorFlow exposes the same trades (ratio, fancy_upscaling).
+  // libjpeg-turbo's scaled IDCT (the smallest of 1/8, 2/8, 4/8 that keeps the crop at least the
+  // target size: the scales with SIMD IDCTs) and no fancy upsampling. TensorFlow exposes the
+  // same trades (ratio, fancy_upscaling).
   bool fast = false;
   ResizeMethod method = ResizeMethod::kBilinear;
   bool antialias = false;

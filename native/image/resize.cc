@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <type_traits>
 
 namespace swigflow {
 namespace image {
@@ -169,52 +170,111 @@ void KernelTaps(ResizeMethod method, bool antialias, int64_t in, int64_t out, Ta
   }
 }
 
-// One horizontal pass over a source row into `out` (out_w * channels floats).
+// Taps with the same count n for every output (zero weights pad the shorter ones), so the
+// inner loops have a fixed trip count: start[o] + n <= in_size.
+struct UniformTaps {
+  int n = 0;
+  std::vector<int64_t> start;
+  std::vector<float> weights;  // n per output
+};
+
+UniformTaps Uniform(const Taps& t, int64_t in_size) {
+  UniformTaps u;
+  for (int c : t.count) u.n = std::max(u.n, c);
+  u.n = static_cast<int>(std::min<int64_t>(u.n, in_size));
+  const size_t outs = t.start.size();
+  u.start.resize(outs);
+  u.weights.assign(outs * u.n, 0.0f);
+  for (size_t o = 0; o < outs; ++o) {
+    const int64_t start = std::min<int64_t>(t.start[o], in_size - u.n);
+    u.start[o] = start;
+    for (int k = 0; k < t.count[o]; ++k) {
+      u.weights[o * u.n + (t.start[o] - start) + k] += t.weights[t.offset[o] + k];
+    }
+  }
+  return u;
+}
+
+// Vertical pass: out[i] = sum_k w[k] * rows[k][i] over a whole source row (contiguous: the
+// compiler vectorizes it).
 template <typename T>
-void ResampleRow(const T* row, int channels, const Taps& t, float* out) {
+void CombineRows(const T* __restrict first_row, int64_t row_stride, int64_t length,
+                 const float* __restrict w, int n, float* __restrict out) {
+  const float w0 = w[0];
+  for (int64_t i = 0; i < length; ++i) out[i] = w0 * static_cast<float>(first_row[i]);
+  for (int k = 1; k < n; ++k) {
+    const T* __restrict row = first_row + k * row_stride;
+    const float wk = w[k];
+    for (int64_t i = 0; i < length; ++i) out[i] += wk * static_cast<float>(row[i]);
+  }
+}
+
+// Horizontal pass over one (vertically combined) row: out_w * C values.
+template <int N, int C>
+void CombineColumnsFixed(const float* __restrict row, const UniformTaps& t,
+                         float* __restrict out) {
   const int64_t out_w = static_cast<int64_t>(t.start.size());
   for (int64_t o = 0; o < out_w; ++o) {
-    const T* src = row + t.start[o] * channels;
-    const float* w = t.weights.data() + t.offset[o];
-    const int n = t.count[o];
+    const float* src = row + t.start[o] * C;
+    const float* w = t.weights.data() + o * N;
+    float acc[C] = {};
+    for (int k = 0; k < N; ++k) {
+      for (int c = 0; c < C; ++c) acc[c] += w[k] * src[k * C + c];
+    }
+    for (int c = 0; c < C; ++c) out[o * C + c] = acc[c];
+  }
+}
+
+void CombineColumns(const float* row, int channels, const UniformTaps& t, float* out) {
+  if (channels == 3 && t.n == 2) return CombineColumnsFixed<2, 3>(row, t, out);
+  if (channels == 3 && t.n == 1) return CombineColumnsFixed<1, 3>(row, t, out);
+  if (channels == 1 && t.n == 2) return CombineColumnsFixed<2, 1>(row, t, out);
+  if (channels == 3 && t.n == 4) return CombineColumnsFixed<4, 3>(row, t, out);
+  const int64_t out_w = static_cast<int64_t>(t.start.size());
+  for (int64_t o = 0; o < out_w; ++o) {
+    const float* src = row + t.start[o] * channels;
+    const float* w = t.weights.data() + o * t.n;
     for (int c = 0; c < channels; ++c) {
       float acc = 0;
-      for (int k = 0; k < n; ++k) acc += w[k] * static_cast<float>(src[k * channels + c]);
+      for (int k = 0; k < t.n; ++k) acc += w[k] * src[k * channels + c];
       out[o * channels + c] = acc;
     }
   }
 }
 
+// Round to nearest (halves away from zero) and saturate; cheaper than nearbyint, which is a
+// library call without SSE4.1.
 template <typename T>
-void ResampleRows(const ImageRef& in, const Taps& tx, int64_t first, int64_t last,
-                  std::vector<float>* rows, int64_t row_floats) {
-  for (int64_t y = first; y <= last; ++y) {
-    const T* row = static_cast<const T*>(in.data) + y * in.row_stride;
-    ResampleRow(row, in.channels, tx, rows->data() + y * row_floats);
+T Saturate(float v, float max) {
+  return static_cast<T>(std::min(std::max(v, 0.0f), max) + 0.5f);
+}
+
+template <typename T>
+void StoreAs(const OutputRef& out, int channels, int64_t y, const float* values, float max) {
+  const bool affine = !out.scale.empty();
+  T* base = static_cast<T*>(out.data) + y * out.y_stride;
+  for (int64_t x = 0; x < out.width; ++x) {
+    T* px = base + x * out.x_stride;
+    for (int c = 0; c < channels; ++c) {
+      float v = values[x * channels + c];
+      if (affine) v = v * out.scale[c] + out.bias[c];
+      if constexpr (std::is_same_v<T, float>) {
+        px[c * out.c_stride] = v;
+      } else {
+        px[c * out.c_stride] = Saturate<T>(v, max);
+      }
+    }
   }
 }
 
 void Store(const OutputRef& out, int channels, int64_t y, const float* values) {
-  const bool affine = !out.scale.empty();
-  for (int64_t x = 0; x < out.width; ++x) {
-    for (int c = 0; c < channels; ++c) {
-      float v = values[x * channels + c];
-      if (affine) v = v * out.scale[c] + out.bias[c];
-      const int64_t at = y * out.y_stride + x * out.x_stride + c * out.c_stride;
-      switch (out.type) {
-        case SampleType::kUint8:
-          static_cast<uint8_t*>(out.data)[at] =
-              static_cast<uint8_t>(std::clamp(std::nearbyint(v), 0.0f, 255.0f));
-          break;
-        case SampleType::kUint16:
-          static_cast<uint16_t*>(out.data)[at] =
-              static_cast<uint16_t>(std::clamp(std::nearbyint(v), 0.0f, 65535.0f));
-          break;
-        case SampleType::kFloat32:
-          static_cast<float*>(out.data)[at] = v;
-          break;
-      }
-    }
+  switch (out.type) {
+    case SampleType::kUint8:
+      return StoreAs<uint8_t>(out, channels, y, values, 255.0f);
+    case SampleType::kUint16:
+      return StoreAs<uint16_t>(out, channels, y, values, 65535.0f);
+    case SampleType::kFloat32:
+      return StoreAs<float>(out, channels, y, values, 0.0f);
   }
 }
 
@@ -250,32 +310,31 @@ Status Resize(const ImageRef& in, ResizeMethod method, bool antialias, const Out
   Taps tx, ty;
   SWIGFLOW_RETURN_IF_ERROR(ComputeTaps(method, antialias, in.width, out.width, &tx));
   SWIGFLOW_RETURN_IF_ERROR(ComputeTaps(method, antialias, in.height, out.height, &ty));
-  // Only the source rows some output row uses are resampled horizontally.
-  const int64_t first = ty.start.front();
-  const int64_t last = ty.start.back() + ty.count.back() - 1;
-  const int64_t row_floats = out.width * in.channels;
-  std::vector<float> rows(static_cast<size_t>(in.height * row_floats));
-  switch (in.type) {
-    case SampleType::kUint8:
-      ResampleRows<uint8_t>(in, tx, first, last, &rows, row_floats);
-      break;
-    case SampleType::kUint16:
-      ResampleRows<uint16_t>(in, tx, first, last, &rows, row_floats);
-      break;
-    case SampleType::kFloat32:
-      ResampleRows<float>(in, tx, first, last, &rows, row_floats);
-      break;
-  }
-  std::vector<float> line(static_cast<size_t>(row_floats));
+  const UniformTaps ux = Uniform(tx, in.width), uy = Uniform(ty, in.height);
+  // Vertically first (whole contiguous rows), then horizontally: the scalar horizontal pass
+  // runs over output rows only.
+  const int64_t row_length = in.width * in.channels;
+  thread_local std::vector<float> combined, line;
+  combined.resize(static_cast<size_t>(row_length));
+  line.resize(static_cast<size_t>(out.width * in.channels));
   for (int64_t y = 0; y < out.height; ++y) {
-    const float* w = ty.weights.data() + ty.offset[y];
-    const float* src = rows.data() + ty.start[y] * row_floats;
-    std::fill(line.begin(), line.end(), 0.0f);
-    for (int k = 0; k < ty.count[y]; ++k) {
-      const float wk = w[k];
-      const float* r = src + k * row_floats;
-      for (int64_t i = 0; i < row_floats; ++i) line[i] += wk * r[i];
+    const float* w = uy.weights.data() + y * uy.n;
+    const int64_t offset = uy.start[y] * in.row_stride;
+    switch (in.type) {
+      case SampleType::kUint8:
+        CombineRows(static_cast<const uint8_t*>(in.data) + offset, in.row_stride, row_length, w,
+                    uy.n, combined.data());
+        break;
+      case SampleType::kUint16:
+        CombineRows(static_cast<const uint16_t*>(in.data) + offset, in.row_stride, row_length, w,
+                    uy.n, combined.data());
+        break;
+      case SampleType::kFloat32:
+        CombineRows(static_cast<const float*>(in.data) + offset, in.row_stride, row_length, w,
+                    uy.n, combined.data());
+        break;
     }
+    CombineColumns(combined.data(), in.channels, ux, line.data());
     Store(out, in.channels, y, line.data());
   }
   return Status::OK();

@@ -343,9 +343,10 @@ class Dataset:
         bilinearly (TF2's half-pixel centres). flip: a random left-right flip of half the images.
         dtype: "uint8" (rounded) or "float32", which is pixel / 255, then (x - mean) / std per
         channel when given (torchvision's convention, e.g. mean=(0.485, 0.456, 0.406)).
-        fast: libjpeg-turbo's scaled IDCT (by the smallest M/8 that keeps the crop at least `size`)
-        and no fancy upsampling: much less decoding for large images, pixels no longer
-        TensorFlow's. Random crops and flips are deterministic for a seed.
+        fast: libjpeg-turbo's scaled IDCT (1/8, 1/4 or 1/2, the smallest that keeps the crop at
+        least `size`; the other M/8 scales have no SIMD code and are slower than a full decode)
+        and no fancy upsampling: far less decoding for images much larger than `size`, pixels
+        no longer TensorFlow's. Random crops and flips are deterministic for a seed.
 
         On a TFRecordDataset this runs on the native pipeline's threads, in parallel with reading
         and parsing, its randomness resumes with the iterator's state, and an image that does not
