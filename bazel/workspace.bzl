@@ -61,6 +61,7 @@ def swigflow_workspace():
         package = "zlib1g-dev",
         target = "zlib",
     )
+
     # Linked statically (the archives are position-independent): the wheel needs no system
     # libjpeg or libpng, and libswigflow_framework.so's version script keeps their symbols hidden.
     debian_static_library(

@@ -122,7 +122,10 @@ def tf_pipeline(tf, shards, train):
         window = tf.stack([begin[0], begin[1], size[0], size[1]])
         image = tf.image.decode_and_crop_jpeg(ex["image/encoded"], window, channels=3)
         image = tf.image.random_flip_left_right(tf.image.resize(image, SIZE))
-        return {"image/encoded": tf.cast(image, tf.uint8), "image/class/label": ex["image/class/label"]}
+        return {
+            "image/encoded": tf.cast(image, tf.uint8),
+            "image/class/label": ex["image/class/label"],
+        }
 
     ds = tf.data.TFRecordDataset(shards, num_parallel_reads=tf.data.AUTOTUNE)
     ds = ds.map(training if train else evaluate, num_parallel_calls=tf.data.AUTOTUNE)
@@ -157,7 +160,10 @@ def run_torch(folder):
     import torch
 
     loader = torch.utils.data.DataLoader(
-        FolderDataset(folder), batch_size=BATCH, num_workers=os.cpu_count(), persistent_workers=False
+        FolderDataset(folder),
+        batch_size=BATCH,
+        num_workers=os.cpu_count(),
+        persistent_workers=False,
     )
     return count_images(loader, None)
 
@@ -223,7 +229,9 @@ def main():
         have_torch = False
 
     with open("/proc/cpuinfo") as f:
-        cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "?")
+        cpu = next(
+            (line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "?"
+        )
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         shards, folder, mean_bytes = make_data(tmp, args.images)
         print(f"CPU: {cpu}, {os.cpu_count()} cores; {args.images} JPEGs 500x375 q90 "
@@ -242,9 +250,19 @@ def main():
         for train in (False, True):
             kind = "train" if train else "eval"
             for fast in (False, True):
-                name = f"swigflow decode_images({'crop=random, flip, ' if train else ''}fast={fast})"
-                rows.append((name, kind, best_rate(args.repeats, run_swigflow, shards, train, fast)))
-        rows.append(("full PIL decode, no resize (ceiling)", "eval", best_rate(args.repeats, run_ceiling, folder)))
+                name = (
+                    f"swigflow decode_images({'crop=random, flip, ' if train else ''}fast={fast})"
+                )
+                rows.append(
+                    (name, kind, best_rate(args.repeats, run_swigflow, shards, train, fast))
+                )
+        rows.append(
+            (
+                "full PIL decode, no resize (ceiling)",
+                "eval",
+                best_rate(args.repeats, run_ceiling, folder),
+            )
+        )
         print(f"| pipeline | images/s | vs tf.data ({'eval' if tf else 'n/a'}/train) |")
         print("|---|---:|---:|")
         for name, kind, rate in rows:

@@ -18,7 +18,8 @@ namespace {
 
 // The seed of one use (`stream`) in one epoch.
 uint64_t EpochSeed(const PipelineOptions& o, int64_t epoch, uint64_t stream) {
-  Rng mixed(MixSeed(o.seed, stream) + static_cast<uint64_t>(o.reshuffle_each_iteration ? epoch : 0));
+  Rng mixed(MixSeed(o.seed, stream) +
+            static_cast<uint64_t>(o.reshuffle_each_iteration ? epoch : 0));
   return mixed.Next();
 }
 
@@ -733,8 +734,8 @@ class Pipeline::Impl {
     }
     e->images.resize(n * bytes);
     std::vector<Status> statuses;
-    image::DecodeImageBatch(feature.bytes, seeds, o_.image, decode_pool_.get(),
-                            e->images.data(), &statuses);
+    image::DecodeImageBatch(feature.bytes, seeds, o_.image, decode_pool_.get(), e->images.data(),
+                            &statuses);
     std::vector<bool> keep(n, true);
     size_t dropped = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -802,13 +803,13 @@ class Pipeline::Impl {
   const PipelineOptions o_;
   const bool indexed_;
   std::atomic<bool> cancelled_{false};
-  BoundedQueue<Output> raw_;  // assembled batches waiting to be parsed
+  BoundedQueue<Output> raw_;     // assembled batches waiting to be parsed
   BoundedQueue<Output> parsed_;  // parsed batches waiting for their images to be decoded
-  BoundedQueue<Output> out_;  // finished elements
+  BoundedQueue<Output> out_;     // finished elements
   std::vector<std::unique_ptr<io::RandomAccessFile>> random_files_;  // opened on first use
   std::mutex random_files_mu_;
   std::mutex damages_mu_;
-  std::vector<io::RecordDamage> damages_;  // guarded by damages_mu_
+  std::vector<io::RecordDamage> damages_;    // guarded by damages_mu_
   std::unique_ptr<ThreadPool> decode_pool_;  // with decode_images
   std::thread decoder_;
   std::thread parser_;

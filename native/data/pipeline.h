@@ -77,7 +77,7 @@ struct PipelineOptions {
   size_t image_spec = 0;
   image::BatchDecodeOptions image;
   uint64_t image_seed = 0;  // of the random crops and flips
-  int prefetch = 2;  // finished elements held ready
+  int prefetch = 2;         // finished elements held ready
   OnError on_error = OnError::kRaise;
   int64_t start_epoch = 0;
   int64_t start_position = 0;
@@ -92,7 +92,7 @@ struct Element {
   std::vector<uint64_t> offsets;               // and its offset there
   // With decode_images: the decoded images, DecodedImageBytes(options.image) each.
   example::NumberVector<uint8_t> images;
-  int64_t epoch = 0;                           // the state right after this element
+  int64_t epoch = 0;     // the state right after this element
   int64_t position = 0;  // records of `epoch` emitted up to and including this element
   size_t size() const { return ends.size(); }
 };

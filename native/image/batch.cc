@@ -166,8 +166,7 @@ Status DecodeImageInto(std::string_view data, uint64_t seed, const BatchDecodeOp
   } else if (format == Format::kPng) {
     PngDecodeOptions po;
     po.channels = o.channels;
-    SWIGFLOW_RETURN_IF_ERROR(
-        DecodePng(data.data(), data.size(), po, scratch.Allocate(), &decoded));
+    SWIGFLOW_RETURN_IF_ERROR(DecodePng(data.data(), data.size(), po, scratch.Allocate(), &decoded));
     window = ChooseWindow(decoded.height, decoded.width, o, &rng);
   } else {
     return errors::InvalidArgument("not a JPEG or PNG image (", data.size(), " bytes, ",
@@ -183,8 +182,9 @@ void DecodeImageBatch(const std::vector<std::string_view>& images,
   statuses->assign(images.size(), Status::OK());
   const size_t bytes = DecodedImageBytes(o);
   pool->ParallelFor(static_cast<int64_t>(images.size()), [&](int64_t i) {
-    (*statuses)[i] = CatchExceptions(
-        [&] { return DecodeImageInto(images[i], seeds[i], o, static_cast<char*>(out) + i * bytes); });
+    (*statuses)[i] = CatchExceptions([&] {
+      return DecodeImageInto(images[i], seeds[i], o, static_cast<char*>(out) + i * bytes);
+    });
   });
 }
 

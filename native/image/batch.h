@@ -31,7 +31,7 @@ struct BatchDecodeOptions {
   double central_fraction = 0.875;
   // Random crops as ResNet-50's reference preprocessing: 8-100% of the area, aspect 3/4..4/3.
   DistortOptions distort{0.1f, 0.75f, 1.33f, 0.08f, 1.0f, 100};
-  bool flip = false;  // a random left-right flip, half of the images
+  bool flip = false;                     // a random left-right flip, half of the images
   SampleType type = SampleType::kUint8;  // or kFloat32: (pixel / 255 - mean) / std
   bool nchw = false;
   std::vector<float> mean, std;  // per channel (empty: 0 and 1), for float output

@@ -10,8 +10,8 @@ namespace image {
 
 Status CheckDistortOptions(const DistortOptions& o) {
   if (!(o.min_area > 0 && o.min_area <= o.max_area && o.max_area <= 1)) {
-    return errors::InvalidArgument("area_range must be in (0, 1] and increasing, got [",
-                                   o.min_area, ", ", o.max_area, "]");
+    return errors::InvalidArgument("area_range must be in (0, 1] and increasing, got [", o.min_area,
+                                   ", ", o.max_area, "]");
   }
   if (!(o.min_aspect_ratio > 0 && o.min_aspect_ratio <= o.max_aspect_ratio)) {
     return errors::InvalidArgument("aspect_ratio_range must be positive and increasing, got [",
@@ -36,8 +36,8 @@ Window SampleDistortedBoundingBox(int64_t height, int64_t width,
   const double area = static_cast<double>(height) * static_cast<double>(width);
   auto uniform = [&](float lo, float hi) { return lo + (hi - lo) * rng.UniformFloat(); };
   for (int attempt = 0; attempt < o.max_attempts; ++attempt) {
-    const BoundingBox box = boxes.empty() ? BoundingBox()
-                                          : boxes[static_cast<size_t>(rng.Uniform(boxes.size()))];
+    const BoundingBox box =
+        boxes.empty() ? BoundingBox() : boxes[static_cast<size_t>(rng.Uniform(boxes.size()))];
     const double target = area * uniform(o.min_area, o.max_area);
     const double aspect = uniform(o.min_aspect_ratio, o.max_aspect_ratio);
     const int64_t h = std::llround(std::sqrt(target / aspect));

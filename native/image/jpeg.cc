@@ -155,8 +155,7 @@ Status JpegDecoder::Start(const void* data, size_t size, Shape* shape) {
   if (size == 0) return errors::InvalidArgument("Invalid JPEG data: empty input");
   if (jpeg_read_header(&s->cinfo, TRUE) != JPEG_HEADER_OK) {
     jpeg_abort_decompress(&s->cinfo);
-    return errors::InvalidArgument("Invalid JPEG data: the header is truncated (", size,
-                                   " bytes)");
+    return errors::InvalidArgument("Invalid JPEG data: the header is truncated (", size, " bytes)");
   }
   SWIGFLOW_RETURN_IF_ERROR(CheckPixelLimit("JPEG", s->cinfo.image_height, s->cinfo.image_width));
   shape->height = s->cinfo.image_height;
@@ -275,8 +274,8 @@ Status JpegDecoder::Decode(const JpegDecodeOptions& options, const Allocator& al
   const int decoded_components = cinfo->output_components;
   const bool direct = !cmyk && skip_x == 0 && static_cast<int64_t>(decoded_width) == w.width;
   if (!direct) s->row.resize(static_cast<size_t>(decoded_width) * decoded_components);
-  if (w.y > 0 && jpeg_skip_scanlines(cinfo, static_cast<JDIMENSION>(w.y)) <
-                     static_cast<JDIMENSION>(w.y)) {
+  if (w.y > 0 &&
+      jpeg_skip_scanlines(cinfo, static_cast<JDIMENSION>(w.y)) < static_cast<JDIMENSION>(w.y)) {
     rows_done = 0;  // the data ended before the window
   } else {
     while (rows_done < w.height) {
@@ -300,11 +299,12 @@ Status JpegDecoder::Decode(const JpegDecodeOptions& options, const Allocator& al
     const bool acceptable = options.try_recover_truncated &&
                             rows >= static_cast<int64_t>(options.acceptable_fraction * w.height);
     if (!acceptable) {
-      return errors::InvalidArgument("Invalid JPEG data: truncated after ", rows, " of ",
-                                     w.height, " rows");
+      return errors::InvalidArgument("Invalid JPEG data: truncated after ", rows, " of ", w.height,
+                                     " rows");
     }
     for (int64_t y = rows; y < w.height; ++y) {
-      std::memset(out + static_cast<size_t>(y) * stride, 0, static_cast<size_t>(w.width) * channels);
+      std::memset(out + static_cast<size_t>(y) * stride, 0,
+                  static_cast<size_t>(w.width) * channels);
     }
   }
   return Status::OK();

@@ -195,8 +195,8 @@ void OnWriteError(png_structp png, png_const_charp message) {
 }
 
 void WriteData(png_structp png, png_bytep data, png_size_t length) {
-  static_cast<Writer*>(png_get_io_ptr(png))->out->append(reinterpret_cast<const char*>(data),
-                                                         length);
+  static_cast<Writer*>(png_get_io_ptr(png))
+      ->out->append(reinterpret_cast<const char*>(data), length);
 }
 
 void Flush(png_structp) {}

@@ -16,7 +16,7 @@ namespace swigflow {
 namespace image {
 
 struct PngDecodeOptions {
-  int channels = 0;  // 0: the file's (palette images: 3, or 4 with transparency); 1..4
+  int channels = 0;   // 0: the file's (palette images: 3, or 4 with transparency); 1..4
   int bit_depth = 8;  // 8 (uint8) or 16 (uint16, native byte order)
 };
 

@@ -135,8 +135,8 @@ void AreaTaps(int64_t in, int64_t out, Taps* taps) {
     w.assign(static_cast<size_t>(hi - lo + 1), 0.0f);
     for (int64_t i = first; i < last; ++i) {
       const float fi = static_cast<float>(i);
-      float cover = i < begin ? (fi + 1 > end ? scale : fi + 1 - begin)
-                              : (fi + 1 > end ? end - fi : 1.0f);
+      float cover =
+          i < begin ? (fi + 1 > end ? scale : fi + 1 - begin) : (fi + 1 > end ? end - fi : 1.0f);
       w[static_cast<size_t>(std::min(i, in - 1) - lo)] += cover / scale;
     }
     Add(taps, lo, w.data(), static_cast<int>(w.size()));
@@ -211,8 +211,7 @@ void CombineRows(const T* __restrict first_row, int64_t row_stride, int64_t leng
 
 // Horizontal pass over one (vertically combined) row: out_w * C values.
 template <int N, int C>
-void CombineColumnsFixed(const float* __restrict row, const UniformTaps& t,
-                         float* __restrict out) {
+void CombineColumnsFixed(const float* __restrict row, const UniformTaps& t, float* __restrict out) {
   const int64_t out_w = static_cast<int64_t>(t.start.size());
   for (int64_t o = 0; o < out_w; ++o) {
     const float* src = row + t.start[o] * C;
@@ -300,8 +299,8 @@ Status ComputeTaps(ResizeMethod method, bool antialias, int64_t in_size, int64_t
 
 Status Resize(const ImageRef& in, ResizeMethod method, bool antialias, const OutputRef& out) {
   if (in.channels <= 0 || in.height <= 0 || in.width <= 0 || out.height <= 0 || out.width <= 0) {
-    return errors::InvalidArgument("cannot resize a ", in.width, "x", in.height, "x",
-                                   in.channels, " image to ", out.width, "x", out.height);
+    return errors::InvalidArgument("cannot resize a ", in.width, "x", in.height, "x", in.channels,
+                                   " image to ", out.width, "x", out.height);
   }
   if (!out.scale.empty() && (out.scale.size() != static_cast<size_t>(in.channels) ||
                              out.bias.size() != out.scale.size())) {
@@ -330,8 +329,8 @@ Status Resize(const ImageRef& in, ResizeMethod method, bool antialias, const Out
                     uy.n, combined.data());
         break;
       case SampleType::kFloat32:
-        CombineRows(static_cast<const float*>(in.data) + offset, in.row_stride, row_length, w,
-                    uy.n, combined.data());
+        CombineRows(static_cast<const float*>(in.data) + offset, in.row_stride, row_length, w, uy.n,
+                    combined.data());
         break;
     }
     CombineColumns(combined.data(), in.channels, ux, line.data());

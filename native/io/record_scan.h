@@ -29,10 +29,10 @@ namespace io {
 
 struct RecordDamage {
   enum class Kind : int {
-    kLengthCrc = 0,  // a header's CRC does not match
-    kDataCrc = 1,    // a payload's CRC does not match
-    kTruncated = 2,  // a record (or header) cut short by the end of the data
-    kStream = 3,     // the compressed stream is damaged; nothing after it can be read
+    kLengthCrc = 0,    // a header's CRC does not match
+    kDataCrc = 1,      // a payload's CRC does not match
+    kTruncated = 2,    // a record (or header) cut short by the end of the data
+    kStream = 3,       // the compressed stream is damaged; nothing after it can be read
     kUndecodable = 4,  // an intact record whose image does not decode (swigflow.data)
   };
   Kind kind;

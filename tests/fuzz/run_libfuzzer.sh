@@ -5,7 +5,7 @@
 #   tests/fuzz/run_libfuzzer.sh TARGET [SECONDS] [libFuzzer flags...]   (default: 600 seconds)
 #
 # TARGET: record_reader (native/io: readers, the scanner, index scanning and parsing) or
-# example (the Example/SequenceExample codec). Needs clang (as root: apt-get install -y clang). Works in
+# example (the Example/SequenceExample codec) or image (the JPEG/PNG decoders and batch decode). Needs clang (as root: apt-get install -y clang). Works in
 # .fuzz/TARGET/ (git-ignored): the binary, the growing corpus and any crash-* inputs, which
 # reproduce with: .fuzz/TARGET/fuzzer .fuzz/TARGET/crash-...
 set -euo pipefail
@@ -23,6 +23,7 @@ work="$root/.fuzz/$target"
 mkdir -p "$work/include" "$work/corpus"
 ln -sfn "$root/native" "$work/include/swigflow"  # headers are included as swigflow/...
 
+libs=()
 case "$target" in
   record_reader)
     sources=(
@@ -48,14 +49,21 @@ case "$target" in
       native/example/example.cc native/example/parse.cc tests/fuzz/example_fuzzer.cc)
     cp "$root"/tests/testdata/example_seeds/* "$work/corpus/"
     ;;
+  image)
+    sources=(native/framework/status.cc native/framework/thread_pool.cc native/image/batch.cc
+      native/image/crop.cc native/image/image.cc native/image/jpeg.cc native/image/png.cc
+      native/image/resize.cc tests/fuzz/image_fuzzer.cc)
+    libs=(-ljpeg -lpng16)
+    cp "$root"/tests/testdata/tf_images/*.jpg "$root"/tests/testdata/tf_images/*.png "$work/corpus/"
+    ;;
   *)
-    echo "usage: $0 record_reader|example [SECONDS] [libFuzzer flags...]" >&2
+    echo "usage: $0 record_reader|example|image [SECONDS] [libFuzzer flags...]" >&2
     exit 2
     ;;
 esac
 (cd "$root" && clang++ -std=c++17 -O1 -g -msse4.2 -fno-omit-frame-pointer \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -I"$work/include" -I"$root" "${sources[@]}" -lz -o "$work/fuzzer")
+  -I"$work/include" -I"$root" "${sources[@]}" "${libs[@]}" -lz -pthread -o "$work/fuzzer")
 
 cd "$work"
 exec ./fuzzer -max_total_time="$seconds" -max_len=65536 -timeout=10 \

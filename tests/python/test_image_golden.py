@@ -48,7 +48,10 @@ def _run(case):
 
 
 # TF's ValueError cases are argument checks that swigflow reports as InvalidArgumentError.
-_ERRORS = {"InvalidArgumentError": errors.InvalidArgumentError, "ValueError": errors.InvalidArgumentError}
+_ERRORS = {
+    "InvalidArgumentError": errors.InvalidArgumentError,
+    "ValueError": errors.InvalidArgumentError,
+}
 
 
 def _tolerance(case, expected):
@@ -85,17 +88,21 @@ def test_matches_tensorflow(case):
 
 def _rows_from_data(case):
     """The leading rows of TF's recovered decode that equal the complete file's decode."""
-    full = [
-        c for c in CASES
-        if c["file"] == "baseline_420.jpg" and c["op"] == "decode_jpeg" and c["args"] == {"channels": 3, "dct_method": ""}
-    ][0]  # fmt: skip
+    full = next(
+        c
+        for c in CASES
+        if c["file"] == "baseline_420.jpg"
+        and c["op"] == "decode_jpeg"
+        and c["args"] == {"channels": 3, "dct_method": ""}
+    )
     same = np.all(GOLDEN[full["result"]] == GOLDEN[case["result"]], axis=(1, 2))
     return int(np.argmin(same)) if not same.all() else len(same)
 
 
 def test_manifest_covers_the_issue_list():
     files = {c["file"] for c in CASES}
-    for name in ("progressive_420.jpg", "baseline_444.jpg", "baseline_422.jpg", "grayscale.jpg",
-                 "restart_markers.jpg", "odd_17x23.jpg", "cmyk.jpg", "truncated_60.jpg"):  # fmt: skip
+    names = ["progressive_420.jpg", "baseline_444.jpg", "baseline_422.jpg", "grayscale.jpg"]
+    names += ["restart_markers.jpg", "odd_17x23.jpg", "cmyk.jpg", "truncated_60.jpg"]
+    for name in names:
         assert name in files
     assert MANIFEST["tensorflow"].startswith("2.21")

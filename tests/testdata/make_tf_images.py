@@ -19,8 +19,8 @@ import os
 import numpy as np
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-import tensorflow as tf  # noqa: E402
-from PIL import Image  # noqa: E402
+import tensorflow as tf
+from PIL import Image
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf_images")
 
@@ -90,7 +90,9 @@ def images():
             "gray_alpha8.png": png(Image.fromarray(rgba).convert("LA")),
             "gray16.png": tf.io.encode_png(tf.constant(gray16[..., None])).numpy(),
             "gray1bit.png": png(Image.fromarray(gray > 128)),
-            "palette.png": png(Image.fromarray(rgb).convert("P", palette=Image.ADAPTIVE, colors=37)),
+            "palette.png": png(
+                Image.fromarray(rgb).convert("P", palette=Image.ADAPTIVE, colors=37)
+            ),
         }
     )
     pal = Image.fromarray(rgb).convert("P", palette=Image.ADAPTIVE, colors=16)
@@ -135,7 +137,9 @@ def main():
             for channels in (0, 1, 3):
                 for dct in ("", "INTEGER_ACCURATE"):
                     args = {"channels": channels, "dct_method": dct}
-                    record("decode_jpeg", name, args, lambda a=args, d=data: tf.io.decode_jpeg(d, **a))
+                    record(
+                        "decode_jpeg", name, args, lambda a=args, d=data: tf.io.decode_jpeg(d, **a)
+                    )
             for args in (
                 {"channels": 3, "fancy_upscaling": False},
                 {"channels": 3, "ratio": 2},
@@ -145,51 +149,107 @@ def main():
                 {"channels": 3, "try_recover_truncated": True, "acceptable_fraction": 0.3},
             ):
                 record("decode_jpeg", name, args, lambda a=args, d=data: tf.io.decode_jpeg(d, **a))
-            shape = tf.io.extract_jpeg_shape(data).numpy() if name.startswith(("base", "prog", "rest", "gray", "cmyk")) else None
+            shape = (
+                tf.io.extract_jpeg_shape(data).numpy()
+                if name.startswith(("base", "prog", "rest", "gray", "cmyk"))
+                else None
+            )
             if shape is not None:
                 h, w = int(shape[0]), int(shape[1])
-                for window in ([0, 0, h, w], [3, 5, h // 2, w // 3], [h - 9, w - 17, 9, 17], [h // 3, 1, 1, w - 2]):
+                for window in (
+                    [0, 0, h, w],
+                    [3, 5, h // 2, w // 3],
+                    [h - 9, w - 17, 9, 17],
+                    [h // 3, 1, 1, w - 2],
+                ):
                     for dct in ("", "INTEGER_ACCURATE"):
                         args = {"crop_window": window, "channels": 3, "dct_method": dct}
-                        record("decode_and_crop_jpeg", name, args,
-                               lambda a=args, d=data: tf.image.decode_and_crop_jpeg(d, **a))
+                        record(
+                            "decode_and_crop_jpeg",
+                            name,
+                            args,
+                            lambda a=args, d=data: tf.image.decode_and_crop_jpeg(d, **a),
+                        )
                 args = {"crop_window": [0, 0, h + 1, w], "channels": 3}
-                record("decode_and_crop_jpeg", name, args,
-                       lambda a=args, d=data: tf.image.decode_and_crop_jpeg(d, **a))
+                record(
+                    "decode_and_crop_jpeg",
+                    name,
+                    args,
+                    lambda a=args, d=data: tf.image.decode_and_crop_jpeg(d, **a),
+                )
         else:
             for channels in (0, 1, 2, 3, 4):
                 for dtype in ("uint8", "uint16"):
                     args = {"channels": channels, "dtype": dtype}
-                    record("decode_png", name, args,
-                           lambda c=channels, t=dtype, d=data: tf.io.decode_png(d, channels=c, dtype=t))
+                    record(
+                        "decode_png",
+                        name,
+                        args,
+                        lambda c=channels, t=dtype, d=data: tf.io.decode_png(
+                            d, channels=c, dtype=t
+                        ),
+                    )
         for dtype in ("uint8", "float32"):
             args = {"dtype": dtype}
-            record("decode_image", name, args,
-                   lambda t=dtype, d=data: tf.io.decode_image(d, dtype=t, expand_animations=False))
+            record(
+                "decode_image",
+                name,
+                args,
+                lambda t=dtype, d=data: tf.io.decode_image(d, dtype=t, expand_animations=False),
+            )
 
     # Resize: every method, up and down, with and without antialias, on uint8 and float input.
     src = photo(53, 37, 9)
     arrays["resize_src"] = src
-    for method in ("bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5", "gaussian", "mitchellcubic"):
+    for method in (
+        "bilinear",
+        "nearest",
+        "bicubic",
+        "area",
+        "lanczos3",
+        "lanczos5",
+        "gaussian",
+        "mitchellcubic",
+    ):
         for size in ((19, 23), (37, 53), (45, 70), (24, 100)):
             for antialias in (False, True):
                 args = {"size": list(size), "method": method, "antialias": antialias}
-                record("resize", "resize_src", args,
-                       lambda a=args: tf.image.resize(src, a["size"], a["method"], antialias=a["antialias"]))
+                record(
+                    "resize",
+                    "resize_src",
+                    args,
+                    lambda a=args: tf.image.resize(
+                        src, a["size"], a["method"], antialias=a["antialias"]
+                    ),
+                )
     srcf = (photo(29, 41, 10).astype(np.float32) / 255.0)[None]
     arrays["resize_src_float"] = srcf
     for method in ("bilinear", "bicubic", "area"):
         args = {"size": [16, 12], "method": method, "antialias": False}
-        record("resize", "resize_src_float", args,
-               lambda a=args: tf.image.resize(srcf, a["size"], a["method"]))
+        record(
+            "resize",
+            "resize_src_float",
+            args,
+            lambda a=args: tf.image.resize(srcf, a["size"], a["method"]),
+        )
     args = {"size": [30, 30], "method": "bilinear", "preserve_aspect_ratio": True}
-    record("resize", "resize_src", args,
-           lambda: tf.image.resize(src, [30, 30], preserve_aspect_ratio=True))
+    record(
+        "resize",
+        "resize_src",
+        args,
+        lambda: tf.image.resize(src, [30, 30], preserve_aspect_ratio=True),
+    )
 
     # Encoding: TF's bytes decoded by TF (the reference for our encoder's round trip).
-    for args in ({"quality": 95}, {"quality": 50, "chroma_downsampling": False}, {"quality": 75, "progressive": True}):
+    for args in (
+        {"quality": 95},
+        {"quality": 50, "chroma_downsampling": False},
+        {"quality": 75, "progressive": True},
+    ):
+
         def enc(a=args):
             return tf.io.decode_jpeg(tf.io.encode_jpeg(src, **a))
+
         record("encode_jpeg_roundtrip", "resize_src", args, enc)
 
     np.savez_compressed(os.path.join(OUT, "golden.npz"), **arrays)

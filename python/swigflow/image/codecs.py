@@ -27,7 +27,8 @@ def _contents(contents):
 def _dct(dct_method):
     if dct_method not in _DCT_METHODS:
         raise errors.InvalidArgumentError(
-            f"dct_method must be one of '', 'INTEGER_FAST' or 'INTEGER_ACCURATE', got {dct_method!r}"
+            "dct_method must be one of '', 'INTEGER_FAST' or 'INTEGER_ACCURATE', "
+            f"got {dct_method!r}"
         )
     return _DCT_METHODS[dct_method]
 
@@ -167,12 +168,14 @@ def decode_image(contents, channels=None, dtype=np.uint8, name=None, expand_anim
 def _pixels(image, what):
     image = np.asarray(image)
     if image.ndim != 3:
-        raise errors.InvalidArgumentError(f"{what} needs an image of rank 3, got shape {image.shape}")
+        raise errors.InvalidArgumentError(
+            f"{what} needs an image of rank 3, got shape {image.shape}"
+        )
     return image
 
 
 def encode_jpeg(
-    image, format="", quality=95, progressive=False, optimize_size=False,  # noqa: A002 - TF's name
+    image, format="", quality=95, progressive=False, optimize_size=False,
     chroma_downsampling=True, density_unit="in", x_density=300, y_density=300, xmp_metadata="",
     name=None,
 ):  # fmt: skip
@@ -183,13 +186,17 @@ def encode_jpeg(
         raise errors.InvalidArgumentError(f"encode_jpeg needs uint8 pixels, got {image.dtype}")
     want = {"": image.shape[2], "grayscale": 1, "rgb": 3}.get(format)
     if want is None:
-        raise errors.InvalidArgumentError(f"format must be '', 'grayscale' or 'rgb', got {format!r}")
+        raise errors.InvalidArgumentError(
+            f"format must be '', 'grayscale' or 'rgb', got {format!r}"
+        )
     if image.shape[2] != want or want not in (1, 3):
         raise errors.InvalidArgumentError(
             f"image must have {'1 or 3' if not format else want} channels, got {image.shape[2]}"
         )
     if density_unit not in _DENSITY_UNITS:
-        raise errors.InvalidArgumentError(f"density_unit must be 'in' or 'cm', got {density_unit!r}")
+        raise errors.InvalidArgumentError(
+            f"density_unit must be 'in' or 'cm', got {density_unit!r}"
+        )
     xmp = xmp_metadata.encode() if isinstance(xmp_metadata, str) else bytes(xmp_metadata)
     return _pywrap.ImageEncodeJpeg(
         np.ascontiguousarray(image), int(quality), bool(progressive), bool(optimize_size),

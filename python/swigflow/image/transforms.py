@@ -111,7 +111,10 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
     if h < target_height + offset_height:
         raise ValueError("height must be >= target + offset.")
     return image[
-        ..., offset_height : offset_height + target_height, offset_width : offset_width + target_width, :
+        ...,
+        offset_height : offset_height + target_height,
+        offset_width : offset_width + target_width,
+        :,
     ]
 
 

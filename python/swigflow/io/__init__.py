@@ -1,6 +1,5 @@
 """TFRecord input and output, named like ``tf.io``."""
 
-from swigflow.io._checksum import crc32c, masked_crc32c
 from swigflow.image.codecs import (
     decode_and_crop_jpeg,
     decode_image,
@@ -11,6 +10,7 @@ from swigflow.image.codecs import (
     extract_jpeg_shape,
     is_jpeg,
 )
+from swigflow.io._checksum import crc32c, masked_crc32c
 from swigflow.io.index import TFRecordFile, create_index, default_index_path
 from swigflow.io.parsing import (
     FixedLenFeature,
@@ -52,11 +52,11 @@ __all__ = [
     "decode_jpeg",
     "decode_png",
     "decode_raw",
+    "default_index_path",
     "encode_jpeg",
     "encode_png",
     "extract_jpeg_shape",
     "is_jpeg",
-    "default_index_path",
     "masked_crc32c",
     "parse_example",
     "parse_sequence_example",
