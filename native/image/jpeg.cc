@@ -144,6 +144,11 @@ Status JpegDecoder::Start(const void* data, size_t size, Shape* shape) {
     s->cinfo.src = &s->src.pub;
   }
   jpeg_abort_decompress(&s->cinfo);
+  // jpeg_abort frees these modules but leaves their pointers; a decode that does not create them
+  // again (merged upsampling makes no colour converter) would have jpeg_skip_scanlines use the
+  // freed ones (found by the fuzzer).
+  s->cinfo.cconvert = nullptr;
+  s->cinfo.cquantize = nullptr;
   s->err.pub.num_warnings = 0;
   s->src.data = static_cast<const JOCTET*>(data);
   s->src.size = size;
@@ -264,7 +269,12 @@ Status JpegDecoder::Decode(const JpegDecodeOptions& options, const Allocator& al
     jpeg_abort_decompress(cinfo);
     return errors::ResourceExhausted("no memory for a ", w.width, "x", w.height, " image");
   }
-  jpeg_start_decompress(cinfo);
+  if (!jpeg_start_decompress(cinfo)) {
+    // Suspended: a multi-scan (progressive) file whose data ends before its last scan. The
+    // decoder is not ready for output; nothing can be read.
+    jpeg_abort_decompress(cinfo);
+    return errors::InvalidArgument("Invalid JPEG data: truncated before the last scan");
+  }
   JDIMENSION x0 = static_cast<JDIMENSION>(w.x), decoded_width = cinfo->output_width;
   if (options.crop && w.width < full_width) {
     decoded_width = static_cast<JDIMENSION>(w.width);

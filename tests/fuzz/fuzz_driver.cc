@@ -109,6 +109,9 @@ int main(int argc, char** argv) {
   for (long i = 0; i < iterations; ++i) {
     std::string input = seeds[rng() % seeds.size()];
     for (int k = 0, n = 1 + rng() % 3; k < n; ++k) input = Mutate(std::move(input), rng);
+    if (const char* last = std::getenv("FUZZ_DRIVER_LAST_INPUT")) {  // to reproduce a crash
+      std::ofstream(last, std::ios::binary) << input;
+    }
     Run(input);
   }
   rusage usage{};
