@@ -52,7 +52,7 @@ def png(array, mode=None, **kwargs):
 
 def images():
     p = photo(67, 45, 1)
-    big = photo(157, 119, 2)
+    big = photo(121, 93, 2)
     files = {
         "baseline_420.jpg": jpeg(p, quality=90),
         "baseline_444.jpg": jpeg(p, quality=90, subsampling=0),
@@ -122,13 +122,17 @@ def main():
             f.write(data)
     cases, arrays = [], {}
 
+    stored = {}  # identical results (channels 0 and 3 of a colour JPEG, ...) are stored once
+
     def record(op, file, args, fn):
         value, error = run(fn)
         case = {"op": op, "file": file, "args": args, "error": error}
         if value is not None:
-            key = f"r{len(cases)}"
-            arrays[key] = value
-            case["result"] = key
+            identity = (value.dtype.str, value.shape, value.tobytes())
+            if identity not in stored:
+                stored[identity] = f"r{len(cases)}"
+                arrays[stored[identity]] = value
+            case["result"] = stored[identity]
         cases.append(case)
 
     for name, data in sorted(files.items()):
@@ -211,7 +215,7 @@ def main():
         "gaussian",
         "mitchellcubic",
     ):
-        for size in ((19, 23), (37, 53), (45, 70), (24, 100)):
+        for size in ((19, 23), (37, 53), (24, 100)):
             for antialias in (False, True):
                 args = {"size": list(size), "method": method, "antialias": antialias}
                 record(
