@@ -329,31 +329,10 @@ class PyPipeline {
   // The decoded images as one array [n, h, w, c] (or [n, c, h, w]) that owns their buffer.
   PyObject* ImagesToArray(Element* e) {
     const image::BatchDecodeOptions& o = image_options_;
-    const npy_intp n = static_cast<npy_intp>(e->size());
-    npy_intp hwc[4] = {n, static_cast<npy_intp>(o.height), static_cast<npy_intp>(o.width),
-                       static_cast<npy_intp>(o.channels)};
-    npy_intp chw[4] = {n, static_cast<npy_intp>(o.channels), static_cast<npy_intp>(o.height),
-                       static_cast<npy_intp>(o.width)};
-    using Buffer = example::NumberVector<uint8_t>;
-    auto* owned = new Buffer(std::move(e->images));
-    PyObject* capsule = PyCapsule_New(owned, nullptr, [](PyObject* c) {
-      delete static_cast<Buffer*>(PyCapsule_GetPointer(c, nullptr));
-    });
-    if (capsule == nullptr) {
-      delete owned;
-      return nullptr;
-    }
+    const auto shape = image::DecodedBatchShape(o, static_cast<int64_t>(e->size()));
+    npy_intp dims[4] = {shape[0], shape[1], shape[2], shape[3]};
     const int type = o.type == image::SampleType::kFloat32 ? NPY_FLOAT32 : NPY_UINT8;
-    PyObject* array = PyArray_SimpleNewFromData(4, o.nchw ? chw : hwc, type, owned->data());
-    if (array == nullptr) {
-      Py_DECREF(capsule);
-      return nullptr;
-    }
-    if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(array), capsule) < 0) {
-      Py_DECREF(array);
-      return nullptr;
-    }
-    return array;
+    return SwigflowArrayFromBuffer(std::move(e->images), type, 4, dims);
   }
 
   std::unique_ptr<Pipeline> pipeline_;

@@ -44,14 +44,9 @@ struct PixelVector {
     };
   }
   PyObject* Array(const sfi::Shape& shape, int type_num) {
-    PyObject* flat = SwigflowArrayFromVector(std::move(pixels), type_num);
-    if (flat == nullptr) return nullptr;
     npy_intp dims[3] = {static_cast<npy_intp>(shape.height), static_cast<npy_intp>(shape.width),
                         static_cast<npy_intp>(shape.channels)};
-    PyArray_Dims newshape = {dims, 3};
-    PyObject* array = PyArray_Newshape(reinterpret_cast<PyArrayObject*>(flat), &newshape, NPY_CORDER);
-    Py_DECREF(flat);
-    return array;
+    return SwigflowArrayFromBuffer(std::move(pixels), type_num, 3, dims);
   }
 };
 
@@ -306,12 +301,10 @@ PyObject* ImageDecodeBatch(PyObject* contents, unsigned long long seed, PyObject
     }
     views[static_cast<size_t>(i)] = std::string_view(data, static_cast<size_t>(size));
   }
-  npy_intp hwc[4] = {n, static_cast<npy_intp>(o.height), static_cast<npy_intp>(o.width),
-                     static_cast<npy_intp>(o.channels)};
-  npy_intp chw[4] = {n, static_cast<npy_intp>(o.channels), static_cast<npy_intp>(o.height),
-                     static_cast<npy_intp>(o.width)};
-  PyObject* result = PyArray_SimpleNew(4, o.nchw ? chw : hwc,
-                                       o.type == sfi::SampleType::kFloat32 ? NPY_FLOAT32 : NPY_UINT8);
+  const auto shape = sfi::DecodedBatchShape(o, n);
+  npy_intp dims[4] = {shape[0], shape[1], shape[2], shape[3]};
+  PyObject* result =
+      PyArray_SimpleNew(4, dims, o.type == sfi::SampleType::kFloat32 ? NPY_FLOAT32 : NPY_UINT8);
   if (result == nullptr) {
     Py_DECREF(items);
     return nullptr;

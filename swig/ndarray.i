@@ -19,12 +19,12 @@ static PyObject* SwigflowInt64Array(const std::vector<int64_t>& values) {
   return array;
 }
 
-// A 1-D array that takes over `values` without copying them: a capsule owning the vector is the
-// array's base, so the memory lives as long as the array. Needs the GIL.
+// An array of `type_num` and shape `dims` over the bytes of `values`, taking them over without a
+// copy: a capsule owning the vector is the array's base, so the memory lives as long as the
+// array. The vector must hold exactly the array's bytes. Needs the GIL.
 template <typename Vector>
-static PyObject* SwigflowArrayFromVector(Vector&& values, int type_num) {
+static PyObject* SwigflowArrayFromBuffer(Vector&& values, int type_num, int ndim, npy_intp* dims) {
   using Owned = std::decay_t<Vector>;
-  npy_intp size = static_cast<npy_intp>(values.size());
   auto* owned = new Owned(std::move(values));
   PyObject* capsule = PyCapsule_New(owned, nullptr, [](PyObject* c) {
     delete static_cast<Owned*>(PyCapsule_GetPointer(c, nullptr));
@@ -33,7 +33,7 @@ static PyObject* SwigflowArrayFromVector(Vector&& values, int type_num) {
     delete owned;
     return nullptr;
   }
-  PyObject* array = PyArray_SimpleNewFromData(1, &size, type_num, owned->data());
+  PyObject* array = PyArray_SimpleNewFromData(ndim, dims, type_num, owned->data());
   if (array == nullptr) {
     Py_DECREF(capsule);
     return nullptr;
@@ -44,6 +44,13 @@ static PyObject* SwigflowArrayFromVector(Vector&& values, int type_num) {
     return nullptr;
   }
   return array;
+}
+
+// The 1-D form: as many elements as `values` has.
+template <typename Vector>
+static PyObject* SwigflowArrayFromVector(Vector&& values, int type_num) {
+  npy_intp size = static_cast<npy_intp>(values.size());
+  return SwigflowArrayFromBuffer(std::forward<Vector>(values), type_num, 1, &size);
 }
 
 // A new 1-D object array of bytes objects copied from `values`. Needs the GIL.

@@ -136,6 +136,11 @@ size_t DecodedImageBytes(const BatchDecodeOptions& o) {
          (o.type == SampleType::kFloat32 ? 4 : 1);
 }
 
+std::array<int64_t, 4> DecodedBatchShape(const BatchDecodeOptions& o, int64_t n) {
+  if (o.nchw) return {n, o.channels, o.height, o.width};
+  return {n, o.height, o.width, o.channels};
+}
+
 Status DecodeImageInto(std::string_view data, uint64_t seed, const BatchDecodeOptions& o,
                        void* out) {
   Scratch& scratch = ThreadScratch();

@@ -6,6 +6,7 @@
 #ifndef SWIGFLOW_IMAGE_BATCH_H_
 #define SWIGFLOW_IMAGE_BATCH_H_
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,8 @@ Status CheckBatchDecodeOptions(const BatchDecodeOptions& options);
 
 // Bytes of one decoded image.
 size_t DecodedImageBytes(const BatchDecodeOptions& options);
+// The shape of n decoded images: [n, height, width, channels], or [n, channels, height, width].
+std::array<int64_t, 4> DecodedBatchShape(const BatchDecodeOptions& options, int64_t n);
 
 // Decodes one image into `out` (DecodedImageBytes long); `seed` drives its random crop and flip.
 Status DecodeImageInto(std::string_view data, uint64_t seed, const BatchDecodeOptions& options,

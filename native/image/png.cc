@@ -153,8 +153,7 @@ Status DecodePng(const void* data, size_t size, const PngDecodeOptions& o,
     const uint16_t one = 1;
     if (*reinterpret_cast<const uint8_t*>(&one) == 1) png_set_swap(png);  // PNG is big-endian
   }
-  const int passes = png_set_interlace_handling(png);
-  (void)passes;
+  png_set_interlace_handling(png);  // png_read_image then runs every pass
   png_read_update_info(png, info);
   if (png_get_channels(png, info) != channels) {
     std::snprintf(r->message, sizeof(r->message), "cannot convert %d channels to %d", stored,

@@ -70,7 +70,7 @@ class DecodeImagesFn:
     """map() step of decode_images on the Python path: one batch of parsed features in, the same
     dict with `key`'s bytes replaced by the decoded array out."""
 
-    def __init__(self, key, options, seed, on_error="raise"):
+    def __init__(self, key, options, seed):
         self.key = key
         self.options = options
         self.seed = seed
