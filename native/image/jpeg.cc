@@ -15,6 +15,10 @@ namespace image {
 
 namespace {
 
+// Rows per jpeg_read_scanlines: more than an iMCU row (at most 16 with 2x2 chroma), so merged
+// upsampling writes its row pairs straight into the output instead of through a spare row.
+constexpr int kRowsPerRead = 16;
+
 // libjpeg reports fatal errors through error_exit, which must not return: it longjmps back to
 // the setjmp of the call in progress. Only trivially destructible objects live in the frames it
 // skips (libjpeg's own, and the callers below up to their setjmp).
@@ -112,7 +116,8 @@ struct JpegDecoder::State {
   jpeg_progress_mgr progress;
   bool created = false;
   bool have_header = false;
-  std::vector<uint8_t> row;  // one decoded row, when it cannot go straight to the output
+  std::vector<uint8_t>
+      row;  // kRowsPerRead decoded rows, when they cannot go straight to the output
 };
 
 JpegDecoder::JpegDecoder() : state_(new State()) {}
@@ -283,24 +288,31 @@ Status JpegDecoder::Decode(const JpegDecodeOptions& options, const Allocator& al
   const int64_t skip_x = w.x - static_cast<int64_t>(x0);
   const int decoded_components = cinfo->output_components;
   const bool direct = !cmyk && skip_x == 0 && static_cast<int64_t>(decoded_width) == w.width;
-  if (!direct) s->row.resize(static_cast<size_t>(decoded_width) * decoded_components);
+  const size_t row_bytes = static_cast<size_t>(decoded_width) * decoded_components;
+  if (!direct) s->row.resize(kRowsPerRead * row_bytes);
   if (w.y > 0 &&
       jpeg_skip_scanlines(cinfo, static_cast<JDIMENSION>(w.y)) < static_cast<JDIMENSION>(w.y)) {
     rows_done = 0;  // the data ended before the window
   } else {
     while (rows_done < w.height) {
-      uint8_t* dest = out + static_cast<size_t>(rows_done) * stride;
-      JSAMPROW row = direct ? dest : s->row.data();
-      if (jpeg_read_scanlines(cinfo, &row, 1) != 1) break;  // suspended: the data ended
-      if (!direct) {
-        const uint8_t* src = s->row.data() + skip_x * decoded_components;
+      JSAMPROW rows[kRowsPerRead];
+      const int want = static_cast<int>(std::min<int64_t>(kRowsPerRead, w.height - rows_done));
+      for (int i = 0; i < want; ++i) {
+        rows[i] = direct ? out + static_cast<size_t>(rows_done + i) * stride
+                         : s->row.data() + i * row_bytes;
+      }
+      const int got = static_cast<int>(jpeg_read_scanlines(cinfo, rows, want));
+      if (got == 0) break;  // suspended: the data ended
+      for (int i = 0; i < got && !direct; ++i) {
+        uint8_t* dest = out + static_cast<size_t>(rows_done + i) * stride;
+        const uint8_t* src = rows[i] + skip_x * decoded_components;
         if (!cmyk) {
           std::memcpy(dest, src, static_cast<size_t>(w.width) * channels);
         } else {
           CmykToRgb(src, w.width, dest);
         }
       }
-      rows_done = rows_done + 1;
+      rows_done = rows_done + got;
     }
   }
   const int64_t rows = rows_done;

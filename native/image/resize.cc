@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
-#include <type_traits>
+#include <utility>
+
+#include "swigflow/framework/cpu_info.h"
+#include "swigflow/image/resize_kernels.h"
 
 namespace swigflow {
 namespace image {
@@ -195,89 +198,46 @@ UniformTaps Uniform(const Taps& t, int64_t in_size) {
   return u;
 }
 
-// Vertical pass: out[i] = sum_k w[k] * rows[k][i] over a whole source row (contiguous: the
-// compiler vectorizes it).
-template <typename T>
-void CombineRows(const T* __restrict first_row, int64_t row_stride, int64_t length,
-                 const float* __restrict w, int n, float* __restrict out) {
-  const float w0 = w[0];
-  for (int64_t i = 0; i < length; ++i) out[i] = w0 * static_cast<float>(first_row[i]);
-  for (int k = 1; k < n; ++k) {
-    const T* __restrict row = first_row + k * row_stride;
-    const float wk = w[k];
-    for (int64_t i = 0; i < length; ++i) out[i] += wk * static_cast<float>(row[i]);
+// Output index o of `t` becomes out_size - 1 - o: a mirrored row, written left to right.
+void ReverseOutputs(UniformTaps* t) {
+  const size_t outs = t->start.size();
+  for (size_t lo = 0, hi = outs - 1; lo < hi; ++lo, --hi) {
+    std::swap(t->start[lo], t->start[hi]);
+    std::swap_ranges(t->weights.begin() + lo * t->n, t->weights.begin() + (lo + 1) * t->n,
+                     t->weights.begin() + hi * t->n);
   }
 }
 
-// Horizontal pass over one (vertically combined) row: out_w * C values.
-template <int N, int C>
-void CombineColumnsFixed(const float* __restrict row, const UniformTaps& t, float* __restrict out) {
-  const int64_t out_w = static_cast<int64_t>(t.start.size());
-  for (int64_t o = 0; o < out_w; ++o) {
-    const float* src = row + t.start[o] * C;
-    const float* w = t.weights.data() + o * N;
-    float acc[C] = {};
-    for (int k = 0; k < N; ++k) {
-      for (int c = 0; c < C; ++c) acc[c] += w[k] * src[k * C + c];
-    }
-    for (int c = 0; c < C; ++c) out[o * C + c] = acc[c];
-  }
-}
-
-void CombineColumns(const float* row, int channels, const UniformTaps& t, float* out) {
-  if (channels == 3 && t.n == 2) return CombineColumnsFixed<2, 3>(row, t, out);
-  if (channels == 3 && t.n == 1) return CombineColumnsFixed<1, 3>(row, t, out);
-  if (channels == 1 && t.n == 2) return CombineColumnsFixed<2, 1>(row, t, out);
-  if (channels == 3 && t.n == 4) return CombineColumnsFixed<4, 3>(row, t, out);
-  const int64_t out_w = static_cast<int64_t>(t.start.size());
-  for (int64_t o = 0; o < out_w; ++o) {
-    const float* src = row + t.start[o] * channels;
-    const float* w = t.weights.data() + o * t.n;
-    for (int c = 0; c < channels; ++c) {
-      float acc = 0;
-      for (int k = 0; k < t.n; ++k) acc += w[k] * src[k * channels + c];
-      out[o * channels + c] = acc;
-    }
-  }
-}
-
-// Round to nearest (halves away from zero) and saturate; cheaper than nearbyint, which is a
-// library call without SSE4.1.
-template <typename T>
-T Saturate(float v, float max) {
-  return static_cast<T>(std::min(std::max(v, 0.0f), max) + 0.5f);
-}
-
-template <typename T>
-void StoreAs(const OutputRef& out, int channels, int64_t y, const float* values, float max) {
-  const bool affine = !out.scale.empty();
-  T* base = static_cast<T*>(out.data) + y * out.y_stride;
-  for (int64_t x = 0; x < out.width; ++x) {
-    T* px = base + x * out.x_stride;
-    for (int c = 0; c < channels; ++c) {
-      float v = values[x * channels + c];
-      if (affine) v = v * out.scale[c] + out.bias[c];
-      if constexpr (std::is_same_v<T, float>) {
-        px[c * out.c_stride] = v;
-      } else {
-        px[c * out.c_stride] = Saturate<T>(v, max);
-      }
-    }
-  }
-}
-
-void Store(const OutputRef& out, int channels, int64_t y, const float* values) {
-  switch (out.type) {
+size_t ElementSize(SampleType type) {
+  switch (type) {
     case SampleType::kUint8:
-      return StoreAs<uint8_t>(out, channels, y, values, 255.0f);
+      return 1;
     case SampleType::kUint16:
-      return StoreAs<uint16_t>(out, channels, y, values, 65535.0f);
+      return 2;
     case SampleType::kFloat32:
-      return StoreAs<float>(out, channels, y, values, 0.0f);
+      return 4;
+  }
+  return 1;
+}
+
+// dst[i] = v[i * v_stride] (* scale + bias) as `type`, through the kernels' store loops.
+void StoreRun(const ResizeKernels& k, SampleType type, const float* v, int64_t v_stride,
+              int64_t count, const float* scale, const float* bias, int64_t sb_stride, void* dst) {
+  switch (type) {
+    case SampleType::kUint8:
+      return k.store_u8(v, v_stride, count, scale, bias, sb_stride, static_cast<uint8_t*>(dst));
+    case SampleType::kUint16:
+      return k.store_u16(v, v_stride, count, scale, bias, sb_stride, static_cast<uint16_t*>(dst));
+    case SampleType::kFloat32:
+      return k.store_f32(v, v_stride, count, scale, bias, sb_stride, static_cast<float*>(dst));
   }
 }
 
 }  // namespace
+
+const ResizeKernels& ResizeKernelsFor(Isa isa) {
+  return isa == Isa::kScalar ? sse2::kResizeKernels : avx2::kResizeKernels;
+}
 
 Status ComputeTaps(ResizeMethod method, bool antialias, int64_t in_size, int64_t out_size,
                    Taps* taps) {
@@ -309,32 +269,77 @@ Status Resize(const ImageRef& in, ResizeMethod method, bool antialias, const Out
   Taps tx, ty;
   SWIGFLOW_RETURN_IF_ERROR(ComputeTaps(method, antialias, in.width, out.width, &tx));
   SWIGFLOW_RETURN_IF_ERROR(ComputeTaps(method, antialias, in.height, out.height, &ty));
-  const UniformTaps ux = Uniform(tx, in.width), uy = Uniform(ty, in.height);
-  // Vertically first (whole contiguous rows), then horizontally: the scalar horizontal pass
-  // runs over output rows only.
-  const int64_t row_length = in.width * in.channels;
-  thread_local std::vector<float> combined, line;
-  combined.resize(static_cast<size_t>(row_length));
-  line.resize(static_cast<size_t>(out.width * in.channels));
+  UniformTaps ux = Uniform(tx, in.width);
+  const UniformTaps uy = Uniform(ty, in.height);
+  const int channels = in.channels;
+  const size_t element = ElementSize(out.type);
+  char* base = static_cast<char*>(out.data);
+  int64_t x_stride = out.x_stride;
+  if (x_stride < 0) {
+    base += (out.width - 1) * x_stride * static_cast<int64_t>(element);
+    x_stride = -x_stride;
+    ReverseOutputs(&ux);
+  }
+  const bool affine = !out.scale.empty();
+  const bool interleaved = x_stride == channels && out.c_stride == 1;  // HWC rows
+  const bool planar = x_stride == 1;                                   // CHW rows
+  const ResizeKernels& k = ResizeKernelsFor(SelectedIsa());
+  // Vertically first (whole contiguous rows), then horizontally over output rows only.
+  const int64_t row_length = in.width * channels;
+  const int64_t line_length = out.width * channels;
+  thread_local std::vector<float> combined, line, scale_row, bias_row;
+  combined.resize(static_cast<size_t>(row_length + kResizeRowPadding));
+  line.resize(static_cast<size_t>(line_length + kResizeRowPadding));
+  if (interleaved && affine) {  // per element, so the store loop runs straight along the row
+    scale_row.resize(static_cast<size_t>(line_length));
+    bias_row.resize(static_cast<size_t>(line_length));
+    for (int64_t i = 0; i < line_length; ++i) {
+      scale_row[i] = out.scale[i % channels];
+      bias_row[i] = out.bias[i % channels];
+    }
+  }
   for (int64_t y = 0; y < out.height; ++y) {
     const float* w = uy.weights.data() + y * uy.n;
     const int64_t offset = uy.start[y] * in.row_stride;
     switch (in.type) {
       case SampleType::kUint8:
-        CombineRows(static_cast<const uint8_t*>(in.data) + offset, in.row_stride, row_length, w,
-                    uy.n, combined.data());
+        k.rows_u8(static_cast<const uint8_t*>(in.data) + offset, in.row_stride, row_length, w, uy.n,
+                  combined.data());
         break;
       case SampleType::kUint16:
-        CombineRows(static_cast<const uint16_t*>(in.data) + offset, in.row_stride, row_length, w,
-                    uy.n, combined.data());
+        k.rows_u16(static_cast<const uint16_t*>(in.data) + offset, in.row_stride, row_length, w,
+                   uy.n, combined.data());
         break;
       case SampleType::kFloat32:
-        CombineRows(static_cast<const float*>(in.data) + offset, in.row_stride, row_length, w, uy.n,
-                    combined.data());
+        k.rows_f32(static_cast<const float*>(in.data) + offset, in.row_stride, row_length, w, uy.n,
+                   combined.data());
         break;
     }
-    CombineColumns(combined.data(), in.channels, ux, line.data());
-    Store(out, in.channels, y, line.data());
+    char* row = base + y * out.y_stride * static_cast<int64_t>(element);
+    if (interleaved) {
+      k.columns(combined.data(), channels, ux.start.data(), ux.weights.data(), ux.n, out.width,
+                line.data());
+      StoreRun(k, out.type, line.data(), 1, line_length, affine ? scale_row.data() : nullptr,
+               bias_row.data(), 1, row);
+    } else if (planar) {
+      k.columns_planar(combined.data(), channels, ux.start.data(), ux.weights.data(), ux.n,
+                       out.width, line.data());
+      for (int c = 0; c < channels; ++c) {
+        StoreRun(k, out.type, line.data() + c * out.width, 1, out.width,
+                 affine ? &out.scale[c] : nullptr, affine ? &out.bias[c] : nullptr, 0,
+                 row + c * out.c_stride * static_cast<int64_t>(element));
+      }
+    } else {
+      k.columns(combined.data(), channels, ux.start.data(), ux.weights.data(), ux.n, out.width,
+                line.data());
+      for (int64_t x = 0; x < out.width; ++x) {
+        for (int c = 0; c < channels; ++c) {
+          StoreRun(k, out.type, line.data() + x * channels + c, 1, 1,
+                   affine ? &out.scale[c] : nullptr, affine ? &out.bias[c] : nullptr, 0,
+                   row + (x * x_stride + c * out.c_stride) * static_cast<int64_t>(element));
+        }
+      }
+    }
   }
   return Status::OK();
 }
