@@ -284,6 +284,9 @@ def test_usage_errors_exit_2_without_traceback(tmp_path):
          "--validation-fraction", "1.5"],
         ["build-image-dataset", "--train-directory", tmp_path, "--output-directory", tmp_path,
          "--train-shards", "0"],
+        ["export-images", tmp_path / "x", "--output-directory", tmp_path, "--quality", "0"],
+        ["export-images", tmp_path / "x", "--output-directory", tmp_path, "--format", "gif"],
+        ["export-images", tmp_path / "x", "--output-directory", tmp_path, "--resize", "7"],
         ["no-such-command"],
     ):  # fmt: skip
         result = run_process(*argv)
@@ -298,15 +301,53 @@ def test_help_everywhere():
         assert result.returncode == 0 and "usage: swigflow" in result.stdout
 
 
-def test_without_pillow_non_jpeg_input_is_a_clear_error(folders, tmp_path, capsys, monkeypatch):
-    root, _ = folders
+def test_without_pillow_jpeg_and_png_still_build(folders, tmp_path, capsys, monkeypatch):
+    """swigflow's codecs read JPEG and PNG (also for --resize); Pillow is needed only for other
+    formats, and its absence is then a clear error."""
+    root, info = folders
     monkeypatch.setitem(sys.modules, "PIL", None)  # import PIL now raises ImportError
+    out = tmp_path / "out"
+    status, stdout, stderr = run(
+        capsys, "build-image-dataset", "--train-directory", root,
+        "--output-directory", out, "--resize", "20x10", "--no-progress",
+    )  # fmt: skip
+    assert status == 0, stderr
+    assert "broken.jpg" in stdout and "Pillow, which reads other formats" in stdout
+    _, train = read_split(out, "train")
+    assert len(train["image/encoded"]) == len(info)
+    assert set(train["image/width"].tolist()) == {20}
+
+    monkeypatch.undo()
+    save(root / "cat" / "animated.gif", (9, 7), fmt="GIF")
+    monkeypatch.setitem(sys.modules, "PIL", None)
     status, _, stderr = run(
         capsys, "build-image-dataset", "--train-directory", root,
-        "--output-directory", tmp_path / "out", "--no-progress",
+        "--output-directory", tmp_path / "out2", "--no-progress",
     )  # fmt: skip
     assert status == 1
-    assert "Pillow is needed" in stderr and "pip install Pillow" in stderr
+    assert "Pillow is needed to read GIF images" in stderr and "pip install Pillow" in stderr
+
+
+def test_native_resize_matches_pillow(folders, tmp_path, capsys):
+    """--resize is bilinear and antialiased when shrinking, as Pillow's BILINEAR: the stored
+    pixels agree with Pillow's resize of the same image to within JPEG's re-encoding error."""
+    root, info = folders
+    out = tmp_path / "out"
+    status, _, stderr = run(
+        capsys, "build-image-dataset", "--train-directory", root,
+        "--output-directory", out, "--resize", "12x9", "--no-progress",
+    )  # fmt: skip
+    assert status == 0, stderr
+    _, train = read_split(out, "train")
+    for name, data in zip(train["image/filename"], train["image/encoded"]):
+        cls = info[name.decode()][0]
+        with Image.open(root / cls / name.decode()) as im:
+            want = np.asarray(im.convert("RGB").resize((12, 9), Image.Resampling.BILINEAR))
+        got = swigflow.io.decode_jpeg(data)
+        assert got.shape == (9, 12, 3)
+        # Smooth the comparison over JPEG's 8x8 blocks: random pixels re-encode with large
+        # per-pixel errors, but their means survive.
+        assert abs(got.astype(float).mean() - want.astype(float).mean()) < 3, name
 
 
 def test_export_reproduces_the_images(folders, tmp_path, capsys):
@@ -433,32 +474,114 @@ def test_readme_workflow_folders_to_pytorch(folders, tmp_path, capsys):
         "image/encoded": swigflow.io.FixedLenFeature([], "string"),
         "image/class/label": swigflow.io.FixedLenFeature([], "int64"),
     }
-
-    def decode(batch):
-        images = np.stack(
-            [
-                np.asarray(Image.open(bytes_io.BytesIO(b)).convert("RGB").resize((8, 8)))
-                for b in batch["image/encoded"]
-            ]
-        )
-        labels = torch.from_numpy(batch["image/class/label"] - 1)
-        return torch.from_numpy(images).permute(0, 3, 1, 2).float() / 255, labels
-
+    mean, std = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
     train = (
         swigflow.data.TFRecordDataset(shards, num_parallel_reads=4)
         .shuffle(100, seed=0)
         .batch(4)
         .parse(spec)
-        .map(decode)
+        .decode_images(
+            size=(8, 8),
+            crop="random",
+            flip=True,
+            dtype="float32",
+            layout="NCHW",
+            mean=mean,
+            std=std,
+        )
         .prefetch(2)
     )
-    loader = torch.utils.data.DataLoader(
-        swigflow.data.TorchIterableDataset(train), batch_size=None, num_workers=2
-    )
+    # The pipeline decodes on its own threads: no DataLoader workers, so no copies.
+    loader = torch.utils.data.DataLoader(swigflow.data.TorchIterableDataset(train), batch_size=None)
     labels = []
-    for images, batch_labels in loader:
+    for batch in loader:
+        images = batch["image/encoded"]
         assert images.shape[1:] == (3, 8, 8) and images.dtype == torch.float32
-        labels.extend(batch_labels.tolist())
+        low = (0 - np.array(mean)) / np.array(std)
+        high = (1 - np.array(mean)) / np.array(std)
+        per_channel = images.permute(1, 0, 2, 3).reshape(3, -1)
+        assert (per_channel.min(1).values >= torch.tensor(low) - 1e-5).all()
+        assert (per_channel.max(1).values <= torch.tensor(high) + 1e-5).all()
+        labels.extend((batch["image/class/label"] - 1).tolist())
     manifest = json.loads((out / "manifest.json").read_text())
     expected = sorted(c["label"] - 1 for c in manifest["classes"] for _ in range(c["train"]))
     assert sorted(labels) == expected and len(labels) == 21  # every training image once
+
+
+def _image_record(data, fmt, filename):
+    feature = {
+        "image/encoded": swigflow.train.Feature(bytes_list=swigflow.train.BytesList(value=[data])),
+        "image/format": swigflow.train.Feature(bytes_list=swigflow.train.BytesList(value=[fmt])),
+        "image/filename": swigflow.train.Feature(
+            bytes_list=swigflow.train.BytesList(value=[filename])
+        ),
+    }
+    example = swigflow.train.Example(features=swigflow.train.Features(feature=feature))
+    return example.SerializeToString()
+
+
+def test_export_resize_and_format(tmp_path, capsys):
+    rng = np.random.default_rng(5)
+    rgba = rng.integers(0, 256, (30, 40, 4), dtype=np.uint8)
+    y, x = np.mgrid[0:21, 0:33]  # smooth, so that JPEG keeps it closely
+    rgb = np.stack([x * 7, y * 11, (x + y) * 4], -1).astype(np.uint8)
+    gray = rng.integers(0, 256, (16, 16, 1), dtype=np.uint8)
+    stored = [
+        (swigflow.io.encode_png(rgba), b"PNG", b"alpha.png"),
+        (swigflow.io.encode_jpeg(rgb), b"JPEG", b"photo.jpg"),
+        (swigflow.io.encode_jpeg(gray), b"JPEG", b"gray.jpg"),
+    ]
+    shard = str(tmp_path / "images.tfrecord")
+    with swigflow.io.TFRecordWriter(shard) as w:
+        for record in stored:
+            w.write(_image_record(*record))
+
+    def export(out, *options):
+        status, _, stderr = run(capsys, "export-images", shard, "--output-directory", out, *options)
+        assert status == 0, stderr
+        return sorted(os.listdir(out))
+
+    def resized(pixels, width, height):
+        out = swigflow.image.resize(pixels, (height, width), antialias=True)
+        return np.clip(np.rint(out), 0, 255).astype(np.uint8)
+
+    # --resize alone keeps each image's format (PNG keeps its alpha); PNG output is exact.
+    out = tmp_path / "resized"
+    assert export(out, "--resize", "10x8") == ["alpha.png", "gray.jpg", "photo.jpg"]
+    png = swigflow.io.decode_png((out / "alpha.png").read_bytes())
+    np.testing.assert_array_equal(png, resized(rgba, 10, 8))
+    want = resized(swigflow.io.decode_jpeg(stored[1][0]), 10, 8)
+    assert (out / "photo.jpg").read_bytes() == swigflow.io.encode_jpeg(want, quality=95)
+    assert swigflow.io.decode_jpeg((out / "gray.jpg").read_bytes()).shape == (8, 10, 3)
+
+    # --format png: lossless copies of the decoded pixels (gray stays one channel).
+    out = tmp_path / "png"
+    assert export(out, "--format", "png") == ["alpha.png", "gray.png", "photo.png"]
+    np.testing.assert_array_equal(
+        swigflow.io.decode_png((out / "photo.png").read_bytes()),
+        swigflow.io.decode_jpeg(stored[1][0]),
+    )
+    assert swigflow.io.decode_png((out / "gray.png").read_bytes()).shape == (16, 16, 1)
+
+    # --format jpeg drops alpha; --quality is JPEG's.
+    small, large = tmp_path / "q10", tmp_path / "q100"
+    assert export(small, "--format", "jpeg", "--quality", "10") == [
+        "alpha.jpg", "gray.jpg", "photo.jpg"
+    ]  # fmt: skip
+    export(large, "--format", "jpeg", "--quality", "100")
+    without_alpha = np.ascontiguousarray(rgba[..., :3])
+    assert (large / "alpha.jpg").read_bytes() == swigflow.io.encode_jpeg(without_alpha, quality=100)
+    assert (small / "photo.jpg").stat().st_size < (large / "photo.jpg").stat().st_size
+
+
+def test_export_conversion_of_a_damaged_image_names_the_record(tmp_path, capsys):
+    shard = str(tmp_path / "bad.tfrecord")
+    good = swigflow.io.encode_png(np.zeros((4, 4, 3), np.uint8))
+    with swigflow.io.TFRecordWriter(shard) as w:
+        w.write(_image_record(good, b"PNG", b"good.png"))
+        w.write(_image_record(good[:40], b"PNG", b"cut.png"))
+    status, _, stderr = run(
+        capsys, "export-images", shard, "--output-directory", tmp_path / "out", "--format", "jpeg"
+    )
+    assert status == 1
+    assert f"{shard}: record 1: not a readable PNG image" in stderr

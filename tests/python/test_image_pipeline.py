@@ -251,3 +251,21 @@ def test_transforms():
     assert begin[0] + size[0] <= 100 and begin[1] + size[1] <= 200 and boxes.shape == (1, 1, 4)
     with pytest.raises(errors.InvalidArgumentError, match="No bounding boxes"):
         sf.image.sample_distorted_bounding_box([10, 10, 3], np.zeros((1, 0, 4)))
+
+
+def test_torch_gets_the_decoded_batch_without_a_copy(shard):
+    """The batch array is C-contiguous, aligned and writable, so the DataLoader's conversion
+    (torch.as_tensor, as torch.from_numpy) shares its memory, and NCHW float32 is ready for
+    .cuda(non_blocking=True)."""
+    torch = pytest.importorskip("torch")
+    path, _ = shard
+    ds = _native(path, size=(16, 24), dtype="float32", layout="NCHW")
+    batch = next(iter(ds))
+    images = batch["image/encoded"]
+    assert images.flags.c_contiguous and images.flags.writeable and images.flags.aligned
+    converted = torch.utils.data.default_convert(batch)["image/encoded"]
+    assert converted.data_ptr() == images.ctypes.data
+    assert converted.shape == (5, 3, 16, 24) and converted.dtype == torch.float32
+    loader = torch.utils.data.DataLoader(sf.data.TorchIterableDataset(ds), batch_size=None)
+    first = next(iter(loader))["image/encoded"]
+    np.testing.assert_array_equal(first.numpy(), images)

@@ -15,6 +15,8 @@ from swigflow import errors, io
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow._version import __version__
 from swigflow.cli import CommandError, add_compression_option, compression_of, positive_int
+from swigflow.image import codecs as image_codecs
+from swigflow.image import transforms as image_transforms
 
 try:  # optional: a progress bar
     import tqdm as _tqdm
@@ -34,8 +36,10 @@ def register(commands):
         "train-NNNNN-of-NNNNN and validation-NNNNN-of-NNNNN TFRecord shards of tf.train.Example "
         "records with build_imagenet_data.py's keys. JPEG files are stored as they are (their "
         "size read from the header); other formats, and every image with --resize, are "
-        "re-encoded as JPEG with Pillow. Labels are 1-based, in sorted class order or the "
-        "order of --labels-file. Writes manifest.json and an index file per shard.",
+        "decoded, resized and re-encoded as JPEG (quality 95) with swigflow's codecs (JPEG and "
+        "PNG; Pillow reads the other formats, GIF, BMP, WebP, TIFF, when installed). Labels are "
+        "1-based, in sorted class order or the order of --labels-file. Writes manifest.json and "
+        "an index file per shard.",
     )
     p.add_argument("--train-directory", required=True, metavar="DIR")
     split = p.add_mutually_exclusive_group()
@@ -56,7 +60,12 @@ def register(commands):
         help="class folder names, one per line, in label order (label = line number)",
     )
     p.add_argument("--seed", type=int, default=0, metavar="S", help="shuffle seed (default 0)")
-    p.add_argument("--resize", type=_size, metavar="WxH", help="resize every image (Pillow)")
+    p.add_argument(
+        "--resize",
+        type=_size,
+        metavar="WxH",
+        help="resize every image to W x H (bilinear, antialiased when shrinking)",
+    )
     p.add_argument(
         "--resume",
         action="store_true",
@@ -71,7 +80,9 @@ def register(commands):
         help="write the images stored in TFRecord files back to files",
         description="Writes the encoded images of tf.train.Example records to files, named "
         "from image/filename when present (made unique), else by record number with an "
-        "extension from image/format or the image's own signature.",
+        "extension from image/format or the image's own signature. Images are written as "
+        "stored unless --resize or --format asks for new pixels or a new encoding (swigflow's "
+        "codecs for JPEG and PNG; Pillow reads other stored formats).",
     )
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--output-directory", required=True, metavar="OUT")
@@ -80,6 +91,25 @@ def register(commands):
         "--by-class",
         action="store_true",
         help="one subfolder per image/class/text (or image/class/label)",
+    )
+    p.add_argument(
+        "--resize",
+        type=_size,
+        metavar="WxH",
+        help="resize every image to W x H (bilinear, antialiased when shrinking); written in "
+        "--format, else in its own format when JPEG or PNG, else as PNG",
+    )
+    p.add_argument(
+        "--format",
+        choices=("png", "jpeg"),
+        help="re-encode every image in this format (alpha is kept in PNG, dropped in JPEG)",
+    )
+    p.add_argument(
+        "--quality",
+        type=_quality,
+        default=95,
+        metavar="Q",
+        help="JPEG quality, 1-100 (default 95)",
     )
     add_compression_option(p)
     p.set_defaults(run=_export)
@@ -104,7 +134,15 @@ def _size(text):
     return int(width), int(height)
 
 
-_fraction.__name__ = "fraction between 0 and 1"  # argparse names the type in its message
+def _quality(text):
+    value = int(text)
+    if not 1 <= value <= 100:
+        raise ValueError(text)
+    return value
+
+
+_fraction.__name__ = "fraction between 0 and 1"
+_quality.__name__ = "quality from 1 to 100"  # argparse names the type in its message
 _size.__name__ = f"size WxH (1 to {_MAX_SIDE} each)"
 
 
@@ -174,28 +212,75 @@ def _extension(data, image_format):
     return "bin"
 
 
-def _pillow():
+def _pillow(what):
     try:
         from PIL import Image
     except ImportError:
         raise CommandError(
-            "Pillow is needed to re-encode non-JPEG images and for --resize: pip install Pillow"
+            f"Pillow is needed to read {what} (swigflow's codecs read JPEG and PNG): "
+            "pip install Pillow"
         ) from None
     return Image
 
 
-def _reencode(data, resize):
-    """(jpeg bytes, width, height) of any image Pillow reads, as RGB JPEG (quality 95)."""
+def decode_pixels(data, channels):
+    """[height, width, channels] uint8 pixels of an encoded image: JPEG and PNG with swigflow's
+    codecs, any other format Pillow reads. channels: 3 (RGB) or 0 (the image's own: 1 or 3,
+    or 4 for PNG with alpha).
+
+    Raises:
+      ValueError: data is not an image that can be read (unknown or damaged format).
+      CommandError: the format (GIF, BMP, TIFF, WebP) needs Pillow, which is not installed.
+    """
+    ext = _extension(data, None)
+    if ext in ("jpg", "png"):
+        try:
+            if ext == "jpg":
+                return image_codecs.decode_jpeg(data, channels=channels)
+            return image_codecs.decode_png(data, channels=channels)
+        except errors.OpError as e:
+            raise ValueError(f"not a readable {ext.upper()} image ({e.message})") from None
     import io as bytes_io
 
-    pil_image = _pillow()
-    with pil_image.open(bytes_io.BytesIO(data)) as image:
-        image = image.convert("RGB")
-        if resize is not None:
-            image = image.resize(resize, pil_image.Resampling.BILINEAR)
-        out = bytes_io.BytesIO()
-        image.save(out, format="JPEG", quality=95)
-        return out.getvalue(), image.width, image.height
+    import numpy as np
+
+    try:
+        pil_image = _pillow(f"{ext.upper()} images")
+    except CommandError:
+        if ext != "bin":
+            raise
+        raise ValueError(
+            "not a JPEG or PNG image (Pillow, which reads other formats, is not installed)"
+        ) from None
+    try:
+        with pil_image.open(bytes_io.BytesIO(data)) as image:
+            mode = "RGB"
+            if channels == 0 and image.mode in ("1", "L", "I", "I;16"):
+                mode = "L"
+            elif channels == 0 and ("A" in image.mode or "transparency" in image.info):
+                mode = "RGBA"
+            image = image.convert(mode)
+            return np.asarray(image).reshape(image.height, image.width, -1)
+    except Exception as e:  # Pillow raises many kinds for unreadable data
+        raise ValueError(f"not an image Pillow can read ({type(e).__name__}: {e})") from None
+
+
+def resize_pixels(pixels, size):
+    """uint8 pixels resized to size = (width, height): bilinear, antialiased when shrinking (as
+    Pillow's BILINEAR), rounded to nearest."""
+    import numpy as np
+
+    width, height = size
+    resized = image_transforms.resize(pixels, (height, width), "bilinear", antialias=True)
+    return np.clip(np.rint(resized), 0, 255).astype(np.uint8)
+
+
+def _reencode(data, resize):
+    """(jpeg bytes, width, height) of any readable image, as RGB JPEG (quality 95)."""
+    pixels = decode_pixels(data, channels=3)
+    if resize is not None:
+        pixels = resize_pixels(pixels, resize)
+    return image_codecs.encode_jpeg(pixels, quality=95), pixels.shape[1], pixels.shape[0]
 
 
 def image_example(path, label, text, resize=None):
@@ -212,12 +297,7 @@ def image_example(path, label, text, resize=None):
         width, height, channels = info
         colorspace = _COLORSPACES.get(channels, f"{channels}-channel")
     else:
-        try:
-            data, width, height = _reencode(data, resize)
-        except CommandError:
-            raise
-        except Exception as e:  # Pillow raises many kinds for unreadable data
-            raise ValueError(f"not an image Pillow can read ({type(e).__name__}: {e})") from None
+        data, width, height = _reencode(data, resize)
         channels, colorspace = 3, "RGB"
     features = {
         "image/height": (_INT64, [height]),
@@ -431,8 +511,6 @@ def _shard_is_whole(path, result):
 
 
 def _build(args):
-    if args.resize is not None:
-        _pillow()  # fail now, not after the first shard
     classes = _read_labels(args.labels_file) if args.labels_file else None
     train, classes = _list_images(args.train_directory, classes)
     rng = random.Random(args.seed)
@@ -647,6 +725,8 @@ def _export_into(out, args):
                     out.folder(folder)
                 ext = _safe_extension(_bytes_value(features, "image/format"))
                 ext = ext or _extension(data, None)
+                if args.resize is not None or args.format is not None:
+                    data, ext = _convert(data, ext, args, f"{path}: record {number - 1}")
                 name = _safe_name(_bytes_value(features, "image/filename"))
                 if name is None:
                     name = f"{number - 1:08d}.{ext}"
@@ -656,6 +736,21 @@ def _export_into(out, args):
                 out.write(folder, _unique(folder, name, used), data)
                 written += 1
     return written
+
+
+def _convert(data, ext, args, where):
+    """(bytes, extension) of a stored image resized and re-encoded as --resize, --format and
+    --quality ask; `where` names the record in errors."""
+    target = args.format or ("jpeg" if ext in ("jpg", "jpeg") else "png")
+    try:
+        pixels = decode_pixels(data, channels=3 if target == "jpeg" else 0)
+    except ValueError as e:
+        raise CommandError(f"{where}: {e}") from None
+    if args.resize is not None:
+        pixels = resize_pixels(pixels, args.resize)
+    if target == "jpeg":
+        return image_codecs.encode_jpeg(pixels, quality=args.quality), "jpg"
+    return image_codecs.encode_png(pixels), "png"
 
 
 def _class_folder(features):
