@@ -2,6 +2,7 @@
 golden tests tie to TensorFlow), determinism and resumption of random crops, the on_error
 policies, layouts and normalization, and bounded decoding of hostile headers."""
 
+import json
 import logging
 
 import numpy as np
@@ -123,6 +124,31 @@ def test_random_crops_deterministic_and_resumable(shard):
     state = it.state()
     rest = [x["image/encoded"] for x in ds.iterator(state=state)]
     assert all(np.array_equal(x, y) for x, y in zip(rest, a[2:]))
+
+
+def test_python_path_random_crops_resume_and_vary_by_epoch(shard):
+    _, images = shard
+
+    def dataset(seed):
+        ds = sf.data.Dataset.from_tensor_slices(np.array(images, dtype=object)).repeat(2)
+        ds = ds.batch(4).map(lambda b: {"image/encoded": b})
+        return ds.decode_images(size=(16, 16), crop="random", flip=True, seed=seed)
+
+    a = [b["image/encoded"] for b in dataset(7)]
+    b = [b["image/encoded"] for b in dataset(7)]
+    assert len(a) == 6 and all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert not np.array_equal(np.concatenate(a[:3]), np.concatenate(a[3:]))  # epoch 2 differs
+    it = dataset(7).iterator()
+    next(it), next(it), next(it), next(it)
+    state = json.loads(json.dumps(it.state()))  # JSON-able, as checkpoints store it
+    rest = [x["image/encoded"] for x in dataset(7).iterator(state=state)]
+    assert len(rest) == 2 and all(np.array_equal(x, y) for x, y in zip(rest, a[4:]))
+    # seed=None: drawn per iterator and kept in its state.
+    it = dataset(None).iterator()
+    first = next(it)["image/encoded"]
+    resumed = dataset(None).iterator(state=it.state())
+    again = dataset(None).iterator()
+    assert len(list(resumed)) == 5 and next(again)["image/encoded"].shape == first.shape
 
 
 @pytest.fixture()

@@ -353,10 +353,10 @@ class Dataset:
         decode follows the dataset's on_error policy ("skip_record"/"skip_file" drop its record and
         log file and offset; "raise" names them).
         """
-        from swigflow.data.images import DecodeImagesFn, image_options
+        from swigflow.data.images import image_options
 
         options = image_options(size, crop, flip, channels, dtype, layout, mean, std, fast)
-        return self.map(DecodeImagesFn(key, options, new_seed() if seed is None else int(seed)))
+        return _DecodeImages(self, key, options, seed)
 
     def concatenate(self, dataset, name=None):
         """This dataset's elements, then `dataset`'s."""
@@ -662,6 +662,44 @@ class _Map(_Unary):
 
     def _cardinality(self):
         return self._input._cardinality()
+
+
+class _DecodeImages(_Unary):
+    """decode_images on the Python path. Batch b of epoch e is seeded from (seed, e, b), and b is
+    in the state, so a resumed iterator crops and flips as the first one did. seed=None draws a
+    seed per iterator, kept in its state."""
+
+    def __init__(self, input_dataset, key, options, seed):
+        super().__init__(input_dataset)
+        self._key = key
+        self._options = options
+        self._seed = seed
+
+    def _iter(self, state, epoch):
+        from swigflow.data.images import decode_batch
+
+        if state is None:
+            seed = new_seed() if self._seed is None else int(self._seed)
+            count, inner = 0, None
+        else:
+            seed, count, inner = state["seed"], state["count"], state["input"]
+        for element, position in self._input._iter(inner, epoch):
+            batch_seed = (seed * 0x9E3779B97F4A7C15 + epoch * 0xBF58476D1CE4E5B9 + count) % 2**64
+            count += 1
+            if type(element) is not Failed:
+                try:
+                    element = decode_batch(element, self._key, self._options, batch_seed)
+                except Exception as e:  # as a failed map call: raised for this element only
+                    element = Failed(e)
+            yield element, {"seed": seed, "count": count, "input": position}
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+    def _check_state(self, state, where):
+        if state is not None:
+            _, _, inner = _state_fields(state, where, seed=0, count=0, input=None)
+            self._input._check_state(inner, f"{where}['input']")
 
 
 class _Filter(_Unary):

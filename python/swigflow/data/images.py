@@ -66,28 +66,18 @@ def describe(options):
     return ",".join(str(options[k]) for k in keys) + f",{options['mean']},{options['std']}"
 
 
-class DecodeImagesFn:
-    """map() step of decode_images on the Python path: one batch of parsed features in, the same
-    dict with `key`'s bytes replaced by the decoded array out."""
-
-    def __init__(self, key, options, seed):
-        self.key = key
-        self.options = options
-        self.seed = seed
-        self.calls = 0
-
-    def __call__(self, element):
-        if not isinstance(element, dict) or self.key not in element:
-            raise errors.InvalidArgumentError(
-                f"decode_images needs parsed elements (dicts) with the key {self.key!r}; "
-                "put it after .batch(n).parse(spec)"
-            )
-        images = np.asarray(element[self.key], dtype=object)
-        single = images.ndim == 0
-        contents = [bytes(b) for b in images.reshape(-1)]
-        base = (self.seed * 0x9E3779B97F4A7C15 + self.calls) & ((1 << 64) - 1)
-        self.calls += 1
-        out = _pywrap.ImageDecodeBatch(contents, base, self.options)
-        result = dict(element)
-        result[self.key] = out[0] if single else out
-        return result
+def decode_batch(element, key, options, seed):
+    """decode_images on the Python path for one batch of parsed features: the same dict with
+    `key`'s bytes replaced by the decoded array. Image i's crop and flip use MixSeed(seed, i)."""
+    if not isinstance(element, dict) or key not in element:
+        raise errors.InvalidArgumentError(
+            f"decode_images needs parsed elements (dicts) with the key {key!r}; "
+            "put it after .batch(n).parse(spec)"
+        )
+    images = np.asarray(element[key], dtype=object)
+    single = images.ndim == 0
+    contents = [bytes(b) for b in images.reshape(-1)]
+    out = _pywrap.ImageDecodeBatch(contents, seed & ((1 << 64) - 1), options)
+    result = dict(element)
+    result[key] = out[0] if single else out
+    return result
