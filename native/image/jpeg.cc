@@ -116,8 +116,8 @@ struct JpegDecoder::State {
   jpeg_progress_mgr progress;
   bool created = false;
   bool have_header = false;
-  std::vector<uint8_t>
-      row;  // kRowsPerRead decoded rows, when they cannot go straight to the output
+  // kRowsPerRead decoded rows, when they cannot go straight to the output.
+  std::vector<uint8_t> row;
 };
 
 JpegDecoder::JpegDecoder() : state_(new State()) {}

@@ -201,6 +201,7 @@ UniformTaps Uniform(const Taps& t, int64_t in_size) {
 // Output index o of `t` becomes out_size - 1 - o: a mirrored row, written left to right.
 void ReverseOutputs(UniformTaps* t) {
   const size_t outs = t->start.size();
+  if (outs < 2) return;
   for (size_t lo = 0, hi = outs - 1; lo < hi; ++lo, --hi) {
     std::swap(t->start[lo], t->start[hi]);
     std::swap_ranges(t->weights.begin() + lo * t->n, t->weights.begin() + (lo + 1) * t->n,
