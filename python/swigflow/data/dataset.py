@@ -348,10 +348,11 @@ class Dataset:
         and no fancy upsampling: far less decoding for images much larger than `size`, pixels
         no longer TensorFlow's. Random crops and flips are deterministic for a seed.
 
-        On a TFRecordDataset this runs on the native pipeline's threads, in parallel with reading
-        and parsing, its randomness resumes with the iterator's state, and an image that does not
-        decode follows the dataset's on_error policy ("skip_record"/"skip_file" drop its record and
-        log file and offset; "raise" names them).
+        Its randomness resumes with the iterator's state. On a TFRecordDataset it runs on the
+        native pipeline's threads, in parallel with reading and parsing, and an image that does
+        not decode follows the dataset's on_error policy ("skip_record"/"skip_file" drop its
+        record and log file and offset; "raise" names them); elsewhere it is a step like map's,
+        whose failed batch raises for that element only.
         """
         from swigflow.data.images import image_options
 
