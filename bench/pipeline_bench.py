@@ -1,6 +1,7 @@
 """swigflow.data against tf.data on the issue's pipeline, and a simulated training loop.
 
     /tmp/bench/bin/python bench/pipeline_bench.py [--repeats 3] [--dir /tmp/pipeline_bench]
+        [--files 2,16,128,1024,8192]
 
 Data: 16 shards x 8,000 Examples (id, a 200-byte blob, 16 floats), written once into --dir.
 Pipeline: TFRecordDataset(num_parallel_reads=4) -> shuffle(10000) -> batch(512) -> parse ->
@@ -8,45 +9,72 @@ prefetch, one epoch, in swigflow.data and (when TensorFlow is installed) in tf.d
 num_parallel_calls=AUTOTUNE. Reported: examples/s and the ratio to tf.data's, measured in the
 same run (best of --repeats each). Then a training loop whose step takes a fixed time without
 the GIL (time.sleep, as a GPU step would) reports how long each step waited for its batch.
+
+Small files: the same 128,000 Examples split evenly over each count of --files, both libraries
+on each, every (count, library) in a process of its own so that its peak RSS is its own. The
+cost per file is the time a file adds over the 2-file row, spread over the extra files.
 """
 
 import argparse
+import json
 import os
+import resource
+import subprocess
+import sys
 import time
 
 import numpy as np
 
 import swigflow
 
-try:
+tf = None  # TensorFlow, when installed: imported by main, never by a swigflow phase
+
+
+def import_tf():
+    global tf
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    import tensorflow as tf
-except ImportError:
-    tf = None
+    try:
+        import tensorflow
+    except ImportError:
+        return
+    tf = tensorflow
+
 
 SHARDS, PER_SHARD, BATCH = 16, 8000, 512
 TOTAL = SHARDS * PER_SHARD
 
 
-def write_data(directory):
+def records():
+    """The 128,000 serialized Examples, always the same."""
+    rng = np.random.default_rng(0)
+    return [
+        swigflow.train.example_from_dict(
+            {
+                "id": i,
+                "blob": rng.integers(0, 256, 200, dtype=np.uint8).tobytes(),
+                "floats": rng.standard_normal(16).astype(np.float32),
+            }
+        ).SerializeToString()
+        for i in range(TOTAL)
+    ]
+
+
+def write_split(directory, files, stem="train"):
+    """The records split evenly (in order) over `files` files in directory; written once."""
     os.makedirs(directory, exist_ok=True)
-    paths = [os.path.join(directory, f"train-{s:05d}-of-{SHARDS:05d}") for s in range(SHARDS)]
+    paths = [os.path.join(directory, f"{stem}-{s:05d}-of-{files:05d}") for s in range(files)]
     if all(os.path.exists(p) for p in paths):
         return paths
-    rng = np.random.default_rng(0)
+    data = records()
     for s, path in enumerate(paths):
         with swigflow.io.TFRecordWriter(path) as w:
-            for r in range(PER_SHARD):
-                w.write(
-                    swigflow.train.example_from_dict(
-                        {
-                            "id": s * PER_SHARD + r,
-                            "blob": rng.integers(0, 256, 200, dtype=np.uint8).tobytes(),
-                            "floats": rng.standard_normal(16).astype(np.float32),
-                        }
-                    ).SerializeToString()
-                )
+            for r in range(s * TOTAL // files, (s + 1) * TOTAL // files):
+                w.write(data[r])
     return paths
+
+
+def write_data(directory):
+    return write_split(directory, SHARDS)
 
 
 SPEC = {
@@ -112,11 +140,103 @@ def training_loop(dataset, step_ms, steps=200):
     return np.mean(waits) * 1e3, np.max(waits) * 1e3, sum(waits) / total
 
 
+def max_rss_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def phase(library, directory, files, repeats):
+    """One (library, file count) row, run in this process: prints its result as JSON."""
+    paths = write_split(directory, files)
+    base = max_rss_mb()
+    make = (
+        (lambda: swigflow_pipeline(paths)) if library == "swigflow" else lambda: tf_pipeline(paths)
+    )
+    seconds = best(repeats, lambda: epoch_seconds(make, "id"))
+    print(json.dumps({"seconds": seconds, "rss": max_rss_mb(), "base": base}))
+
+
+def run_phase(library, directory, files, repeats):
+    out = subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            "--phase",
+            library,
+            "--dir",
+            directory,
+            "--files",
+            str(files),
+            "--repeats",
+            str(repeats),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def small_files(directory, counts, repeats):
+    print(
+        f"\nSmall files: {TOTAL:,} examples split over more and more files, best of {repeats}; "
+        "peak RSS of the process (and over its RSS after imports):\n"
+    )
+    print(
+        "| files (records each) | swigflow ex/s | vs 2 files | peak RSS | tf.data ex/s "
+        "| peak RSS | vs tf.data |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    first = None
+    per_file = []
+    for files in counts:
+        directory_n = os.path.join(directory, f"files_{files}")
+        write_split(directory_n, files)  # here: the phases' peak RSS must not include writing
+        ours = run_phase("swigflow", directory_n, files, repeats)
+        theirs = run_phase("tf", directory_n, files, repeats) if tf is not None else None
+        if first is None:
+            first = (files, ours["seconds"])
+        elif files > first[0]:
+            per_file.append((files, (ours["seconds"] - first[1]) / (files - first[0]) * 1e6))
+        rate = TOTAL / ours["seconds"]
+        cells = [
+            f"{files:,} ({TOTAL // files:,})",
+            f"{rate / 1e6:.2f} M",
+            f"{first[1] / ours['seconds']:.2f}x",
+            f"{ours['rss']:.0f} MB (+{ours['rss'] - ours['base']:.0f})",
+        ]
+        if theirs is None:
+            cells += ["n/a", "n/a", "n/a"]
+        else:
+            cells += [
+                f"{TOTAL / theirs['seconds'] / 1e6:.2f} M",
+                f"{theirs['rss']:.0f} MB (+{theirs['rss'] - theirs['base']:.0f})",
+                f"{theirs['seconds'] / ours['seconds']:.1f}x",
+            ]
+        print("| " + " | ".join(cells) + " |", flush=True)
+    for files, us in per_file:
+        print(f"\ncost per file, {files:,} files against {first[0]}: {us:.1f} µs", end="")
+    print()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--dir", default="/tmp/pipeline_bench")
+    parser.add_argument(
+        "--files",
+        default="2,16,128,1024,8192",
+        help="file counts of the small-files table (comma-separated; empty: skip it)",
+    )
+    parser.add_argument("--only-files", action="store_true", help="only the small-files table")
+    parser.add_argument("--phase", choices=("swigflow", "tf"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    counts = [int(n) for n in args.files.split(",") if n]
+    if args.phase != "swigflow":
+        import_tf()
+    if args.phase:
+        return phase(args.phase, args.dir, counts[0], args.repeats)
+    if args.only_files:
+        return small_files(args.dir, counts, args.repeats)
     paths = write_data(args.dir)
 
     rows = []
@@ -153,6 +273,8 @@ def main():
             f"| {step_ms:.0f} ms | {BATCH / step_ms * 1e3 / 1e6:.2f} M | {mean:.3f} ms | "
             f"{worst:.2f} ms | {share:.1%} |"
         )
+    if counts:
+        small_files(args.dir, counts, args.repeats)
 
 
 if __name__ == "__main__":

@@ -6,9 +6,11 @@
 #include <utility>
 
 #include "swigflow/data/bounded_queue.h"
+#include "swigflow/data/file_readers.h"
 #include "swigflow/framework/random.h"
 #include "swigflow/framework/thread_pool.h"
 #include "swigflow/io/file.h"
+#include "swigflow/io/file_cache.h"
 #include "swigflow/io/record_reader.h"
 
 namespace swigflow {
@@ -72,115 +74,6 @@ void ShuffleLikeBuffer(size_t size, uint64_t seed, std::vector<T>* items) {
   *items = std::move(out);
 }
 
-// One record on its way through the pipeline. A damaged one carries its damage instead.
-struct Record {
-  std::string payload;
-  uint32_t file = 0;
-  uint64_t offset = 0;
-  bool damaged = false;
-  io::RecordDamage damage;
-};
-
-struct Chunk {
-  std::vector<Record> records;
-  bool end = false;  // the file (or the worker's share) has no more records
-  Status status;     // a failure to read at all (not damage)
-};
-
-constexpr size_t kChunkRecords = 256;
-constexpr size_t kChunkBytes = 1 << 20;
-constexpr size_t kChunksAhead = 4;
-
-// Reads one file sequentially on a thread of its own, ahead of the consumer. Damage is passed on
-// as damaged records; the policies are applied by the consumer, in record order.
-class FileStream {
- public:
-  // stop_at_damage: the policy drops the rest of the file at the first damage (or raises), so
-  // nothing after it is read.
-  FileStream(const std::string& path, uint32_t file, const io::RecordOptions& options,
-             bool stop_at_damage)
-      : queue_(kChunksAhead), thread_([this, path, file, options, stop_at_damage] {
-          Run(path, file, options, stop_at_damage);
-        }) {}
-  ~FileStream() {
-    queue_.Close();
-    thread_.join();
-  }
-
-  // The next record (true), or false at the end with *status set when reading failed.
-  bool Next(Record* record, Status* status) {
-    while (next_ >= chunk_.records.size()) {
-      if (chunk_.end) {
-        *status = chunk_.status;
-        return false;
-      }
-      if (!queue_.Pop(&chunk_)) {
-        *status = errors::Cancelled("pipeline stopped");
-        return false;
-      }
-      next_ = 0;
-    }
-    *record = std::move(chunk_.records[next_++]);
-    return true;
-  }
-
- private:
-  // A C++ exception (out of memory) ends the file with its Status instead of std::terminate.
-  void Run(const std::string& path, uint32_t file, const io::RecordOptions& options,
-           bool stop_at_damage) {
-    const Status s = CatchExceptions([&] {
-      Read(path, file, options, stop_at_damage);
-      return Status::OK();
-    });
-    if (!s.ok()) {
-      Chunk chunk;
-      chunk.end = true;
-      chunk.status = s;
-      queue_.Push(std::move(chunk));
-    }
-  }
-
-  void Read(const std::string& path, uint32_t file, const io::RecordOptions& options,
-            bool stop_at_damage) {
-    std::unique_ptr<io::RecordScanner> scanner;
-    Chunk chunk;
-    Status s = io::RecordScanner::Open(path, options, &scanner);
-    if (s.ok()) scanner->set_stop_at_damage(stop_at_damage);
-    size_t bytes = 0;
-    while (s.ok()) {
-      Record record;
-      record.file = file;
-      uint64_t offset;
-      s = scanner->Next(&offset, &record.payload);
-      record.offset = offset;
-      for (io::RecordDamage& d : scanner->TakeDamages()) {
-        Record damaged;
-        damaged.file = file;
-        damaged.damaged = true;
-        damaged.damage = std::move(d);
-        chunk.records.push_back(std::move(damaged));
-      }
-      if (s.ok()) {
-        bytes += record.payload.size();
-        chunk.records.push_back(std::move(record));
-      }
-      if (chunk.records.size() >= kChunkRecords || bytes >= kChunkBytes) {
-        if (!queue_.Push(std::move(chunk))) return;
-        chunk = Chunk();
-        bytes = 0;
-      }
-    }
-    chunk.end = true;
-    if (!errors::IsOutOfRange(s)) chunk.status = s;
-    queue_.Push(std::move(chunk));
-  }
-
-  BoundedQueue<Chunk> queue_;
-  Chunk chunk_;
-  size_t next_ = 0;
-  std::thread thread_;  // last: starts once the members it uses exist
-};
-
 // A source of one epoch's records in order.
 class Source {
  public:
@@ -191,24 +84,27 @@ class Source {
 
 // Files read sequentially, interleaved: cycle_length slots, block_length records from each in
 // turn; an exhausted slot takes the next file when its turn comes again (tf.data's interleave).
+// The reading is the FileReaders' (ahead, in the order the slots take the files).
 class InterleavedFiles : public Source {
  public:
-  InterleavedFiles(const PipelineOptions& o, std::vector<uint32_t> files)
+  InterleavedFiles(const PipelineOptions& o, FileReaders* readers, std::vector<uint32_t> files)
       : options_(o),
-        files_(std::move(files)),
-        slots_(std::max(1, std::min<int>(o.cycle_length, static_cast<int>(files_.size())))) {
-    // Open the first files at once so that all of them read in parallel from the start.
+        readers_(readers),
+        files_(files.size()),
+        slots_(std::max(1, std::min<int>(o.cycle_length, static_cast<int>(files.size())))) {
+    readers_->Begin(std::move(files), slots_.size());
     for (auto& slot : slots_) Open(&slot);
   }
+  ~InterleavedFiles() override { readers_->End(); }
 
   bool Next(Record* record, Status* status) override {
     for (;;) {
-      if (open_ == 0 && next_file_ >= files_.size()) return false;
-      auto& slot = slots_[current_];
-      if (slot == nullptr) Open(&slot);
-      if (slot != nullptr) {
+      if (open_ == 0 && next_file_ >= files_) return false;
+      OpenFile& slot = slots_[current_];
+      if (!slot.open) Open(&slot);
+      if (slot.open) {
         Status s;
-        if (slot->Next(record, &s)) {
+        if (NextInSlot(&slot, record, &s)) {
           if (++taken_ >= options_.block_length) Advance();
           return true;
         }
@@ -216,7 +112,8 @@ class InterleavedFiles : public Source {
           *status = s;
           return false;
         }
-        slot.reset();
+        slot.open = false;
+        readers_->Release(slot.k);
         --open_;
       }
       Advance();
@@ -224,11 +121,37 @@ class InterleavedFiles : public Source {
   }
 
  private:
-  void Open(std::unique_ptr<FileStream>* slot) {
-    if (next_file_ >= files_.size()) return;
-    const uint32_t file = files_[next_file_++];
-    slot->reset(new FileStream(options_.files[file].path, file, options_.record_options,
-                               options_.on_error != OnError::kSkipRecord));
+  struct OpenFile {
+    bool open = false;
+    size_t k = 0;  // the file's place in the sequence
+    Chunk chunk;
+    size_t next = 0;  // chunk.records[next] is the next record
+  };
+
+  // The slot's next record (true), or false at the end of its file with *status set when
+  // reading failed.
+  bool NextInSlot(OpenFile* slot, Record* record, Status* status) {
+    while (slot->next >= slot->chunk.records.size()) {
+      if (slot->chunk.end) {
+        *status = slot->chunk.status;
+        return false;
+      }
+      if (!readers_->Take(slot->k, &slot->chunk)) {
+        *status = errors::Cancelled("pipeline stopped");
+        return false;
+      }
+      slot->next = 0;
+    }
+    *record = std::move(slot->chunk.records[slot->next++]);
+    return true;
+  }
+
+  void Open(OpenFile* slot) {
+    if (next_file_ >= files_) return;
+    slot->open = true;
+    slot->k = next_file_++;
+    slot->chunk = Chunk();
+    slot->next = 0;
     ++open_;
   }
   void Advance() {
@@ -237,8 +160,9 @@ class InterleavedFiles : public Source {
   }
 
   const PipelineOptions& options_;
-  const std::vector<uint32_t> files_;
-  std::vector<std::unique_ptr<FileStream>> slots_;
+  FileReaders* const readers_;
+  const size_t files_;  // in the sequence
+  std::vector<OpenFile> slots_;
   size_t next_file_ = 0;
   size_t open_ = 0;
   size_t current_ = 0;
@@ -297,9 +221,8 @@ std::vector<Slot> InterleaveOrder(const PipelineOptions& o, const std::vector<ui
 // reads chunks w, w + W, ... ahead into its own queue, and the consumer takes them in turn.
 class IndexedRecords : public Source {
  public:
-  IndexedRecords(const PipelineOptions& o, std::vector<Slot> order,
-                 std::vector<std::unique_ptr<io::RandomAccessFile>>* files, std::mutex* files_mu)
-      : options_(o), order_(std::move(order)), files_(files), files_mu_(files_mu) {
+  IndexedRecords(const PipelineOptions& o, std::vector<Slot> order, io::FileCache* files)
+      : options_(o), order_(std::move(order)), files_(files) {
     const size_t chunks = (order_.size() + kChunkRecords - 1) / kChunkRecords;
     const size_t workers = std::max<size_t>(
         1, std::min<size_t>(std::clamp(o.cycle_length, 1, 8), std::max<size_t>(chunks, 1)));
@@ -338,15 +261,6 @@ class IndexedRecords : public Source {
   }
 
  private:
-  Status File(uint32_t file, const io::RandomAccessFile** out) {
-    std::lock_guard<std::mutex> lock(*files_mu_);
-    auto& f = (*files_)[file];
-    if (f == nullptr)
-      SWIGFLOW_RETURN_IF_ERROR(io::RandomAccessFile::Open(options_.files[file].path, &f));
-    *out = f.get();
-    return Status::OK();
-  }
-
   void Stop() {
     for (auto& q : queues_) q->Close();
     for (auto& t : threads_) t.join();
@@ -367,14 +281,18 @@ class IndexedRecords : public Source {
 
   void Read(size_t worker) {
     const size_t workers = queues_.size();
+    std::shared_ptr<const io::RandomAccessFile> file;
+    uint32_t file_index = 0;
     for (size_t c = worker; c * kChunkRecords < order_.size(); c += workers) {
       Chunk chunk;
       const size_t end = std::min(order_.size(), (c + 1) * kChunkRecords);
       for (size_t i = c * kChunkRecords; i < end && chunk.status.ok(); ++i) {
         const Slot& slot = order_[i];
-        const io::RandomAccessFile* file = nullptr;
-        chunk.status = File(slot.file, &file);
-        if (!chunk.status.ok()) break;
+        if (file == nullptr || file_index != slot.file) {  // runs of one file: one lookup
+          file_index = slot.file;
+          chunk.status = files_->Get(slot.file, &file);
+          if (!chunk.status.ok()) break;
+        }
         Record record;
         record.file = slot.file;
         const uint64_t offset = options_.files[slot.file].offsets[slot.record];
@@ -409,8 +327,7 @@ class IndexedRecords : public Source {
 
   const PipelineOptions& options_;
   const std::vector<Slot> order_;
-  std::vector<std::unique_ptr<io::RandomAccessFile>>* files_;
-  std::mutex* files_mu_;
+  io::FileCache* const files_;
   std::vector<std::unique_ptr<BoundedQueue<Chunk>>> queues_;
   std::vector<std::thread> threads_;
   Chunk chunk_;
@@ -422,6 +339,11 @@ struct Output {
   std::unique_ptr<Element> element;
   Status status;  // not OK: the end (OUT_OF_RANGE) or an error, after the elements before it
 };
+
+// Reader threads: one per file read at once (cycle_length), up to this many.
+constexpr int kMaxReaders = 16;
+// Indexed files held open at once for reads at their offsets.
+constexpr size_t kOpenFilesCached = 128;
 
 bool AllIndexed(const PipelineOptions& o) {
   return std::all_of(o.files.begin(), o.files.end(), [](const SourceFile& f) { return f.indexed; });
@@ -436,9 +358,16 @@ class Pipeline::Impl {
         indexed_(AllIndexed(o_)),
         raw_(std::max(o_.prefetch, 1)),
         parsed_(std::max(o_.prefetch, 1)),
-        out_(std::max(o_.prefetch, 1)),
-        random_files_(o_.files.size()) {
+        out_(std::max(o_.prefetch, 1)) {
+    auto path = [this](uint32_t i) -> const std::string& { return o_.files[i].path; };
     try {
+      if (indexed_) {
+        random_files_ = std::make_unique<io::FileCache>(path, kOpenFilesCached);
+      } else {
+        readers_ = std::make_unique<FileReaders>(path, o_.record_options,
+                                                 o_.on_error != OnError::kSkipRecord,
+                                                 std::clamp(o_.cycle_length, 1, kMaxReaders));
+      }
       if (o_.decode_images) {
         // A pool of its own: sharing the default pool with the parser would serialize decoding
         // whenever a parse holds it.
@@ -457,6 +386,7 @@ class Pipeline::Impl {
 
   void Stop() {
     cancelled_ = true;
+    if (readers_ != nullptr) readers_->Stop();
     raw_.Close();
     parsed_.Close();
     out_.Close();
@@ -597,10 +527,9 @@ class Pipeline::Impl {
         const size_t skipped = std::min<size_t>(static_cast<size_t>(skip), order.size());
         order.erase(order.begin(), order.begin() + static_cast<ptrdiff_t>(skipped));
         position = static_cast<int64_t>(skipped);
-        source = std::make_unique<IndexedRecords>(o_, std::move(order), &random_files_,
-                                                  &random_files_mu_);
+        source = std::make_unique<IndexedRecords>(o_, std::move(order), random_files_.get());
       } else {
-        source = std::make_unique<InterleavedFiles>(o_, std::move(files));
+        source = std::make_unique<InterleavedFiles>(o_, readers_.get(), std::move(files));
       }
       const bool buffer = !indexed_ && o_.shuffle_buffer > 1;
       ShuffleBuffer<Record> shuffle(buffer ? static_cast<size_t>(o_.shuffle_buffer) : 1,
@@ -803,11 +732,11 @@ class Pipeline::Impl {
   const PipelineOptions o_;
   const bool indexed_;
   std::atomic<bool> cancelled_{false};
-  BoundedQueue<Output> raw_;     // assembled batches waiting to be parsed
-  BoundedQueue<Output> parsed_;  // parsed batches waiting for their images to be decoded
-  BoundedQueue<Output> out_;     // finished elements
-  std::vector<std::unique_ptr<io::RandomAccessFile>> random_files_;  // opened on first use
-  std::mutex random_files_mu_;
+  BoundedQueue<Output> raw_;              // assembled batches waiting to be parsed
+  BoundedQueue<Output> parsed_;           // parsed batches waiting for their images to be decoded
+  BoundedQueue<Output> out_;              // finished elements
+  std::unique_ptr<FileReaders> readers_;  // files read sequentially (not every one indexed)
+  std::unique_ptr<io::FileCache> random_files_;  // every file indexed: read at offsets
   std::mutex damages_mu_;
   std::vector<io::RecordDamage> damages_;    // guarded by damages_mu_
   std::unique_ptr<ThreadPool> decode_pool_;  // with decode_images

@@ -6,10 +6,13 @@
 #ifndef SWIGFLOW_FRAMEWORK_STATUS_H_
 #define SWIGFLOW_FRAMEWORK_STATUS_H_
 
+#include <charconv>
 #include <memory>
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <utility>
 
 namespace swigflow {
@@ -81,11 +84,30 @@ std::ostream& operator<<(std::ostream& os, const Status& status);
 
 namespace errors {
 namespace internal {
+// Strings and integers are appended directly (an error on a hot path, such as the end of every
+// file, then costs no stream); anything else goes through its operator<<.
+template <typename T>
+void AppendPiece(std::string* out, const T& piece) {
+  if constexpr (std::is_convertible_v<const T&, std::string_view>) {
+    out->append(std::string_view(piece));
+  } else if constexpr (std::is_same_v<T, char>) {
+    out->push_back(piece);
+  } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof(digits), piece).ptr;
+    out->append(digits, end);
+  } else {
+    std::ostringstream stream;
+    stream << piece;
+    out->append(stream.str());
+  }
+}
+
 template <typename... Args>
 std::string StrCat(const Args&... args) {
-  std::ostringstream out;
-  (out << ... << args);
-  return out.str();
+  std::string out;
+  (AppendPiece(&out, args), ...);
+  return out;
 }
 }  // namespace internal
 

@@ -55,20 +55,25 @@ Status IOError(const std::string& path, int errno_value) {
 
 // ---------------------------------------------------------------------------------------------
 
-Status RandomAccessFile::Open(const std::string& path, std::unique_ptr<RandomAccessFile>* file) {
+Status RandomAccessFile::Open(const std::string& path, std::unique_ptr<RandomAccessFile>* file,
+                              uint64_t* size) {
   int fd;
   do {
     fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) return IOError(path, errno);
   struct stat st;
-  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+  if (fstat(fd, &st) != 0) {
+    const int error = errno;
+    close(fd);
+    return IOError(path, error);
+  }
+  if (S_ISDIR(st.st_mode)) {
     close(fd);
     return IOError(path, EISDIR);
   }
-  // Whole-file sequential reads are the common case; let the kernel read ahead generously.
-  posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  file->reset(new RandomAccessFile(path, fd));
+  if (size != nullptr) *size = static_cast<uint64_t>(st.st_size);
+  file->reset(new RandomAccessFile(path, fd, S_ISREG(st.st_mode)));
   return Status::OK();
 }
 

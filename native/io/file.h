@@ -21,7 +21,9 @@ Status IOError(const std::string& path, int errno_value);
 
 class RandomAccessFile {
  public:
-  static Status Open(const std::string& path, std::unique_ptr<RandomAccessFile>* file);
+  // *size (when not null): the file's size at the open.
+  static Status Open(const std::string& path, std::unique_ptr<RandomAccessFile>* file,
+                     uint64_t* size = nullptr);
   ~RandomAccessFile();
 
   RandomAccessFile(const RandomAccessFile&) = delete;
@@ -37,12 +39,16 @@ class RandomAccessFile {
   void AdviseSequential() const;
 
   const std::string& path() const { return path_; }
+  // A regular file (not a device, pipe or /proc entry, whose size says nothing of its data).
+  bool regular() const { return regular_; }
 
  private:
-  RandomAccessFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  RandomAccessFile(std::string path, int fd, bool regular)
+      : path_(std::move(path)), fd_(fd), regular_(regular) {}
 
   const std::string path_;
   const int fd_;
+  const bool regular_;
 };
 
 // Where RecordWriter puts bytes: a file, or a compressor in front of one.

@@ -7,13 +7,17 @@ namespace swigflow {
 namespace io {
 
 FileInputStream::FileInputStream(std::unique_ptr<RandomAccessFile> file, size_t buffer_size)
-    : file_(std::move(file)),
-      buffer_(new char[std::max<size_t>(buffer_size, 1)]),
-      capacity_(std::max<size_t>(buffer_size, 1)) {
-  file_->AdviseSequential();
+    : file_(std::move(file)), capacity_(std::max<size_t>(buffer_size, 1)) {}
+
+Status FileInputStream::ReadFile(size_t n, char* dst, size_t* got) {
+  if (reads_++ == 1) file_->AdviseSequential();
+  return file_->Read(position_, n, dst, got);
 }
 
 Status FileInputStream::Read(size_t n, char* dst, size_t* bytes_read) {
+  // A file read returns less than asked only at the end of the file: then this call is done
+  // (the next one looks again, should the file have grown).
+  bool at_end = false;
   size_t done = 0;
   while (done < n) {
     if (begin_ < end_) {
@@ -24,24 +28,29 @@ Status FileInputStream::Read(size_t n, char* dst, size_t* bytes_read) {
       position_ += copy;
       continue;
     }
+    if (at_end) break;
     size_t got = 0;
     if (n - done >= std::min(kDirectRead, capacity_)) {  // straight into the destination
-      Status s = file_->Read(position_, n - done, dst + done, &got);
+      Status s = ReadFile(n - done, dst + done, &got);
+      at_end = got < n - done;
       done += got;
       position_ += got;
       after_direct_ = true;
-      if (!s.ok() || got == 0) {
+      if (!s.ok() || at_end) {
         *bytes_read = done;
         return s;
       }
       continue;
     }
-    const size_t refill = after_direct_ ? std::min(kSmallRefill, capacity_) : capacity_;
+    const size_t refill =
+        std::max(after_direct_ ? std::min(kSmallRefill, capacity_) : capacity_, n - done);
     after_direct_ = false;
-    Status s = file_->Read(position_, std::max(refill, n - done), buffer_.get(), &got);
+    if (buffer_ == nullptr) buffer_.reset(new char[capacity_]);
+    Status s = ReadFile(refill, buffer_.get(), &got);
+    at_end = got < refill;
     begin_ = 0;
     end_ = got;
-    if (!s.ok() || got == 0) {
+    if (!s.ok()) {
       *bytes_read = done;
       return s;
     }
@@ -60,7 +69,7 @@ Status FileInputStream::Skip(uint64_t n, uint64_t* skipped) {
   // Past the buffer: move without reading, but never beyond the end of the file.
   uint64_t size;
   SWIGFLOW_RETURN_IF_ERROR(file_->Size(&size));
-  const uint64_t target = std::min<uint64_t>(position_ + n, std::max(size, position_));
+  const uint64_t target = position_ + std::min<uint64_t>(n, std::max(size, position_) - position_);
   *skipped = target - position_;
   Seek(target);
   return Status::OK();

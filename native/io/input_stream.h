@@ -50,14 +50,20 @@ class FileInputStream : public InputStream {
   const RandomAccessFile& file() const { return *file_; }
 
  private:
+  // One file read; the sequential read-ahead hint comes with the second (a small file read
+  // whole in one call needs none).
+  Status ReadFile(size_t n, char* dst, size_t* got);
+
   const std::unique_ptr<RandomAccessFile> file_;
-  const std::unique_ptr<char[]> buffer_;
+  std::unique_ptr<char[]>
+      buffer_;  // allocated at the first buffered read: many files never need it
   const size_t capacity_;
   // Invariant: buffer_[begin_, end_) holds the file's bytes [position_, position_ + end_ - begin_).
   size_t begin_ = 0;
   size_t end_ = 0;
   uint64_t position_ = 0;
   bool after_direct_ = false;  // the last file read went straight to the caller
+  uint64_t reads_ = 0;         // file reads so far
 };
 
 }  // namespace io

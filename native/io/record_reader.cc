@@ -75,8 +75,7 @@ Status RecordReader::Open(const std::string& path, const RecordOptions& options,
 Status OpenRecordStream(const std::string& path, const RecordOptions& options, uint64_t* file_size,
                         std::unique_ptr<InputStream>* stream) {
   std::unique_ptr<RandomAccessFile> file;
-  SWIGFLOW_RETURN_IF_ERROR(RandomAccessFile::Open(path, &file));
-  SWIGFLOW_RETURN_IF_ERROR(file->Size(file_size));
+  SWIGFLOW_RETURN_IF_ERROR(RandomAccessFile::Open(path, &file, file_size));
   const size_t buffer_size = options.compression == Compression::kNone
                                  ? options.buffer_size
                                  : options.zlib.input_buffer_size;

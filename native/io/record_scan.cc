@@ -39,13 +39,31 @@ const char* DamageKindName(RecordDamage::Kind kind) {
 }
 
 Status RecordScanner::Open(const std::string& path, const RecordOptions& options,
-                           std::unique_ptr<RecordScanner>* scanner) {
+                           std::unique_ptr<RecordScanner>* scanner, std::string buffer) {
   uint64_t file_size;
   std::unique_ptr<InputStream> stream;
-  SWIGFLOW_RETURN_IF_ERROR(OpenRecordStream(path, options, &file_size, &stream));
-  if (options.compression != Compression::kNone) file_size = kUnknownSize;
-  scanner->reset(new RecordScanner(path, std::move(stream), file_size));
+  // Uncompressed, the file is read straight into the scanner's own buffer: no second buffer.
+  RecordOptions direct = options;
+  if (options.compression == Compression::kNone) direct.buffer_size = 0;
+  SWIGFLOW_RETURN_IF_ERROR(OpenRecordStream(path, direct, &file_size, &stream));
+  bool sized = false;
+  if (options.compression != Compression::kNone) {
+    file_size = kUnknownSize;
+  } else {
+    sized = static_cast<const FileInputStream&>(*stream).file().regular();
+  }
+  scanner->reset(new RecordScanner(path, std::move(stream), file_size, sized, std::move(buffer)));
   return Status::OK();
+}
+
+std::string RecordScanner::TakeBuffer() {
+  std::string buffer = std::move(buffer_);
+  buffer.clear();
+  buffer_.clear();
+  head_ = 0;
+  base_ = 0;
+  ended_ = true;
+  return buffer;
 }
 
 void RecordScanner::AddDamage(RecordDamage::Kind kind, uint64_t offset, uint64_t resume,
@@ -66,6 +84,8 @@ Status RecordScanner::Fill(uint64_t n, uint64_t* available) {
     uint64_t want = std::max<uint64_t>(n - (buffer_.size() - head_), kReadChunk);
     if (file_size_ == kUnknownSize) {
       want = std::min<uint64_t>(want, std::max<uint64_t>(kReadChunk, buffer_.size()));
+    } else if (sized_) {  // the data is the file as it was at Open
+      want = std::min<uint64_t>(want, file_size_ - (base_ + buffer_.size()));
     }
     const size_t old = buffer_.size();
     buffer_.resize(old + want);
@@ -78,7 +98,7 @@ Status RecordScanner::Fill(uint64_t n, uint64_t* available) {
       const uint64_t end = base_ + buffer_.size();
       stream_damage_ = s;  // reported once the data before it is scanned
       stream_damage_at_ = end;
-    } else if (got < want) {
+    } else if (got < want || (sized_ && base_ + buffer_.size() >= file_size_)) {
       ended_ = true;
     }
   }

@@ -11,7 +11,9 @@
 // one record being checked, and in a compressed stream grows only as decompressed bytes arrive.
 //   - a record cut short by the end of the data, or a stray partial header there, ends the scan;
 //   - a compressed stream that cannot be decompressed any further ends the scan.
-// Offsets are positions in the decompressed data, as everywhere in swigflow.
+// Offsets are positions in the decompressed data, as everywhere in swigflow. An uncompressed
+// regular file is read as it was at Open: up to its size then (a file shorter than a read chunk
+// in one read, with no read to find its end).
 #ifndef SWIGFLOW_IO_RECORD_SCAN_H_
 #define SWIGFLOW_IO_RECORD_SCAN_H_
 
@@ -48,8 +50,10 @@ const char* DamageKindName(RecordDamage::Kind kind);
 
 class RecordScanner {
  public:
+  // `buffer`: memory to reuse (its capacity; its contents are dropped), such as a finished
+  // scanner's TakeBuffer(), so that a reader going from file to file allocates once.
   static Status Open(const std::string& path, const RecordOptions& options,
-                     std::unique_ptr<RecordScanner>* scanner);
+                     std::unique_ptr<RecordScanner>* scanner, std::string buffer = {});
 
   RecordScanner(const RecordScanner&) = delete;
   RecordScanner& operator=(const RecordScanner&) = delete;
@@ -70,11 +74,21 @@ class RecordScanner {
   uint64_t records() const { return records_; }  // intact records returned so far
   const std::string& path() const { return path_; }
 
+  // The read buffer's memory (emptied), for the next scanner: this one is done with it.
+  std::string TakeBuffer();
+
  private:
   static constexpr uint64_t kUnknownSize = UINT64_MAX;  // compressed: the data's size is unknown
 
-  RecordScanner(std::string path, std::unique_ptr<InputStream> stream, uint64_t file_size)
-      : path_(std::move(path)), stream_(std::move(stream)), file_size_(file_size) {}
+  RecordScanner(std::string path, std::unique_ptr<InputStream> stream, uint64_t file_size,
+                bool sized, std::string buffer)
+      : path_(std::move(path)),
+        stream_(std::move(stream)),
+        file_size_(file_size),
+        sized_(sized),
+        buffer_(std::move(buffer)) {
+    buffer_.clear();
+  }
 
   // Makes at least n bytes from the read position available, unless the data ends first.
   // Returns how many are (at most n).
@@ -96,6 +110,7 @@ class RecordScanner {
   const std::string path_;
   const std::unique_ptr<InputStream> stream_;
   const uint64_t file_size_;  // bounds lengths in uncompressed files; kUnknownSize otherwise
+  const bool sized_;          // a regular uncompressed file: the data ends at file_size_
   // buffer_[head_, end) holds the decompressed bytes [position(), ...); base_ is the position of
   // buffer_[0].
   std::string buffer_;

@@ -189,6 +189,17 @@ class _NativeRecords(ds.Dataset):
         found = _index.checked_default_index(path)
         return None if found is None else found[0].tolist()
 
+    def _sources(self, files):
+        """(path, offsets or None) per file. Offsets are used only when every file has them,
+        so the first file without an index ends the lookups (a stat, not one per file)."""
+        sources = []
+        for f in files:
+            offsets = self._offsets(f)
+            if offsets is None:
+                return [(f, None) for f in files]
+            sources.append((f, offsets))
+        return sources
+
     def _iter(self, state, epoch):
         c = self._config
         epochs = c["epochs"]
@@ -201,7 +212,7 @@ class _NativeRecords(ds.Dataset):
             "position": 0,
         }
         files = self._file_list(epoch)
-        sources = [(f, self._offsets(f)) for f in files]
+        sources = self._sources(files)
         # One native seed for both shuffles; enclosing repeat()s move the epoch range.
         seed = (state["seed"][0] * 0x9E3779B97F4A7C15 ^ state["seed"][1]) & ((1 << 63) - 1)
         base = epoch * epochs if epochs > 0 else 0

@@ -1,0 +1,213 @@
+#include "swigflow/data/file_readers.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace swigflow {
+namespace data {
+
+namespace {
+
+// A reader keeps the previous file's buffer for the next unless it grew this large (a file of
+// huge records): then it goes back to the allocator.
+constexpr size_t kMaxSpareBuffer = size_t{4} << 20;
+
+}  // namespace
+
+FileReaders::FileReaders(std::function<const std::string&(uint32_t)> path,
+                         const io::RecordOptions& options, bool stop_at_damage, int threads)
+    : path_(std::move(path)), options_(options), stop_at_damage_(stop_at_damage) {
+  try {
+    for (int t = 0; t < std::max(threads, 1); ++t) threads_.emplace_back([this] { Run(); });
+  } catch (...) {  // a thread could not start: stop the others before the members go
+    Stop();
+    for (auto& t : threads_) t.join();
+    throw;
+  }
+}
+
+FileReaders::~FileReaders() {
+  Stop();
+  for (auto& t : threads_) t.join();
+}
+
+void FileReaders::Stop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stopped_ = true;
+  work_.notify_all();
+  ready_.notify_all();
+}
+
+void FileReaders::Begin(std::vector<uint32_t> files, size_t active) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    files_ = std::move(files);
+    active_ = std::max<size_t>(active, 1);
+    next_ = 0;
+    window_.clear();
+    FillWindow();
+  }
+  work_.notify_all();
+}
+
+void FileReaders::End() {
+  std::unique_lock<std::mutex> lock(mu_);
+  ending_ = true;
+  ready_.wait(lock, [&] { return busy_ == 0; });
+  ending_ = false;
+  window_.clear();
+  files_.clear();
+  next_ = 0;
+}
+
+void FileReaders::FillWindow(std::map<size_t, Job>::node_type spare) {
+  while (next_ < files_.size() && window_.size() < active_ + kFilesAhead) {
+    if (spare.empty()) {
+      window_[next_].file = files_[next_];
+    } else {  // a released job's node: no allocation under the lock
+      spare.key() = next_;
+      Job& job = spare.mapped();
+      job.file = files_[next_];
+      job.head = job.count = 0;
+      job.busy = job.done = job.released = false;
+      window_.insert(std::move(spare));
+      spare = {};
+    }
+    ++next_;
+  }
+}
+
+FileReaders::Job* FileReaders::Pick() {
+  if (stopped_ || ending_) return nullptr;
+  size_t i = 0;
+  for (auto& [k, job] : window_) {
+    const size_t limit = i++ < active_ ? kChunksAhead : 1;
+    if (!job.busy && !job.done && !job.released && job.count < limit) return &job;
+  }
+  return nullptr;
+}
+
+bool FileReaders::Take(size_t k, Chunk* chunk) {
+  Chunk taken;
+  bool wake_reader = false;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    auto it = window_.find(k);
+    if (it == window_.end()) {  // taken out of order: a bug in the consumer, not in the data
+      taken.end = true;
+      taken.status = errors::Internal("file ", k, " of the sequence is not being read");
+    } else {
+      Job& job = it->second;
+      if (job.count == 0 && !stopped_) {
+        // Readers may all be asleep (they are woken in batches): make sure one comes for it.
+        if (!job.busy) work_.notify_one();
+        waiting_for_ = k;
+        ready_.wait(lock, [&] { return stopped_ || job.count > 0; });
+        waiting_for_ = kNobody;
+      }
+      if (stopped_) return false;
+      wake_reader = job.count == kChunksAhead;  // its reader stopped for room: there is some now
+      std::swap(taken, job.chunks[job.head]);
+      job.head = (job.head + 1) % kChunksAhead;
+      --job.count;
+    }
+  }
+  if (wake_reader) work_.notify_one();
+  std::swap(*chunk, taken);  // the consumer's previous chunk goes outside the lock
+  return true;
+}
+
+void FileReaders::Release(size_t k) {
+  bool wake_reader;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = window_.find(k);
+    if (it == window_.end()) return;
+    if (it->second.busy) {
+      it->second.released = true;
+      FillWindow();
+    } else {
+      FillWindow(window_.extract(it));
+    }
+    // Wake a reader once per kWakeBatch files, not per file: a reader reads every file there is
+    // room for before it sleeps, so small files are read in batches, without a switch each.
+    wake_reader = ++released_ % kWakeBatch == 0;
+  }
+  if (wake_reader) work_.notify_one();
+}
+
+void FileReaders::Run() {
+  std::string spare;  // the last file's buffer, for the next
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    Job* job = nullptr;
+    work_.wait(lock, [&] { return stopped_ || (job = Pick()) != nullptr; });
+    if (stopped_) return;
+    job->busy = true;
+    ++busy_;
+    lock.unlock();
+    Chunk chunk = ReadChunk(job, &spare);
+    lock.lock();
+    job->busy = false;
+    --busy_;
+    job->done = chunk.end;
+    if (job->released) {
+      for (auto it = window_.begin(); it != window_.end(); ++it) {
+        if (&it->second == job) {
+          FillWindow(window_.extract(it));
+          break;
+        }
+      }
+    } else {
+      std::swap(job->chunks[(job->head + job->count) % kChunksAhead], chunk);
+      ++job->count;
+    }
+    if (waiting_for_ != kNobody || (ending_ && busy_ == 0)) {
+      lock.unlock();  // the waiter takes the lock at once: do not make it wait for this one
+      ready_.notify_all();
+      lock.lock();
+    }
+  }
+}
+
+Chunk FileReaders::ReadChunk(Job* job, std::string* spare) {
+  Chunk chunk;
+  const uint32_t file = job->file;
+  // A C++ exception (out of memory) ends the file with its Status instead of std::terminate.
+  Status s = CatchExceptions([&] {
+    if (job->scanner == nullptr) {
+      SWIGFLOW_RETURN_IF_ERROR(
+          io::RecordScanner::Open(path_(file), options_, &job->scanner, std::move(*spare)));
+      job->scanner->set_stop_at_damage(stop_at_damage_);
+    }
+    size_t bytes = 0;
+    for (;;) {
+      Record record;
+      record.file = file;
+      const Status next = job->scanner->Next(&record.offset, &record.payload);
+      for (io::RecordDamage& d : job->scanner->TakeDamages()) {
+        Record damaged;
+        damaged.file = file;
+        damaged.damaged = true;
+        damaged.damage = std::move(d);
+        chunk.records.push_back(std::move(damaged));
+      }
+      if (!next.ok()) return next;
+      bytes += record.payload.size();
+      chunk.records.push_back(std::move(record));
+      if (chunk.records.size() >= kChunkRecords || bytes >= kChunkBytes) return Status::OK();
+    }
+  });
+  if (s.ok()) return chunk;  // more to come
+  chunk.end = true;
+  if (!errors::IsOutOfRange(s)) chunk.status = s;
+  if (job->scanner != nullptr) {  // the file is finished: close it, keep its buffer
+    std::string buffer = job->scanner->TakeBuffer();
+    if (buffer.capacity() <= kMaxSpareBuffer) *spare = std::move(buffer);
+    job->scanner.reset();
+  }
+  return chunk;
+}
+
+}  // namespace data
+}  // namespace swigflow

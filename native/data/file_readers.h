@@ -1,0 +1,134 @@
+// Reads the files of an epoch ahead of the interleave that consumes them, on a pool of threads
+// that lives as long as the pipeline and moves from file to file.
+//
+// Many small files cost what the system charges for them (open, one read, close) and no more:
+//   - no thread is started per file, and no reader waits on a consumer: a file is read in tasks
+//     of one chunk, and a reader whose file has enough chunks queued takes another file's task,
+//     so a few threads serve any cycle_length;
+//   - a small file is read whole in one call (io::RecordScanner reads at most what is left), into
+//     the buffer the reader used for the previous file;
+//   - the interleave opens its files in list order, so the order they are needed in is known:
+//     readers work on the first `window` files not yet released, earliest first, and so open the
+//     next files while the current ones are consumed. The order of records is the consumer's
+//     business and unchanged.
+// Memory is bounded by the window, never by the number of files: each of the first `active`
+// unreleased files (those the consumer can have open) holds at most kChunksAhead chunks, each
+// later one a single chunk (all of a small file).
+#ifndef SWIGFLOW_DATA_FILE_READERS_H_
+#define SWIGFLOW_DATA_FILE_READERS_H_
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "swigflow/framework/status.h"
+#include "swigflow/io/record_options.h"
+#include "swigflow/io/record_scan.h"
+
+namespace swigflow {
+namespace data {
+
+// One record on its way through the pipeline. A damaged one carries its damage instead.
+struct Record {
+  std::string payload;
+  uint32_t file = 0;
+  uint64_t offset = 0;
+  bool damaged = false;
+  io::RecordDamage damage;
+};
+
+// Consecutive records of one file.
+struct Chunk {
+  std::vector<Record> records;
+  bool end = false;  // the file (or the worker's share) has no more records
+  Status status;     // a failure to read at all (not damage)
+};
+
+constexpr size_t kChunkRecords = 256;
+constexpr size_t kChunkBytes = 1 << 20;
+constexpr size_t kChunksAhead = 4;
+
+class FileReaders {
+ public:
+  // path(i): the i-th file the sequences may name. stop_at_damage: the damage policy drops
+  // the rest of a file at its first damage (or raises), so nothing after it is read. Damage is
+  // passed on as damaged records, in order.
+  FileReaders(std::function<const std::string&(uint32_t)> path, const io::RecordOptions& options,
+              bool stop_at_damage, int threads);
+  ~FileReaders();  // stops and joins every thread, even mid-read
+
+  FileReaders(const FileReaders&) = delete;
+  FileReaders& operator=(const FileReaders&) = delete;
+
+  // Starts reading `files` (arguments of path) in that order, `active` of them at once. The
+  // previous sequence must have been ended.
+  void Begin(std::vector<uint32_t> files, size_t active);
+  // Ends the sequence: waits for the readers still on its files and drops what they read.
+  void End();
+
+  // The next chunk of the k-th file of the sequence; its last has `end` set. The consumer takes
+  // files in order, at most `active` unreleased at once. False once stopped.
+  bool Take(size_t k, Chunk* chunk);
+  // The consumer is done with the k-th file (read to its end, or abandoned).
+  void Release(size_t k);
+
+  // Wakes and stops every reader and consumer; Take returns false from now on.
+  void Stop();
+
+  static constexpr size_t kFilesAhead = 32;  // unreleased files read ahead beyond `active`
+  static constexpr size_t kWakeBatch = 8;    // released files per reader wake-up
+
+ private:
+  struct Job {
+    uint32_t file = 0;
+    // Read, not yet taken: chunks[(head + i) % kChunksAhead] for i < count (no allocation).
+    Chunk chunks[kChunksAhead];
+    size_t head = 0;
+    size_t count = 0;
+    std::unique_ptr<io::RecordScanner> scanner;  // between a big file's tasks; only its reader
+    bool busy = false;                           // a reader is on it
+    bool done = false;                           // its last chunk is queued
+    bool released = false;                       // released while busy: its reader erases it
+  };
+
+  void Run();
+  // The first job a reader can work on, or null. Requires mu_.
+  Job* Pick();
+  // Creates jobs for the next files until the window is full, reusing `spare`'s node when there
+  // is one. Requires mu_.
+  void FillWindow(std::map<size_t, Job>::node_type spare = {});
+  // Reads the next chunk of `job` (opening its file first); closes the file after the last.
+  Chunk ReadChunk(Job* job, std::string* spare);
+
+  const std::function<const std::string&(uint32_t)> path_;
+  const io::RecordOptions options_;
+  const bool stop_at_damage_;
+
+  std::mutex mu_;
+  std::condition_variable work_;   // readers: a task may be available, or stop
+  std::condition_variable ready_;  // consumer and End: a chunk arrived, or a reader finished
+  // Guarded by mu_:
+  bool stopped_ = false;
+  bool ending_ = false;          // End is waiting: readers take no new task
+  int busy_ = 0;                 // readers working on a task
+  std::vector<uint32_t> files_;  // the sequence
+  size_t active_ = 1;
+  size_t next_ = 0;      // files_[next_] is the next to get a job
+  size_t released_ = 0;  // files released so far
+  static constexpr size_t kNobody = SIZE_MAX;
+  size_t waiting_for_ = kNobody;      // the file the consumer waits for
+  std::map<size_t, Job> window_;      // unreleased jobs by position in files_, earliest first
+  std::vector<std::thread> threads_;  // last: start once the members they use exist
+};
+
+}  // namespace data
+}  // namespace swigflow
+
+#endif  // SWIGFLOW_DATA_FILE_READERS_H_
