@@ -11,6 +11,8 @@ namespace {
 // A reader keeps the previous file's buffer for the next unless it grew this large (a file of
 // huge records): then it goes back to the allocator.
 constexpr size_t kMaxSpareBuffer = size_t{4} << 20;
+// Room for a small file's records from the start (the vector grows from there).
+constexpr size_t kFirstChunkRecords = 32;
 
 }  // namespace
 
@@ -43,7 +45,7 @@ void FileReaders::Begin(std::vector<uint32_t> files, size_t active) {
     std::lock_guard<std::mutex> lock(mu_);
     files_ = std::move(files);
     active_ = std::max<size_t>(active, 1);
-    next_ = 0;
+    next_ = start_next_ = queued_bytes_ = 0;
     window_.clear();
     FillWindow();
   }
@@ -57,7 +59,7 @@ void FileReaders::End() {
   ending_ = false;
   window_.clear();
   files_.clear();
-  next_ = 0;
+  next_ = start_next_ = queued_bytes_ = 0;
 }
 
 void FileReaders::FillWindow(std::map<size_t, Job>::node_type spare) {
@@ -69,7 +71,7 @@ void FileReaders::FillWindow(std::map<size_t, Job>::node_type spare) {
       Job& job = spare.mapped();
       job.file = files_[next_];
       job.head = job.count = 0;
-      job.busy = job.done = job.released = false;
+      job.started = job.busy = job.done = job.released = false;
       window_.insert(std::move(spare));
       spare = {};
     }
@@ -79,12 +81,22 @@ void FileReaders::FillWindow(std::map<size_t, Job>::node_type spare) {
 
 FileReaders::Job* FileReaders::Pick() {
   if (stopped_ || ending_) return nullptr;
+  // The first active_ unreleased files include every file the consumer has open.
   size_t i = 0;
-  for (auto& [k, job] : window_) {
-    const size_t limit = i++ < active_ ? kChunksAhead : 1;
-    if (!job.busy && !job.done && !job.released && job.count < limit) return &job;
+  for (auto it = window_.begin(); it != window_.end() && i < active_; ++it, ++i) {
+    Job& job = it->second;
+    if (job.started && !job.busy && !job.done && !job.released && job.count < kChunksAhead) {
+      return &job;
+    }
   }
-  return nullptr;
+  if (start_next_ >= next_) return nullptr;  // every job in the window is started
+  // Jobs not started are the window's last next_ - start_next_, so this one's place is:
+  const size_t place = window_.size() - (next_ - start_next_);
+  if (place >= active_ && queued_bytes_ >= kAheadBytes) {
+    over_budget_ = true;
+    return nullptr;
+  }
+  return &window_.find(start_next_)->second;
 }
 
 bool FileReaders::Take(size_t k, Chunk* chunk) {
@@ -110,6 +122,11 @@ bool FileReaders::Take(size_t k, Chunk* chunk) {
       std::swap(taken, job.chunks[job.head]);
       job.head = (job.head + 1) % kChunksAhead;
       --job.count;
+      queued_bytes_ -= taken.bytes;
+      if (over_budget_ && queued_bytes_ <= kAheadBytes / 2) {  // refill in one batch
+        over_budget_ = false;
+        wake_reader = true;
+      }
     }
   }
   if (wake_reader) work_.notify_one();
@@ -123,15 +140,20 @@ void FileReaders::Release(size_t k) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = window_.find(k);
     if (it == window_.end()) return;
-    if (it->second.busy) {
-      it->second.released = true;
+    Job& job = it->second;
+    for (size_t c = 0; c < job.count; ++c) {  // abandoned before its end
+      queued_bytes_ -= job.chunks[(job.head + c) % kChunksAhead].bytes;
+    }
+    if (job.busy) {
+      job.released = true;
       FillWindow();
     } else {
       FillWindow(window_.extract(it));
     }
     // Wake a reader once per kWakeBatch files, not per file: a reader reads every file there is
     // room for before it sleeps, so small files are read in batches, without a switch each.
-    wake_reader = ++released_ % kWakeBatch == 0;
+    wake_reader = ++released_since_wake_ >= kWakeBatch;
+    if (wake_reader) released_since_wake_ = 0;
   }
   if (wake_reader) work_.notify_one();
 }
@@ -143,6 +165,10 @@ void FileReaders::Run() {
     Job* job = nullptr;
     work_.wait(lock, [&] { return stopped_ || (job = Pick()) != nullptr; });
     if (stopped_) return;
+    if (!job->started) {
+      job->started = true;
+      ++start_next_;
+    }
     job->busy = true;
     ++busy_;
     lock.unlock();
@@ -159,6 +185,7 @@ void FileReaders::Run() {
         }
       }
     } else {
+      queued_bytes_ += chunk.bytes;
       std::swap(job->chunks[(job->head + job->count) % kChunksAhead], chunk);
       ++job->count;
     }
@@ -180,7 +207,7 @@ Chunk FileReaders::ReadChunk(Job* job, std::string* spare) {
           io::RecordScanner::Open(path_(file), options_, &job->scanner, std::move(*spare)));
       job->scanner->set_stop_at_damage(stop_at_damage_);
     }
-    size_t bytes = 0;
+    chunk.records.reserve(kFirstChunkRecords);
     for (;;) {
       Record record;
       record.file = file;
@@ -188,14 +215,13 @@ Chunk FileReaders::ReadChunk(Job* job, std::string* spare) {
       for (io::RecordDamage& d : job->scanner->TakeDamages()) {
         Record damaged;
         damaged.file = file;
-        damaged.damaged = true;
-        damaged.damage = std::move(d);
+        damaged.damage = std::make_unique<io::RecordDamage>(std::move(d));
         chunk.records.push_back(std::move(damaged));
       }
       if (!next.ok()) return next;
-      bytes += record.payload.size();
+      chunk.bytes += record.payload.size();
       chunk.records.push_back(std::move(record));
-      if (chunk.records.size() >= kChunkRecords || bytes >= kChunkBytes) return Status::OK();
+      if (chunk.records.size() >= kChunkRecords || chunk.bytes >= kChunkBytes) return Status::OK();
     }
   });
   if (s.ok()) return chunk;  // more to come

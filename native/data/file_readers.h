@@ -40,8 +40,7 @@ struct Record {
   std::string payload;
   uint32_t file = 0;
   uint64_t offset = 0;
-  bool damaged = false;
-  io::RecordDamage damage;
+  std::unique_ptr<io::RecordDamage> damage;  // set on a damaged record (kept small: records move)
 };
 
 // Consecutive records of one file.
@@ -49,6 +48,7 @@ struct Chunk {
   std::vector<Record> records;
   bool end = false;  // the file (or the worker's share) has no more records
   Status status;     // a failure to read at all (not damage)
+  size_t bytes = 0;  // of the payloads
 };
 
 constexpr size_t kChunkRecords = 256;
@@ -82,8 +82,13 @@ class FileReaders {
   // Wakes and stops every reader and consumer; Take returns false from now on.
   void Stop();
 
-  static constexpr size_t kFilesAhead = 32;  // unreleased files read ahead beyond `active`
-  static constexpr size_t kWakeBatch = 8;    // released files per reader wake-up
+  // Read-ahead beyond the `active` files: files started, and the bytes queued before another.
+  static constexpr size_t kFilesAhead = 256;
+  // (Small enough to stay in cache until consumed: reading further ahead only evicts it.)
+  static constexpr size_t kAheadBytes = size_t{2} << 20;
+  // Released files per reader wake-up: readers sleep once the window is full, and refill it in
+  // batches rather than with a switch per file.
+  static constexpr size_t kWakeBatch = kFilesAhead / 4;
 
  private:
   struct Job {
@@ -93,13 +98,15 @@ class FileReaders {
     size_t head = 0;
     size_t count = 0;
     std::unique_ptr<io::RecordScanner> scanner;  // between a big file's tasks; only its reader
+    bool started = false;                        // a reader has read from it
     bool busy = false;                           // a reader is on it
     bool done = false;                           // its last chunk is queued
     bool released = false;                       // released while busy: its reader erases it
   };
 
   void Run();
-  // The first job a reader can work on, or null. Requires mu_.
+  // The job a reader works on next, or null: more of a file the consumer has open, else the
+  // next file to start. Takes O(active) steps. Requires mu_.
   Job* Pick();
   // Creates jobs for the next files until the window is full, reusing `spare`'s node when there
   // is one. Requires mu_.
@@ -120,7 +127,11 @@ class FileReaders {
   int busy_ = 0;                 // readers working on a task
   std::vector<uint32_t> files_;  // the sequence
   size_t active_ = 1;
-  size_t next_ = 0;      // files_[next_] is the next to get a job
+  size_t next_ = 0;           // files_[next_] is the next to get a job
+  size_t start_next_ = 0;     // the next job to start (jobs start in order)
+  size_t queued_bytes_ = 0;   // in chunks read and not taken
+  bool over_budget_ = false;  // a file was not started for kAheadBytes: wake at half of it
+  size_t released_since_wake_ = 0;
   size_t released_ = 0;  // files released so far
   static constexpr size_t kNobody = SIZE_MAX;
   size_t waiting_for_ = kNobody;      // the file the consumer waits for

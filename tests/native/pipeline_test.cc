@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "swigflow/data/file_readers.h"
 #include "swigflow/example/example.h"
 #include "swigflow/io/record_index.h"
 #include "swigflow/io/record_writer.h"
@@ -103,6 +104,85 @@ TEST(PipelineTest, InterleavesLikeTfDataAndIndexedFilesGiveTheSameOrder) {
   PipelineOptions indexed = streaming;
   indexed.files = MakeFiles("interleave", counts, true);
   EXPECT_EQ(RunAll(indexed).Records(), run.Records());
+}
+
+// Thousands of files, mostly tiny, some of several chunks, some empty: the streaming order (read
+// ahead by the FileReaders) equals the order computed from the index files, for several cycles.
+TEST(PipelineTest, ManySmallAndSomeBigFilesInterleaveExactly) {
+  std::vector<int> counts;
+  for (int f = 0; f < 2000; ++f) counts.push_back(f % 97 == 5 ? 1100 : f % 7);  // 0..6, or big
+  const std::vector<SourceFile> streaming_files = MakeFiles("many", counts, false);
+  const std::vector<SourceFile> indexed_files = MakeFiles("many", counts, true);
+  for (int cycle : {1, 3, 16}) {
+    for (int block : {1, 4}) {
+      PipelineOptions streaming = Options(streaming_files);
+      streaming.cycle_length = cycle;
+      streaming.block_length = block;
+      streaming.batch_size = 100;
+      const Outcome run = RunAll(streaming);
+      ASSERT_TRUE(errors::IsOutOfRange(run.end)) << run.end.ToString();
+      PipelineOptions indexed = streaming;
+      indexed.files = indexed_files;
+      const Outcome computed = RunAll(indexed);
+      ASSERT_EQ(run.Records().size(), computed.Records().size());
+      EXPECT_TRUE(run.Records() == computed.Records()) << "cycle " << cycle << " block " << block;
+    }
+  }
+}
+
+// The readers directly, one thread for several open files, big ones among them: a reader never
+// waits on a full file while another the consumer needs is unread (that would deadlock).
+TEST(FileReadersTest, OneThreadServesEveryOpenFile) {
+  const std::vector<int> counts = {1100, 1300, 0, 2, 900, 1, 1, 1, 700};
+  const std::vector<SourceFile> files = MakeFiles("readers", counts, false);
+  FileReaders readers([&](uint32_t i) -> const std::string& { return files[i].path; },
+                      io::RecordOptions(), true, /*threads=*/1);
+  for (int round = 0; round < 2; ++round) {  // the threads carry over to the next sequence
+    std::vector<uint32_t> order = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+    readers.Begin(order, 3);
+    // Three files open at once, one chunk from each in turn (what stalls a thread-per-queue
+    // design whose queues fill).
+    std::vector<size_t> open = {0, 1, 2};
+    size_t next = 3;
+    std::vector<int> seen(counts.size(), 0);
+    while (!open.empty()) {
+      for (size_t i = 0; i < open.size();) {
+        Chunk chunk;
+        ASSERT_TRUE(readers.Take(open[i], &chunk));
+        ASSERT_TRUE(chunk.status.ok()) << chunk.status.ToString();
+        for (const Record& r : chunk.records) {
+          const int f = static_cast<int>(open[i]);
+          EXPECT_EQ(r.payload, std::to_string(f) + ":" + std::to_string(seen[f]));
+          ++seen[f];
+        }
+        if (!chunk.end) {
+          ++i;
+          continue;
+        }
+        readers.Release(open[i]);
+        if (next < order.size()) {
+          open[i++] = next++;
+        } else {
+          open.erase(open.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+      }
+    }
+    readers.End();
+    EXPECT_EQ(seen, counts);
+  }
+}
+
+// A missing file among many fails where the sequence reaches it, after the records before it,
+// although the readers opened it well ahead.
+TEST(PipelineTest, AMissingFileFailsInItsPlace) {
+  std::vector<SourceFile> files = MakeFiles("missing", std::vector<int>(40, 2), false);
+  files[30].path += ".gone";
+  PipelineOptions o = Options(files);
+  o.cycle_length = 1;
+  const Outcome run = RunAll(o);
+  EXPECT_TRUE(errors::IsNotFound(run.end)) << run.end.ToString();
+  EXPECT_NE(run.end.message().find(".gone"), std::string::npos);
+  EXPECT_EQ(run.Records().size(), 60u);
 }
 
 TEST(PipelineTest, ShuffledEpochsHoldEveryRecordOnceAndDependOnlyOnTheSeed) {
