@@ -92,7 +92,7 @@ class InterleavedFiles : public Source {
   InterleavedFiles(const PipelineOptions& o, FileReaders* readers, std::vector<uint32_t> files)
       : options_(o),
         readers_(readers),
-        files_(files.size()),
+        file_count_(files.size()),
         slots_(std::max(1, std::min<int>(o.cycle_length, static_cast<int>(files.size())))) {
     readers_->Begin(std::move(files), slots_.size());
     for (auto& slot : slots_) Open(&slot);
@@ -101,7 +101,7 @@ class InterleavedFiles : public Source {
 
   bool Next(Record* record, Status* status) override {
     for (;;) {
-      if (open_ == 0 && next_file_ >= files_) return false;
+      if (open_ == 0 && next_file_ >= file_count_) return false;
       OpenFile& slot = slots_[current_];
       if (!slot.open) Open(&slot);
       if (slot.open) {
@@ -149,7 +149,7 @@ class InterleavedFiles : public Source {
   }
 
   void Open(OpenFile* slot) {
-    if (next_file_ >= files_) return;
+    if (next_file_ >= file_count_) return;
     slot->open = true;
     slot->k = next_file_++;
     slot->chunk = Chunk();
@@ -163,7 +163,7 @@ class InterleavedFiles : public Source {
 
   const PipelineOptions& options_;
   FileReaders* const readers_;
-  const size_t files_;  // in the sequence
+  const size_t file_count_;  // in the sequence
   std::vector<OpenFile> slots_;
   size_t next_file_ = 0;
   size_t open_ = 0;

@@ -40,10 +40,5 @@ Status FileCache::Get(uint32_t i, std::shared_ptr<const RandomAccessFile>* file)
   return Status::OK();
 }
 
-size_t FileCache::open() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return entries_.size();
-}
-
 }  // namespace io
 }  // namespace swigflow

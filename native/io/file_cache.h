@@ -31,8 +31,6 @@ class FileCache {
   // holder lets go.
   Status Get(uint32_t i, std::shared_ptr<const RandomAccessFile>* file);
 
-  size_t open() const;  // files held open by the cache now
-
  private:
   struct Entry {
     std::shared_ptr<const RandomAccessFile> file;
@@ -41,7 +39,7 @@ class FileCache {
 
   const std::function<const std::string&(uint32_t)> path_;
   const size_t capacity_;
-  mutable std::mutex mu_;
+  std::mutex mu_;
   std::list<uint32_t> lru_;                      // most recently used first; guarded by mu_
   std::unordered_map<uint32_t, Entry> entries_;  // guarded by mu_
 };

@@ -55,8 +55,8 @@ class FileInputStream : public InputStream {
   Status ReadFile(size_t n, char* dst, size_t* got);
 
   const std::unique_ptr<RandomAccessFile> file_;
-  std::unique_ptr<char[]>
-      buffer_;  // allocated at the first buffered read: many files never need it
+  // Allocated at the first buffered read: many files never need it.
+  std::unique_ptr<char[]> buffer_;
   const size_t capacity_;
   // Invariant: buffer_[begin_, end_) holds the file's bytes [position_, position_ + end_ - begin_).
   size_t begin_ = 0;
