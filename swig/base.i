@@ -8,6 +8,8 @@
 //   %include "swigflow/io/crc32c.h"
 //   %unignoreall
 
+// int64_t is long on the LP64 platforms we build for; SWIG assumes long long unless told.
+#define SWIGWORDSIZE64
 %include <stdint.i>
 %include <std_string.i>
 
@@ -38,7 +40,7 @@
   });
   Py_END_ALLOW_THREADS
   if (!swigflow_thrown.ok()) {
-    SwigflowSetStatusError(swigflow_thrown);
+    swigflow::python::SetStatusError(swigflow_thrown);
     SWIG_fail;
   }
 }

@@ -1,432 +1,61 @@
-// tf.train.Example / SequenceExample codec for swigflow.train (python/swigflow/train.py).
-//
-// Python keeps its own message objects; these functions only translate between bytes and plain
-// Python values: a feature is (kind, values) with kind 0 (none), 1 (bytes), 2 (float) or
-// 3 (int64) and values a list of bytes, floats or ints.
+// tf.train.Example / SequenceExample codec and parse_example's fast path for swigflow.train and
+// swigflow.io (python/swigflow/train.py, io/parsing.py): py_example.h, plus the parse spec as a
+// struct Python fills by field name.
 %{
-#include <algorithm>
-#include <climits>
-
-#include "swigflow/example/example.h"
-#include "swigflow/example/parse.h"
-
-namespace {
-
-namespace ex = swigflow::example;
-
-// (kind, [values]) for one Feature. Needs the GIL.
-PyObject* FeatureToPy(const ex::Feature& f) {
-  const Py_ssize_t n = static_cast<Py_ssize_t>(f.size());
-  PyObject* values = PyList_New(n);
-  if (values == nullptr) return nullptr;
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* v = nullptr;
-    switch (f.kind) {
-      case ex::Feature::Kind::kBytes:
-        v = PyBytes_FromStringAndSize(f.bytes_list[i].data(),
-                                      static_cast<Py_ssize_t>(f.bytes_list[i].size()));
-        break;
-      case ex::Feature::Kind::kFloat:
-        v = PyFloat_FromDouble(f.float_list[i]);
-        break;
-      case ex::Feature::Kind::kInt64:
-        v = PyLong_FromLongLong(f.int64_list[i]);
-        break;
-      case ex::Feature::Kind::kNone:
-        break;
-    }
-    if (v == nullptr) {
-      Py_DECREF(values);
-      return nullptr;
-    }
-    PyList_SET_ITEM(values, i, v);
-  }
-  return Py_BuildValue("(iN)", static_cast<int>(f.kind), values);
-}
-
-// Map keys are proto `string`s: UTF-8, decoded without ever failing.
-PyObject* KeyToPy(const std::string& key) {
-  return PyUnicode_DecodeUTF8(key.data(), static_cast<Py_ssize_t>(key.size()), "surrogateescape");
-}
-
-PyObject* FeatureMapToPy(const ex::FeatureMap& map) {
-  PyObject* dict = PyDict_New();
-  for (const auto& [key, feature] : map) {
-    PyObject* k = dict != nullptr ? KeyToPy(key) : nullptr;
-    PyObject* v = k != nullptr ? FeatureToPy(feature) : nullptr;
-    if (v == nullptr || PyDict_SetItem(dict, k, v) != 0) {
-      Py_XDECREF(k);
-      Py_XDECREF(v);
-      Py_XDECREF(dict);
-      return nullptr;
-    }
-    Py_DECREF(k);
-    Py_DECREF(v);
-  }
-  return dict;
-}
-
-bool KeyFromPy(PyObject* key, std::string* out) {
-  if (!PyUnicode_Check(key)) {
-    PyErr_Format(PyExc_TypeError, "feature keys must be str, not %.100s", Py_TYPE(key)->tp_name);
-    return false;
-  }
-  PyObject* utf8 = PyUnicode_AsEncodedString(key, "utf-8", "surrogateescape");
-  if (utf8 == nullptr) return false;
-  out->assign(PyBytes_AS_STRING(utf8), static_cast<size_t>(PyBytes_GET_SIZE(utf8)));
-  Py_DECREF(utf8);
-  return true;
-}
-
-// A Feature from (kind, values); values any sequence of the kind's type.
-bool FeatureFromPy(PyObject* item, ex::Feature* f) {
-  int kind = 0;
-  PyObject* values = nullptr;
-  if (!PyArg_ParseTuple(item, "iO", &kind, &values)) return false;
-  if (kind < 0 || kind > 3) {
-    PyErr_Format(PyExc_ValueError, "invalid feature kind %d", kind);
-    return false;
-  }
-  f->SetKind(static_cast<ex::Feature::Kind>(kind));
-  PyObject* seq = PySequence_Fast(values, "feature values must be a sequence");
-  if (seq == nullptr) return false;
-  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-  PyObject** items = PySequence_Fast_ITEMS(seq);
-  bool ok = true;
-  for (Py_ssize_t i = 0; ok && i < n; ++i) {
-    PyObject* v = items[i];
-    switch (f->kind) {
-      case ex::Feature::Kind::kBytes: {
-        char* data;
-        Py_ssize_t size;
-        if (!PyBytes_Check(v)) {
-          PyErr_Format(PyExc_TypeError, "bytes_list values must be bytes, not %.100s",
-                       Py_TYPE(v)->tp_name);
-          ok = false;
-        } else if (PyBytes_AsStringAndSize(v, &data, &size) == 0) {
-          f->bytes_list.emplace_back(data, static_cast<size_t>(size));
-        } else {
-          ok = false;
-        }
-        break;
-      }
-      case ex::Feature::Kind::kFloat: {
-        const double d = PyFloat_AsDouble(v);
-        ok = !(d == -1.0 && PyErr_Occurred());
-        if (ok) f->float_list.push_back(static_cast<float>(d));
-        break;
-      }
-      case ex::Feature::Kind::kInt64: {
-        const long long x = PyLong_AsLongLong(v);
-        ok = !(x == -1 && PyErr_Occurred());
-        if (ok) f->int64_list.push_back(x);
-        break;
-      }
-      case ex::Feature::Kind::kNone:
-        PyErr_SetString(PyExc_ValueError, "a Feature with no kind has no values");
-        ok = false;
-        break;
-    }
-  }
-  Py_DECREF(seq);
-  return ok;
-}
-
-// A FeatureMap from a dict {key: (kind, values)}.
-bool FeatureMapFromPy(PyObject* dict, ex::FeatureMap* map) {
-  if (!PyDict_Check(dict)) {
-    PyErr_SetString(PyExc_TypeError, "expected a dict of features");
-    return false;
-  }
-  PyObject *key, *value;
-  Py_ssize_t pos = 0;
-  while (PyDict_Next(dict, &pos, &key, &value)) {
-    std::string k;
-    if (!KeyFromPy(key, &k) || !FeatureFromPy(value, &(*map)[k])) return false;
-  }
-  return true;
-}
-
-PyObject* BytesToPy(const std::string& s) {
-  return PyBytes_FromStringAndSize(s.data(), static_cast<Py_ssize_t>(s.size()));
-}
-
-}  // namespace
+#include "swig/py_example.h"
 %}
 
-%inline %{
-// {key: (kind, values)} of a serialized Example; InvalidArgumentError if malformed.
-PyObject* DecodeExample(const char* data, size_t n) {
-  ex::Example example;
-  swigflow::Status s;
-  s = SwigflowWithoutGil([&] { return ex::ParseExample(data, n, &example); });
-  if (!s.ok()) {
-    SwigflowSetStatusError(s);
-    return nullptr;
+%include <std_vector.i>
+
+// Feature kinds and spec types are the C++ enums' values: Feature_Kind_kBytes, ...,
+// FeatureSpec_Type_kFixedLen, ... in the module.
+// Vector members take Python sequences: spec.default_int64 = [1, 2].
+%naturalvar std::vector<int64_t>;
+%naturalvar std::vector<float>;
+%naturalvar std::vector<swigflow::example::FeatureSpec>;
+%template(Int64Vector) std::vector<int64_t>;
+%template(FloatVector) std::vector<float>;
+%template(FeatureSpecVector) std::vector<swigflow::example::FeatureSpec>;
+
+// FeatureSpec.default_bytes from any sequence of bytes-like objects (SWIG's own std::string
+// conversion takes str only).
+%typemap(in) std::vector<std::string>* default_bytes (std::vector<std::string> temp) {
+  PyObject* items = PySequence_Fast($input, "default_bytes must be a sequence of bytes");
+  if (items == nullptr) SWIG_fail;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(items); ++i) {
+    swigflow::python::BytesView view(PySequence_Fast_GET_ITEM(items, i));
+    if (!view.ok()) {
+      Py_DECREF(items);
+      SWIG_fail;
+    }
+    temp.emplace_back(static_cast<const char*>(view.data()), view.size());
   }
-  return FeatureMapToPy(example.features);
+  Py_DECREF(items);
+  $1 = &temp;
+}
+%typemap(out) std::vector<std::string>* default_bytes {
+  $result = swigflow::python::BytesArray(*$1);
 }
 
-// (context, {key: [(kind, values), ...]}) of a serialized SequenceExample.
-PyObject* DecodeSequenceExample(const char* data, size_t n) {
-  ex::SequenceExample example;
-  swigflow::Status s;
-  s = SwigflowWithoutGil([&] { return ex::ParseSequenceExample(data, n, &example); });
-  if (!s.ok()) {
-    SwigflowSetStatusError(s);
-    return nullptr;
-  }
-  PyObject* context = FeatureMapToPy(example.context);
-  PyObject* lists = context != nullptr ? PyDict_New() : nullptr;
-  if (lists == nullptr) {
-    Py_XDECREF(context);
-    return nullptr;
-  }
-  for (const auto& [key, features] : example.feature_lists) {
-    PyObject* list = PyList_New(static_cast<Py_ssize_t>(features.size()));
-    PyObject* k = list != nullptr ? KeyToPy(key) : nullptr;
-    bool ok = k != nullptr;
-    for (size_t i = 0; ok && i < features.size(); ++i) {
-      PyObject* f = FeatureToPy(features[i]);
-      ok = f != nullptr;
-      if (ok) PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), f);
-    }
-    ok = ok && PyDict_SetItem(lists, k, list) == 0;
-    Py_XDECREF(k);
-    Py_XDECREF(list);
-    if (!ok) {
-      Py_DECREF(context);
-      Py_DECREF(lists);
-      return nullptr;
-    }
-  }
-  return Py_BuildValue("(NN)", context, lists);
-}
+%ignoreall
+%rename("%s") swigflow::example::Feature;
+%rename("%s") swigflow::example::FeatureSpec;
+%rename("%s") swigflow::example::FeatureSpec::SetShape;
+%rename("%s", %$isvariable, %$ismember) "";
+%ignore swigflow::example::Feature::bytes_list;
+%ignore swigflow::example::Feature::float_list;
+%ignore swigflow::example::Feature::int64_list;
+%immutable swigflow::example::FeatureSpec::shape;  // SetShape sets row_size with it
+%immutable swigflow::example::FeatureSpec::row_size;
+%include "swigflow/example/example.h"
+%include "swigflow/example/parse.h"
+%unignoreall
 
-// Canonical bytes of an Example given as {key: (kind, values)}.
-PyObject* EncodeExample(PyObject* features) {
-  ex::Example example;
-  if (!FeatureMapFromPy(features, &example.features)) return nullptr;
-  std::string out;
-  ex::SerializeExample(example, &out);
-  return BytesToPy(out);
-}
-
-// Canonical bytes of a SequenceExample given as (context, {key: [(kind, values), ...]}).
-PyObject* EncodeSequenceExample(PyObject* context, PyObject* feature_lists) {
-  ex::SequenceExample example;
-  if (!FeatureMapFromPy(context, &example.context)) return nullptr;
-  if (!PyDict_Check(feature_lists)) {
-    PyErr_SetString(PyExc_TypeError, "expected a dict of feature lists");
-    return nullptr;
-  }
-  PyObject *key, *value;
-  Py_ssize_t pos = 0;
-  while (PyDict_Next(feature_lists, &pos, &key, &value)) {
-    std::string k;
-    if (!KeyFromPy(key, &k)) return nullptr;
-    PyObject* seq = PySequence_Fast(value, "a feature list must be a sequence");
-    if (seq == nullptr) return nullptr;
-    auto& list = example.feature_lists[k];
-    const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    list.resize(static_cast<size_t>(n));
-    for (Py_ssize_t i = 0; i < n; ++i) {
-      if (!FeatureFromPy(PySequence_Fast_GET_ITEM(seq, i), &list[i])) {
-        Py_DECREF(seq);
-        return nullptr;
-      }
-    }
-    Py_DECREF(seq);
-  }
-  std::string out;
-  ex::SerializeSequenceExample(example, &out);
-  return BytesToPy(out);
-}
-%}
-
-%{
-namespace {
-
-// A FeatureSpec from (key, type, dtype, shape, default) as swigflow/io/parsing.py builds it.
-bool SpecFromPy(PyObject* item, ex::FeatureSpec* spec) {
-  PyObject *key, *shape, *default_value;
-  int type, dtype;
-  if (!PyArg_ParseTuple(item, "OiiOO", &key, &type, &dtype, &shape, &default_value) ||
-      !KeyFromPy(key, &spec->key)) {
-    return false;
-  }
-  if (type < 0 || type > 3 || dtype < 1 || dtype > 3) {
-    PyErr_SetString(PyExc_ValueError, "invalid feature spec");
-    return false;
-  }
-  spec->type = static_cast<ex::FeatureSpec::Type>(type);
-  spec->dtype = static_cast<ex::Feature::Kind>(dtype);
-  PyObject* dims = PySequence_Fast(shape, "shape must be a sequence");
-  if (dims == nullptr) return false;
-  spec->row_size = 1;
-  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(dims); ++i) {
-    const long long d = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(dims, i));
-    if (d == -1 && PyErr_Occurred()) {
-      Py_DECREF(dims);
-      return false;
-    }
-    spec->shape.push_back(d);
-    spec->row_size *= d;
-  }
-  Py_DECREF(dims);
-  if (default_value == Py_None) return true;
-  PyObject* pair = Py_BuildValue("(iO)", dtype, default_value);
-  ex::Feature defaults;
-  const bool ok = pair != nullptr && FeatureFromPy(pair, &defaults);
-  Py_XDECREF(pair);
-  if (!ok) return false;
-  spec->has_default = true;
-  spec->default_bytes = std::move(defaults.bytes_list);
-  spec->default_float = std::move(defaults.float_list);
-  spec->default_int64 = std::move(defaults.int64_list);
-  return true;
-}
-
-// Numbers go to numpy without a copy; strings become bytes objects (the views point into the
-// caller's records), unless `objects` already holds them (then the array takes them over).
-PyObject* ParsedToPy(const ex::FeatureSpec& spec, ex::ParsedFeature* parsed,
-                     std::vector<PyObject*>* objects) {
-  PyObject* values;
-  if (spec.dtype == ex::Feature::Kind::kBytes) {
-    values = objects->empty() ? SwigflowBytesArray(parsed->bytes) : SwigflowObjectArray(objects);
-  } else if (spec.dtype == ex::Feature::Kind::kFloat) {
-    values = SwigflowArrayFromVector(std::move(parsed->floats), NPY_FLOAT32);
-  } else {
-    values = SwigflowArrayFromVector(std::move(parsed->int64s), NPY_INT64);
-  }
-  PyObject* counts =
-      values != nullptr ? SwigflowArrayFromVector(std::move(parsed->counts), NPY_INT64) : nullptr;
-  if (counts == nullptr) {
-    Py_XDECREF(values);
-    return nullptr;
-  }
-  return Py_BuildValue("(NN)", values, counts);
-}
-
-// Parses with the GIL released. Large batches with string features are parsed by a background
-// thread in parts while this thread, holding the GIL, turns each finished part's strings into
-// bytes objects: the two costs overlap instead of adding up. objects[s] receives spec s's bytes
-// objects (new references) when that happens.
-swigflow::Status ParseReleasingGil(const std::vector<std::string_view>& views,
-                                   const std::vector<ex::FeatureSpec>& specs,
-                                   const std::vector<std::string>* names, int num_threads,
-                                   std::vector<ex::ParsedFeature>* parsed,
-                                   std::vector<std::vector<PyObject*>>* objects) {
-  constexpr size_t kPartRecords = 512;
-  const bool has_bytes = std::any_of(specs.begin(), specs.end(), [](const ex::FeatureSpec& s) {
-    return s.dtype == ex::Feature::Kind::kBytes;
-  });
-  swigflow::Status s;
-  if (!has_bytes || num_threads < 2 || views.size() < 4 * kPartRecords) {
-    return SwigflowWithoutGil(
-        [&] { return ex::ParseExampleBatch(views, specs, names, num_threads, parsed); });
-  }
-  PyThreadState* released = PyEval_SaveThread();
-  s = ex::ParseExampleBatchStreaming(
-      views, specs, names, kPartRecords,
-      [&](size_t, const ex::StringParts& strings) {
-        PyEval_RestoreThread(released);
-        bool ok = true;
-        for (size_t f = 0; ok && f < specs.size(); ++f) {
-          for (std::string_view v : strings[f]) {
-            PyObject* item = PyBytes_FromStringAndSize(v.data(), static_cast<Py_ssize_t>(v.size()));
-            if (item == nullptr) {
-              ok = false;
-              break;
-            }
-            (*objects)[f].push_back(item);
-          }
-        }
-        released = PyEval_SaveThread();
-        return ok ? swigflow::Status::OK()
-                  : swigflow::errors::ResourceExhausted("out of memory making bytes objects");
-      },
-      parsed);
-  PyEval_RestoreThread(released);
-  if (!s.ok()) {
-    for (auto& list : *objects) {
-      for (PyObject* item : list) Py_DECREF(item);
-      list.clear();
-    }
-  }
-  return s;
-}
-
-}  // namespace
-%}
-
-%inline %{
-// parse_example's fast path: [(values, counts)] per spec, values as numpy arrays (objects
-// holding bytes for strings), counts per example (empty for FixedLen: row_size each).
-PyObject* ParseExampleBatch(PyObject* serialized, PyObject* specs, PyObject* names,
-                            int num_threads) {
-  // A tuple holds a reference to every record while the GIL is released.
-  PyObject* records = PySequence_Tuple(serialized);
-  if (records == nullptr) return nullptr;
-  const Py_ssize_t n = PyTuple_GET_SIZE(records);
-  std::vector<std::string_view> views(static_cast<size_t>(n));
-  std::vector<ex::FeatureSpec> spec_list;
-  std::vector<std::string> name_list;
-  PyObject* spec_items = nullptr;
-  PyObject* result = nullptr;
-  bool ok = true;
-  for (Py_ssize_t i = 0; ok && i < n; ++i) {
-    PyObject* item = PyTuple_GET_ITEM(records, i);
-    if (!PyBytes_Check(item)) {
-      PyErr_Format(PyExc_TypeError, "serialized examples must be bytes, not %.100s (record %zd)",
-                   Py_TYPE(item)->tp_name, i);
-      ok = false;
-    } else {
-      views[i] = std::string_view(PyBytes_AS_STRING(item), PyBytes_GET_SIZE(item));
-    }
-  }
-  if (ok) {
-    spec_items = PySequence_Fast(specs, "specs must be a sequence");
-    ok = spec_items != nullptr;
-  }
-  for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(spec_items); ++i) {
-    spec_list.emplace_back();
-    ok = SpecFromPy(PySequence_Fast_GET_ITEM(spec_items, i), &spec_list.back());
-  }
-  if (ok && names != Py_None) {
-    PyObject* name_items = PySequence_Fast(names, "example_names must be a sequence");
-    ok = name_items != nullptr;
-    for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(name_items); ++i) {
-      name_list.emplace_back();
-      ok = KeyFromPy(PySequence_Fast_GET_ITEM(name_items, i), &name_list.back());
-    }
-    Py_XDECREF(name_items);
-  }
-  if (ok) {
-    std::vector<ex::ParsedFeature> parsed;
-    std::vector<std::vector<PyObject*>> objects(spec_list.size());
-    const std::vector<std::string>* names_ptr = names != Py_None ? &name_list : nullptr;
-    const swigflow::Status s =
-        ParseReleasingGil(views, spec_list, names_ptr, num_threads, &parsed, &objects);
-    if (!s.ok()) {
-      if (!PyErr_Occurred()) SwigflowSetStatusError(s);
-    } else {
-      result = PyList_New(static_cast<Py_ssize_t>(parsed.size()));
-      for (size_t i = 0; i < parsed.size(); ++i) {
-        PyObject* item =
-            result != nullptr ? ParsedToPy(spec_list[i], &parsed[i], &objects[i]) : nullptr;
-        if (item == nullptr) {
-          Py_CLEAR(result);
-          for (PyObject* o : objects[i]) Py_DECREF(o);  // not taken over
-          objects[i].clear();
-        } else {
-          PyList_SET_ITEM(result, static_cast<Py_ssize_t>(i), item);
-        }
-      }
-    }
-  }
-  Py_XDECREF(spec_items);
-  Py_DECREF(records);  // only now: the views pointed into these bytes
-  return result;
-}
-%}
+%ignoreall
+%rename("%s") swigflow::python::DecodeExample;
+%rename("%s") swigflow::python::DecodeSequenceExample;
+%rename("%s") swigflow::python::EncodeExample;
+%rename("%s") swigflow::python::EncodeSequenceExample;
+%rename("%s") swigflow::python::ParseExampleBatch;
+%include "swig/py_example.h"
+%unignoreall

@@ -1,333 +1,46 @@
-// swigflow.image's codecs and transforms (native/image/). Python (swigflow/image/) checks
-// arguments, names them like tf.image, and builds the arrays these functions fill; every
-// function here holds the GIL only to read its inputs and wrap its result.
+// swigflow.image's codecs and transforms (native/image/) for python/swigflow/image/ and
+// data/images.py: the options structs as they are (Python sets fields by name; the defaults are
+// the C++ ones), the enums as constants (Format_kJpeg, DctMethod_..., ResizeMethod_...,
+// SampleType_..., BatchDecodeOptions_Crop_...), and py_image.h's functions.
 %{
-#include "swigflow/framework/random.h"
-#include "swigflow/image/batch.h"
-#include "swigflow/image/crop.h"
-#include "swigflow/image/image.h"
-#include "swigflow/image/jpeg.h"
-#include "swigflow/image/png.h"
-#include "swigflow/image/resize.h"
-
-namespace {
-
-namespace sfi = swigflow::image;
-
-// A contiguous read-only view of a bytes-like object, released on scope exit.
-class BytesView {
- public:
-  explicit BytesView(PyObject* object) {
-    ok_ = PyObject_GetBuffer(object, &view_, PyBUF_C_CONTIGUOUS) == 0;
-  }
-  ~BytesView() {
-    if (ok_) PyBuffer_Release(&view_);
-  }
-  bool ok() const { return ok_; }
-  const void* data() const { return view_.buf; }
-  size_t size() const { return static_cast<size_t>(view_.len); }
-
- private:
-  Py_buffer view_ = {};
-  bool ok_ = false;
-};
-
-// Decoded pixels in a vector that the returned array then owns (no copy).
-template <typename T>
-struct PixelVector {
-  std::vector<T> pixels;
-  sfi::Allocator Allocator() {
-    return [this](const sfi::Shape& shape, size_t* stride) -> void* {
-      pixels.resize(static_cast<size_t>(shape.height * shape.width * shape.channels));
-      *stride = static_cast<size_t>(shape.width * shape.channels);
-      return pixels.data();
-    };
-  }
-  PyObject* Array(const sfi::Shape& shape, int type_num) {
-    npy_intp dims[3] = {static_cast<npy_intp>(shape.height), static_cast<npy_intp>(shape.width),
-                        static_cast<npy_intp>(shape.channels)};
-    return SwigflowArrayFromBuffer(std::move(pixels), type_num, 3, dims);
-  }
-};
-
-PyObject* StatusResult(const swigflow::Status& s) {
-  SwigflowSetStatusError(s);
-  return nullptr;
-}
-
-// A C-contiguous uint8/uint16/float32 array of rank 3 (HWC) or 4 (NHWC), checked by Python.
-bool ImageArray(PyObject* object, PyArrayObject** array, sfi::SampleType* type) {
-  if (!PyArray_Check(object)) {
-    PyErr_SetString(PyExc_TypeError, "expected a numpy array");
-    return false;
-  }
-  *array = reinterpret_cast<PyArrayObject*>(object);
-  if (!PyArray_IS_C_CONTIGUOUS(*array) || (PyArray_NDIM(*array) != 3 && PyArray_NDIM(*array) != 4)) {
-    PyErr_SetString(PyExc_ValueError, "expected a C-contiguous HWC or NHWC array");
-    return false;
-  }
-  switch (PyArray_TYPE(*array)) {
-    case NPY_UINT8:
-      *type = sfi::SampleType::kUint8;
-      return true;
-    case NPY_UINT16:
-      *type = sfi::SampleType::kUint16;
-      return true;
-    case NPY_FLOAT32:
-      *type = sfi::SampleType::kFloat32;
-      return true;
-    default:
-      PyErr_SetString(PyExc_TypeError, "expected uint8, uint16 or float32 pixels");
-      return false;
-  }
-}
-
-}  // namespace
+#include "swig/py_image.h"
 %}
 
-%inline %{
-// decode_jpeg / decode_and_crop_jpeg: a uint8 [h, w, c] array. crop: None or (y, x, h, w).
-PyObject* ImageDecodeJpeg(PyObject* contents, int channels, int ratio, bool fancy_upscaling,
-                          bool try_recover_truncated, double acceptable_fraction, int dct_method,
-                          PyObject* crop) {
-  sfi::JpegDecodeOptions o;
-  o.channels = channels;
-  o.scale_denom = ratio;
-  o.fancy_upscaling = fancy_upscaling;
-  o.try_recover_truncated = try_recover_truncated;
-  o.acceptable_fraction = static_cast<float>(acceptable_fraction);
-  o.dct_method = static_cast<sfi::DctMethod>(dct_method);
-  if (crop != Py_None) {
-    long long y, x, h, w;
-    if (!PyArg_ParseTuple(crop, "LLLL", &y, &x, &h, &w)) return nullptr;
-    o.crop = true;
-    o.window = sfi::Window{y, x, h, w};
-  }
-  BytesView bytes(contents);
-  if (!bytes.ok()) return nullptr;
-  PixelVector<uint8_t> out;
-  sfi::Shape shape;
-  const swigflow::Status s = SwigflowWithoutGil(
-      [&] { return sfi::DecodeJpeg(bytes.data(), bytes.size(), o, out.Allocator(), &shape); });
-  if (!s.ok()) return StatusResult(s);
-  return out.Array(shape, NPY_UINT8);
+// JpegEncodeOptions.xmp_metadata from bytes (SWIG's own std::string conversion takes str only).
+%typemap(in) const std::string& xmp_metadata (std::string temp) {
+  swigflow::python::BytesView view($input);
+  if (!view.ok()) SWIG_fail;
+  temp.assign(static_cast<const char*>(view.data()), view.size());
+  $1 = &temp;
 }
+%typemap(freearg) const std::string& xmp_metadata "";
 
-// decode_png: uint8 or uint16 (bit_depth 16) [h, w, c].
-PyObject* ImageDecodePng(PyObject* contents, int channels, int bit_depth) {
-  sfi::PngDecodeOptions o;
-  o.channels = channels;
-  o.bit_depth = bit_depth;
-  BytesView bytes(contents);
-  if (!bytes.ok()) return nullptr;
-  sfi::Shape shape;
-  swigflow::Status s;
-  if (bit_depth == 16) {
-    PixelVector<uint16_t> out;
-    s = SwigflowWithoutGil(
-        [&] { return sfi::DecodePng(bytes.data(), bytes.size(), o, out.Allocator(), &shape); });
-    return s.ok() ? out.Array(shape, NPY_UINT16) : StatusResult(s);
-  }
-  PixelVector<uint8_t> out;
-  s = SwigflowWithoutGil(
-      [&] { return sfi::DecodePng(bytes.data(), bytes.size(), o, out.Allocator(), &shape); });
-  return s.ok() ? out.Array(shape, NPY_UINT8) : StatusResult(s);
-}
+%ignoreall
+%rename("%s") swigflow::image::Window;
+%rename("%s") swigflow::image::JpegDecodeOptions;
+%rename("%s") swigflow::image::JpegEncodeOptions;
+%rename("%s") swigflow::image::PngDecodeOptions;
+%rename("%s") swigflow::image::DistortOptions;
+%rename("%s") swigflow::image::BatchDecodeOptions;
+%rename(ImageMaxPixels) swigflow::image::MaxPixels;
+%rename(ImageSetMaxPixels) swigflow::image::SetMaxPixels;
+%rename("%s", %$isvariable, %$ismember) "";
+%include "swigflow/image/image.h"
+%include "swigflow/image/resize.h"
+%include "swigflow/image/crop.h"
+%include "swigflow/image/jpeg.h"
+%include "swigflow/image/png.h"
+%include "swigflow/image/batch.h"
+%unignoreall
 
-// (format, height, width, channels) of encoded bytes, without decoding; format as
-// swigflow::image::Format (0: not JPEG or PNG, height etc. then 0).
-PyObject* ImageReadShape(PyObject* contents) {
-  BytesView bytes(contents);
-  if (!bytes.ok()) return nullptr;
-  const sfi::Format format = sfi::DetectFormat(bytes.data(), bytes.size());
-  sfi::Shape shape;
-  swigflow::Status s;
-  if (format == sfi::Format::kJpeg) {
-    s = sfi::ReadJpegShape(bytes.data(), bytes.size(), &shape);
-  } else if (format == sfi::Format::kPng) {
-    s = sfi::ReadPngShape(bytes.data(), bytes.size(), &shape);
-  }
-  if (!s.ok()) return StatusResult(s);
-  return Py_BuildValue("(iLLi)", static_cast<int>(format), static_cast<long long>(shape.height),
-                       static_cast<long long>(shape.width), shape.channels);
-}
-
-PyObject* ImageEncodeJpeg(PyObject* image, int quality, bool progressive, bool optimize_size,
-                          bool chroma_downsampling, int density_unit, int x_density,
-                          int y_density, PyObject* xmp_metadata) {
-  PyArrayObject* array;
-  sfi::SampleType type;
-  if (!ImageArray(image, &array, &type)) return nullptr;
-  sfi::JpegEncodeOptions o;
-  o.quality = quality;
-  o.progressive = progressive;
-  o.optimize_size = optimize_size;
-  o.chroma_downsampling = chroma_downsampling;
-  o.density_unit = density_unit;
-  o.x_density = x_density;
-  o.y_density = y_density;
-  {
-    BytesView xmp(xmp_metadata);
-    if (!xmp.ok()) return nullptr;
-    o.xmp_metadata.assign(static_cast<const char*>(xmp.data()), xmp.size());
-  }
-  const sfi::Shape shape{PyArray_DIM(array, 0), PyArray_DIM(array, 1),
-                         static_cast<int>(PyArray_DIM(array, 2))};
-  const auto* pixels = static_cast<const uint8_t*>(PyArray_DATA(array));
-  std::string out;
-  const swigflow::Status s = SwigflowWithoutGil([&] {
-    return sfi::EncodeJpeg(pixels, shape, static_cast<size_t>(shape.width * shape.channels), o, &out);
-  });
-  if (!s.ok()) return StatusResult(s);
-  return PyBytes_FromStringAndSize(out.data(), static_cast<Py_ssize_t>(out.size()));
-}
-
-PyObject* ImageEncodePng(PyObject* image, int compression) {
-  PyArrayObject* array;
-  sfi::SampleType type;
-  if (!ImageArray(image, &array, &type)) return nullptr;
-  const sfi::Shape shape{PyArray_DIM(array, 0), PyArray_DIM(array, 1),
-                         static_cast<int>(PyArray_DIM(array, 2))};
-  const int depth = type == sfi::SampleType::kUint16 ? 16 : 8;
-  const void* pixels = PyArray_DATA(array);
-  std::string out;
-  const swigflow::Status s = SwigflowWithoutGil([&] {
-    return sfi::EncodePng(pixels, shape, static_cast<size_t>(shape.width * shape.channels), depth,
-                          compression, &out);
-  });
-  if (!s.ok()) return StatusResult(s);
-  return PyBytes_FromStringAndSize(out.data(), static_cast<Py_ssize_t>(out.size()));
-}
-
-// tf.image.resize's interpolating methods (resize.h) on an HWC or NHWC array; float32 out.
-PyObject* ImageResize(PyObject* images, long long height, long long width, int method,
-                      bool antialias) {
-  PyArrayObject* array;
-  sfi::SampleType type;
-  if (!ImageArray(images, &array, &type)) return nullptr;
-  const bool batched = PyArray_NDIM(array) == 4;
-  const int d = batched ? 1 : 0;
-  const npy_intp n = batched ? PyArray_DIM(array, 0) : 1;
-  sfi::ImageRef in;
-  in.type = type;
-  in.height = PyArray_DIM(array, d);
-  in.width = PyArray_DIM(array, d + 1);
-  in.channels = static_cast<int>(PyArray_DIM(array, d + 2));
-  in.row_stride = in.width * in.channels;
-  npy_intp dims[4] = {n, static_cast<npy_intp>(height), static_cast<npy_intp>(width),
-                      static_cast<npy_intp>(in.channels)};
-  PyObject* result = batched ? PyArray_SimpleNew(4, dims, NPY_FLOAT32)
-                             : PyArray_SimpleNew(3, dims + 1, NPY_FLOAT32);
-  if (result == nullptr) return nullptr;
-  sfi::OutputRef out;
-  out.type = sfi::SampleType::kFloat32;
-  out.height = height;
-  out.width = width;
-  out.x_stride = in.channels;
-  out.y_stride = width * in.channels;
-  const size_t element = PyArray_ITEMSIZE(array);
-  const auto* src = static_cast<const char*>(PyArray_DATA(array));
-  auto* dst = static_cast<float*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(result)));
-  const swigflow::Status s = SwigflowWithoutGil([&] {
-    for (npy_intp i = 0; i < n; ++i) {
-      in.data = src + i * in.height * in.row_stride * element;
-      out.data = dst + i * height * width * in.channels;
-      SWIGFLOW_RETURN_IF_ERROR(sfi::Resize(in, static_cast<sfi::ResizeMethod>(method), antialias, out));
-    }
-    return swigflow::Status::OK();
-  });
-  if (!s.ok()) {
-    Py_DECREF(result);
-    return StatusResult(s);
-  }
-  return result;
-}
-
-// sample_distorted_bounding_box's window (y, x, h, w); boxes: a list of (ymin, xmin, ymax, xmax).
-PyObject* ImageSampleDistortedBoundingBox(long long height, long long width, PyObject* boxes,
-                                          double min_object_covered, double min_aspect,
-                                          double max_aspect, double min_area, double max_area,
-                                          int max_attempts, unsigned long long seed) {
-  std::vector<sfi::BoundingBox> list;
-  PyObject* items = PySequence_Fast(boxes, "boxes must be a sequence");
-  if (items == nullptr) return nullptr;
-  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(items); ++i) {
-    sfi::BoundingBox b;
-    if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(items, i), "ffff", &b.ymin, &b.xmin, &b.ymax,
-                          &b.xmax)) {
-      Py_DECREF(items);
-      return nullptr;
-    }
-    list.push_back(b);
-  }
-  Py_DECREF(items);
-  sfi::DistortOptions o;
-  o.min_object_covered = static_cast<float>(min_object_covered);
-  o.min_aspect_ratio = static_cast<float>(min_aspect);
-  o.max_aspect_ratio = static_cast<float>(max_aspect);
-  o.min_area = static_cast<float>(min_area);
-  o.max_area = static_cast<float>(max_area);
-  o.max_attempts = max_attempts;
-  const swigflow::Status s = sfi::CheckDistortOptions(o);
-  if (!s.ok()) return StatusResult(s);
-  const sfi::Window w = sfi::SampleDistortedBoundingBox(height, width, list, o, seed);
-  return Py_BuildValue("(LLLL)", static_cast<long long>(w.y), static_cast<long long>(w.x),
-                       static_cast<long long>(w.height), static_cast<long long>(w.width));
-}
-
-long long ImageMaxPixels() { return swigflow::image::MaxPixels(); }
-void ImageSetMaxPixels(long long limit) { swigflow::image::SetMaxPixels(limit); }
-%}
-
-%inline %{
-// decode_images on the Python path: a list of encoded images to one array (see data/images.py);
-// options as the native pipeline's config["images"]. Image i uses the seed MixSeed(seed, i).
-PyObject* ImageDecodeBatch(PyObject* contents, unsigned long long seed, PyObject* options) {
-  swigflow::data::PipelineOptions pipeline_options;
-  if (!ImageOptionsFromPy(options, &pipeline_options)) return nullptr;
-  const sfi::BatchDecodeOptions& o = pipeline_options.image;
-  const swigflow::Status valid = sfi::CheckBatchDecodeOptions(o);
-  if (!valid.ok()) return StatusResult(valid);
-  PyObject* items = PySequence_Fast(contents, "contents must be a sequence of bytes");
-  if (items == nullptr) return nullptr;
-  const Py_ssize_t n = PySequence_Fast_GET_SIZE(items);
-  std::vector<std::string_view> views(static_cast<size_t>(n));
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    char* data;
-    Py_ssize_t size;
-    if (PyBytes_AsStringAndSize(PySequence_Fast_GET_ITEM(items, i), &data, &size) < 0) {
-      Py_DECREF(items);
-      return nullptr;
-    }
-    views[static_cast<size_t>(i)] = std::string_view(data, static_cast<size_t>(size));
-  }
-  const auto shape = sfi::DecodedBatchShape(o, n);
-  npy_intp dims[4] = {shape[0], shape[1], shape[2], shape[3]};
-  PyObject* result =
-      PyArray_SimpleNew(4, dims, o.type == sfi::SampleType::kFloat32 ? NPY_FLOAT32 : NPY_UINT8);
-  if (result == nullptr) {
-    Py_DECREF(items);
-    return nullptr;
-  }
-  std::vector<uint64_t> seeds(static_cast<size_t>(n));
-  for (size_t i = 0; i < seeds.size(); ++i) seeds[i] = swigflow::MixSeed(seed, i);
-  std::vector<swigflow::Status> statuses;
-  void* out = PyArray_DATA(reinterpret_cast<PyArrayObject*>(result));
-  swigflow::Status s = SwigflowWithoutGil([&] {
-    sfi::DecodeImageBatch(views, seeds, o, swigflow::ThreadPool::Default(), out, &statuses);
-    for (size_t i = 0; i < statuses.size(); ++i) {
-      if (!statuses[i].ok()) {
-        return swigflow::Status(statuses[i].code(),
-                                statuses[i].message() + " (image " + std::to_string(i) + " of the batch)");
-      }
-    }
-    return swigflow::Status::OK();
-  });
-  Py_DECREF(items);
-  if (!s.ok()) {
-    Py_DECREF(result);
-    return StatusResult(s);
-  }
-  return result;
-}
-%}
+%ignoreall
+%rename("%s") swigflow::python::ImageDecodeJpeg;
+%rename("%s") swigflow::python::ImageDecodePng;
+%rename("%s") swigflow::python::ImageReadShape;
+%rename("%s") swigflow::python::ImageEncodeJpeg;
+%rename("%s") swigflow::python::ImageEncodePng;
+%rename("%s") swigflow::python::ImageResize;
+%rename("%s") swigflow::python::ImageSampleDistortedBoundingBox;
+%rename("%s") swigflow::python::ImageDecodeBatch;
+%include "swig/py_image.h"
+%unignoreall

@@ -11,7 +11,7 @@
 %include "swig/crc32c.i"
 %include "swig/record_io.i"
 %include "swig/example.i"
-%include "swig/data.i"
 %include "swig/image.i"
+%include "swig/data.i"
 %include "swig/linalg.i"
 %include "swig/ops.i"

@@ -775,6 +775,14 @@ Status Pipeline::Create(PipelineOptions options, std::unique_ptr<Pipeline>* pipe
   if (options.files.size() >= (uint64_t{1} << 32)) {
     return errors::InvalidArgument("too many files");
   }
+  if (options.prefetch < 0 || options.prefetch > kMaxPrefetch) {
+    return errors::InvalidArgument("prefetch must be in [0, ", kMaxPrefetch, "], got ",
+                                   options.prefetch);
+  }
+  if (options.on_error != OnError::kRaise && options.on_error != OnError::kSkipRecord &&
+      options.on_error != OnError::kSkipFile) {
+    return errors::InvalidArgument("invalid on_error ", static_cast<int>(options.on_error));
+  }
   if (options.decode_images) {
     if (!options.parse || options.image_spec >= options.specs.size()) {
       return errors::InvalidArgument("decode_images needs parsed records with the image key");

@@ -54,6 +54,9 @@ struct SourceFile {
   bool indexed = false;  // offsets are known (a file may be indexed and empty)
 };
 
+// The most finished elements a pipeline holds ready (PipelineOptions::prefetch).
+constexpr int kMaxPrefetch = 1 << 20;
+
 struct PipelineOptions {
   std::vector<SourceFile> files;
   io::RecordOptions record_options;
@@ -77,7 +80,7 @@ struct PipelineOptions {
   size_t image_spec = 0;
   image::BatchDecodeOptions image;
   uint64_t image_seed = 0;  // of the random crops and flips
-  int prefetch = 2;         // finished elements held ready
+  int prefetch = 2;         // finished elements held ready, at most kMaxPrefetch
   OnError on_error = OnError::kRaise;
   int64_t start_epoch = 0;
   int64_t start_position = 0;

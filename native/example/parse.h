@@ -36,6 +36,13 @@ struct FeatureSpec {
   std::vector<int64_t> default_int64;
   std::vector<float> default_float;
   std::vector<std::string> default_bytes;
+
+  // Sets shape and row_size (its product) together.
+  void SetShape(std::vector<int64_t> dims) {
+    shape = std::move(dims);
+    row_size = 1;
+    for (int64_t d : shape) row_size *= d;
+  }
 };
 
 // std::allocator, except that resize() leaves new numbers uninitialized: the parser overwrites

@@ -23,9 +23,13 @@ import struct
 import numpy as np
 
 from swigflow import pywrap_swigflow as _pywrap
+from swigflow.io import feature_spec
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
-_KINDS = ("bytes_list", "float_list", "int64_list")  # field numbers 1, 2, 3 in Feature
+_KINDS = ("bytes_list", "float_list", "int64_list")  # Feature's oneof members
+# The native codec's kind of each member, and back.
+_KIND_OF_MEMBER = dict(zip(_KINDS, (feature_spec.BYTES, feature_spec.FLOAT, feature_spec.INT64)))
+_MEMBER_OF_KIND = {kind: name for name, kind in _KIND_OF_MEMBER.items()}
 
 
 # --- repeated values ---------------------------------------------------------------------------
@@ -257,8 +261,8 @@ class Feature:
 
     def _to_native(self):
         if self._kind is None:
-            return (0, [])
-        return (_KINDS.index(self._kind) + 1, list(self._member._value))
+            return (feature_spec.NONE, [])
+        return (_KIND_OF_MEMBER[self._kind], list(self._member._value))
 
     @classmethod
     def _from_native(cls, native):
@@ -269,7 +273,7 @@ class Feature:
         feature._kind = None
         feature._member = None
         if kind:
-            name = _KINDS[kind - 1]
+            name = _MEMBER_OF_KIND[kind]
             list_type = _LIST_TYPES[name]
             member = object.__new__(list_type)
             member._value = list_type._values_type._trusted(values)

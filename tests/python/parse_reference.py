@@ -8,10 +8,10 @@ import numpy as np
 
 from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
-from swigflow.io.parsing import (
-    _TF_TYPE_NAME,
+from swigflow.io.feature_spec import (
     KIND_OF_DTYPE,
     NUMPY_DTYPE,
+    TF_TYPE_NAME,
     ZERO_OF_DTYPE,
     FixedLenFeature,
     FixedLenSequenceFeature,
@@ -58,7 +58,7 @@ def _values(decoded, key, dtype, names, index):
     if kind != KIND_OF_DTYPE[dtype]:
         raise errors.InvalidArgumentError(
             f"{_prefix(names, index)}Key: {key}, Index: {index}.  Data types don't match. "
-            f"Data type: {_TF_TYPE_NAME[kind]} but expected type: {tf_type_name(dtype)}"
+            f"Data type: {TF_TYPE_NAME[kind]} but expected type: {tf_type_name(dtype)}"
         )
     return values
 

@@ -17,13 +17,13 @@ from swigflow._version import __version__
 from swigflow.cli import CommandError, add_compression_option, compression_of, positive_int
 from swigflow.image import codecs as image_codecs
 from swigflow.image import transforms as image_transforms
+from swigflow.io.feature_spec import BYTES, INT64
 
 try:  # optional: a progress bar
     import tqdm as _tqdm
 except ImportError:  # pragma: no cover - exercised by hand
     _tqdm = None
 
-_BYTES, _INT64 = 1, 3  # Feature kinds as the native codec numbers them
 MANIFEST = "manifest.json"
 _PLAN = ".swigflow-build.json"  # what a --resume must match
 
@@ -300,15 +300,15 @@ def image_example(path, label, text, resize=None):
         data, width, height = _reencode(data, resize)
         channels, colorspace = 3, "RGB"
     features = {
-        "image/height": (_INT64, [height]),
-        "image/width": (_INT64, [width]),
-        "image/colorspace": (_BYTES, [colorspace.encode()]),
-        "image/channels": (_INT64, [channels]),
-        "image/class/label": (_INT64, [label]),
-        "image/class/text": (_BYTES, [text.encode("utf-8", "surrogateescape")]),
-        "image/format": (_BYTES, [b"JPEG"]),
-        "image/filename": (_BYTES, [os.fsencode(os.path.basename(path))]),
-        "image/encoded": (_BYTES, [data]),
+        "image/height": (INT64, [height]),
+        "image/width": (INT64, [width]),
+        "image/colorspace": (BYTES, [colorspace.encode()]),
+        "image/channels": (INT64, [channels]),
+        "image/class/label": (INT64, [label]),
+        "image/class/text": (BYTES, [text.encode("utf-8", "surrogateescape")]),
+        "image/format": (BYTES, [b"JPEG"]),
+        "image/filename": (BYTES, [os.fsencode(os.path.basename(path))]),
+        "image/encoded": (BYTES, [data]),
     }
     return _pywrap.EncodeExample(features)
 
@@ -627,7 +627,7 @@ def _manifest(jobs, results, labels, args):
 def _bytes_value(features, key):
     """The first value of a bytes feature, or None (absent, empty, or of another kind)."""
     kind, values = features.get(key, (0, []))
-    return values[0] if kind == _BYTES and values else None
+    return values[0] if kind == BYTES and values else None
 
 
 def _safe_name(raw):
@@ -758,7 +758,7 @@ def _class_folder(features):
     if name is not None:
         return name
     kind, values = features.get("image/class/label", (0, []))
-    return str(values[0]) if kind == _INT64 and values else "unlabeled"
+    return str(values[0]) if kind == INT64 and values else "unlabeled"
 
 
 def _unique(folder, name, used):

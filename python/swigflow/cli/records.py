@@ -10,11 +10,12 @@ import sys
 from swigflow import errors, io
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.cli import CommandError, add_compression_option, compression_of, positive_int
+from swigflow.io.feature_spec import BYTES, FLOAT, INT64, NONE
 from swigflow.io.index import checked_default_index
 
 # Kinds as the native decoder numbers them, and their tf.train / protobuf JSON names.
 _KIND_NAMES = {0: None, 1: "bytes", 2: "float", 3: "int64"}
-_JSON_LISTS = {1: "bytesList", 2: "floatList", 3: "int64List"}
+_JSON_LISTS = {BYTES: "bytesList", FLOAT: "floatList", INT64: "int64List"}
 _DTYPES = {"bytes": "string", "float": "float32", "int64": "int64"}
 
 
@@ -155,9 +156,9 @@ def _show_float(value):
 
 def _show_values(kind, values, limit=None):
     shown = values if limit is None else values[:limit]
-    if kind == 1:
+    if kind == BYTES:
         text = [_show_bytes(v) for v in shown]
-    elif kind == 2:
+    elif kind == FLOAT:
         text = [_show_float(v) for v in shown]
     else:
         text = [str(v) for v in shown]
@@ -167,9 +168,9 @@ def _show_values(kind, values, limit=None):
 
 
 def _json_value(kind, value):
-    if kind == 1:
+    if kind == BYTES:
         return base64.b64encode(value).decode("ascii")
-    if kind == 2:
+    if kind == FLOAT:
         if math.isnan(value):
             return "NaN"
         if math.isinf(value):
@@ -183,7 +184,7 @@ def _example_json(features):
     feature = {}
     for key in sorted(features):
         kind, values = features[key]
-        if kind == 0:
+        if kind == NONE:
             feature[key] = {}
         else:
             feature[key] = {_JSON_LISTS[kind]: {"value": [_json_value(kind, v) for v in values]}}

@@ -108,6 +108,31 @@ def _check_not_past_end(resume_at, produced, field):
         )
 
 
+# Functions that fuse ``files.interleave(map_func, cycle_length, block_length)`` into one
+# dataset, or return None when they do not apply; swigflow.data.records registers the native
+# pipeline's when it is imported (swigflow.data imports it).
+INTERLEAVE_FUSERS = []
+
+
+def split_source(dataset, num_shards, index):
+    """`dataset` with its source split num_shards ways, part `index` (the PyTorch adapter's
+    split between DataLoader workers and ranks). Raises when the source cannot be split, or
+    when the order of its elements would differ between processes (an unseeded shuffle)."""
+    dataset._check_shardable()
+    return dataset._reshard(num_shards, index)
+
+
+def check_shardable(dataset):
+    """Raises ValueError if the order of dataset's elements differs between processes."""
+    dataset._check_shardable()
+
+
+def epoch_elements(dataset, epoch):
+    """The elements of one pass of `dataset` (its `epoch`-th, for reshuffling)."""
+    for element, _ in dataset._iter(None, epoch):
+        yield element
+
+
 def cpu_count():
     return max(1, int(os.environ.get("SWIGFLOW_NUM_THREADS", os.cpu_count() or 1)))
 
@@ -308,11 +333,10 @@ class Dataset:
         del deterministic
         cycle_length = autotune_count(cycle_length, cpu_count()) or cpu_count()
         block_length = positive_count("block_length", 1 if block_length is None else block_length)
-        from swigflow.data.records import fuse_interleave
-
-        fused = fuse_interleave(self, map_func, cycle_length, block_length)
-        if fused is not None:
-            return fused
+        for fuse in INTERLEAVE_FUSERS:
+            fused = fuse(self, map_func, cycle_length, block_length)
+            if fused is not None:
+                return fused
         return _Interleave(self, map_func, cycle_length, block_length)
 
     def prefetch(self, buffer_size):
@@ -324,7 +348,7 @@ class Dataset:
     def parse(self, features):
         """Parses batches of serialized tf.train.Examples with swigflow.io.parse_example (single
         examples with parse_single_example). Fused into the native pipeline when it can be."""
-        from swigflow.io.parsing import check_features
+        from swigflow.io.feature_spec import check_features
 
         check_features(features)
         return self.map(ParseFn(features))

@@ -9,8 +9,12 @@ import numpy as np
 from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
 
-# swigflow::image::BatchDecodeOptions::Crop.
-CROPS = {None: 0, "center": 1, "random": 2}
+# decode_images's crop argument as swigflow::image::BatchDecodeOptions::Crop.
+CROPS = {
+    None: _pywrap.BatchDecodeOptions.Crop_kNone,
+    "center": _pywrap.BatchDecodeOptions.Crop_kCenter,
+    "random": _pywrap.BatchDecodeOptions.Crop_kRandom,
+}
 
 
 def _per_channel(name, values, channels):
@@ -60,6 +64,19 @@ def image_options(size, crop, flip, channels, dtype, layout, mean, std, fast):
     }
 
 
+def batch_decode_options(options):
+    """The swigflow::image::BatchDecodeOptions of an options dict from image_options."""
+    native = _pywrap.BatchDecodeOptions()
+    for field in ("height", "width", "channels", "crop"):
+        setattr(native, field, options[field])
+    for field in ("flip", "nchw", "fast"):
+        setattr(native, field, bool(options[field]))
+    native.type = _pywrap.SampleType_kFloat32 if options["float32"] else _pywrap.SampleType_kUint8
+    native.mean = options["mean"] or []
+    native.std = options["std"] or []
+    return native
+
+
 def describe(options):
     """A short, stable text of the options (for pipeline signatures)."""
     keys = ("height", "width", "channels", "crop", "flip", "float32", "nchw", "fast")
@@ -77,7 +94,7 @@ def decode_batch(element, key, options, seed):
     images = np.asarray(element[key], dtype=object)
     single = images.ndim == 0
     contents = [bytes(b) for b in images.reshape(-1)]
-    out = _pywrap.ImageDecodeBatch(contents, seed & ((1 << 64) - 1), options)
+    out = _pywrap.ImageDecodeBatch(contents, seed & ((1 << 64) - 1), batch_decode_options(options))
     result = dict(element)
     result[key] = out[0] if single else out
     return result

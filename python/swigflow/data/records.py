@@ -14,13 +14,17 @@ import numpy as np
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.data import dataset as ds
 from swigflow.data import images as _images
+from swigflow.io import feature_spec
 from swigflow.io import index as _index
-from swigflow.io import parsing as _parsing
-from swigflow.io.tf_record import RecordBuffer, TFRecordOptions, compression_name
+from swigflow.io.tf_record import RecordBuffer, compression_name, native_options
 
 log = logging.getLogger("swigflow.data")
 
-_ON_ERROR = {"raise": 0, "skip_record": 1, "skip_file": 2}
+_ON_ERROR = {
+    "raise": _pywrap.OnError_kRaise,
+    "skip_record": _pywrap.OnError_kSkipRecord,
+    "skip_file": _pywrap.OnError_kSkipFile,
+}
 
 # Steps in the order the native pipeline runs them; a step can be absorbed when no later one
 # has been.
@@ -146,9 +150,9 @@ class _NativeRecords(ds.Dataset):
         fusable = (
             self._stage == "parse"
             and self._config["batch_size"]
-            and isinstance(spec, _parsing.FixedLenFeature)
+            and isinstance(spec, feature_spec.FixedLenFeature)
             and tuple(spec.shape) == ()
-            and _parsing.tf_type_name(spec.dtype) == "string"
+            and feature_spec.tf_type_name(spec.dtype) == "string"
         )
         if not fusable:
             return super().decode_images(
@@ -166,7 +170,7 @@ class _NativeRecords(ds.Dataset):
 
     def _check_shardable(self):
         if not isinstance(self._files, list):
-            self._files._check_shardable()
+            ds.check_shardable(self._files)
 
     def _reshard(self, num_shards, index):
         self._check_shardable()
@@ -180,14 +184,14 @@ class _NativeRecords(ds.Dataset):
     def _file_list(self, epoch):
         if isinstance(self._files, list):
             return self._files
-        return [os.fsdecode(os.fspath(f)) for f, _ in self._files._iter(None, epoch)]
+        return [os.fsdecode(os.fspath(f)) for f in ds.epoch_elements(self._files, epoch)]
 
     def _offsets(self, path):
         """Record offsets from path's index file, or None (no index, compressed, or stale)."""
         if self._compression:
             return None
         found = _index.checked_default_index(path)
-        return None if found is None else found[0].tolist()
+        return None if found is None else found[0]
 
     def _sources(self, files):
         """(path, offsets or None) per file. Offsets are used only when every file has them,
@@ -216,41 +220,41 @@ class _NativeRecords(ds.Dataset):
         # One native seed for both shuffles; enclosing repeat()s move the epoch range.
         seed = (state["seed"][0] * 0x9E3779B97F4A7C15 ^ state["seed"][1]) & ((1 << 63) - 1)
         base = epoch * epochs if epochs > 0 else 0
-        config = {
-            "files": sources,
-            "cycle_length": c["cycle_length"],
-            "block_length": c["block_length"],
-            "num_shards": c["num_shards"],
-            "shard_index": c["shard_index"],
-            "global_shuffle": c["global_shuffle"],
-            "shuffle_buffer": c["shuffle_buffer"],
-            "seed": seed,
-            "reshuffle_each_iteration": c["reshuffle"],
-            "epochs": base + epochs if epochs > 0 else -1,
-            "batch_size": c["batch_size"],
-            "drop_remainder": c["drop_remainder"],
-            "batch_across_epochs": c["batch_across_epochs"],
-            "prefetch": c["prefetch"],
-            "on_error": _ON_ERROR[self._on_error],
-            "start_epoch": base + state["epoch"],
-            "start_position": state["position"],
-        }
+        options = _pywrap.PipelineOptions()
+        for path, offsets in sources:
+            _pywrap.AddSourceFile(options, path, offsets)
+        options.record_options = native_options(self._compression)
+        options.cycle_length = c["cycle_length"]
+        options.block_length = c["block_length"]
+        options.num_shards = c["num_shards"]
+        options.shard_index = c["shard_index"]
+        options.global_shuffle = c["global_shuffle"]
+        options.shuffle_buffer = c["shuffle_buffer"]
+        options.seed = seed
+        options.reshuffle_each_iteration = c["reshuffle"]
+        options.epochs = base + epochs if epochs > 0 else -1
+        options.batch_size = c["batch_size"]
+        options.drop_remainder = c["drop_remainder"]
+        options.batch_across_epochs = c["batch_across_epochs"]
+        options.prefetch = min(c["prefetch"], _pywrap.kMaxPrefetch)
+        options.on_error = _ON_ERROR[self._on_error]
+        options.start_epoch = base + state["epoch"]
+        options.start_position = state["position"]
         features = c["features"]
         items = list(features.items()) if features is not None else None
         if items is not None:
-            config["specs"] = [_parsing.native_spec(k, s) for k, s in items]
+            options.parse = True
+            options.specs = feature_spec.native_specs(features)
         images = c.get("images")
         if images is not None:
+            options.decode_images = True
+            options.image_spec = [k for k, _ in items].index(images["key"])
+            options.image = _images.batch_decode_options(images)
             # Crops and flips: decode_images(seed=...), else the iterator's own seed (so a state
             # resumes them too).
             image_seed = c["image_seed"] if c["image_seed"] is not None else state["seed"][1]
-            config["images"] = dict(
-                images,
-                spec=[k for k, _ in items].index(images["key"]),
-                seed=int(image_seed) & ((1 << 63) - 1),
-            )
-        options = TFRecordOptions(self._compression)._native()
-        pipeline = _pywrap.PyPipeline.Create(options, config)
+            options.image_seed = int(image_seed) & ((1 << 63) - 1)
+        pipeline = _pywrap.PyPipeline.Create(options)
         view = c["zero_copy"] and items is None
         next_element = pipeline.NextView if view else pipeline.Next
         while True:
@@ -266,11 +270,11 @@ class _NativeRecords(ds.Dataset):
                 parsed = {
                     key: value
                     if key == image_key
-                    else _parsing.ASSEMBLE[type(spec)](spec, value[0], value[1], records)
+                    else feature_spec.assemble(spec, value[0], value[1], records)
                     for (key, spec), value in zip(items, payload)
                 }
                 if not c["batch_size"]:
-                    parsed = {k: _parsing.drop_batch_dimension(v) for k, v in parsed.items()}
+                    parsed = {k: feature_spec.drop_batch_dimension(v) for k, v in parsed.items()}
                 yield parsed, position
             elif view:
                 data, ends = payload
@@ -389,3 +393,6 @@ def fuse_interleave(files, map_func, cycle_length, block_length):
         return None
     config = dict(probe._config, cycle_length=cycle_length, block_length=block_length)
     return _NativeRecords(files, probe._compression, probe._on_error, config)
+
+
+ds.INTERLEAVE_FUSERS.append(fuse_interleave)

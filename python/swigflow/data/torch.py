@@ -11,6 +11,8 @@ try:
 except ImportError as e:  # torch is optional
     raise ImportError("swigflow.data.TorchIterableDataset needs PyTorch: pip install torch") from e
 
+from swigflow.data.dataset import check_shardable, split_source
+
 
 def _rank_and_world():
     distributed = torch.distributed
@@ -39,7 +41,7 @@ class TorchIterableDataset(torch.utils.data.IterableDataset):
 
     def __init__(self, dataset, rank=None, world_size=None):
         super().__init__()
-        dataset._check_shardable()
+        check_shardable(dataset)
         self.dataset = dataset
         self._rank = rank
         self._world_size = world_size
@@ -54,7 +56,7 @@ class TorchIterableDataset(torch.utils.data.IterableDataset):
 
     def _dataset(self):
         parts, index = self._part()
-        return self.dataset if parts == 1 else self.dataset._reshard(parts, index)
+        return self.dataset if parts == 1 else split_source(self.dataset, parts, index)
 
     def __iter__(self):
         return iter(self._dataset())

@@ -10,9 +10,20 @@ from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
 
 # swigflow::image::DctMethod; TensorFlow's "" is INTEGER_FAST (libjpeg's JDCT_IFAST).
-_DCT_METHODS = {"": 0, "INTEGER_FAST": 0, "INTEGER_ACCURATE": 1}
-# swigflow::image::Format.
-_FORMATS = {0: None, 1: "jpeg", 2: "png", 3: "gif", 4: "bmp", 5: "webp"}
+_DCT_METHODS = {
+    "": _pywrap.DctMethod_kIntegerFast,
+    "INTEGER_FAST": _pywrap.DctMethod_kIntegerFast,
+    "INTEGER_ACCURATE": _pywrap.DctMethod_kIntegerAccurate,
+}
+# swigflow::image::Format as tf.image names it.
+_FORMATS = {
+    _pywrap.Format_kUnknown: None,
+    _pywrap.Format_kJpeg: "jpeg",
+    _pywrap.Format_kPng: "png",
+    _pywrap.Format_kGif: "gif",
+    _pywrap.Format_kBmp: "bmp",
+    _pywrap.Format_kWebp: "webp",
+}
 _DENSITY_UNITS = {"in": 1, "cm": 2}
 
 
@@ -31,6 +42,20 @@ def _dct(dct_method):
             f"got {dct_method!r}"
         )
     return _DCT_METHODS[dct_method]
+
+
+def _jpeg_options(channels, ratio, fancy_upscaling, try_recover_truncated, acceptable_fraction,
+                  dct_method):  # fmt: skip
+    """decode_jpeg's arguments, checked, as a swigflow::image::JpegDecodeOptions."""
+    _jpeg_args(channels, ratio, acceptable_fraction)
+    options = _pywrap.JpegDecodeOptions()
+    options.channels = channels
+    options.scale_denom = ratio
+    options.fancy_upscaling = bool(fancy_upscaling)
+    options.try_recover_truncated = bool(try_recover_truncated)
+    options.acceptable_fraction = float(acceptable_fraction)
+    options.dct_method = _dct(dct_method)
+    return options
 
 
 def _jpeg_args(channels, ratio, acceptable_fraction):
@@ -58,11 +83,10 @@ def decode_jpeg(
     than :func:`max_pixels` pixels are rejected before anything is allocated.
     """
     del name
-    _jpeg_args(channels, ratio, acceptable_fraction)
-    return _pywrap.ImageDecodeJpeg(
-        _contents(contents), channels, ratio, bool(fancy_upscaling),
-        bool(try_recover_truncated), float(acceptable_fraction), _dct(dct_method), None,
-    )  # fmt: skip
+    options = _jpeg_options(
+        channels, ratio, fancy_upscaling, try_recover_truncated, acceptable_fraction, dct_method
+    )
+    return _pywrap.ImageDecodeJpeg(_contents(contents), options)
 
 
 def decode_and_crop_jpeg(
@@ -74,16 +98,17 @@ def decode_and_crop_jpeg(
     decode. The pixels equal decode_jpeg's inside the window (``tf.image.decode_and_crop_jpeg``).
     """
     del name
-    _jpeg_args(channels, ratio, acceptable_fraction)
+    options = _jpeg_options(
+        channels, ratio, fancy_upscaling, try_recover_truncated, acceptable_fraction, dct_method
+    )
     window = [int(v) for v in np.asarray(crop_window).reshape(-1)]
     if len(window) != 4:
         raise errors.InvalidArgumentError(
             f"crop_window must be [y, x, height, width], got {list(window)}"
         )
-    return _pywrap.ImageDecodeJpeg(
-        _contents(contents), channels, ratio, bool(fancy_upscaling),
-        bool(try_recover_truncated), float(acceptable_fraction), _dct(dct_method), tuple(window),
-    )  # fmt: skip
+    options.crop = True
+    options.window.y, options.window.x, options.window.height, options.window.width = window
+    return _pywrap.ImageDecodeJpeg(_contents(contents), options)
 
 
 def _shape(contents):
@@ -113,7 +138,10 @@ def decode_png(contents, channels=0, dtype=np.uint8, name=None):
         raise errors.InvalidArgumentError(f"decode_png's dtype is uint8 or uint16, got {dtype}")
     if channels not in (0, 1, 3, 4):
         raise errors.InvalidArgumentError(f"channels must be 0, 1, 3 or 4, got {channels}")
-    return _pywrap.ImageDecodePng(_contents(contents), channels, 8 * dtype.itemsize)
+    options = _pywrap.PngDecodeOptions()
+    options.channels = channels
+    options.bit_depth = 8 * dtype.itemsize
+    return _pywrap.ImageDecodePng(_contents(contents), options)
 
 
 def _decode_with_pillow(contents, fmt, channels):
@@ -197,12 +225,16 @@ def encode_jpeg(
         raise errors.InvalidArgumentError(
             f"density_unit must be 'in' or 'cm', got {density_unit!r}"
         )
-    xmp = xmp_metadata.encode() if isinstance(xmp_metadata, str) else bytes(xmp_metadata)
-    return _pywrap.ImageEncodeJpeg(
-        np.ascontiguousarray(image), int(quality), bool(progressive), bool(optimize_size),
-        bool(chroma_downsampling), _DENSITY_UNITS[density_unit], int(x_density), int(y_density),
-        xmp,
-    )  # fmt: skip
+    options = _pywrap.JpegEncodeOptions()
+    options.quality = int(quality)
+    options.progressive = bool(progressive)
+    options.optimize_size = bool(optimize_size)
+    options.chroma_downsampling = bool(chroma_downsampling)
+    options.density_unit = _DENSITY_UNITS[density_unit]
+    options.x_density = int(x_density)
+    options.y_density = int(y_density)
+    options.xmp_metadata = xmp_metadata.encode() if isinstance(xmp_metadata, str) else xmp_metadata
+    return _pywrap.ImageEncodeJpeg(np.ascontiguousarray(image), options)
 
 
 def encode_png(image, compression=-1, name=None):

@@ -24,13 +24,13 @@ class ResizeMethod:
 
 # swigflow::image::ResizeMethod (native/image/resize.h).
 RESIZE_METHODS = {
-    "bilinear": 0,
-    "bicubic": 1,
-    "area": 2,
-    "lanczos3": 3,
-    "lanczos5": 4,
-    "gaussian": 5,
-    "mitchellcubic": 6,
+    "bilinear": _pywrap.ResizeMethod_kBilinear,
+    "bicubic": _pywrap.ResizeMethod_kBicubic,
+    "area": _pywrap.ResizeMethod_kArea,
+    "lanczos3": _pywrap.ResizeMethod_kLanczos3,
+    "lanczos5": _pywrap.ResizeMethod_kLanczos5,
+    "gaussian": _pywrap.ResizeMethod_kGaussian,
+    "mitchellcubic": _pywrap.ResizeMethod_kMitchellCubic,
 }
 _NATIVE_TYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
 
@@ -164,11 +164,15 @@ def sample_distorted_bounding_box(
     aspect = (0.75, 1.33) if aspect_ratio_range is None else tuple(aspect_ratio_range)
     area = (0.05, 1.0) if area_range is None else tuple(area_range)
     seed = secrets.randbits(63) if seed is None else int(seed) & ((1 << 64) - 1)
+    options = _pywrap.DistortOptions()
+    options.min_object_covered = float(min_object_covered)
+    options.min_aspect_ratio, options.max_aspect_ratio = float(aspect[0]), float(aspect[1])
+    options.min_area, options.max_area = float(area[0]), float(area[1])
+    if max_attempts is not None:
+        options.max_attempts = int(max_attempts)
     y, x, h, w = _pywrap.ImageSampleDistortedBoundingBox(
-        height, width, [tuple(map(float, b)) for b in boxes], float(min_object_covered),
-        float(aspect[0]), float(aspect[1]), float(area[0]), float(area[1]),
-        100 if max_attempts is None else int(max_attempts), seed,
-    )  # fmt: skip
+        height, width, [tuple(map(float, b)) for b in boxes], options, seed
+    )
     begin = np.array([y, x, 0], dtype=np.int32)
     size = np.array([h, w, -1], dtype=np.int32)
     bbox = np.array(

@@ -8,7 +8,7 @@ import os
 import typing
 
 from swigflow import pywrap_swigflow as _pywrap
-from swigflow.io.tf_record import as_options
+from swigflow.io.tf_record import native_options
 
 
 class RecordDamage(typing.NamedTuple):
@@ -49,7 +49,7 @@ class TFRecordScanner:
 
     def __init__(self, path, options=None, payloads=True):
         self._path = os.fsdecode(os.fspath(path))
-        self._scanner = _pywrap.PyRecordScanner.Open(path, as_options(options)._native())
+        self._scanner = _pywrap.PyRecordScanner.Open(path, native_options(options))
         self._payloads = bool(payloads)
         self.damages = []
         self.records = 0  # intact records yielded so far

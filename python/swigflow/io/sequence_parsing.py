@@ -12,7 +12,7 @@ import numpy as np
 
 from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
-from swigflow.io.parsing import (
+from swigflow.io.feature_spec import (
     KIND_OF_DTYPE,
     NUMPY_DTYPE,
     ZERO_OF_DTYPE,
@@ -20,9 +20,9 @@ from swigflow.io.parsing import (
     RaggedFeature,
     VarLenFeature,
     drop_batch_dimension,
-    parse_example,
     tf_type_name,
 )
+from swigflow.io.parsing import parse_example
 from swigflow.tensors import RaggedTensor, SparseTensor
 
 _SEQUENCE_SPECS = (FixedLenSequenceFeature, VarLenFeature, RaggedFeature)

@@ -45,7 +45,11 @@ _NAMES = {
     TFRecordCompressionType.ZLIB: "ZLIB",
     TFRecordCompressionType.GZIP: "GZIP",
 }
-_CODES = {"": 0, "ZLIB": 1, "GZIP": 2}
+_COMPRESSION = {
+    "": _pywrap.Compression_kNone,
+    "ZLIB": _pywrap.Compression_kZlib,
+    "GZIP": _pywrap.Compression_kGzip,
+}
 
 
 def compression_name(compression_type):
@@ -139,21 +143,6 @@ class TFRecordOptions:
             return options.compression_type
         return compression_name(options)
 
-    def _native(self):
-        def pick(value, default):
-            return default if value is None else value
-
-        return _pywrap.MakeRecordOptions(
-            _CODES[self.compression_type],
-            pick(self.compression_level, zlib.Z_DEFAULT_COMPRESSION),
-            pick(self.window_bits, zlib.MAX_WBITS),
-            pick(self.mem_level, 9),
-            pick(self.compression_strategy, zlib.Z_DEFAULT_STRATEGY),
-            pick(self.flush_mode, zlib.Z_NO_FLUSH),
-            pick(self.input_buffer_size, 0),
-            pick(self.output_buffer_size, 0),
-        )
-
     def __repr__(self):
         fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if v is not None and v != "")
         return f"TFRecordOptions({fields})"
@@ -163,6 +152,31 @@ def as_options(options):
     if isinstance(options, TFRecordOptions):
         return options
     return TFRecordOptions(compression_type=options)
+
+
+# TFRecordOptions' fields and the swigflow::io::ZlibOptions fields they set; a field left at
+# None keeps the C++ default (TensorFlow's).
+_ZLIB_FIELDS = {
+    "compression_level": "compression_level",
+    "window_bits": "window_bits",
+    "mem_level": "mem_level",
+    "compression_strategy": "strategy",
+    "flush_mode": "flush_mode",
+    "input_buffer_size": "input_buffer_size",
+    "output_buffer_size": "output_buffer_size",
+}
+
+
+def native_options(options):
+    """The swigflow::io::RecordOptions of TFRecordOptions or a compression type."""
+    options = as_options(options)
+    native = _pywrap.RecordOptions()
+    native.compression = _COMPRESSION[options.compression_type]
+    for field, native_field in _ZLIB_FIELDS.items():
+        value = getattr(options, field)
+        if value is not None:
+            setattr(native.zlib, native_field, value)
+    return native
 
 
 class TFRecordWriter:
@@ -187,9 +201,9 @@ class TFRecordWriter:
     """
 
     def __init__(self, path, options=None):
-        native_options = as_options(options)._native()
+        native = native_options(options)
         self._path = os.fsdecode(os.fspath(path))
-        self._writer = _pywrap.RecordWriter.Create(path, native_options)
+        self._writer = _pywrap.RecordWriter.Create(path, native)
         # One native call per record: the bound method replaces the documented one below.
         self.write = self._writer.WriteRecord
 
@@ -297,9 +311,9 @@ class TFRecordReader:
     """
 
     def __init__(self, path, options=None, offset=0):
-        native_options = as_options(options)._native()
+        native = native_options(options)
         self._path = os.fsdecode(os.fspath(path))
-        self._reader = _pywrap.PyRecordReader.Open(path, native_options)
+        self._reader = _pywrap.PyRecordReader.Open(path, native)
         if offset:
             self.seek(offset)
 

@@ -1,0 +1,366 @@
+#include "swig/py_example.h"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace swigflow {
+namespace python {
+namespace {
+
+namespace ex = swigflow::example;
+
+// (kind, [values]) for one Feature. Needs the GIL.
+PyObject* FeatureToPy(const ex::Feature& f) {
+  const Py_ssize_t n = static_cast<Py_ssize_t>(f.size());
+  PyObject* values = PyList_New(n);
+  if (values == nullptr) return nullptr;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* v = nullptr;
+    switch (f.kind) {
+      case ex::Feature::Kind::kBytes:
+        v = PyBytes_FromStringAndSize(f.bytes_list[i].data(),
+                                      static_cast<Py_ssize_t>(f.bytes_list[i].size()));
+        break;
+      case ex::Feature::Kind::kFloat:
+        v = PyFloat_FromDouble(f.float_list[i]);
+        break;
+      case ex::Feature::Kind::kInt64:
+        v = PyLong_FromLongLong(f.int64_list[i]);
+        break;
+      case ex::Feature::Kind::kNone:
+        break;
+    }
+    if (v == nullptr) {
+      Py_DECREF(values);
+      return nullptr;
+    }
+    PyList_SET_ITEM(values, i, v);
+  }
+  return Py_BuildValue("(iN)", static_cast<int>(f.kind), values);
+}
+
+// Map keys are proto `string`s: UTF-8, decoded without ever failing.
+PyObject* KeyToPy(const std::string& key) {
+  return PyUnicode_DecodeUTF8(key.data(), static_cast<Py_ssize_t>(key.size()), "surrogateescape");
+}
+
+PyObject* FeatureMapToPy(const ex::FeatureMap& map) {
+  PyObject* dict = PyDict_New();
+  for (const auto& [key, feature] : map) {
+    PyObject* k = dict != nullptr ? KeyToPy(key) : nullptr;
+    PyObject* v = k != nullptr ? FeatureToPy(feature) : nullptr;
+    if (v == nullptr || PyDict_SetItem(dict, k, v) != 0) {
+      Py_XDECREF(k);
+      Py_XDECREF(v);
+      Py_XDECREF(dict);
+      return nullptr;
+    }
+    Py_DECREF(k);
+    Py_DECREF(v);
+  }
+  return dict;
+}
+
+bool KeyFromPy(PyObject* key, std::string* out) {
+  if (!PyUnicode_Check(key)) {
+    PyErr_Format(PyExc_TypeError, "feature keys must be str, not %.100s", Py_TYPE(key)->tp_name);
+    return false;
+  }
+  PyObject* utf8 = PyUnicode_AsEncodedString(key, "utf-8", "surrogateescape");
+  if (utf8 == nullptr) return false;
+  out->assign(PyBytes_AS_STRING(utf8), static_cast<size_t>(PyBytes_GET_SIZE(utf8)));
+  Py_DECREF(utf8);
+  return true;
+}
+
+// A Feature from (kind, values); values any sequence of the kind's type.
+bool FeatureFromPy(PyObject* item, ex::Feature* f) {
+  int kind = 0;
+  PyObject* values = nullptr;
+  if (!PyArg_ParseTuple(item, "iO", &kind, &values)) return false;
+  if (kind < 0 || kind > 3) {
+    PyErr_Format(PyExc_ValueError, "invalid feature kind %d", kind);
+    return false;
+  }
+  f->SetKind(static_cast<ex::Feature::Kind>(kind));
+  PyObject* seq = PySequence_Fast(values, "feature values must be a sequence");
+  if (seq == nullptr) return false;
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  PyObject** items = PySequence_Fast_ITEMS(seq);
+  bool ok = true;
+  for (Py_ssize_t i = 0; ok && i < n; ++i) {
+    PyObject* v = items[i];
+    switch (f->kind) {
+      case ex::Feature::Kind::kBytes: {
+        char* data;
+        Py_ssize_t size;
+        if (!PyBytes_Check(v)) {
+          PyErr_Format(PyExc_TypeError, "bytes_list values must be bytes, not %.100s",
+                       Py_TYPE(v)->tp_name);
+          ok = false;
+        } else if (PyBytes_AsStringAndSize(v, &data, &size) == 0) {
+          f->bytes_list.emplace_back(data, static_cast<size_t>(size));
+        } else {
+          ok = false;
+        }
+        break;
+      }
+      case ex::Feature::Kind::kFloat: {
+        const double d = PyFloat_AsDouble(v);
+        ok = !(d == -1.0 && PyErr_Occurred());
+        if (ok) f->float_list.push_back(static_cast<float>(d));
+        break;
+      }
+      case ex::Feature::Kind::kInt64: {
+        const long long x = PyLong_AsLongLong(v);
+        ok = !(x == -1 && PyErr_Occurred());
+        if (ok) f->int64_list.push_back(x);
+        break;
+      }
+      case ex::Feature::Kind::kNone:
+        PyErr_SetString(PyExc_ValueError, "a Feature with no kind has no values");
+        ok = false;
+        break;
+    }
+  }
+  Py_DECREF(seq);
+  return ok;
+}
+
+// A FeatureMap from a dict {key: (kind, values)}.
+bool FeatureMapFromPy(PyObject* dict, ex::FeatureMap* map) {
+  if (!PyDict_Check(dict)) {
+    PyErr_SetString(PyExc_TypeError, "expected a dict of features");
+    return false;
+  }
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(dict, &pos, &key, &value)) {
+    std::string k;
+    if (!KeyFromPy(key, &k) || !FeatureFromPy(value, &(*map)[k])) return false;
+  }
+  return true;
+}
+
+PyObject* BytesToPy(const std::string& s) {
+  return PyBytes_FromStringAndSize(s.data(), static_cast<Py_ssize_t>(s.size()));
+}
+
+// Parses with the GIL released. Large batches with string features are parsed by a background
+// thread in parts while this thread, holding the GIL, turns each finished part's strings into
+// bytes objects: the two costs overlap instead of adding up. objects[s] receives spec s's bytes
+// objects (new references) when that happens.
+Status ParseReleasingGil(const std::vector<std::string_view>& views,
+                         const std::vector<ex::FeatureSpec>& specs,
+                         const std::vector<std::string>* names, int num_threads,
+                         std::vector<ex::ParsedFeature>* parsed,
+                         std::vector<std::vector<PyObject*>>* objects) {
+  constexpr size_t kPartRecords = 512;
+  const bool has_bytes = std::any_of(specs.begin(), specs.end(), [](const ex::FeatureSpec& s) {
+    return s.dtype == ex::Feature::Kind::kBytes;
+  });
+  Status s;
+  if (!has_bytes || num_threads < 2 || views.size() < 4 * kPartRecords) {
+    return WithoutGil(
+        [&] { return ex::ParseExampleBatch(views, specs, names, num_threads, parsed); });
+  }
+  PyThreadState* released = PyEval_SaveThread();
+  s = ex::ParseExampleBatchStreaming(
+      views, specs, names, kPartRecords,
+      [&](size_t, const ex::StringParts& strings) {
+        PyEval_RestoreThread(released);
+        bool ok = true;
+        for (size_t f = 0; ok && f < specs.size(); ++f) {
+          for (std::string_view v : strings[f]) {
+            PyObject* item = PyBytes_FromStringAndSize(v.data(), static_cast<Py_ssize_t>(v.size()));
+            if (item == nullptr) {
+              ok = false;
+              break;
+            }
+            (*objects)[f].push_back(item);
+          }
+        }
+        released = PyEval_SaveThread();
+        return ok ? Status::OK()
+                  : swigflow::errors::ResourceExhausted("out of memory making bytes objects");
+      },
+      parsed);
+  PyEval_RestoreThread(released);
+  if (!s.ok()) {
+    for (auto& list : *objects) {
+      for (PyObject* item : list) Py_DECREF(item);
+      list.clear();
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+// {key: (kind, values)} of a serialized Example; InvalidArgumentError if malformed.
+PyObject* DecodeExample(const char* data, size_t n) {
+  ex::Example example;
+  Status s;
+  s = WithoutGil([&] { return ex::ParseExample(data, n, &example); });
+  if (!s.ok()) {
+    SetStatusError(s);
+    return nullptr;
+  }
+  return FeatureMapToPy(example.features);
+}
+
+// (context, {key: [(kind, values), ...]}) of a serialized SequenceExample.
+PyObject* DecodeSequenceExample(const char* data, size_t n) {
+  ex::SequenceExample example;
+  Status s;
+  s = WithoutGil([&] { return ex::ParseSequenceExample(data, n, &example); });
+  if (!s.ok()) {
+    SetStatusError(s);
+    return nullptr;
+  }
+  PyObject* context = FeatureMapToPy(example.context);
+  PyObject* lists = context != nullptr ? PyDict_New() : nullptr;
+  if (lists == nullptr) {
+    Py_XDECREF(context);
+    return nullptr;
+  }
+  for (const auto& [key, features] : example.feature_lists) {
+    PyObject* list = PyList_New(static_cast<Py_ssize_t>(features.size()));
+    PyObject* k = list != nullptr ? KeyToPy(key) : nullptr;
+    bool ok = k != nullptr;
+    for (size_t i = 0; ok && i < features.size(); ++i) {
+      PyObject* f = FeatureToPy(features[i]);
+      ok = f != nullptr;
+      if (ok) PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), f);
+    }
+    ok = ok && PyDict_SetItem(lists, k, list) == 0;
+    Py_XDECREF(k);
+    Py_XDECREF(list);
+    if (!ok) {
+      Py_DECREF(context);
+      Py_DECREF(lists);
+      return nullptr;
+    }
+  }
+  return Py_BuildValue("(NN)", context, lists);
+}
+
+// Canonical bytes of an Example given as {key: (kind, values)}.
+PyObject* EncodeExample(PyObject* features) {
+  ex::Example example;
+  if (!FeatureMapFromPy(features, &example.features)) return nullptr;
+  std::string out;
+  ex::SerializeExample(example, &out);
+  return BytesToPy(out);
+}
+
+// Canonical bytes of a SequenceExample given as (context, {key: [(kind, values), ...]}).
+PyObject* EncodeSequenceExample(PyObject* context, PyObject* feature_lists) {
+  ex::SequenceExample example;
+  if (!FeatureMapFromPy(context, &example.context)) return nullptr;
+  if (!PyDict_Check(feature_lists)) {
+    PyErr_SetString(PyExc_TypeError, "expected a dict of feature lists");
+    return nullptr;
+  }
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(feature_lists, &pos, &key, &value)) {
+    std::string k;
+    if (!KeyFromPy(key, &k)) return nullptr;
+    PyObject* seq = PySequence_Fast(value, "a feature list must be a sequence");
+    if (seq == nullptr) return nullptr;
+    auto& list = example.feature_lists[k];
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    list.resize(static_cast<size_t>(n));
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      if (!FeatureFromPy(PySequence_Fast_GET_ITEM(seq, i), &list[i])) {
+        Py_DECREF(seq);
+        return nullptr;
+      }
+    }
+    Py_DECREF(seq);
+  }
+  std::string out;
+  ex::SerializeSequenceExample(example, &out);
+  return BytesToPy(out);
+}
+// Numbers go to numpy without a copy; strings become bytes objects (the views point into the
+// caller's records), unless `objects` already holds them (then the array takes them over).
+PyObject* ParsedToPy(const ex::FeatureSpec& spec, ex::ParsedFeature* parsed,
+                     std::vector<PyObject*>* objects) {
+  PyObject* values;
+  if (spec.dtype == ex::Feature::Kind::kBytes) {
+    values = objects->empty() ? BytesArray(parsed->bytes) : ObjectArray(objects);
+  } else if (spec.dtype == ex::Feature::Kind::kFloat) {
+    values = ArrayFromVector(std::move(parsed->floats), NPY_FLOAT32);
+  } else {
+    values = ArrayFromVector(std::move(parsed->int64s), NPY_INT64);
+  }
+  PyObject* counts =
+      values != nullptr ? ArrayFromVector(std::move(parsed->counts), NPY_INT64) : nullptr;
+  if (counts == nullptr) {
+    Py_XDECREF(values);
+    return nullptr;
+  }
+  return Py_BuildValue("(NN)", values, counts);
+}
+
+PyObject* ParseExampleBatch(PyObject* serialized, const std::vector<ex::FeatureSpec>& specs,
+                            PyObject* names, int num_threads) {
+  // A tuple holds a reference to every record while the GIL is released.
+  PyObject* records = PySequence_Tuple(serialized);
+  if (records == nullptr) return nullptr;
+  const Py_ssize_t n = PyTuple_GET_SIZE(records);
+  std::vector<std::string_view> views(static_cast<size_t>(n));
+  std::vector<std::string> name_list;
+  PyObject* result = nullptr;
+  bool ok = true;
+  for (Py_ssize_t i = 0; ok && i < n; ++i) {
+    PyObject* item = PyTuple_GET_ITEM(records, i);
+    if (!PyBytes_Check(item)) {
+      PyErr_Format(PyExc_TypeError, "serialized examples must be bytes, not %.100s (record %zd)",
+                   Py_TYPE(item)->tp_name, i);
+      ok = false;
+    } else {
+      views[i] = std::string_view(PyBytes_AS_STRING(item), PyBytes_GET_SIZE(item));
+    }
+  }
+  if (ok && names != Py_None) {
+    PyObject* name_items = PySequence_Fast(names, "example_names must be a sequence");
+    ok = name_items != nullptr;
+    for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(name_items); ++i) {
+      name_list.emplace_back();
+      ok = KeyFromPy(PySequence_Fast_GET_ITEM(name_items, i), &name_list.back());
+    }
+    Py_XDECREF(name_items);
+  }
+  if (ok) {
+    std::vector<ex::ParsedFeature> parsed;
+    std::vector<std::vector<PyObject*>> objects(specs.size());
+    const std::vector<std::string>* names_ptr = names != Py_None ? &name_list : nullptr;
+    const Status s = ParseReleasingGil(views, specs, names_ptr, num_threads, &parsed, &objects);
+    if (!s.ok()) {
+      if (!PyErr_Occurred()) SetStatusError(s);
+    } else {
+      result = PyList_New(static_cast<Py_ssize_t>(parsed.size()));
+      for (size_t i = 0; i < parsed.size(); ++i) {
+        PyObject* item =
+            result != nullptr ? ParsedToPy(specs[i], &parsed[i], &objects[i]) : nullptr;
+        if (item == nullptr) {
+          Py_CLEAR(result);
+          for (PyObject* o : objects[i]) Py_DECREF(o);  // not taken over
+          objects[i].clear();
+        } else {
+          PyList_SET_ITEM(result, static_cast<Py_ssize_t>(i), item);
+        }
+      }
+    }
+  }
+  Py_DECREF(records);  // only now: the views pointed into these bytes
+  return result;
+}
+
+}  // namespace python
+}  // namespace swigflow

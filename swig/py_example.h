@@ -1,0 +1,46 @@
+// tf.train.Example / SequenceExample codec and parse_example's fast path for Python
+// (python/swigflow/train.py, io/parsing.py).
+//
+// The codec translates between bytes and plain Python values: a feature is (kind, values) with
+// kind a swigflow::example::Feature::Kind and values a list of bytes, floats or ints. Parse specs
+// are swigflow::example::FeatureSpec structs, which Python fills by field name.
+#ifndef SWIGFLOW_SWIG_PY_EXAMPLE_H_
+#define SWIGFLOW_SWIG_PY_EXAMPLE_H_
+
+#include <vector>
+
+#include "swig/py_runtime.h"
+#include "swigflow/example/example.h"
+#include "swigflow/example/parse.h"
+
+namespace swigflow {
+namespace python {
+
+// {key: (kind, values)} of a serialized Example; InvalidArgumentError if malformed.
+PyObject* DecodeExample(const char* data, size_t n);
+
+// (context, {key: [(kind, values), ...]}) of a serialized SequenceExample.
+PyObject* DecodeSequenceExample(const char* data, size_t n);
+
+// Canonical bytes of an Example given as {key: (kind, values)}.
+PyObject* EncodeExample(PyObject* features);
+
+// Canonical bytes of a SequenceExample given as (context, {key: [(kind, values), ...]}).
+PyObject* EncodeSequenceExample(PyObject* context, PyObject* feature_lists);
+
+// parse_example's fast path: [(values, counts)] per spec, values as numpy arrays (objects
+// holding bytes for strings), counts per example (empty for FixedLen: row_size each).
+// `names`: None or one str per record.
+PyObject* ParseExampleBatch(PyObject* serialized, const std::vector<example::FeatureSpec>& specs,
+                            PyObject* names, int num_threads);
+
+// (values, counts) of one parsed spec, as ParseExampleBatch returns them. Numbers go to numpy
+// without a copy; strings become bytes objects, unless `objects` already holds them (then the
+// array takes them over).
+PyObject* ParsedToPy(const example::FeatureSpec& spec, example::ParsedFeature* parsed,
+                     std::vector<PyObject*>* objects);
+
+}  // namespace python
+}  // namespace swigflow
+
+#endif  // SWIGFLOW_SWIG_PY_EXAMPLE_H_

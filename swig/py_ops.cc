@@ -1,0 +1,265 @@
+#include "swig/py_ops.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "swigflow/framework/op.h"
+
+namespace swigflow {
+namespace python {
+namespace {
+
+int NumpyType(swigflow::DataType type) {
+  switch (type) {
+    case swigflow::DataType::kFloat:
+      return NPY_FLOAT32;
+    case swigflow::DataType::kDouble:
+      return NPY_FLOAT64;
+    case swigflow::DataType::kInt32:
+      return NPY_INT32;
+    case swigflow::DataType::kInt64:
+      return NPY_INT64;
+    case swigflow::DataType::kInvalid:
+      break;
+  }
+  return -1;
+}
+
+// A tensor viewing a C-contiguous numpy array, which it keeps alive (released under the GIL).
+bool TensorFromNumpy(PyObject* object, swigflow::Tensor* out) {
+  if (!PyArray_Check(object)) {
+    PyErr_Format(PyExc_TypeError, "op inputs must be numpy arrays, not %.100s",
+                 Py_TYPE(object)->tp_name);
+    return false;
+  }
+  PyArrayObject* array = reinterpret_cast<PyArrayObject*>(object);
+  swigflow::DataType type;
+  switch (PyArray_TYPE(array)) {
+    case NPY_FLOAT32:
+      type = swigflow::DataType::kFloat;
+      break;
+    case NPY_FLOAT64:
+      type = swigflow::DataType::kDouble;
+      break;
+    case NPY_INT32:
+      type = swigflow::DataType::kInt32;
+      break;
+    case NPY_INT64:
+      type = swigflow::DataType::kInt64;
+      break;
+    default:
+      PyErr_Format(PyExc_TypeError, "unsupported input dtype %R (float32, float64, int32, int64)",
+                   reinterpret_cast<PyObject*>(PyArray_DESCR(array)));
+      return false;
+  }
+  if (!PyArray_IS_C_CONTIGUOUS(array) || !PyArray_ISALIGNED(array)) {
+    PyErr_SetString(PyExc_ValueError, "op inputs must be C-contiguous and aligned");
+    return false;
+  }
+  std::vector<int64_t> shape(PyArray_DIMS(array), PyArray_DIMS(array) + PyArray_NDIM(array));
+  Py_INCREF(object);
+  std::shared_ptr<void> owner(object, [](void* o) {
+    PyGILState_STATE state = PyGILState_Ensure();
+    Py_DECREF(static_cast<PyObject*>(o));
+    PyGILState_Release(state);
+  });
+  *out = swigflow::Tensor(type, std::move(shape), std::move(owner), PyArray_DATA(array));
+  return true;
+}
+
+// A numpy array sharing the tensor's buffer.
+PyObject* NumpyFromTensor(const swigflow::Tensor& t) {
+  auto* owner = new std::shared_ptr<void>(t.owner());
+  PyObject* capsule = PyCapsule_New(owner, nullptr, [](PyObject* c) {
+    delete static_cast<std::shared_ptr<void>*>(PyCapsule_GetPointer(c, nullptr));
+  });
+  if (capsule == nullptr) {
+    delete owner;
+    return nullptr;
+  }
+  std::vector<npy_intp> dims(t.shape().begin(), t.shape().end());
+  PyObject* array = PyArray_New(&PyArray_Type, t.dims(), dims.data(), NumpyType(t.dtype()), nullptr,
+                                const_cast<void*>(t.raw()), 0, NPY_ARRAY_CARRAY, nullptr);
+  if (array == nullptr) {
+    Py_DECREF(capsule);
+    return nullptr;
+  }
+  if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(array), capsule) < 0) {
+    Py_DECREF(array);
+    return nullptr;
+  }
+  return array;
+}
+
+bool AttrFromPy(PyObject* value, swigflow::AttrValue* out) {
+  if (PyBool_Check(value)) {
+    *out = value == Py_True;
+  } else if (PyLong_Check(value)) {
+    const long long v = PyLong_AsLongLong(value);
+    if (v == -1 && PyErr_Occurred()) return false;
+    *out = static_cast<int64_t>(v);
+  } else if (PyFloat_Check(value)) {
+    *out = static_cast<float>(PyFloat_AS_DOUBLE(value));
+  } else if (PyUnicode_Check(value)) {
+    const char* s = PyUnicode_AsUTF8(value);
+    if (s == nullptr) return false;
+    *out = std::string(s);
+  } else if (PyList_Check(value) || PyTuple_Check(value)) {
+    PyObject* items = PySequence_Fast(value, "");
+    std::vector<int64_t> list;
+    for (Py_ssize_t i = 0; items != nullptr && i < PySequence_Fast_GET_SIZE(items); ++i) {
+      PyObject* item = PySequence_Fast_GET_ITEM(items, i);
+      if (!PyLong_Check(item) || PyBool_Check(item)) {
+        Py_DECREF(items);
+        PyErr_SetString(PyExc_TypeError, "list attributes hold ints only");
+        return false;
+      }
+      list.push_back(PyLong_AsLongLong(item));
+    }
+    Py_XDECREF(items);
+    *out = list;
+  } else {
+    PyErr_Format(PyExc_TypeError, "unsupported attribute value %R", value);
+    return false;
+  }
+  return true;
+}
+
+PyObject* AttrToPy(const swigflow::AttrValue& v) {
+  if (const auto* i = std::get_if<int64_t>(&v)) return PyLong_FromLongLong(*i);
+  if (const auto* f = std::get_if<float>(&v)) return PyFloat_FromDouble(*f);
+  if (const auto* b = std::get_if<bool>(&v)) return PyBool_FromLong(*b);
+  if (const auto* s = std::get_if<std::string>(&v)) return PyUnicode_FromString(s->c_str());
+  if (const auto* t = std::get_if<swigflow::DataType>(&v)) {
+    return PyUnicode_FromString(swigflow::DataTypeName(*t));
+  }
+  const auto& list = std::get<std::vector<int64_t>>(v);
+  return NewList(list.size(), [&](size_t i) { return PyLong_FromLongLong(list[i]); });
+}
+
+PyObject* ArgsToPy(const std::vector<swigflow::ArgDef>& args) {
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(args.size()));
+  for (size_t i = 0; list != nullptr && i < args.size(); ++i) {
+    const auto& a = args[i];
+    PyList_SET_ITEM(
+        list, static_cast<Py_ssize_t>(i),
+        Py_BuildValue("{s:s,s:s}", "name", a.name.c_str(), "type",
+                      a.type_attr.empty() ? swigflow::DataTypeName(a.type) : a.type_attr.c_str()));
+  }
+  return list;
+}
+
+}  // namespace
+
+PyObject* RunOp(const char* name, PyObject* inputs, PyObject* attrs) {
+  PyObject* items = PySequence_Fast(inputs, "inputs must be a sequence of numpy arrays");
+  if (items == nullptr) return nullptr;
+  std::vector<swigflow::Tensor> tensors(static_cast<size_t>(PySequence_Fast_GET_SIZE(items)));
+  bool ok = true;
+  for (size_t i = 0; ok && i < tensors.size(); ++i) {
+    ok = TensorFromNumpy(PySequence_Fast_GET_ITEM(items, static_cast<Py_ssize_t>(i)), &tensors[i]);
+  }
+  Py_DECREF(items);
+  swigflow::AttrMap attr_map;
+  if (ok && attrs != Py_None) {
+    if (!PyDict_Check(attrs)) {
+      PyErr_SetString(PyExc_TypeError, "attrs must be a dict");
+      return nullptr;
+    }
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (ok && PyDict_Next(attrs, &pos, &key, &value)) {
+      const char* k = PyUnicode_AsUTF8(key);
+      swigflow::AttrValue v;
+      ok = k != nullptr && AttrFromPy(value, &v);
+      if (ok) attr_map[k] = std::move(v);
+    }
+  }
+  if (!ok) return nullptr;
+  std::vector<swigflow::Tensor> outputs;
+  swigflow::Status s;
+  const std::string op(name);
+  s = WithoutGil([&] { return swigflow::RunOp(op, tensors, std::move(attr_map), &outputs); });
+  if (!s.ok()) {
+    SetStatusError(s);
+    return nullptr;
+  }
+  PyObject* result = PyList_New(static_cast<Py_ssize_t>(outputs.size()));
+  for (size_t i = 0; result != nullptr && i < outputs.size(); ++i) {
+    PyObject* array = NumpyFromTensor(outputs[i]);
+    if (array == nullptr) {
+      Py_CLEAR(result);
+    } else {
+      PyList_SET_ITEM(result, static_cast<Py_ssize_t>(i), array);
+    }
+  }
+  return result;
+}
+
+PyObject* ListOps() {
+  const auto ops = swigflow::OpRegistry::Global()->ListOps();
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(ops.size()));
+  for (size_t i = 0; list != nullptr && i < ops.size(); ++i) {
+    const swigflow::OpDef& def = *ops[i];
+    PyObject* attrs = PyList_New(static_cast<Py_ssize_t>(def.attrs.size()));
+    for (size_t j = 0; attrs != nullptr && j < def.attrs.size(); ++j) {
+      const auto& a = def.attrs[j];
+      PyObject* allowed = PyList_New(0);
+      for (const auto& s : a.allowed_strings) {
+        PyObject* item = PyUnicode_FromString(s.c_str());
+        PyList_Append(allowed, item);
+        Py_XDECREF(item);
+      }
+      for (auto t : a.allowed_types) {
+        PyObject* item = PyUnicode_FromString(swigflow::DataTypeName(t));
+        PyList_Append(allowed, item);
+        Py_XDECREF(item);
+      }
+      PyObject* fallback =
+          a.has_default ? AttrToPy(a.default_value) : (Py_INCREF(Py_None), Py_None);
+      PyList_SET_ITEM(attrs, static_cast<Py_ssize_t>(j),
+                      Py_BuildValue("{s:s,s:s,s:N,s:O,s:N}", "name", a.name.c_str(), "type",
+                                    a.type.c_str(), "default", fallback, "has_default",
+                                    a.has_default ? Py_True : Py_False, "allowed", allowed));
+    }
+    PyObject* kernels = PyList_New(0);
+    for (auto t : swigflow::OpRegistry::Global()->KernelTypes(def.name)) {
+      PyObject* item = PyUnicode_FromString(swigflow::DataTypeName(t));
+      PyList_Append(kernels, item);
+      Py_XDECREF(item);
+    }
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i),
+                    Py_BuildValue("{s:s,s:N,s:N,s:N,s:N,s:s}", "name", def.name.c_str(), "inputs",
+                                  ArgsToPy(def.inputs), "outputs", ArgsToPy(def.outputs), "attrs",
+                                  attrs, "kernels", kernels, "doc", def.doc.c_str()));
+  }
+  return list;
+}
+
+long long RegistryMark() { return static_cast<long long>(swigflow::OpRegistry::Global()->Mark()); }
+
+PyObject* OpsSince(long long mark) {
+  const auto names = swigflow::OpRegistry::Global()->OpsSince(static_cast<size_t>(mark));
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(names.size()));
+  for (size_t i = 0; list != nullptr && i < names.size(); ++i) {
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), PyUnicode_FromString(names[i].c_str()));
+  }
+  return list;
+}
+
+PyObject* TakeRegistryErrors() {
+  const auto errors = swigflow::OpRegistry::Global()->TakeDeferredErrors();
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(errors.size()));
+  for (size_t i = 0; list != nullptr && i < errors.size(); ++i) {
+    PyList_SET_ITEM(
+        list, static_cast<Py_ssize_t>(i),
+        Py_BuildValue("(is)", static_cast<int>(errors[i].code()), errors[i].message().c_str()));
+  }
+  return list;
+}
+
+}  // namespace python
+}  // namespace swigflow

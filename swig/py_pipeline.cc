@@ -1,0 +1,116 @@
+#include "swig/py_pipeline.h"
+
+#include <utility>
+
+#include "swig/py_example.h"
+
+namespace swigflow {
+namespace python {
+namespace {
+
+// (data, ends) over the element's buffer, which a capsule owning the element keeps alive.
+PyObject* RecordsToView(std::unique_ptr<data::Element> e) {
+  std::vector<int64_t> ends(e->size() + 1, 0);
+  for (size_t i = 0; i < e->size(); ++i) ends[i + 1] = static_cast<int64_t>(e->ends[i]);
+  const char* bytes = e->data.data();
+  const size_t size = e->data.size();
+  PyObject* owner = OwningCapsule(e.release());
+  if (owner == nullptr) return nullptr;
+  PyObject* data = ReadOnlyBytesArray(bytes, size, owner);
+  if (data == nullptr) return nullptr;
+  return Py_BuildValue("(NN)", data, Int64Array(ends));
+}
+
+PyObject* RecordsToPy(const data::Element& e) {
+  return NewList(e.size(), [&](size_t i) {
+    const size_t begin = i == 0 ? 0 : e.ends[i - 1];
+    return PyBytes_FromStringAndSize(e.data.data() + begin,
+                                     static_cast<Py_ssize_t>(e.ends[i] - begin));
+  });
+}
+
+// The decoded images as one array [n, h, w, c] (or [n, c, h, w]) that owns their buffer.
+PyObject* ImagesToArray(const image::BatchDecodeOptions& o, data::Element* e) {
+  const auto shape = image::DecodedBatchShape(o, static_cast<int64_t>(e->size()));
+  npy_intp dims[4] = {shape[0], shape[1], shape[2], shape[3]};
+  const int type = o.type == image::SampleType::kFloat32 ? NPY_FLOAT32 : NPY_UINT8;
+  return ArrayFromBuffer(std::move(e->images), type, 4, dims);
+}
+
+}  // namespace
+
+void AddSourceFile(data::PipelineOptions* options, const std::string& path, PyObject* offsets) {
+  data::SourceFile file;
+  file.path = path;
+  if (offsets != Py_None) {
+    PyArrayObject* array = reinterpret_cast<PyArrayObject*>(
+        PyArray_FROMANY(offsets, NPY_UINT64, 1, 1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST));
+    if (array == nullptr) return;
+    const auto* begin = static_cast<const uint64_t*>(PyArray_DATA(array));
+    file.offsets.assign(begin, begin + PyArray_SIZE(array));
+    Py_DECREF(array);
+    file.indexed = true;
+  }
+  options->files.push_back(std::move(file));
+}
+
+Status PyPipeline::Create(const data::PipelineOptions& options,
+                          std::unique_ptr<PyPipeline>* pipeline) {
+  std::unique_ptr<data::Pipeline> p;
+  SWIGFLOW_RETURN_IF_ERROR(data::Pipeline::Create(options, &p));
+  pipeline->reset(new PyPipeline(std::move(p), options));
+  return Status::OK();
+}
+
+PyPipeline::PyPipeline(std::unique_ptr<data::Pipeline> pipeline,
+                       const data::PipelineOptions& options)
+    : pipeline_(std::move(pipeline)),
+      parsing_(options.parse),
+      specs_(options.specs),
+      image_spec_(options.decode_images ? static_cast<int64_t>(options.image_spec) : -1),
+      image_options_(options.image) {}
+
+PyObject* PyPipeline::Next() { return NextAs(parsing_ ? Payload::kParsed : Payload::kBytes); }
+
+PyObject* PyPipeline::NextView() { return NextAs(Payload::kView); }
+
+PyObject* PyPipeline::TakeDamages() {
+  const std::vector<io::RecordDamage> damages = pipeline_->TakeDamages();
+  return NewList(damages.size(), [&](size_t i) -> PyObject* {
+    const io::RecordDamage& d = damages[i];
+    PyObject* message = MessageToPy(d.message);
+    if (message == nullptr) return nullptr;
+    return Py_BuildValue("(sKN)", io::DamageKindName(d.kind),
+                         static_cast<unsigned long long>(d.offset), message);
+  });
+}
+
+PyObject* PyPipeline::NextAs(Payload kind) {
+  std::unique_ptr<data::Element> e;
+  Status s;
+  for (;;) {
+    s = WithoutGil([&] { return pipeline_->NextFor(&e, 100); });
+    if (!errors::IsDeadlineExceeded(s)) break;
+    if (PyErr_CheckSignals() < 0) return nullptr;
+  }
+  if (errors::IsOutOfRange(s)) Py_RETURN_NONE;
+  if (!s.ok()) return StatusResult(s);
+  const Py_ssize_t records = static_cast<Py_ssize_t>(e->size());
+  const long long epoch = e->epoch, position = e->position;
+  PyObject* payload = kind == Payload::kParsed  ? ParsedToPyList(e.get())
+                      : kind == Payload::kBytes ? RecordsToPy(*e)
+                                                : RecordsToView(std::move(e));
+  if (payload == nullptr) return nullptr;
+  return Py_BuildValue("(NnLL)", payload, records, epoch, position);
+}
+
+PyObject* PyPipeline::ParsedToPyList(data::Element* e) {
+  return NewList(e->parsed.size(), [&](size_t i) {
+    std::vector<PyObject*> none;
+    return static_cast<int64_t>(i) == image_spec_ ? ImagesToArray(image_options_, e)
+                                                  : ParsedToPy(specs_[i], &e->parsed[i], &none);
+  });
+}
+
+}  // namespace python
+}  // namespace swigflow

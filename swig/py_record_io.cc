@@ -1,0 +1,226 @@
+#include "swig/py_record_io.h"
+
+#include <utility>
+#include <vector>
+
+#include "swigflow/io/record_format.h"
+
+namespace swigflow {
+namespace python {
+namespace {
+
+// Payloads of this size or more go straight into their bytes objects (ReadBatch).
+constexpr uint64_t kDirectLength = 64 << 10;
+
+PyObject* NewBatchOwner() { return OwningCapsule(new io::RecordBatch()); }
+
+}  // namespace
+
+// --- PyRecordReader ----------------------------------------------------------------------------
+
+Status PyRecordReader::Open(const std::string& path, const io::RecordOptions& options,
+                            std::unique_ptr<PyRecordReader>* reader) {
+  std::unique_ptr<io::RecordReader> r;
+  SWIGFLOW_RETURN_IF_ERROR(io::RecordReader::Open(path, options, &r));
+  reader->reset(new PyRecordReader(std::move(r)));
+  return Status::OK();
+}
+
+PyRecordReader::PyRecordReader(std::unique_ptr<io::RecordReader> reader)
+    : reader_(std::move(reader)) {}
+
+PyRecordReader::~PyRecordReader() {
+  Py_XDECREF(views_[0]);
+  Py_XDECREF(views_[1]);
+}
+
+PyObject* PyRecordReader::ReadBatch(size_t max_records, size_t max_bytes) {
+  std::unique_lock<std::mutex> lock = LockWithoutGil();
+  PyObject* list = PyList_New(0);
+  if (list == nullptr) return nullptr;
+  size_t records = 0, bytes = 0;
+  Status s;
+  while (records < max_records && bytes < max_bytes) {
+    s = WithoutGil([&] {
+      return reader_->ReadBatch(max_records - records, max_bytes - bytes, &batch_, kDirectLength);
+    });
+    if (!s.ok()) break;
+    if (!AppendBatch(list)) return nullptr;
+    records += batch_.size();
+    bytes += batch_.bytes();
+    uint64_t length = 0;
+    if (!reader_->LargePending(&length)) {
+      if (batch_.empty()) break;  // the end, or the last records before damage
+      continue;
+    }
+    PyObject* record = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(length));
+    if (record == nullptr) {
+      Py_DECREF(list);
+      return nullptr;
+    }
+    uint64_t offset = 0;
+    s = WithoutGil([&] { return reader_->ReadLarge(PyBytes_AS_STRING(record), &offset); });
+    if (!s.ok()) {
+      Py_DECREF(record);
+      break;
+    }
+    const int appended = PyList_Append(list, record);
+    Py_DECREF(record);
+    if (appended < 0) {
+      Py_DECREF(list);
+      return nullptr;
+    }
+    ++records;
+    bytes += length;
+  }
+  // Damage after some records: they come now, the error with the next call (sticky).
+  if (!s.ok() && !errors::IsOutOfRange(s) && PyList_GET_SIZE(list) == 0) {
+    Py_DECREF(list);
+    return StatusResult(s);
+  }
+  return list;
+}
+
+PyObject* PyRecordReader::ReadBatchView(size_t max_records, size_t max_bytes) {
+  std::unique_lock<std::mutex> lock = LockWithoutGil();
+  // Two buffers, so that the usual loop, which still holds the last batch while it asks for
+  // the next (`while batch := reader.read_batch(n, copy=False)`), alternates between them.
+  for (PyObject*& view : views_) {  // made here, with the GIL (Open runs without it)
+    if (view == nullptr && (view = NewBatchOwner()) == nullptr) return nullptr;
+  }
+  PyObject*& owner = Py_REFCNT(views_[0]) == 1 ? views_[0] : views_[1];
+  if (Py_REFCNT(owner) > 1) {  // both in use: a new buffer
+    PyObject* fresh = NewBatchOwner();
+    if (fresh == nullptr) return nullptr;
+    Py_SETREF(owner, fresh);
+  }
+  auto* batch = static_cast<io::RecordBatch*>(PyCapsule_GetPointer(owner, nullptr));
+  const Status s = WithoutGil([&] { return reader_->ReadBatch(max_records, max_bytes, batch); });
+  if (errors::IsOutOfRange(s)) Py_RETURN_NONE;
+  if (!s.ok()) return StatusResult(s);
+  Py_INCREF(owner);
+  PyObject* data = ReadOnlyBytesArray(batch->data(), batch->bytes(), owner);
+  if (data == nullptr) return nullptr;
+  std::vector<int64_t> ends(batch->size() + 1, 0);
+  for (size_t i = 0; i < batch->size(); ++i) ends[i + 1] = static_cast<int64_t>(batch->end(i));
+  return Py_BuildValue("(NN)", data, Int64Array(ends));
+}
+
+Status PyRecordReader::Seek(uint64_t offset) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return reader_->Seek(offset);
+}
+
+uint64_t PyRecordReader::Offset() {
+  std::unique_lock<std::mutex> lock = LockWithoutGil();
+  return reader_->offset();
+}
+
+std::unique_lock<std::mutex> PyRecordReader::LockWithoutGil() {
+  std::unique_lock<std::mutex> lock(mu_, std::defer_lock);
+  WithoutGil([&] {
+    lock.lock();
+    return Status::OK();
+  });
+  return lock;
+}
+
+bool PyRecordReader::AppendBatch(PyObject* list) {
+  for (size_t i = 0; i < batch_.size(); ++i) {
+    PyObject* record = PyBytes_FromStringAndSize(
+        batch_.data() + batch_.begin(i), static_cast<Py_ssize_t>(batch_.end(i) - batch_.begin(i)));
+    if (record == nullptr || PyList_Append(list, record) < 0) {
+      Py_XDECREF(record);
+      Py_DECREF(list);
+      return false;
+    }
+    Py_DECREF(record);
+  }
+  return true;
+}
+
+// --- PyRecordFile ------------------------------------------------------------------------------
+
+Status PyRecordFile::Open(const std::string& path, std::unique_ptr<PyRecordFile>* file) {
+  std::unique_ptr<io::RandomAccessFile> f;
+  SWIGFLOW_RETURN_IF_ERROR(io::RandomAccessFile::Open(path, &f));
+  file->reset(new PyRecordFile(std::move(f)));
+  return Status::OK();
+}
+
+PyRecordFile::PyRecordFile(std::unique_ptr<io::RandomAccessFile> file) : file_(std::move(file)) {}
+
+PyObject* PyRecordFile::Read(uint64_t offset, int64_t framed_length) {
+  std::string record;
+  const Status s = WithoutGil([&] {
+    Status read = io::ReadRecordAt(*file_, offset, &record);
+    const uint64_t framed = record.size() + io::record_format::kFramingSize;
+    if (read.ok() && framed_length >= 0 && framed != static_cast<uint64_t>(framed_length)) {
+      read = errors::DataLoss("index says the record at ", offset, " in ", file_->path(), " has ",
+                              framed_length, " bytes but it has ", framed,
+                              " (was the file rewritten after its index?)");
+    }
+    return read;
+  });
+  if (!s.ok()) return StatusResult(s);
+  return PyBytes_FromStringAndSize(record.data(), static_cast<Py_ssize_t>(record.size()));
+}
+
+// --- PyRecordScanner ---------------------------------------------------------------------------
+
+Status PyRecordScanner::Open(const std::string& path, const io::RecordOptions& options,
+                             std::unique_ptr<PyRecordScanner>* scanner) {
+  std::unique_ptr<io::RecordScanner> s;
+  SWIGFLOW_RETURN_IF_ERROR(io::RecordScanner::Open(path, options, &s));
+  scanner->reset(new PyRecordScanner(std::move(s)));
+  return Status::OK();
+}
+
+PyRecordScanner::PyRecordScanner(std::unique_ptr<io::RecordScanner> scanner)
+    : scanner_(std::move(scanner)) {}
+
+PyObject* PyRecordScanner::ReadBatch(size_t max_records, bool with_payloads) {
+  std::vector<uint64_t> offsets;
+  std::vector<std::string> payloads;
+  const Status s = WithoutGil([&] {
+    std::string payload;
+    Status next;
+    while (offsets.size() < max_records) {
+      uint64_t offset;
+      next = scanner_->Next(&offset, with_payloads ? &payload : nullptr);
+      if (!next.ok()) break;
+      offsets.push_back(offset);
+      if (with_payloads) payloads.push_back(std::move(payload));
+    }
+    return next;
+  });
+  if (!s.ok() && !errors::IsOutOfRange(s)) return StatusResult(s);
+  return NewList(offsets.size(), [&](size_t i) {
+    const auto offset = static_cast<unsigned long long>(offsets[i]);
+    return with_payloads ? Py_BuildValue("(Ky#)", offset, payloads[i].data(),
+                                         static_cast<Py_ssize_t>(payloads[i].size()))
+                         : Py_BuildValue("(KO)", offset, Py_None);
+  });
+}
+
+PyObject* PyRecordScanner::TakeDamages() {
+  const std::vector<io::RecordDamage> damages = scanner_->TakeDamages();
+  return NewList(damages.size(), [&](size_t i) -> PyObject* {
+    const io::RecordDamage& d = damages[i];
+    PyObject* message = MessageToPy(d.message);
+    if (message == nullptr) return nullptr;
+    return Py_BuildValue("(sKKKN)", io::DamageKindName(d.kind),
+                         static_cast<unsigned long long>(d.offset),
+                         static_cast<unsigned long long>(d.resume),
+                         static_cast<unsigned long long>(d.records_before), message);
+  });
+}
+
+Status CreateIndexFile(const std::string& path, const std::string& index_path,
+                       io::RecordIndex* index) {
+  SWIGFLOW_RETURN_IF_ERROR(io::ScanRecords(path, index));
+  return io::WriteIndexFile(index_path, *index);
+}
+
+}  // namespace python
+}  // namespace swigflow

@@ -1,0 +1,109 @@
+// TFRecord reading for swigflow.io (python/swigflow/io/tf_record.py, scan.py, index.py): the
+// reader, random-access file and scanner as Python sees them, returning Python objects built
+// from batches read without the GIL. Writing needs no adapter: record_io.i wraps RecordWriter.
+#ifndef SWIGFLOW_SWIG_PY_RECORD_IO_H_
+#define SWIGFLOW_SWIG_PY_RECORD_IO_H_
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "swig/py_runtime.h"
+#include "swigflow/io/file.h"
+#include "swigflow/io/record_index.h"
+#include "swigflow/io/record_options.h"
+#include "swigflow/io/record_reader.h"
+#include "swigflow/io/record_scan.h"
+
+namespace swigflow {
+namespace python {
+
+// The sequential reader behind swigflow.io.TFRecordReader: a RecordReader and the batch buffer
+// it reuses. Reading happens without the GIL; one mutex keeps threads sharing a reader apart.
+class PyRecordReader {
+ public:
+  static Status Open(const std::string& path, const io::RecordOptions& options,
+                     std::unique_ptr<PyRecordReader>* reader);
+  ~PyRecordReader();
+
+  // Up to max_records records as a list of bytes, fewer once max_bytes of payload are read;
+  // [] at the end of the data. Records before damage come first; the error comes next call.
+  //
+  // Small records are read into the reused batch buffer and copied into their bytes objects.
+  // A record of kDirectLength bytes or more is read (or inflated) straight into a bytes object
+  // allocated for it, the GIL taken only for that allocation: one copy from the page cache (or
+  // the decompressor's output), the CRC computed over the same hot bytes.
+  PyObject* ReadBatch(size_t max_records, size_t max_bytes);
+
+  // The zero-copy read: up to max_records records as (data, ends), a uint8 array holding the
+  // payloads back to back (one copy from the page cache, no bytes objects) and an int64 array of
+  // n + 1 boundaries, record i being data[ends[i]:ends[i + 1]]; None at the end. The buffer is
+  // reused by the next call unless an array still refers to it, so the arrays stay valid for as
+  // long as they are held.
+  PyObject* ReadBatchView(size_t max_records, size_t max_bytes);
+
+  // Continues at `offset`, which must be where a record starts.
+  Status Seek(uint64_t offset);
+
+  // Where the next record starts (in decompressed bytes for ZLIB/GZIP files).
+  uint64_t Offset();
+
+ private:
+  explicit PyRecordReader(std::unique_ptr<io::RecordReader> reader);
+
+  // mu_, waited for without the GIL: its holder takes the GIL now and then, so a thread that
+  // held the GIL while it waited for mu_ would deadlock with it.
+  std::unique_lock<std::mutex> LockWithoutGil();
+
+  // Appends the records of batch_ to list as bytes objects; false with a Python error set.
+  bool AppendBatch(PyObject* list);
+
+  std::mutex mu_;
+  std::unique_ptr<io::RecordReader> reader_;
+  io::RecordBatch batch_;
+  PyObject* views_[2] = {nullptr, nullptr};  // capsules owning ReadBatchView's RecordBatches
+};
+
+// Random access to an uncompressed file for swigflow.io.TFRecordFile; thread-safe (pread).
+class PyRecordFile {
+ public:
+  static Status Open(const std::string& path, std::unique_ptr<PyRecordFile>* file);
+
+  // The payload of the record at `offset` as bytes. With framed_length >= 0 (from an index), the
+  // record must have exactly that framed length.
+  PyObject* Read(uint64_t offset, int64_t framed_length);
+
+ private:
+  explicit PyRecordFile(std::unique_ptr<io::RandomAccessFile> file);
+
+  const std::unique_ptr<io::RandomAccessFile> file_;
+};
+
+// The damage-tolerant scanner behind swigflow.io.TFRecordScanner (not thread-safe: one
+// iterator per object, as Python uses it).
+class PyRecordScanner {
+ public:
+  static Status Open(const std::string& path, const io::RecordOptions& options,
+                     std::unique_ptr<PyRecordScanner>* scanner);
+
+  // Up to max_records intact records as [(offset, payload)], payload None unless
+  // with_payloads; [] at the end. Read without the GIL.
+  PyObject* ReadBatch(size_t max_records, bool with_payloads);
+
+  // Damage found since the last call: [(kind, offset, resume, records_before, message)].
+  PyObject* TakeDamages();
+
+ private:
+  explicit PyRecordScanner(std::unique_ptr<io::RecordScanner> scanner);
+
+  std::unique_ptr<io::RecordScanner> scanner_;
+};
+
+// Scans `path` and writes its index file.
+Status CreateIndexFile(const std::string& path, const std::string& index_path,
+                       io::RecordIndex* index);
+
+}  // namespace python
+}  // namespace swigflow
+
+#endif  // SWIGFLOW_SWIG_PY_RECORD_IO_H_

@@ -1,0 +1,172 @@
+// What every binding in swig/ shares: the Python and numpy C APIs included one way, Status ->
+// Python exceptions, running C++ without the GIL, and numpy arrays that own C++ buffers.
+//
+// Include this header first in a binding .cc file (Python.h must precede the standard headers).
+// The numpy C API table is one symbol for the whole extension module: py_runtime.cc defines it
+// and ImportNumpy() fills it when the module initialises.
+#ifndef SWIGFLOW_SWIG_PY_RUNTIME_H_
+#define SWIGFLOW_SWIG_PY_RUNTIME_H_
+
+#ifndef PY_SSIZE_T_CLEAN
+#define PY_SSIZE_T_CLEAN
+#endif
+#include <Python.h>
+
+#define PY_ARRAY_UNIQUE_SYMBOL swigflow_numpy_api
+#ifndef SWIGFLOW_DEFINE_NUMPY_API
+#define NO_IMPORT_ARRAY
+#endif
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "swigflow/framework/status.h"
+
+namespace swigflow {
+namespace python {
+
+// Loads numpy's C API; false with a Python error set. Called once, by the module's init.
+bool ImportNumpy();
+
+// --- Errors ----------------------------------------------------------------------------------
+
+// Sets the Python error for a non-OK `status`: the swigflow.errors class of its code, made by
+// the factory swigflow/errors.py registers at import. Needs the GIL.
+void SetStatusError(const Status& status);
+
+// SetStatusError(status), then nullptr: `return StatusResult(s);` in a function returning a
+// new reference.
+PyObject* StatusResult(const Status& status);
+
+// Called by swigflow/errors.py when it is imported: factory(code, message) -> exception.
+void RegisterExceptionFactory(PyObject* factory);
+
+// A Status with the given code and message, so tests can check the mapping of every code.
+Status StatusForTesting(int code, const std::string& message);
+
+// Runs fn (returning Status) without the GIL. A C++ exception escaping it becomes a Status
+// (out of memory: RESOURCE_EXHAUSTED), never std::terminate in Python's frames.
+template <typename F>
+Status WithoutGil(F&& fn) {
+  PyThreadState* released = PyEval_SaveThread();
+  Status s = CatchExceptions(std::forward<F>(fn));
+  PyEval_RestoreThread(released);
+  return s;
+}
+
+// --- Values ----------------------------------------------------------------------------------
+
+// A contiguous read-only view of a bytes-like object, released on scope exit. ok() is false,
+// with a Python error set, when the object exports no contiguous buffer.
+class BytesView {
+ public:
+  explicit BytesView(PyObject* object);
+  ~BytesView();
+  BytesView(const BytesView&) = delete;
+  BytesView& operator=(const BytesView&) = delete;
+
+  bool ok() const { return ok_; }
+  const void* data() const { return view_.buf; }
+  size_t size() const { return static_cast<size_t>(view_.len); }
+
+ private:
+  Py_buffer view_ = {};
+  bool ok_ = false;
+};
+
+// `text` as str, bytes that are not UTF-8 escaped (messages may hold any file name).
+PyObject* MessageToPy(const std::string& text);
+
+// A list of the `n` new references make(i) returns; nullptr (and no list) if one is nullptr.
+template <typename Make>
+PyObject* NewList(size_t n, Make&& make) {
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
+  for (size_t i = 0; list != nullptr && i < n; ++i) {
+    PyObject* item = make(i);
+    if (item == nullptr) {
+      Py_CLEAR(list);
+    } else {
+      PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), item);
+    }
+  }
+  return list;
+}
+
+// --- numpy arrays ----------------------------------------------------------------------------
+
+// A new 1-D int64 array with a copy of `values`. Needs the GIL.
+PyObject* Int64Array(const std::vector<int64_t>& values);
+
+// A 1-D object array that takes over the references in `items` (emptied), even on failure.
+PyObject* ObjectArray(std::vector<PyObject*>* items);
+
+// A read-only 1-D uint8 array over `size` bytes at `data`, kept alive by `owner` (a reference
+// this call steals, also on failure).
+PyObject* ReadOnlyBytesArray(const char* data, size_t size, PyObject* owner);
+
+// A capsule that deletes `object` (a T*) when it dies; deletes it at once if one cannot be made.
+template <typename T>
+PyObject* OwningCapsule(T* object) {
+  PyObject* capsule = PyCapsule_New(object, nullptr, [](PyObject* c) {
+    delete static_cast<T*>(PyCapsule_GetPointer(c, nullptr));
+  });
+  if (capsule == nullptr) delete object;
+  return capsule;
+}
+
+// An array of `type_num` and shape `dims` over the bytes of `values`, taking them over without a
+// copy: a capsule owning the vector is the array's base, so the memory lives as long as the
+// array. The vector must hold exactly the array's bytes. Needs the GIL.
+template <typename Vector>
+PyObject* ArrayFromBuffer(Vector&& values, int type_num, int ndim, npy_intp* dims) {
+  using Owned = std::decay_t<Vector>;
+  auto* owned = new Owned(std::forward<Vector>(values));
+  void* data = owned->data();
+  PyObject* capsule = OwningCapsule(owned);
+  if (capsule == nullptr) return nullptr;
+  PyObject* array = PyArray_SimpleNewFromData(ndim, dims, type_num, data);
+  if (array == nullptr) {
+    Py_DECREF(capsule);
+    return nullptr;
+  }
+  // Steals the capsule, also on failure.
+  if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(array), capsule) < 0) {
+    Py_DECREF(array);
+    return nullptr;
+  }
+  return array;
+}
+
+// The 1-D form: as many elements as `values` has.
+template <typename Vector>
+PyObject* ArrayFromVector(Vector&& values, int type_num) {
+  npy_intp size = static_cast<npy_intp>(values.size());
+  return ArrayFromBuffer(std::forward<Vector>(values), type_num, 1, &size);
+}
+
+// A new 1-D object array of bytes objects copied from `values` (strings or string views).
+template <typename Strings>
+PyObject* BytesArray(const Strings& values) {
+  npy_intp size = static_cast<npy_intp>(values.size());
+  PyObject* array = PyArray_SimpleNew(1, &size, NPY_OBJECT);  // zero-filled: NULL entries
+  if (array == nullptr) return nullptr;
+  auto** items = static_cast<PyObject**>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(array)));
+  for (npy_intp i = 0; i < size; ++i) {
+    items[i] =
+        PyBytes_FromStringAndSize(values[i].data(), static_cast<Py_ssize_t>(values[i].size()));
+    if (items[i] == nullptr) {
+      Py_DECREF(array);
+      return nullptr;
+    }
+  }
+  return array;
+}
+
+}  // namespace python
+}  // namespace swigflow
+
+#endif  // SWIGFLOW_SWIG_PY_RUNTIME_H_
