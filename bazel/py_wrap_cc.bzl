@@ -150,7 +150,8 @@ def py_wrap_cc(
     cc_binary(
         name = shared_object,
         srcs = [module_name + ".cc"],
-        # SWIG's generated code trips these; our own code is compiled with full warnings elsewhere.
+        # SWIG's generated code trips these. The binding code it calls is ordinary C++ in its own
+        # cc_library (//swig:bindings), compiled with the project's warnings as errors.
         copts = copts + [
             "-Wno-cast-function-type",
             "-Wno-missing-field-initializers",

@@ -515,111 +515,133 @@ class Pipeline::Impl {
     if (!s.ok()) Finish(s);
   }
 
+  // One epoch's records in output order: its source, then sharding by record and the damage
+  // policies (Pull), then the shuffle buffer (Next).
+  struct Epoch {
+    Epoch(size_t buffer_size, uint64_t seed, size_t files)
+        : buffered(buffer_size > 1), shuffle(buffer_size, seed), bad_files(files, false) {}
+
+    std::unique_ptr<Source> source;
+    bool by_record = false;  // shard the interleaved sequence record by record
+    const bool buffered;
+    ShuffleBuffer<Record> shuffle;
+    std::vector<bool> bad_files;  // under kSkipFile: files whose rest is dropped
+    uint64_t sequence = 0;        // records of the interleaved sequence, for record sharding
+    bool any = false;             // the epoch has records (a resumed one had some)
+    bool source_done = false;
+    Status error;  // what ended the epoch early
+  };
+
+  // Epoch `epoch`'s records, resuming after `skip` of them. *position counts the records
+  // already passed over (an indexed source drops them before reading anything).
+  std::unique_ptr<Epoch> StartEpoch(int64_t epoch, int64_t skip, int64_t* position) {
+    const bool buffered = !indexed_ && o_.shuffle_buffer > 1;
+    auto e = std::make_unique<Epoch>(buffered ? static_cast<size_t>(o_.shuffle_buffer) : 1,
+                                     EpochSeed(o_, epoch, kBufferShuffleStream), o_.files.size());
+    e->any = skip > 0;
+    *position = 0;
+    std::vector<uint32_t> files = ShardFiles(&e->by_record);
+    if (indexed_) {
+      std::vector<Slot> order = IndexedOrder(epoch);
+      const size_t skipped = std::min<size_t>(static_cast<size_t>(skip), order.size());
+      order.erase(order.begin(), order.begin() + static_cast<ptrdiff_t>(skipped));
+      *position = static_cast<int64_t>(skipped);
+      e->source = std::make_unique<IndexedRecords>(o_, std::move(order), random_files_.get());
+    } else {
+      e->source = std::make_unique<InterleavedFiles>(o_, readers_.get(), std::move(files));
+    }
+    return e;
+  }
+
+  // The next record of the source that this shard keeps, after the damage policies; false at
+  // the end of the source or on an error (in e->error).
+  bool Pull(Epoch* e, Record* record) {
+    while (!cancelled_) {
+      Status s;
+      if (!e->source->Next(record, &s)) {
+        if (!s.ok()) e->error = s;
+        return false;
+      }
+      if (record->damage != nullptr) {
+        if (!OnDamage(*record, &e->bad_files, &e->error)) return false;
+        continue;
+      }
+      e->any = true;
+      if (e->bad_files[record->file]) continue;
+      if (!indexed_ && e->by_record &&
+          static_cast<int64_t>(e->sequence++ % o_.num_shards) != o_.shard_index) {
+        continue;
+      }
+      return true;
+    }
+    return false;
+  }
+
+  // The next record in output order: through the shuffle buffer when there is one. After an
+  // error the records still buffered are dropped, as tf.data's shuffle drops them.
+  bool Next(Epoch* e, Record* record) {
+    if (!e->buffered) return Pull(e, record);
+    while (!e->source_done && !e->shuffle.full()) {
+      Record next;
+      if (!Pull(e, &next)) {
+        e->source_done = true;
+        break;
+      }
+      e->shuffle.Add(std::move(next));
+    }
+    if (!e->source_done) {
+      Record next;
+      if (Pull(e, &next)) {
+        *record = e->shuffle.Take(&next);
+      } else {
+        e->source_done = true;
+        *record = e->shuffle.Take(nullptr);
+      }
+      return true;
+    }
+    if (!e->error.ok() || e->shuffle.empty()) return false;
+    *record = e->shuffle.Take(nullptr);
+    return true;
+  }
+
+  // Emits `batch` (if it holds records) as the state (epoch, position); a short last batch is
+  // dropped under drop_remainder. False once the pipeline stops.
+  bool Flush(std::unique_ptr<Element>* batch, int64_t epoch, int64_t position) {
+    if (*batch == nullptr || (*batch)->size() == 0) return true;
+    if (o_.batch_size > 0 && o_.drop_remainder &&
+        (*batch)->size() < static_cast<size_t>(o_.batch_size)) {
+      batch->reset();
+      return true;
+    }
+    (*batch)->epoch = epoch;
+    (*batch)->position = position;
+    return Emit(std::move(*batch));
+  }
+
+  // Runs the epochs: records into batches (across epochs when batch_across_epochs), each
+  // element tagged with the state right after it, then the end or the first error.
   void AssembleEpochs() {
     std::unique_ptr<Element> batch;
     const size_t batch_size = o_.batch_size > 0 ? static_cast<size_t>(o_.batch_size) : 1;
-    auto flush = [&](int64_t epoch, int64_t position) {
-      if (batch == nullptr || batch->size() == 0) return true;
-      if (o_.batch_size > 0 && o_.drop_remainder && batch->size() < batch_size) {
-        batch.reset();
-        return true;
-      }
-      batch->epoch = epoch;
-      batch->position = position;
-      return Emit(std::move(batch));
-    };
     int64_t epoch = o_.start_epoch;
     int64_t position = 0;
     for (; o_.epochs < 0 || epoch < o_.epochs; ++epoch) {
       const int64_t skip = epoch == o_.start_epoch ? o_.start_position : 0;
-      position = 0;
-      std::unique_ptr<Source> source;
-      bool by_record = false;
-      std::vector<uint32_t> files = ShardFiles(&by_record);
-      if (indexed_) {
-        std::vector<Slot> order = IndexedOrder(epoch);
-        const size_t skipped = std::min<size_t>(static_cast<size_t>(skip), order.size());
-        order.erase(order.begin(), order.begin() + static_cast<ptrdiff_t>(skipped));
-        position = static_cast<int64_t>(skipped);
-        source = std::make_unique<IndexedRecords>(o_, std::move(order), random_files_.get());
-      } else {
-        source = std::make_unique<InterleavedFiles>(o_, readers_.get(), std::move(files));
-      }
-      const bool buffer = !indexed_ && o_.shuffle_buffer > 1;
-      ShuffleBuffer<Record> shuffle(buffer ? static_cast<size_t>(o_.shuffle_buffer) : 1,
-                                    EpochSeed(o_, epoch, kBufferShuffleStream));
-      std::vector<bool> bad_files(o_.files.size(), false);
-      uint64_t sequence = 0;  // records of the interleaved sequence, for record sharding
-      bool any = skip > 0;    // the epoch has records (a resumed one had some)
-      Status error;
-      bool source_done = false;
-      // The next record after sharding and damage policies, before the shuffle buffer.
-      auto pull = [&](Record* record) {
-        while (!cancelled_) {
-          Status s;
-          if (!source->Next(record, &s)) {
-            if (!s.ok()) error = s;
-            return false;
-          }
-          if (record->damage != nullptr) {
-            if (!OnDamage(*record, &bad_files, &error)) return false;
-            continue;
-          }
-          any = true;
-          if (bad_files[record->file]) continue;
-          if (!indexed_ && by_record &&
-              static_cast<int64_t>(sequence++ % o_.num_shards) != o_.shard_index) {
-            continue;
-          }
-          return true;
-        }
-        return false;
-      };
-      for (;;) {
+      std::unique_ptr<Epoch> e = StartEpoch(epoch, skip, &position);
+      Record record;
+      while (Next(e.get(), &record)) {
         if (cancelled_) return;
-        Record record;
-        bool have = false;
-        if (buffer) {
-          while (!source_done && !shuffle.full()) {
-            Record next;
-            if (!pull(&next)) {
-              source_done = true;
-              break;
-            }
-            shuffle.Add(std::move(next));
-          }
-          if (!source_done) {
-            Record next;
-            if (pull(&next)) {
-              record = shuffle.Take(&next);
-            } else {
-              source_done = true;
-              record = shuffle.Take(nullptr);
-            }
-            have = true;
-          } else if (error.ok() && !shuffle.empty()) {
-            record = shuffle.Take(nullptr);
-            have = true;
-          }
-        } else {
-          have = pull(&record);
-        }
-        if (!have) break;
         if (position++ < skip) continue;  // resuming: emitted before the checkpoint
         if (batch == nullptr) batch = std::make_unique<Element>();
         batch->data += record.payload;
         batch->ends.push_back(batch->data.size());
         batch->files.push_back(record.file);
         batch->offsets.push_back(record.offset);
-        if (batch->size() >= batch_size) {
-          batch->epoch = epoch;
-          batch->position = position;
-          if (!Emit(std::move(batch))) return;
-        }
+        if (batch->size() >= batch_size && !Flush(&batch, epoch, position)) return;
       }
-      if (!error.ok()) {
-        if (!flush(epoch, position)) return;
-        Finish(error);
+      if (cancelled_) return;
+      if (!e->error.ok()) {
+        if (Flush(&batch, epoch, position)) Finish(e->error);
         return;
       }
       if (position < skip) {  // never silently resume past the end of the data
@@ -628,11 +650,10 @@ class Pipeline::Impl {
                                        " records (a state from other files?)"));
         return;
       }
-      if (!o_.batch_across_epochs && !flush(epoch, position)) return;
-      if (o_.epochs < 0 && !any) break;  // repeating nothing forever would never end
+      if (!o_.batch_across_epochs && !Flush(&batch, epoch, position)) return;
+      if (o_.epochs < 0 && !e->any) break;  // repeating nothing forever would never end
     }
-    if (!flush(epoch - 1, position)) return;
-    Finish(errors::OutOfRange("end of the dataset"));
+    if (Flush(&batch, epoch - 1, position)) Finish(errors::OutOfRange("end of the dataset"));
   }
 
   void Parse() {

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <new>
+#include <type_traits>
+#include <variant>
 
 namespace swigflow {
 
@@ -84,46 +86,133 @@ Status ParseDefault(const AttrDef& attr, const std::string& text, AttrValue* out
   return Status::OK();
 }
 
+// The attr type name of a value, as op definitions spell it.
 std::string TypeOf(const AttrValue& v) {
-  switch (v.index()) {
-    case 0:
-      return "int";
-    case 1:
-      return "float";
-    case 2:
-      return "bool";
-    case 3:
-      return "string";
-    case 4:
-      return "type";
-    default:
-      return "list(int)";
+  return std::visit(
+      [](const auto& x) -> std::string {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, int64_t>) return "int";
+        if constexpr (std::is_same_v<T, float>) return "float";
+        if constexpr (std::is_same_v<T, bool>) return "bool";
+        if constexpr (std::is_same_v<T, std::string>) return "string";
+        if constexpr (std::is_same_v<T, DataType>) return "type";
+        return "list(int)";
+      },
+      v);
+}
+
+// A type attribute given by name ("float32") becomes the DataType.
+Status TypeFromName(AttrValue* v) {
+  if (!std::holds_alternative<std::string>(*v)) return Status::OK();
+  DataType t;
+  SWIGFLOW_RETURN_IF_ERROR(DataTypeFromName(std::get<std::string>(*v), &t));
+  *v = t;
+  return Status::OK();
+}
+
+// Fills type attributes from the inputs' dtypes (or checks them against the inputs when given).
+Status ResolveInputTypes(const OpDef& def, const std::vector<Tensor>& inputs, AttrMap* attrs) {
+  if (inputs.size() != def.inputs.size()) {
+    return errors::InvalidArgument(def.name, " expects ", def.inputs.size(), " inputs, got ",
+                                   inputs.size());
   }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ArgDef& arg = def.inputs[i];
+    DataType expected = arg.type;
+    if (!arg.type_attr.empty()) {
+      auto it = attrs->find(arg.type_attr);
+      if (it == attrs->end()) {
+        (*attrs)[arg.type_attr] = inputs[i].dtype();
+        continue;
+      }
+      SWIGFLOW_RETURN_IF_ERROR(TypeFromName(&it->second));
+      expected = std::get<DataType>(it->second);
+    }
+    if (inputs[i].dtype() != expected) {
+      return errors::InvalidArgument(
+          "cannot compute ", def.name, " as input #", i, "(zero-based) was expected to be a ",
+          DataTypeName(expected), " tensor but is a ", DataTypeName(inputs[i].dtype()), " tensor");
+    }
+  }
+  return Status::OK();
+}
+
+// `v`, the value of attr `a` (after defaults), converted where TF converts (an int for a float
+// attr, a type by name) and checked against the attr's type and allowed values.
+Status CheckAttr(const OpDef& def, const AttrDef& a, AttrValue* v) {
+  if (a.type == "float" && std::holds_alternative<int64_t>(*v)) {
+    *v = static_cast<float>(std::get<int64_t>(*v));
+  }
+  if (a.type == "type") SWIGFLOW_RETURN_IF_ERROR(TypeFromName(v));
+  if (TypeOf(*v) != a.type) {
+    return errors::InvalidArgument("attr '", a.name, "' of ", def.name, " must be ", a.type,
+                                   ", got ", TypeOf(*v), " ", AttrValueString(*v));
+  }
+  if (!a.allowed_strings.empty() &&
+      std::find(a.allowed_strings.begin(), a.allowed_strings.end(), std::get<std::string>(*v)) ==
+          a.allowed_strings.end()) {
+    std::string allowed;
+    for (const auto& s : a.allowed_strings) {
+      allowed += (allowed.empty() ? "\"" : ", \"") + s + "\"";
+    }
+    return errors::InvalidArgument("Value for attr '", a.name, "' of ", AttrValueString(*v),
+                                   " is not in the list of allowed values: ", allowed);
+  }
+  if (!a.allowed_types.empty() && std::find(a.allowed_types.begin(), a.allowed_types.end(),
+                                            std::get<DataType>(*v)) == a.allowed_types.end()) {
+    std::string allowed;
+    for (DataType t : a.allowed_types) {
+      allowed += (allowed.empty() ? "" : ", ") + std::string(DataTypeName(t));
+    }
+    return errors::InvalidArgument("Value for attr '", a.name, "' of ",
+                                   DataTypeName(std::get<DataType>(*v)),
+                                   " is not in the list of allowed values: ", allowed);
+  }
+  return Status::OK();
+}
+
+// Every attr of `def` present (defaults filled in), converted and checked; no unknown ones.
+Status CheckAttrs(const OpDef& def, AttrMap* attrs) {
+  for (const auto& entry : *attrs) {
+    if (def.FindAttr(entry.first) == nullptr) {
+      return errors::InvalidArgument("NodeDef mentions attr '", entry.first, "' not in ",
+                                     def.Summary());
+    }
+  }
+  for (const AttrDef& a : def.attrs) {
+    auto it = attrs->find(a.name);
+    if (it == attrs->end()) {
+      if (!a.has_default) {
+        return errors::InvalidArgument("NodeDef missing attr '", a.name, "' from ", def.Summary());
+      }
+      it = attrs->emplace(a.name, a.default_value).first;
+    }
+    SWIGFLOW_RETURN_IF_ERROR(CheckAttr(def, a, &it->second));
+  }
+  return Status::OK();
 }
 
 }  // namespace
 
 std::string AttrValueString(const AttrValue& value) {
-  switch (value.index()) {
-    case 0:
-      return std::to_string(std::get<int64_t>(value));
-    case 1: {
-      std::string s = std::to_string(std::get<float>(value));
-      return s;
-    }
-    case 2:
-      return std::get<bool>(value) ? "true" : "false";
-    case 3:
-      return "\"" + std::get<std::string>(value) + "\"";
-    case 4:
-      return DataTypeName(std::get<DataType>(value));
-    default: {
-      const auto& list = std::get<std::vector<int64_t>>(value);
-      std::string s = "[";
-      for (size_t i = 0; i < list.size(); ++i) s += (i ? ", " : "") + std::to_string(list[i]);
-      return s + "]";
-    }
-  }
+  return std::visit(
+      [](const auto& x) -> std::string {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, float>) {
+          return std::to_string(x);
+        } else if constexpr (std::is_same_v<T, bool>) {
+          return x ? "true" : "false";
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          return "\"" + x + "\"";
+        } else if constexpr (std::is_same_v<T, DataType>) {
+          return DataTypeName(x);
+        } else {
+          std::string s = "[";
+          for (size_t i = 0; i < x.size(); ++i) s += (i ? ", " : "") + std::to_string(x[i]);
+          return s + "]";
+        }
+      },
+      value);
 }
 
 const AttrDef* OpDef::FindAttr(const std::string& attr) const {
@@ -344,77 +433,8 @@ Status RunOp(const std::string& name, const std::vector<Tensor>& inputs, AttrMap
   if (def == nullptr) {
     return errors::NotFound("Op type not registered '", name, "' in binary");
   }
-  if (inputs.size() != def->inputs.size()) {
-    return errors::InvalidArgument(name, " expects ", def->inputs.size(), " inputs, got ",
-                                   inputs.size());
-  }
-  for (const auto& entry : attrs) {
-    if (def->FindAttr(entry.first) == nullptr) {
-      return errors::InvalidArgument("NodeDef mentions attr '", entry.first, "' not in ",
-                                     def->Summary());
-    }
-  }
-  // Type attributes come from the inputs (or must agree with them when given).
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const ArgDef& arg = def->inputs[i];
-    DataType expected = arg.type;
-    if (!arg.type_attr.empty()) {
-      auto it = attrs.find(arg.type_attr);
-      if (it == attrs.end()) {
-        attrs[arg.type_attr] = inputs[i].dtype();
-        continue;
-      }
-      if (it->second.index() == 3) {  // given by name, e.g. "float32"
-        DataType t;
-        SWIGFLOW_RETURN_IF_ERROR(DataTypeFromName(std::get<std::string>(it->second), &t));
-        it->second = t;
-      }
-      expected = std::get<DataType>(it->second);
-    }
-    if (inputs[i].dtype() != expected) {
-      return errors::InvalidArgument(
-          "cannot compute ", name, " as input #", i, "(zero-based) was expected to be a ",
-          DataTypeName(expected), " tensor but is a ", DataTypeName(inputs[i].dtype()), " tensor");
-    }
-  }
-  for (const AttrDef& a : def->attrs) {
-    auto it = attrs.find(a.name);
-    if (it == attrs.end()) {
-      if (!a.has_default) {
-        return errors::InvalidArgument("NodeDef missing attr '", a.name, "' from ", def->Summary());
-      }
-      it = attrs.emplace(a.name, a.default_value).first;
-    }
-    AttrValue& v = it->second;
-    if (a.type == "float" && v.index() == 0) v = static_cast<float>(std::get<int64_t>(v));
-    if (a.type == "type" && v.index() == 3) {
-      DataType t;
-      SWIGFLOW_RETURN_IF_ERROR(DataTypeFromName(std::get<std::string>(v), &t));
-      v = t;
-    }
-    if (TypeOf(v) != a.type) {
-      return errors::InvalidArgument("attr '", a.name, "' of ", name, " must be ", a.type, ", got ",
-                                     TypeOf(v), " ", AttrValueString(v));
-    }
-    if (!a.allowed_strings.empty() &&
-        std::find(a.allowed_strings.begin(), a.allowed_strings.end(), std::get<std::string>(v)) ==
-            a.allowed_strings.end()) {
-      std::string allowed;
-      for (const auto& s : a.allowed_strings)
-        allowed += (allowed.empty() ? "\"" : ", \"") + s + "\"";
-      return errors::InvalidArgument("Value for attr '", a.name, "' of ", AttrValueString(v),
-                                     " is not in the list of allowed values: ", allowed);
-    }
-    if (!a.allowed_types.empty() && std::find(a.allowed_types.begin(), a.allowed_types.end(),
-                                              std::get<DataType>(v)) == a.allowed_types.end()) {
-      std::string allowed;
-      for (DataType t : a.allowed_types)
-        allowed += (allowed.empty() ? "" : ", ") + std::string(DataTypeName(t));
-      return errors::InvalidArgument("Value for attr '", a.name, "' of ",
-                                     DataTypeName(std::get<DataType>(v)),
-                                     " is not in the list of allowed values: ", allowed);
-    }
-  }
+  SWIGFLOW_RETURN_IF_ERROR(ResolveInputTypes(*def, inputs, &attrs));
+  SWIGFLOW_RETURN_IF_ERROR(CheckAttrs(*def, &attrs));
   DataType kernel_type = DataType::kInvalid;
   for (const AttrDef& a : def->attrs) {
     if (a.type == "type") {

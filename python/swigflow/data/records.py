@@ -357,24 +357,26 @@ def TFRecordDataset(  # noqa: N802 - named like tf.data.TFRecordDataset, which i
         raise ValueError(f"on_error must be one of {sorted(_ON_ERROR)}, got {on_error!r}")
     compression = compression_name(compression_type)
     cycle = ds.autotune_count(num_parallel_reads, ds.cpu_count()) or 1
+    # The native pipeline's own defaults (swigflow::data::PipelineOptions) for what is not set.
+    defaults = _pywrap.PipelineOptions()
     config = {
         "cycle_length": cycle,
-        "block_length": 1,
-        "num_shards": 1,
-        "shard_index": 0,
-        "global_shuffle": False,
+        "block_length": defaults.block_length,
+        "num_shards": defaults.num_shards,
+        "shard_index": defaults.shard_index,
+        "global_shuffle": defaults.global_shuffle,
         "global_seed": 0,
-        "shuffle_buffer": 0,
+        "shuffle_buffer": defaults.shuffle_buffer,
         "seed": 0,
-        "reshuffle": True,
-        "epochs": 1,
-        "batch_size": 0,
-        "drop_remainder": False,
-        "batch_across_epochs": False,
+        "reshuffle": defaults.reshuffle_each_iteration,
+        "epochs": defaults.epochs,
+        "batch_size": defaults.batch_size,
+        "drop_remainder": defaults.drop_remainder,
+        "batch_across_epochs": defaults.batch_across_epochs,
         "features": None,
         "images": None,
         "image_seed": None,
-        "prefetch": 2,
+        "prefetch": defaults.prefetch,
         "zero_copy": bool(zero_copy),
     }
     return _NativeRecords(_as_files(filenames), compression, on_error, config)
