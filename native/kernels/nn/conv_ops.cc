@@ -1,11 +1,20 @@
 // Conv2D and its two backprops, NHWC activations and HWIO filters, with TensorFlow's attributes
-// and semantics (SAME puts the odd padding cell at the bottom/right). All three are one GEMM
-// whose left operand is formed on the fly while packing (no im2col buffer, no col2im scatter):
-//   Conv2D:               out[pixel, oc]     = sum_(ky,kx,c)  x_window[pixel, (ky,kx,c)] *
-//   w[(ky,kx,c), oc] Conv2DBackpropInput:  dx[in pixel, c]    = sum_(ky,kx,oc) dy_at[in pixel,
-//   (ky,kx,oc)] * w[(ky,kx,oc), c] Conv2DBackpropFilter: dw[(ky,kx,c), oc]  = sum_pixel
-//   x_window[pixel, (ky,kx,c)] * dy[pixel, oc]
-// so every output element is summed by one thread in a fixed order: deterministic.
+// and semantics (SAME puts the odd padding cell at the bottom/right). Each is a GEMM whose left
+// operand is read from the activations while packing or in place, never from an im2col buffer:
+//
+//   Conv2D:               out[pixel, oc]    = sum over (ky, kx, c)  x_window[pixel, (ky, kx, c)]
+//                                                                   * w[ky, kx, c, oc]
+//   Conv2DBackpropInput:  dx[in pixel, c]   = sum over (ky, kx, oc) dy_at[in pixel, (ky, kx, oc)]
+//                                                                   * w[ky, kx, c, oc]
+//   Conv2DBackpropFilter: dw[ky, kx, c, oc] = sum over pixels       x_window[pixel, (ky, kx, c)]
+//                                                                   * dy[pixel, oc]
+//
+// The paths, by shape: 1x1 convolutions are plain GEMMs; with kFewChannels channels or more the
+// direct paths read windows in place (DirectConv, DirectFilterGradient); otherwise the packers
+// below form the operand (WindowRows, WindowColumns, GradientRows), except the input gradient of
+// few channels, which computes window gradients with one wide GEMM and adds them up (col2im,
+// ScatterColumns). Every output element is summed by one thread in a fixed order:
+// deterministic for any number of threads.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -13,6 +22,7 @@
 
 #include "swigflow/framework/op.h"
 #include "swigflow/kernels/gemm/gemm.h"
+#include "swigflow/kernels/nn/window_geometry.h"
 
 namespace swigflow {
 namespace {
@@ -25,29 +35,11 @@ struct Geometry {
   int64_t pad_top, pad_left;
 };
 
-// One spatial dimension, as TensorFlow's GetWindowedOutputSizeVerbose computes it.
-Status OutputSize(int64_t in, int64_t k, int64_t dilation, int64_t stride,
-                  const std::string& padding, int64_t explicit_before, int64_t explicit_after,
-                  int64_t* out, int64_t* pad_before) {
-  const int64_t effective = (k - 1) * dilation + 1;
-  if (padding == "VALID") {
-    *out = (in - effective + stride) / stride;
-    *pad_before = 0;
-  } else if (padding == "SAME") {
-    *out = (in + stride - 1) / stride;
-    const int64_t needed = std::max<int64_t>(0, (*out - 1) * stride + effective - in);
-    *pad_before = needed / 2;  // the odd cell goes after: bottom / right
-  } else {
-    *out = (in + explicit_before + explicit_after - effective + stride) / stride;
-    *pad_before = explicit_before;
-  }
-  if (*out < 0) {
-    return errors::InvalidArgument("Computed output size would be negative: ", *out,
-                                   " [input_size: ", in, ", effective_filter_size: ", effective,
-                                   ", stride: ", stride, "]");
-  }
-  return Status::OK();
-}
+// Below this many channels a tap's run of K (or an MR block of channels) is too short to fill
+// register tiles: the direct paths would load and store the output tile once per few FMAs (the
+// RGB stem), and the input gradient's GEMM would have a handful of columns. One threshold for
+// all three: each is about filling a tile along the channel dimension.
+constexpr int64_t kFewChannels = 16;
 
 // Checks the attributes and the shapes of input [N,H,W,C] and filter [KH,KW,C,OC].
 Status MakeGeometry(const OpKernelContext& ctx, const std::vector<int64_t>& input,
@@ -126,10 +118,10 @@ Status MakeGeometry(const OpKernelContext& ctx, const std::vector<int64_t>& inpu
   *g = Geometry{input[0],     input[1], input[2], input[3],   filter[0],  filter[1],
                 filter[3],    0,        0,        strides[1], strides[2], dilations[1],
                 dilations[2], 0,        0};
-  SWIGFLOW_RETURN_IF_ERROR(OutputSize(g->in_h, g->k_h, g->dil_h, g->stride_h, padding, pads[2],
-                                      pads[3], &g->out_h, &g->pad_top));
-  SWIGFLOW_RETURN_IF_ERROR(OutputSize(g->in_w, g->k_w, g->dil_w, g->stride_w, padding, pads[4],
-                                      pads[5], &g->out_w, &g->pad_left));
+  SWIGFLOW_RETURN_IF_ERROR(kernels::WindowedOutputSize(
+      g->in_h, g->k_h, g->dil_h, g->stride_h, padding, pads[2], pads[3], &g->out_h, &g->pad_top));
+  SWIGFLOW_RETURN_IF_ERROR(kernels::WindowedOutputSize(
+      g->in_w, g->k_w, g->dil_w, g->stride_w, padding, pads[4], pads[5], &g->out_w, &g->pad_left));
   // Indexes below are int64; keep every product of dimensions far from overflow.
   const double elements = static_cast<double>(g->batch) * g->out_h * g->out_w * g->k_h * g->k_w *
                           std::max(g->in_c, g->out_c);
@@ -314,7 +306,7 @@ struct DirectPlan {
   const float* b;                                 // [taps.size() * src_c, out_c]
 };
 
-// Whether DirectConv suits a convolution: with fewer than 16 source channels a tap's strip of K
+// Whether DirectConv suits a convolution: with fewer than kFewChannels source channels a tap's K
 // is too short to pay for loading and storing the output tile once per tap (e.g. the RGB stem),
 // and tiles never span two output rows, so rows must fill them well (56 of 60 places for 56-wide
 // rows and 12-row tiles, but 28 of 36 for 28-wide ones). The packed implicit GEMM is used
@@ -322,7 +314,7 @@ struct DirectPlan {
 bool UseDirect(int64_t src_c, int64_t out_w, Isa isa) {
   const int64_t mr = kernels::KernelFor(isa).mr;
   const int64_t tiles = (out_w + mr - 1) / mr;
-  return src_c >= 16 && out_w > 0 && out_w * 10 >= tiles * mr * 9;
+  return src_c >= kFewChannels && out_w > 0 && out_w * 10 >= tiles * mr * 9;
 }
 
 void DirectConv(const DirectPlan& d, float* out, Isa isa, ThreadPool* pool) {
@@ -517,10 +509,9 @@ class Conv2DOp : public OpKernel {
 
 class Conv2DBackpropInputOp : public OpKernel {
  public:
-  // Below this many input channels the GEMM above would have a handful of columns (3 for RGB)
-  // and waste most of each register tile: form the window gradients with a wide GEMM instead
-  // and add them up (col2im), an image at a time.
-  static constexpr int64_t kFewChannels = 16;
+  // With fewer than kFewChannels input channels the GEMM would have a handful of columns (3 for
+  // RGB) and waste most of each register tile: form the window gradients with a wide GEMM
+  // instead and add them up (col2im), an image at a time.
 
   static void ScatterColumns(OpKernelContext* ctx, const Geometry& g, const Tensor& w,
                              const Tensor& dy, const std::vector<int64_t>& input_sizes) {
@@ -616,7 +607,7 @@ class Conv2DBackpropFilterOp : public OpKernel {
                      dw->data<float>(), g.out_c, ctx->isa(), ctx->pool());
       return;
     }
-    if (g.in_c >= 16) {  // blocks of MR channels well filled
+    if (g.in_c >= kFewChannels) {  // blocks of MR channels well filled
       return DirectFilterGradient(g, x.data<float>(), dy.data<float>(), dw->data<float>(),
                                   ctx->isa(), ctx->pool());
     }

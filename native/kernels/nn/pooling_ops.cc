@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "swigflow/framework/op.h"
+#include "swigflow/kernels/nn/window_geometry.h"
 
 namespace swigflow {
 namespace {
@@ -60,24 +61,11 @@ Status MakeWindow(const OpKernelContext& ctx, const std::vector<int64_t>& input,
   }
   *w = Window{input[0],   input[1],   input[2], input[3], ksize[1], ksize[2],
               strides[1], strides[2], 0,        0,        0,        0};
-  const bool same = ctx.GetString("padding") == "SAME";
-  const auto size = [&](int64_t in, int64_t k, int64_t s, int64_t* out, int64_t* pad) {
-    if (same) {
-      *out = (in + s - 1) / s;
-      *pad = std::max<int64_t>(0, (*out - 1) * s + k - in) / 2;
-    } else {
-      *out = (in - k + s) / s;
-      *pad = 0;
-    }
-    if (*out < 0) {
-      return errors::InvalidArgument("Computed output size would be negative: ", (in - k + s) / s,
-                                     " [input_size: ", in, ", effective_filter_size: ", k,
-                                     ", stride: ", s, "]");
-    }
-    return Status::OK();
-  };
-  SWIGFLOW_RETURN_IF_ERROR(size(w->in_h, w->k_h, w->stride_h, &w->out_h, &w->pad_top));
-  SWIGFLOW_RETURN_IF_ERROR(size(w->in_w, w->k_w, w->stride_w, &w->out_w, &w->pad_left));
+  const std::string& padding = ctx.GetString("padding");
+  SWIGFLOW_RETURN_IF_ERROR(kernels::WindowedOutputSize(w->in_h, w->k_h, 1, w->stride_h, padding, 0,
+                                                       0, &w->out_h, &w->pad_top));
+  SWIGFLOW_RETURN_IF_ERROR(kernels::WindowedOutputSize(w->in_w, w->k_w, 1, w->stride_w, padding, 0,
+                                                       0, &w->out_w, &w->pad_left));
   return Status::OK();
 }
 
