@@ -70,28 +70,14 @@ bool TensorFromNumpy(PyObject* object, swigflow::Tensor* out) {
   return true;
 }
 
-// A numpy array sharing the tensor's buffer.
+// A numpy array sharing the tensor's buffer (a capsule holding its owner is the array's base).
 PyObject* NumpyFromTensor(const swigflow::Tensor& t) {
-  auto* owner = new std::shared_ptr<void>(t.owner());
-  PyObject* capsule = PyCapsule_New(owner, nullptr, [](PyObject* c) {
-    delete static_cast<std::shared_ptr<void>*>(PyCapsule_GetPointer(c, nullptr));
-  });
-  if (capsule == nullptr) {
-    delete owner;
-    return nullptr;
-  }
+  PyObject* capsule = OwningCapsule(new std::shared_ptr<void>(t.owner()));
+  if (capsule == nullptr) return nullptr;
   std::vector<npy_intp> dims(t.shape().begin(), t.shape().end());
-  PyObject* array = PyArray_New(&PyArray_Type, t.dims(), dims.data(), NumpyType(t.dtype()), nullptr,
-                                const_cast<void*>(t.raw()), 0, NPY_ARRAY_CARRAY, nullptr);
-  if (array == nullptr) {
-    Py_DECREF(capsule);
-    return nullptr;
-  }
-  if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(array), capsule) < 0) {
-    Py_DECREF(array);
-    return nullptr;
-  }
-  return array;
+  return WithBase(PyArray_New(&PyArray_Type, t.dims(), dims.data(), NumpyType(t.dtype()), nullptr,
+                              const_cast<void*>(t.raw()), 0, NPY_ARRAY_CARRAY, nullptr),
+                  capsule);
 }
 
 bool AttrFromPy(PyObject* value, swigflow::AttrValue* out) {

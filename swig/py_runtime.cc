@@ -84,9 +84,7 @@ PyObject* ObjectArray(std::vector<PyObject*>* items) {
   return array;
 }
 
-PyObject* ReadOnlyBytesArray(const char* data, size_t size, PyObject* owner) {
-  npy_intp n = static_cast<npy_intp>(size);
-  PyObject* array = PyArray_SimpleNewFromData(1, &n, NPY_UINT8, const_cast<char*>(data));
+PyObject* WithBase(PyObject* array, PyObject* owner) {
   if (array == nullptr) {
     Py_DECREF(owner);
     return nullptr;
@@ -96,7 +94,16 @@ PyObject* ReadOnlyBytesArray(const char* data, size_t size, PyObject* owner) {
     Py_DECREF(array);
     return nullptr;
   }
-  PyArray_CLEARFLAGS(reinterpret_cast<PyArrayObject*>(array), NPY_ARRAY_WRITEABLE);
+  return array;
+}
+
+PyObject* ReadOnlyBytesArray(const char* data, size_t size, PyObject* owner) {
+  npy_intp n = static_cast<npy_intp>(size);
+  PyObject* array =
+      WithBase(PyArray_SimpleNewFromData(1, &n, NPY_UINT8, const_cast<char*>(data)), owner);
+  if (array != nullptr) {
+    PyArray_CLEARFLAGS(reinterpret_cast<PyArrayObject*>(array), NPY_ARRAY_WRITEABLE);
+  }
   return array;
 }
 

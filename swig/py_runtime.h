@@ -104,6 +104,10 @@ PyObject* Int64Array(const std::vector<int64_t>& values);
 // A 1-D object array that takes over the references in `items` (emptied), even on failure.
 PyObject* ObjectArray(std::vector<PyObject*>* items);
 
+// Makes `owner` the base of `array` (which then keeps it alive): returns `array`, or nullptr
+// with both released on failure. Steals both references.
+PyObject* WithBase(PyObject* array, PyObject* owner);
+
 // A read-only 1-D uint8 array over `size` bytes at `data`, kept alive by `owner` (a reference
 // this call steals, also on failure).
 PyObject* ReadOnlyBytesArray(const char* data, size_t size, PyObject* owner);
@@ -128,17 +132,7 @@ PyObject* ArrayFromBuffer(Vector&& values, int type_num, int ndim, npy_intp* dim
   void* data = owned->data();
   PyObject* capsule = OwningCapsule(owned);
   if (capsule == nullptr) return nullptr;
-  PyObject* array = PyArray_SimpleNewFromData(ndim, dims, type_num, data);
-  if (array == nullptr) {
-    Py_DECREF(capsule);
-    return nullptr;
-  }
-  // Steals the capsule, also on failure.
-  if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(array), capsule) < 0) {
-    Py_DECREF(array);
-    return nullptr;
-  }
-  return array;
+  return WithBase(PyArray_SimpleNewFromData(ndim, dims, type_num, data), capsule);
 }
 
 // The 1-D form: as many elements as `values` has.
