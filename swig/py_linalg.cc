@@ -48,12 +48,7 @@ PyObject* MatMul2D(PyObject* a_obj, PyObject* b_obj, bool trans_a, bool trans_b)
     }
     return swigflow::Status::OK();
   });
-  if (!s.ok()) {
-    Py_DECREF(c_obj);
-    SetStatusError(s);
-    return nullptr;
-  }
-  return c_obj;
+  return ResultOrError(c_obj, s);
 }
 
 PyObject* MatMulBatched(PyObject* a_obj, PyObject* a_offsets_obj, PyObject* b_obj,
@@ -117,12 +112,7 @@ PyObject* MatMulBatched(PyObject* a_obj, PyObject* a_offsets_obj, PyObject* b_ob
     }
     return swigflow::Status::OK();
   });
-  if (!s.ok()) {
-    Py_DECREF(c_obj);
-    SetStatusError(s);
-    return nullptr;
-  }
-  return c_obj;
+  return ResultOrError(c_obj, s);
 }
 
 double FmaPeakGflops(int threads, double seconds) {

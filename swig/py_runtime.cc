@@ -35,6 +35,12 @@ PyObject* StatusResult(const Status& status) {
   return nullptr;
 }
 
+PyObject* ResultOrError(PyObject* result, const Status& status) {
+  if (status.ok()) return result;
+  Py_DECREF(result);
+  return StatusResult(status);
+}
+
 void RegisterExceptionFactory(PyObject* factory) {
   if (!PyCallable_Check(factory)) {
     PyErr_SetString(PyExc_TypeError, "RegisterExceptionFactory expects a callable");

@@ -42,6 +42,9 @@ void SetStatusError(const Status& status);
 // new reference.
 PyObject* StatusResult(const Status& status);
 
+// `result` (a new reference) when `status` is OK; else releases it and raises `status`.
+PyObject* ResultOrError(PyObject* result, const Status& status);
+
 // Called by swigflow/errors.py when it is imported: factory(code, message) -> exception.
 void RegisterExceptionFactory(PyObject* factory);
 
