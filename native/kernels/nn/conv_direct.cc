@@ -1,0 +1,193 @@
+#include "swigflow/kernels/nn/conv_direct.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "swigflow/kernels/gemm/gemm.h"
+
+namespace swigflow {
+namespace kernels {
+
+bool UseDirect(int64_t src_c, int64_t row_w, Isa isa) {
+  const int64_t mr = KernelFor(isa).mr;
+  const int64_t tiles = (row_w + mr - 1) / mr;
+  return src_c >= kFewChannels && row_w > 0 && row_w * 10 >= tiles * mr * 9;
+}
+
+void DirectConv(const TapMap& map, const float* src, const float* b, int64_t out_c, float* out,
+                Isa isa, ThreadPool* pool) {
+  // Tap t of output pixel (oy, ox) reads source pixel (oy * step_y + ty, ox * step_x + tx).
+  std::vector<std::pair<int64_t, int64_t>> taps;  // (ty, tx)
+  for (int64_t ky = 0; ky < map.k_h; ++ky) {
+    for (int64_t kx = 0; kx < map.k_w; ++kx) {
+      taps.emplace_back(ky * map.y.tap_step + map.y.offset, kx * map.x.tap_step + map.x.offset);
+    }
+  }
+  const int64_t step_y = map.y.scale, step_x = map.x.scale;
+  const int64_t src_h = map.y.size, src_w = map.x.size, src_c = map.channels;
+  const int64_t out_h = map.rows_h, out_w = map.rows_w;
+  const gemm::KernelInfo& k = KernelFor(isa);
+  const int mr = k.mr, nr = k.nr;
+  const int64_t kdim = static_cast<int64_t>(taps.size()) * src_c;
+  const int64_t slivers = (out_c + nr - 1) / nr;
+  std::vector<float> packed_b(static_cast<size_t>(slivers * kdim * nr), 0.0f);
+  for (int64_t j = 0; j < slivers; ++j) {
+    const int64_t cols = std::min<int64_t>(nr, out_c - j * nr);
+    for (int64_t p = 0; p < kdim; ++p) {
+      std::copy(b + p * out_c + j * nr, b + p * out_c + j * nr + cols,
+                packed_b.data() + (j * kdim + p) * nr);
+    }
+  }
+  const int64_t kc_max = k.kc;
+  const int64_t rows_total = map.batch * out_h;
+  auto work = [&](int64_t r0, int64_t r1) {
+    std::vector<float> a_tile(static_cast<size_t>(mr * kc_max));
+    for (int64_t row = r0; row < r1; ++row) {
+      const int64_t n = row / out_h, oy = row % out_h;
+      float* out_row = out + row * out_w * out_c;
+      for (int64_t j = 0; j < slivers; ++j) {
+        const int cols = static_cast<int>(std::min<int64_t>(nr, out_c - j * nr));
+        const float* b_sliver = packed_b.data() + j * kdim * nr;
+        for (int64_t ox0 = 0; ox0 < out_w; ox0 += mr) {
+          const int rows = static_cast<int>(std::min<int64_t>(mr, out_w - ox0));
+          float* tile = out_row + ox0 * out_c + j * nr;
+          bool first = true;
+          for (size_t t = 0; t < taps.size(); ++t) {
+            const int64_t sy = oy * step_y + taps[t].first;
+            if (sy < 0 || sy >= src_h) continue;  // a row of padding adds nothing
+            const int64_t sx0 = ox0 * step_x + taps[t].second;
+            const int64_t sx_last = sx0 + (rows - 1) * step_x;
+            const float* line = src + (n * src_h + sy) * src_w * src_c;
+            const bool inside = sx0 >= 0 && sx_last < src_w;
+            for (int64_t c0 = 0; c0 < src_c; c0 += kc_max) {
+              const int64_t len = std::min(kc_max, src_c - c0);
+              const float* b_block = b_sliver + (static_cast<int64_t>(t) * src_c + c0) * nr;
+              if (inside) {
+                k.strided(len, line + sx0 * src_c + c0, step_x * src_c, b_block, tile, out_c, rows,
+                          cols, !first);
+              } else {
+                for (int i = 0; i < mr; ++i) {
+                  const int64_t sx = sx0 + i * step_x;
+                  const bool valid = i < rows && sx >= 0 && sx < src_w;
+                  const float* src = line + sx * src_c + c0;
+                  for (int64_t p = 0; p < len; ++p) {
+                    a_tile[static_cast<size_t>(p * mr + i)] = valid ? src[p] : 0.0f;
+                  }
+                }
+                k.kernel(len, a_tile.data(), b_block, tile, out_c, rows, cols, !first);
+              }
+              first = false;
+            }
+          }
+          if (first) {  // every tap fell in the padding
+            for (int i = 0; i < rows; ++i)
+              std::fill(tile + i * out_c, tile + i * out_c + cols, 0.0f);
+          }
+        }
+      }
+    }
+  };
+  const int64_t parts = pool == nullptr ? 1 : std::min<int64_t>(pool->num_threads(), rows_total);
+  if (parts <= 1) return work(0, rows_total);
+  pool->ParallelFor(parts, [&](int64_t part) {
+    work(rows_total * part / parts, rows_total * (part + 1) / parts);
+  });
+}
+
+void DirectFilterGradient(const ConvGeometry& g, const float* x, const float* dy, float* dw,
+                          Isa isa, ThreadPool* pool) {
+  const gemm::KernelInfo& k = KernelFor(isa);
+  const int mr = k.mr, nr = k.nr;
+  const int64_t slivers = (g.out_c + nr - 1) / nr;
+  const int64_t blocks = (g.in_c + mr - 1) / mr;  // of channels
+  const int64_t threads = pool == nullptr ? 1 : pool->num_threads();
+  const int64_t groups = slivers >= threads ? 1 : std::min(blocks, threads);
+  const int64_t items = slivers * groups;
+  const int64_t taps = g.k_h * g.k_w;
+  auto work = [&](int64_t item) {
+    const int64_t j = item / groups, group = item % groups;
+    const int64_t b0 = blocks * group / groups, b1 = blocks * (group + 1) / groups;
+    const int cols = static_cast<int>(std::min<int64_t>(nr, g.out_c - j * nr));
+    std::vector<float> packed(static_cast<size_t>(g.out_w * nr), 0.0f);
+    std::vector<bool> touched(static_cast<size_t>(taps * (b1 - b0)), false);
+    for (int64_t n = 0; n < g.batch; ++n) {
+      for (int64_t oy = 0; oy < g.out_h; ++oy) {
+        const float* dy_row = dy + ((n * g.out_h + oy) * g.out_w) * g.out_c + j * nr;
+        for (int64_t ox = 0; ox < g.out_w; ++ox) {
+          std::copy(dy_row + ox * g.out_c, dy_row + ox * g.out_c + cols, packed.data() + ox * nr);
+        }
+        for (int64_t ky = 0; ky < g.k_h; ++ky) {
+          const int64_t iy = oy * g.stride_h + ky * g.dil_h - g.pad_top;
+          if (iy < 0 || iy >= g.in_h) continue;
+          const float* x_row = x + (n * g.in_h + iy) * g.in_w * g.in_c;
+          for (int64_t kx = 0; kx < g.k_w; ++kx) {
+            // Output pixels whose tap (ky, kx) lands inside the row: [lo, hi).
+            const int64_t shift = kx * g.dil_w - g.pad_left;
+            const int64_t lo = shift >= 0 ? 0 : (-shift + g.stride_w - 1) / g.stride_w;
+            const int64_t hi = std::min(
+                g.out_w, g.in_w - 1 - shift < 0 ? 0 : (g.in_w - 1 - shift) / g.stride_w + 1);
+            if (lo >= hi) continue;
+            const int64_t t = ky * g.k_w + kx;
+            for (int64_t b = b0; b < b1; ++b) {
+              const int rows = static_cast<int>(std::min<int64_t>(mr, g.in_c - b * mr));
+              float* tile = dw + (t * g.in_c + b * mr) * g.out_c + j * nr;
+              const size_t flag = static_cast<size_t>(t * (b1 - b0) + (b - b0));
+              k.stepped(hi - lo, x_row + (lo * g.stride_w + shift) * g.in_c + b * mr,
+                        g.stride_w * g.in_c, packed.data() + lo * nr, tile, g.out_c, rows, cols,
+                        touched[flag]);
+              touched[flag] = true;
+            }
+          }
+        }
+      }
+    }
+    // Tiles no pixel reached (taps that only ever see padding) are zero.
+    for (int64_t t = 0; t < taps; ++t) {
+      for (int64_t b = b0; b < b1; ++b) {
+        if (touched[static_cast<size_t>(t * (b1 - b0) + (b - b0))]) continue;
+        const int rows = static_cast<int>(std::min<int64_t>(mr, g.in_c - b * mr));
+        float* tile = dw + (t * g.in_c + b * mr) * g.out_c + j * nr;
+        for (int i = 0; i < rows; ++i)
+          std::fill(tile + i * g.out_c, tile + i * g.out_c + cols, 0.0f);
+      }
+    }
+  };
+  if (items <= 1 || pool == nullptr) {
+    for (int64_t item = 0; item < items; ++item) work(item);
+    return;
+  }
+  pool->ParallelFor(items, work);
+}
+
+void AddWindowGradients(const ConvGeometry& g, const float* w, const float* dy, float* dx, Isa isa,
+                        ThreadPool* pool) {
+  const TapMap map = TapMap::Window(g);
+  const int64_t rows = g.out_h * g.out_w, k = g.k_h * g.k_w * g.in_c;
+  if (rows == 0) return;
+  std::vector<float> columns(static_cast<size_t>(rows * k));
+  for (int64_t n = 0; n < g.batch; ++n) {
+    // columns[pixel, (ky, kx, c)] = dy[pixel, :] . w[(ky, kx, c), :]
+    Sgemm(false, true, rows, k, g.out_c, dy + n * rows * g.out_c, g.out_c, w, g.out_c,
+          columns.data(), k, isa, pool);
+    float* image = dx + n * g.in_h * g.in_w * g.in_c;
+    for (int64_t pixel = 0; pixel < rows; ++pixel) {  // in order: deterministic sums
+      const int64_t oy = pixel / g.out_w, ox = pixel % g.out_w;
+      const float* col = columns.data() + pixel * k;
+      for (int64_t ky = 0; ky < g.k_h; ++ky) {
+        const int64_t iy = map.y.At(oy, ky);
+        if (iy < 0) continue;
+        for (int64_t kx = 0; kx < g.k_w; ++kx) {
+          const int64_t ix = map.x.At(ox, kx);
+          if (ix < 0) continue;
+          float* d = image + (iy * g.in_w + ix) * g.in_c;
+          const float* src = col + (ky * g.k_w + kx) * g.in_c;
+          for (int64_t c = 0; c < g.in_c; ++c) d[c] += src[c];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace kernels
+}  // namespace swigflow

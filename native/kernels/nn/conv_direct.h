@@ -1,0 +1,50 @@
+// The convolution paths that form no packed left operand: micro-kernel tiles that read windows
+// in place (DirectConv, DirectFilterGradient), and col2im for the input gradient of few
+// channels (AddWindowGradients). Every output element is summed by one thread in a fixed order:
+// deterministic for any number of threads.
+#ifndef SWIGFLOW_KERNELS_NN_CONV_DIRECT_H_
+#define SWIGFLOW_KERNELS_NN_CONV_DIRECT_H_
+
+#include <cstdint>
+
+#include "swigflow/framework/cpu_info.h"
+#include "swigflow/framework/thread_pool.h"
+#include "swigflow/kernels/nn/conv_geometry.h"
+
+namespace swigflow {
+namespace kernels {
+
+// Whether DirectConv suits a map whose source has `src_c` channels and whose rows are `row_w`
+// pixels wide: with fewer than kFewChannels channels a tap's K is too short to pay for loading
+// and storing the output tile once per tap (e.g. the RGB stem), and tiles never span two rows,
+// so rows must fill them well (56 of 60 places for 56-wide rows and 12-row tiles, but 28 of 36
+// for 28-wide ones). The packed implicit GEMM is used otherwise.
+bool UseDirect(int64_t src_c, int64_t row_w, Isa isa);
+
+// out[pixel, oc] = sum over (tap, c) of src at the pixel's tap times b[(tap, c), oc], for a map
+// whose divisors are 1 (a forward window, or the input gradient at stride 1). MR neighbouring
+// pixels of one tap are MR source pixels `x.scale` apart, a strided matrix the strided
+// micro-kernel reads directly; only tiles that reach into the padding are packed (one tap at a
+// time). b ([taps * channels, out_c]) is packed once per call.
+void DirectConv(const TapMap& map, const float* src, const float* b, int64_t out_c, float* out,
+                Isa isa, ThreadPool* pool);
+
+// dw[(tap, c), oc] = sum over output pixels of x at the pixel's tap times dy there. For one
+// output row and one tap, MR consecutive channels of successive pixels are a "stepped" matrix
+// of x (steps stride_w * C apart), which the stepped micro-kernel reads directly; dy's row is
+// packed once per row and reused by every tap and channel block. Work is split over
+// output-channel slivers (then channel blocks).
+void DirectFilterGradient(const ConvGeometry& g, const float* x, const float* dy, float* dw,
+                          Isa isa, ThreadPool* pool);
+
+// The input gradient as col2im: a wide GEMM forms each output pixel's window gradient
+// dy[pixel, :] . w[(tap, c), :], and the windows are added into dx ([N, H, W, C], zeroed by the
+// caller) in pixel order, an image at a time. For few input channels, where the implicit GEMM
+// would have a handful of columns (3 for RGB) and waste most of each register tile.
+void AddWindowGradients(const ConvGeometry& g, const float* w, const float* dy, float* dx, Isa isa,
+                        ThreadPool* pool);
+
+}  // namespace kernels
+}  // namespace swigflow
+
+#endif  // SWIGFLOW_KERNELS_NN_CONV_DIRECT_H_

@@ -1,0 +1,126 @@
+#include "swigflow/kernels/nn/conv_geometry.h"
+
+#include <algorithm>
+#include <string>
+
+#include "swigflow/kernels/nn/window_geometry.h"
+
+namespace swigflow {
+namespace kernels {
+
+Status MakeConvGeometry(const OpKernelContext& ctx, const std::vector<int64_t>& input,
+                        const std::vector<int64_t>& filter, ConvGeometry* g) {
+  if (ctx.GetString("data_format") != "NHWC") {
+    return errors::InvalidArgument("Conv2D on the CPU supports data_format NHWC only");
+  }
+  if (input.size() != 4) {
+    return errors::InvalidArgument("input must be 4-dimensional", ShapeString(input));
+  }
+  if (filter.size() != 4) {
+    return errors::InvalidArgument("filter must be 4-dimensional: ", ShapeString(filter));
+  }
+  const auto& strides = ctx.GetInts("strides");
+  if (strides.size() != 4) {
+    return errors::InvalidArgument("Sliding window strides field must specify 4 dimensions");
+  }
+  if (strides[0] != 1 || strides[3] != 1) {
+    return errors::InvalidArgument(
+        "Current implementation does not yet support strides in the batch and depth "
+        "dimensions.");
+  }
+  if (strides[1] <= 0 || strides[2] <= 0) {
+    return errors::InvalidArgument("Row and column strides should be larger than 0.");
+  }
+  const auto& dilations = ctx.GetInts("dilations");
+  if (dilations.size() != 4) {
+    return errors::InvalidArgument("Sliding window dilations field must specify 4 dimensions");
+  }
+  if (dilations[0] != 1 || dilations[3] != 1) {
+    return errors::InvalidArgument(
+        "Current implementation does not yet support dilations in the batch and depth "
+        "dimensions.");
+  }
+  if (dilations[1] <= 0 || dilations[2] <= 0) {
+    return errors::InvalidArgument("Dilated rates should be larger than 0.");
+  }
+  const std::string& padding = ctx.GetString("padding");
+  const auto& explicit_paddings = ctx.GetInts("explicit_paddings");
+  std::vector<int64_t> pads(8, 0);
+  if (padding == "EXPLICIT") {
+    if (explicit_paddings.size() != 8) {
+      return errors::InvalidArgument("explicit_paddings attribute must contain 8 values, but got: ",
+                                     explicit_paddings.size());
+    }
+    for (int64_t p : explicit_paddings) {
+      if (p < 0) {
+        return errors::InvalidArgument("All elements of explicit_paddings must be nonnegative");
+      }
+    }
+    if (explicit_paddings[0] || explicit_paddings[1] || explicit_paddings[6] ||
+        explicit_paddings[7]) {
+      return errors::InvalidArgument(
+          "Nonzero explicit padding in the batch or depth dimensions is not supported");
+    }
+    pads = explicit_paddings;
+  } else if (!explicit_paddings.empty()) {
+    return errors::InvalidArgument(
+        "explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT");
+  }
+  for (int64_t d : input) {
+    if (d < 0) return errors::InvalidArgument("negative dimension in input ", ShapeString(input));
+  }
+  for (int64_t d : filter) {
+    if (d <= 0) {
+      return errors::InvalidArgument("filter dimensions must be positive: ", ShapeString(filter));
+    }
+  }
+  if (input[3] != filter[2]) {
+    return errors::InvalidArgument(
+        "input depth must be evenly divisible by filter depth: ", input[3], " vs ", filter[2],
+        input[3] % filter[2] == 0 ? " (grouped convolutions are not "
+                                    "supported)"
+                                  : "");
+  }
+  *g = ConvGeometry{input[0],     input[1], input[2], input[3],   filter[0],  filter[1],
+                    filter[3],    0,        0,        strides[1], strides[2], dilations[1],
+                    dilations[2], 0,        0};
+  SWIGFLOW_RETURN_IF_ERROR(WindowedOutputSize(g->in_h, g->k_h, g->dil_h, g->stride_h, padding,
+                                              pads[2], pads[3], &g->out_h, &g->pad_top));
+  SWIGFLOW_RETURN_IF_ERROR(WindowedOutputSize(g->in_w, g->k_w, g->dil_w, g->stride_w, padding,
+                                              pads[4], pads[5], &g->out_w, &g->pad_left));
+  // Indexes below are int64; keep every product of dimensions far from overflow.
+  const double elements = static_cast<double>(g->batch) * g->out_h * g->out_w * g->k_h * g->k_w *
+                          std::max(g->in_c, g->out_c);
+  if (elements > 9e15) return errors::InvalidArgument("convolution too large");
+  return Status::OK();
+}
+
+bool Is1x1Gemm(const ConvGeometry& g) {
+  return g.k_h == 1 && g.k_w == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_top == 0 &&
+         g.pad_left == 0 && g.out_h == g.in_h && g.out_w == g.in_w;
+}
+
+TapMap TapMap::Window(const ConvGeometry& g) {
+  return TapMap{g.batch,
+                g.out_h,
+                g.out_w,
+                g.k_h,
+                g.k_w,
+                g.in_c,
+                {g.stride_h, g.dil_h, -g.pad_top, 1, g.in_h},
+                {g.stride_w, g.dil_w, -g.pad_left, 1, g.in_w}};
+}
+
+TapMap TapMap::Gradient(const ConvGeometry& g) {
+  return TapMap{g.batch,
+                g.in_h,
+                g.in_w,
+                g.k_h,
+                g.k_w,
+                g.out_c,
+                {1, -g.dil_h, g.pad_top, g.stride_h, g.out_h},
+                {1, -g.dil_w, g.pad_left, g.stride_w, g.out_w}};
+}
+
+}  // namespace kernels
+}  // namespace swigflow
