@@ -2,6 +2,7 @@
 
 load("//bazel:debian.bzl", "debian_cc_library", "debian_repository", "debian_static_library")
 load("//bazel:offline.bzl", "native_rules", "offline_coverage_tools")
+load("//bazel:protoc_configure.bzl", "protoc_configure")
 load("//bazel:python_configure.bzl", "python_configure")
 load("//bazel:swig_configure.bzl", "swig_configure")
 
@@ -52,6 +53,7 @@ def swigflow_workspace():
     # The toolchain pieces ./configure prepared.
     python_configure(name = "local_config_python")
     swig_configure(name = "local_config_swig")
+    protoc_configure(name = "local_config_protoc")
 
     # System libraries from Debian's -dev packages.
     debian_cc_library(

@@ -41,10 +41,17 @@ setup(
     license_files=["LICENSE"],
     packages=find_packages(),
     package_data={
-        "swigflow": ["_pywrap_swigflow.so", "libswigflow_framework.so", "include/**/*.h"]
+        "swigflow": [
+            "_pywrap_swigflow.so",
+            "libswigflow_framework.so",
+            "include/**/*.h",
+            "proto/*.proto",
+        ]
     },
     python_requires=">=3.9",
-    install_requires=["numpy>=1.23"],
+    # protobuf: swigflow.train's messages (swigflow/proto); the floor is the oldest release CI
+    # tests (.ci/protobuf_floor), the ceiling the next major version, untested.
+    install_requires=["numpy>=1.23", "protobuf>=4.25,<8"],
     extras_require={
         # `swigflow build-image-dataset`: a progress bar, and non-JPEG images / --resize.
         "cli": ["tqdm>=4.60", "Pillow>=9.1"],

@@ -62,6 +62,34 @@ BytesView::~BytesView() {
   if (ok_) PyBuffer_Release(&view_);
 }
 
+RecordView::~RecordView() {
+  if (view_.obj != nullptr) PyBuffer_Release(&view_);
+  Py_XDECREF(serialized_);
+}
+
+bool RecordView::Set(PyObject* record) {
+  PyObject* source = record;
+  if (!PyObject_CheckBuffer(record)) {
+    PyObject* serialize = PyObject_GetAttrString(record, "SerializeToString");
+    if (serialize == nullptr) {
+      PyErr_Format(PyExc_TypeError,
+                   "a record must be bytes-like or a protobuf message, not '%.200s'%s",
+                   Py_TYPE(record)->tp_name, PyUnicode_Check(record) ? " (encode it first)" : "");
+      return false;
+    }
+    // Deterministic: map keys sorted, so equal messages give equal bytes, as the native writers.
+    PyObject* args = PyTuple_New(0);
+    PyObject* kwargs = Py_BuildValue("{s:O}", "deterministic", Py_True);
+    serialized_ = args && kwargs ? PyObject_Call(serialize, args, kwargs) : nullptr;
+    Py_XDECREF(kwargs);
+    Py_XDECREF(args);
+    Py_DECREF(serialize);
+    if (serialized_ == nullptr) return false;
+    source = serialized_;
+  }
+  return PyObject_GetBuffer(source, &view_, PyBUF_C_CONTIGUOUS) == 0;
+}
+
 PyObject* MessageToPy(const std::string& text) {
   return PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()),
                               "backslashreplace");

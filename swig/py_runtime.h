@@ -81,6 +81,26 @@ class BytesView {
   bool ok_ = false;
 };
 
+// A TFRecord payload to write: the buffer of a bytes-like object, or of the deterministic
+// serialization of a protobuf message (anything with SerializeToString: swigflow.train.Example,
+// TensorFlow's tf.train.Example), held until destruction.
+class RecordView {
+ public:
+  RecordView() = default;
+  ~RecordView();
+  RecordView(const RecordView&) = delete;
+  RecordView& operator=(const RecordView&) = delete;
+
+  // False, with a Python error set (TypeError for a str), for anything else. Call once.
+  bool Set(PyObject* record);
+  const char* data() const { return static_cast<const char*>(view_.buf); }
+  size_t size() const { return static_cast<size_t>(view_.len); }
+
+ private:
+  Py_buffer view_ = {};
+  PyObject* serialized_ = nullptr;
+};
+
 // `text` as str, bytes that are not UTF-8 escaped (messages may hold any file name).
 PyObject* MessageToPy(const std::string& text);
 

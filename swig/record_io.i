@@ -62,6 +62,14 @@
 
 // --- Writer ------------------------------------------------------------------------------------
 
+// A record to write: bytes-like, or a protobuf message (serialized deterministically), so
+// TFRecordWriter.write(example) needs no Python-level detour for either.
+%typemap(in) (const char* record, size_t n) (swigflow::python::RecordView view) {
+  if (!view.Set($input)) SWIG_fail;
+  $1 = const_cast<$1_ltype>(view.data());  // SWIG's local drops the const
+  $2 = view.size();
+}
+
 SWIGFLOW_UNIQUE_PTR_RESULT(swigflow::io::RecordWriter, writer)
 SWIGFLOW_RELEASE_GIL(swigflow::io::RecordWriter::Create)
 SWIGFLOW_RELEASE_GIL(swigflow::io::RecordWriter::WriteRecord)

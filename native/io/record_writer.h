@@ -29,7 +29,7 @@ class RecordWriter {
   // After any write, flush or close error (a full disk) the writer is failed: the file may end
   // in a partial record, so every later call returns an error naming the first failure, and
   // Close() closes the file but still returns that error, never OK.
-  Status WriteRecord(const char* data, size_t n);
+  Status WriteRecord(const char* record, size_t n);
   // Makes every record written so far readable from the file.
   Status Flush();
   // Flushes and closes; writing afterwards fails with FAILED_PRECONDITION.

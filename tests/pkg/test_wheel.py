@@ -62,6 +62,10 @@ def test_contents(wheel):
         "swigflow/io/__init__.py",
         "swigflow/sysconfig.py",
         "swigflow/pywrap_swigflow.py",
+        "swigflow/proto/__init__.py",
+        "swigflow/proto/descriptors.py",
+        "swigflow/proto/example.proto",
+        "swigflow/proto/feature.proto",
         "swigflow/_pywrap_swigflow.so",
         "swigflow/libswigflow_framework.so",
         f"swigflow-{swigflow.__version__}.dist-info/licenses/LICENSE",
@@ -77,6 +81,10 @@ def test_contents(wheel):
             assert stat.S_IMODE(mode) == expected, f"{name}: {oct(stat.S_IMODE(mode))}"
         assert "BUILD" not in name.split("/") and "__pycache__" not in name
     assert "Requires-Dist: numpy" in metadata
+    assert (
+        "Requires-Dist: protobuf<8,>=4.25" in metadata
+        or "Requires-Dist: protobuf>=4.25,<8" in metadata
+    )
     assert "License-Expression: Apache-2.0" in metadata or "License: Apache-2.0" in metadata
 
 

@@ -23,15 +23,15 @@ def random_feature(rng, kind, count):
     if kind == "int64":
         return train.Feature(
             int64_list=train.Int64List(
-                [rng.randint(-(1 << 63), (1 << 63) - 1) for _ in range(count)]
+                value=[rng.randint(-(1 << 63), (1 << 63) - 1) for _ in range(count)]
             )
         )
     if kind == "float32":
         return train.Feature(
-            float_list=train.FloatList([rng.uniform(-1e6, 1e6) for _ in range(count)])
+            float_list=train.FloatList(value=[rng.uniform(-1e6, 1e6) for _ in range(count)])
         )
     return train.Feature(
-        bytes_list=train.BytesList([rng.randbytes(rng.randint(0, 12)) for _ in range(count)])
+        bytes_list=train.BytesList(value=[rng.randbytes(rng.randint(0, 12)) for _ in range(count)])
     )
 
 
@@ -46,12 +46,14 @@ def random_record(rng, keys):
             continue
         if roll < 0.23:
             kind = rng.choice(KINDS)  # sometimes the wrong kind
-        example.features.feature[key] = random_feature(rng, kind, rng.choice([0, 1, 2, 2, 4, 6]))
+        example.features.feature[key].CopyFrom(
+            random_feature(rng, kind, rng.choice([0, 1, 2, 2, 4, 6]))
+        )
     data = example.SerializeToString()
     if rng.random() < 0.1:  # a later duplicate of one key wins
         key = rng.choice(list(keys))
         extra = train.Example()
-        extra.features.feature[key] = random_feature(rng, keys[key], 2)
+        extra.features.feature[key].CopyFrom(random_feature(rng, keys[key], 2))
         data += extra.SerializeToString()
     return data
 

@@ -7,15 +7,14 @@ import os
 import struct
 import sys
 
-from swigflow import errors, io
+from google.protobuf import json_format, message
+
+from swigflow import errors, io, train
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.cli import CommandError, add_compression_option, compression_of, positive_int
-from swigflow.io.feature_spec import BYTES, FLOAT, INT64, NONE
 from swigflow.io.index import checked_default_index
 
-# Kinds as the native decoder numbers them, and their tf.train / protobuf JSON names.
-_KIND_NAMES = {0: None, 1: "bytes", 2: "float", 3: "int64"}
-_JSON_LISTS = {BYTES: "bytesList", FLOAT: "floatList", INT64: "int64List"}
+# parse_example's dtype for each kind of Feature (its oneof member without "_list").
 _DTYPES = {"bytes": "string", "float": "float32", "int64": "int64"}
 
 
@@ -113,11 +112,23 @@ def _records(path, args, limit=None):
 
 
 def _decode(payload):
-    """{key: (kind, values)}, or None when the record is not a tf.train.Example."""
+    """The Example in payload, or None when protobuf cannot parse it as one."""
     try:
-        return _pywrap.DecodeExample(payload)
-    except errors.InvalidArgumentError:
+        return train.Example.FromString(payload)
+    except message.DecodeError:
         return None
+
+
+def _features(example):
+    """[(key, kind, values)] sorted by key; kind is "bytes", "float", "int64" or None."""
+    found = []
+    for key, feature in sorted(example.features.feature.items()):
+        member = feature.WhichOneof("kind")
+        if member is None:
+            found.append((key, None, []))
+        else:
+            found.append((key, member[: -len("_list")], getattr(feature, member).value))
+    return found
 
 
 # --- showing values safely ----------------------------------------------------------------------
@@ -156,9 +167,9 @@ def _show_float(value):
 
 def _show_values(kind, values, limit=None):
     shown = values if limit is None else values[:limit]
-    if kind == BYTES:
+    if kind == "bytes":
         text = [_show_bytes(v) for v in shown]
-    elif kind == FLOAT:
+    elif kind == "float":
         text = [_show_float(v) for v in shown]
     else:
         text = [str(v) for v in shown]
@@ -167,52 +178,26 @@ def _show_values(kind, values, limit=None):
     return "[" + ", ".join(text) + "]"
 
 
-def _json_value(kind, value):
-    if kind == BYTES:
-        return base64.b64encode(value).decode("ascii")
-    if kind == FLOAT:
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
-        return struct.unpack("<f", struct.pack("<f", value))[0]
-    return str(value)
-
-
-def _example_json(features):
-    """protobuf's JSON mapping of an Example (json_format.MessageToJson reads it back)."""
-    feature = {}
-    for key in sorted(features):
-        kind, values = features[key]
-        if kind == NONE:
-            feature[key] = {}
-        else:
-            feature[key] = {_JSON_LISTS[kind]: {"value": [_json_value(kind, v) for v in values]}}
-    return {"features": {"feature": feature}} if feature else {}
-
-
 # --- commands -----------------------------------------------------------------------------------
 
 
 def _cat(args):
     out = sys.stdout
     for number, payload in _records(args.file, args, args.count):
-        features = _decode(payload)
+        example = _decode(payload)
         if args.json:
-            if features is None:
+            if example is None:
                 line = {"_record": number, "_not_an_example": base64.b64encode(payload).decode()}
-            else:
-                line = _example_json(features)
-            out.write(json.dumps(line, separators=(",", ":")) + "\n")
+            else:  # protobuf's JSON mapping: bytes in base64, int64 as strings, exact floats
+                line = json_format.MessageToDict(example)
+            out.write(json.dumps(line, separators=(",", ":"), sort_keys=True) + "\n")
             continue
-        if features is None:
+        if example is None:
             out.write(f"record {number}: not a tf.train.Example: {_show_bytes(payload)}\n")
             continue
         out.write(f"record {number}:\n")
-        for key in sorted(features):
-            kind, values = features[key]
-            name = _KIND_NAMES[kind] or "(no kind)"
-            out.write(f"  {key}: {name} {_show_values(kind, values, 16)}\n")
+        for key, kind, values in _features(example):
+            out.write(f"  {key}: {kind or '(no kind)'} {_show_values(kind, values, 16)}\n")
     return 0
 
 
@@ -225,7 +210,7 @@ class _KeyStats:
         self.example = None
 
     def add(self, kind, values):
-        name = _KIND_NAMES[kind] or "none"
+        name = kind or "none"
         self.kinds[name] = self.kinds.get(name, 0) + 1
         self.present += 1
         n = len(values)
@@ -260,11 +245,11 @@ def _inspect(args):
             break
         for _, payload in _records(path, args, limit):
             records += 1
-            features = _decode(payload)
-            if features is None:
+            example = _decode(payload)
+            if example is None:
                 not_examples += 1
                 continue
-            for key, (kind, values) in features.items():
+            for key, kind, values in _features(example):
                 stats.setdefault(key, _KeyStats()).add(kind, values)
     schema = {
         key: {

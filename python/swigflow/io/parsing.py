@@ -8,6 +8,7 @@ Results are numpy arrays (strings as object arrays of bytes), :class:`swigflow.S
 import os
 
 import numpy as np
+from google.protobuf import message
 
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.io.feature_spec import (  # the spec classes are tf.io's, exported from here too
@@ -20,6 +21,7 @@ from swigflow.io.feature_spec import (  # the spec classes are tf.io's, exported
     drop_batch_dimension,
     native_specs,
 )
+from swigflow.io.tf_record import record_bytes
 
 __all__ = [
     "FixedLenFeature",
@@ -42,7 +44,8 @@ def parse_example(serialized, features, example_names=None, name=None):
     large batches are split over the cores (``SWIGFLOW_NUM_THREADS`` limits them).
 
     Args:
-      serialized: a list (or numpy array) of serialized ``tf.train.Example`` bytes.
+      serialized: a list (or numpy array) of serialized ``tf.train.Example`` bytes (or of
+        swigflow.train.Example messages).
       features: ``{key: FixedLenFeature | VarLenFeature | FixedLenSequenceFeature |
         RaggedFeature}``.
       example_names: optional names of the examples, used in error messages.
@@ -71,10 +74,11 @@ def parse_example(serialized, features, example_names=None, name=None):
     try:
         parsed = _pywrap.ParseExampleBatch(records, specs, names, _num_threads())
     except TypeError:
-        if not any(isinstance(r, str) for r in records):
+        if not any(isinstance(r, (str, message.Message)) for r in records):
             raise
-        # str records are tf.string values: their UTF-8 bytes (checked only on this slow path)
-        records = [r.encode() if isinstance(r, str) else r for r in records]
+        # str records are tf.string values (their UTF-8 bytes); Example messages are taken as
+        # their serialization. Checked only on this slow path.
+        records = [record_bytes(r) for r in records]
         parsed = _pywrap.ParseExampleBatch(records, specs, names, _num_threads())
     batch = len(records)
     return {

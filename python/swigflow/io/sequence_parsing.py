@@ -23,6 +23,7 @@ from swigflow.io.feature_spec import (
     tf_type_name,
 )
 from swigflow.io.parsing import parse_example
+from swigflow.io.tf_record import record_bytes
 from swigflow.tensors import RaggedTensor, SparseTensor
 
 _SEQUENCE_SPECS = (FixedLenSequenceFeature, VarLenFeature, RaggedFeature)
@@ -160,7 +161,10 @@ def parse_sequence_example(
     _check_specs(context_features, sequence_features)
     if isinstance(serialized, (bytes, bytearray, memoryview)):
         raise TypeError("parse_sequence_example expects a list; use parse_single_sequence_example")
-    records = list(serialized.ravel() if isinstance(serialized, np.ndarray) else serialized)
+    records = [
+        record_bytes(r)
+        for r in (serialized.ravel() if isinstance(serialized, np.ndarray) else serialized)
+    ]
     names = None if example_names is None else [str(n) for n in example_names]
     context = _parse_context(records, context_features, names)
     lists = []

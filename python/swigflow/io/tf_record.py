@@ -6,6 +6,7 @@ import types
 import zlib
 
 import numpy as np
+from google.protobuf import message
 
 from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
@@ -148,6 +149,18 @@ class TFRecordOptions:
         return f"TFRecordOptions({fields})"
 
 
+def record_bytes(record):
+    """``record`` as the payload of a TFRecord, for the parsers' slow path: a protobuf message
+    (an Example, ...) serialized deterministically, as TFRecordWriter.write serializes one (map
+    keys sorted, so equal messages give equal bytes), a str as its UTF-8 bytes (a tf.string
+    value), anything else as it is."""
+    if isinstance(record, message.Message):
+        return record.SerializeToString(deterministic=True)
+    if isinstance(record, str):
+        return record.encode()
+    return record
+
+
 def as_options(options):
     if isinstance(options, TFRecordOptions):
         return options
@@ -208,10 +221,11 @@ class TFRecordWriter:
         self.write = self._writer.WriteRecord
 
     def write(self, record):
-        """Appends ``record`` (bytes or any bytes-like object: bytearray, memoryview, ...).
+        """Appends ``record``: bytes or any bytes-like object (bytearray, memoryview, ...), or a
+        protobuf message such as a swigflow.train.Example, serialized deterministically.
 
         Raises:
-          TypeError: ``record`` is not bytes-like (e.g. a ``str``: encode it first).
+          TypeError: ``record`` is neither (e.g. a ``str``: encode it first).
           FailedPreconditionError: the writer is closed.
           ResourceExhaustedError, ...: the write failed (a full disk). The writer is then
             failed: every later write, flush and close raises that error again, since the
