@@ -66,10 +66,10 @@ TEST(TapMapTest, WindowAndGradientAreInverse) {
   }
 }
 
-// The operand as a dense [rows, cols] matrix, from brute force over the convolution's sums.
-std::vector<float> NaiveWindows(const ConvGeometry& g, const std::vector<float>& x) {
-  const int64_t cols = g.k_h * g.k_w * g.in_c;
-  std::vector<float> a(static_cast<size_t>(g.batch * g.out_h * g.out_w * cols), 0.0f);
+// Calls visit(n, oy, ox, ky, kx, iy, ix) for every tap that lands inside the input: brute force
+// over the convolution's sums, with none of the packers' index arithmetic.
+template <typename Visit>
+void ForEachTap(const ConvGeometry& g, Visit visit) {
   for (int64_t n = 0; n < g.batch; ++n)
     for (int64_t oy = 0; oy < g.out_h; ++oy)
       for (int64_t ox = 0; ox < g.out_w; ++ox)
@@ -77,13 +77,22 @@ std::vector<float> NaiveWindows(const ConvGeometry& g, const std::vector<float>&
           for (int64_t kx = 0; kx < g.k_w; ++kx) {
             const int64_t iy = oy * g.stride_h - g.pad_top + ky * g.dil_h;
             const int64_t ix = ox * g.stride_w - g.pad_left + kx * g.dil_w;
-            if (iy < 0 || iy >= g.in_h || ix < 0 || ix >= g.in_w) continue;
-            for (int64_t c = 0; c < g.in_c; ++c) {
-              const int64_t row = (n * g.out_h + oy) * g.out_w + ox;
-              a[static_cast<size_t>(row * cols + (ky * g.k_w + kx) * g.in_c + c)] =
-                  x[static_cast<size_t>(((n * g.in_h + iy) * g.in_w + ix) * g.in_c + c)];
-            }
+            if (iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w) visit(n, oy, ox, ky, kx, iy, ix);
           }
+}
+
+// The forward operand as a dense [output pixel, (ky, kx, c)] matrix.
+std::vector<float> NaiveWindows(const ConvGeometry& g, const std::vector<float>& x) {
+  const int64_t cols = g.k_h * g.k_w * g.in_c;
+  std::vector<float> a(static_cast<size_t>(g.batch * g.out_h * g.out_w * cols), 0.0f);
+  ForEachTap(
+      g, [&](int64_t n, int64_t oy, int64_t ox, int64_t ky, int64_t kx, int64_t iy, int64_t ix) {
+        const int64_t row = (n * g.out_h + oy) * g.out_w + ox;
+        for (int64_t c = 0; c < g.in_c; ++c) {
+          a[static_cast<size_t>(row * cols + (ky * g.k_w + kx) * g.in_c + c)] =
+              x[static_cast<size_t>(((n * g.in_h + iy) * g.in_w + ix) * g.in_c + c)];
+        }
+      });
   return a;
 }
 
@@ -91,20 +100,14 @@ std::vector<float> NaiveWindows(const ConvGeometry& g, const std::vector<float>&
 std::vector<float> NaiveGradients(const ConvGeometry& g, const std::vector<float>& dy) {
   const int64_t cols = g.k_h * g.k_w * g.out_c;
   std::vector<float> a(static_cast<size_t>(g.batch * g.in_h * g.in_w * cols), 0.0f);
-  for (int64_t n = 0; n < g.batch; ++n)
-    for (int64_t oy = 0; oy < g.out_h; ++oy)
-      for (int64_t ox = 0; ox < g.out_w; ++ox)
-        for (int64_t ky = 0; ky < g.k_h; ++ky)
-          for (int64_t kx = 0; kx < g.k_w; ++kx) {
-            const int64_t iy = oy * g.stride_h - g.pad_top + ky * g.dil_h;
-            const int64_t ix = ox * g.stride_w - g.pad_left + kx * g.dil_w;
-            if (iy < 0 || iy >= g.in_h || ix < 0 || ix >= g.in_w) continue;
-            for (int64_t oc = 0; oc < g.out_c; ++oc) {
-              const int64_t row = (n * g.in_h + iy) * g.in_w + ix;
-              a[static_cast<size_t>(row * cols + (ky * g.k_w + kx) * g.out_c + oc)] =
-                  dy[static_cast<size_t>(((n * g.out_h + oy) * g.out_w + ox) * g.out_c + oc)];
-            }
-          }
+  ForEachTap(
+      g, [&](int64_t n, int64_t oy, int64_t ox, int64_t ky, int64_t kx, int64_t iy, int64_t ix) {
+        const int64_t row = (n * g.in_h + iy) * g.in_w + ix;
+        for (int64_t oc = 0; oc < g.out_c; ++oc) {
+          a[static_cast<size_t>(row * cols + (ky * g.k_w + kx) * g.out_c + oc)] =
+              dy[static_cast<size_t>(((n * g.out_h + oy) * g.out_w + ox) * g.out_c + oc)];
+        }
+      });
   return a;
 }
 
