@@ -55,6 +55,11 @@ setup(
     extras_require={
         # `swigflow build-image-dataset`: a progress bar, and non-JPEG images / --resize.
         "cli": ["tqdm>=4.60", "Pillow>=9.1"],
+        # scheme:// paths through fsspec (swigflow.io.gfile), with its S3 and HTTP backends;
+        # other backends (gcsfs, adlfs, ...) install as fsspec documents.
+        "remote": ["fsspec>=2023.6", "s3fs>=2023.6", "aiohttp>=3.8"],
+        # swigflow.ray: TFRecord datasources and datasinks for Ray Data.
+        "ray": ["ray[data]>=2.40,<3"],
     },
     entry_points={"console_scripts": ["swigflow = swigflow.cli:main_exit"]},
     distclass=BinaryDistribution,

@@ -14,10 +14,15 @@
 %unignoreall
 
 SWIGFLOW_UNIQUE_PTR_RESULT(swigflow::python::PyPipeline, pipeline)
+// Without the GIL: the pipeline's threads take it to read remote files (py_file_system.h), so
+// starting or joining them while holding it could deadlock.
+SWIGFLOW_RELEASE_GIL(swigflow::python::PyPipeline::Create)
+SWIGFLOW_RELEASE_GIL(swigflow::python::PyPipeline::~PyPipeline)
 
 %ignoreall
 %rename("%s") swigflow::python::AddSourceFile;
 %rename("%s") swigflow::python::PyPipeline;
+%rename("%s") swigflow::python::PyPipeline::~PyPipeline;
 %rename("%s") swigflow::python::PyPipeline::Create;
 %rename("%s") swigflow::python::PyPipeline::Next;
 %rename("%s") swigflow::python::PyPipeline::NextView;

@@ -22,6 +22,8 @@ void AddSourceFile(data::PipelineOptions* options, const std::string& path, PyOb
 class PyPipeline {
  public:
   static Status Create(const data::PipelineOptions& options, std::unique_ptr<PyPipeline>* pipeline);
+  // Stops and joins the pipeline's threads (call without the GIL).
+  ~PyPipeline() = default;
 
   // (payload, records, epoch, position) of the next element, None at the end. payload:
   // parse_example's [(values, counts)] per spec when parsing, else the records as a list of

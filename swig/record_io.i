@@ -75,6 +75,7 @@ SWIGFLOW_RELEASE_GIL(swigflow::io::RecordWriter::Create)
 SWIGFLOW_RELEASE_GIL(swigflow::io::RecordWriter::WriteRecord)
 SWIGFLOW_RELEASE_GIL(swigflow::io::RecordWriter::Flush)
 SWIGFLOW_RELEASE_GIL(swigflow::io::RecordWriter::Close)
+SWIGFLOW_RELEASE_GIL(swigflow::io::RecordWriter::Abort)
 SWIGFLOW_RELEASE_GIL(swigflow::io::RecordWriter::~RecordWriter)
 
 %ignoreall
@@ -84,6 +85,7 @@ SWIGFLOW_RELEASE_GIL(swigflow::io::RecordWriter::~RecordWriter)
 %rename("%s") swigflow::io::RecordWriter::WriteRecord;
 %rename("%s") swigflow::io::RecordWriter::Flush;
 %rename("%s") swigflow::io::RecordWriter::Close;
+%rename("%s") swigflow::io::RecordWriter::Abort;
 %rename("%s") swigflow::io::RecordWriter::closed;
 %include "swigflow/io/record_writer.h"
 %unignoreall
@@ -121,4 +123,15 @@ SWIGFLOW_RELEASE_GIL(swigflow::io::ReadIndexFile)
 %rename(ScanRecordIndex) swigflow::io::ScanRecords;
 %rename(ReadRecordIndex) swigflow::io::ReadIndexFile;
 %include "swigflow/io/record_index.h"
+%unignoreall
+
+// --- Remote files ------------------------------------------------------------------------------
+
+// swigflow/io/gfile.py registers its fsspec opener here (see py_file_system.h).
+%{
+#include "swig/py_file_system.h"
+%}
+%ignoreall
+%rename("%s") swigflow::python::SetRemoteOpener;
+%include "swig/py_file_system.h"
 %unignoreall

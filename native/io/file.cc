@@ -55,8 +55,8 @@ Status IOError(const std::string& path, int errno_value) {
 
 // ---------------------------------------------------------------------------------------------
 
-Status RandomAccessFile::Open(const std::string& path, std::unique_ptr<RandomAccessFile>* file,
-                              uint64_t* size) {
+Status LocalFile::Open(const std::string& path, std::unique_ptr<RandomAccessFile>* file,
+                       uint64_t* size) {
   int fd;
   do {
     fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -73,20 +73,20 @@ Status RandomAccessFile::Open(const std::string& path, std::unique_ptr<RandomAcc
     return IOError(path, EISDIR);
   }
   if (size != nullptr) *size = static_cast<uint64_t>(st.st_size);
-  file->reset(new RandomAccessFile(path, fd, S_ISREG(st.st_mode)));
+  file->reset(new LocalFile(path, fd, S_ISREG(st.st_mode)));
   return Status::OK();
 }
 
-RandomAccessFile::~RandomAccessFile() { close(fd_); }
+LocalFile::~LocalFile() { close(fd_); }
 
-Status RandomAccessFile::Read(uint64_t offset, size_t n, char* dst, size_t* bytes_read) const {
+Status LocalFile::Read(uint64_t offset, size_t n, char* dst, size_t* bytes_read) const {
   size_t done = 0;
   while (done < n) {
     const ssize_t r = pread(fd_, dst + done, n - done, static_cast<off_t>(offset + done));
     if (r < 0) {
       if (errno == EINTR) continue;
       *bytes_read = done;
-      return IOError(path_, errno);
+      return IOError(path(), errno);
     }
     if (r == 0) break;  // end of file
     done += static_cast<size_t>(r);
@@ -95,13 +95,13 @@ Status RandomAccessFile::Read(uint64_t offset, size_t n, char* dst, size_t* byte
   return Status::OK();
 }
 
-void RandomAccessFile::AdviseSequential() const {
+void LocalFile::AdviseSequential() const {
   posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);  // only a hint: its failure changes nothing
 }
 
-Status RandomAccessFile::Size(uint64_t* size) const {
+Status LocalFile::Size(uint64_t* size) const {
   struct stat st;
-  if (fstat(fd_, &st) != 0) return IOError(path_, errno);
+  if (fstat(fd_, &st) != 0) return IOError(path(), errno);
   *size = static_cast<uint64_t>(st.st_size);
   return Status::OK();
 }

@@ -1,7 +1,8 @@
-// POSIX files with Status errors that name the path.
+// Files with Status errors that name the path: the interfaces records are read from and written
+// to, and their local (POSIX) implementations.
 //
-// RandomAccessFile reads with pread, so one open file serves concurrent readers. WritableFile
-// buffers appends and writes large ones straight through.
+// LocalFile reads with pread, so one open file serves concurrent readers. WritableFile buffers
+// appends and writes large ones straight through.
 #ifndef SWIGFLOW_IO_FILE_H_
 #define SWIGFLOW_IO_FILE_H_
 
@@ -19,34 +20,55 @@ namespace io {
 // ENOSPC -> RESOURCE_EXHAUSTED, EISDIR -> FAILED_PRECONDITION, ... Message: "<path>: <strerror>".
 Status IOError(const std::string& path, int errno_value);
 
+// A file read at offsets. Open() takes a local path, a file:// URL, or any other scheme://
+// URL (s3://, gs://, http://, memory://...), which goes to the remote file system the Python
+// package registers (file_system.h).
 class RandomAccessFile {
  public:
   // *size (when not null): the file's size at the open.
   static Status Open(const std::string& path, std::unique_ptr<RandomAccessFile>* file,
                      uint64_t* size = nullptr);
-  ~RandomAccessFile();
+  virtual ~RandomAccessFile() = default;
 
   RandomAccessFile(const RandomAccessFile&) = delete;
   RandomAccessFile& operator=(const RandomAccessFile&) = delete;
 
   // Reads up to n bytes at `offset` into dst. *bytes_read < n only at end of file. Thread-safe.
-  Status Read(uint64_t offset, size_t n, char* dst, size_t* bytes_read) const;
+  virtual Status Read(uint64_t offset, size_t n, char* dst, size_t* bytes_read) const = 0;
 
   // The file's size now.
-  Status Size(uint64_t* size) const;
+  virtual Status Size(uint64_t* size) const = 0;
 
   // Tells the kernel the file will be read from start to end (a larger readahead window).
-  void AdviseSequential() const;
+  virtual void AdviseSequential() const {}
 
   const std::string& path() const { return path_; }
-  // A regular file (not a device, pipe or /proc entry, whose size says nothing of its data).
-  bool regular() const { return regular_; }
+  // Whether Size() says how many bytes Read() gives: false for a device, pipe or /proc entry.
+  virtual bool regular() const { return true; }
+
+ protected:
+  explicit RandomAccessFile(std::string path) : path_(std::move(path)) {}
 
  private:
-  RandomAccessFile(std::string path, int fd, bool regular)
-      : path_(std::move(path)), fd_(fd), regular_(regular) {}
-
   const std::string path_;
+};
+
+// A local file, read with pread: one open file serves concurrent readers.
+class LocalFile : public RandomAccessFile {
+ public:
+  static Status Open(const std::string& path, std::unique_ptr<RandomAccessFile>* file,
+                     uint64_t* size = nullptr);
+  ~LocalFile() override;
+
+  Status Read(uint64_t offset, size_t n, char* dst, size_t* bytes_read) const override;
+  Status Size(uint64_t* size) const override;
+  void AdviseSequential() const override;
+  bool regular() const override { return regular_; }
+
+ private:
+  LocalFile(std::string path, int fd, bool regular)
+      : RandomAccessFile(std::move(path)), fd_(fd), regular_(regular) {}
+
   const int fd_;
   const bool regular_;
 };
@@ -62,8 +84,18 @@ class OutputStream {
   virtual Status Close() = 0;
   // Called by RecordWriter after each whole record.
   virtual Status EndRecord() { return Status::OK(); }
+  // Closes without completing the file, after a failure: a remote file is discarded (nothing
+  // appears, an earlier file of the name stays); a local file keeps what reached it.
+  virtual Status Abort() { return Close(); }
 };
 
+// Opens `path` for writing through OpenWritable: a local path or file:// URL creates or truncates
+// a WritableFile; another scheme goes to the remote file system, whose files appear only when
+// closed without error (file_system.h).
+Status OpenWritable(const std::string& path, size_t buffer_size,
+                    std::unique_ptr<OutputStream>* file);
+
+// A local file written through a buffer.
 class WritableFile : public OutputStream {
  public:
   static constexpr size_t kDefaultBufferSize = 1 << 20;

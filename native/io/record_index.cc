@@ -32,9 +32,8 @@ Status ScanRecords(const std::string& path, RecordIndex* index) {
 }
 
 Status WriteIndexFile(const std::string& index_path, const RecordIndex& index) {
-  std::unique_ptr<WritableFile> file;
-  SWIGFLOW_RETURN_IF_ERROR(
-      WritableFile::Create(index_path, WritableFile::kDefaultBufferSize, &file));
+  std::unique_ptr<OutputStream> file;
+  SWIGFLOW_RETURN_IF_ERROR(OpenWritable(index_path, WritableFile::kDefaultBufferSize, &file));
   char line[48];
   for (size_t i = 0; i < index.offsets.size(); ++i) {
     const int n = std::snprintf(line, sizeof(line), "%" PRId64 " %" PRId64 "\n", index.offsets[i],

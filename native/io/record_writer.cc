@@ -8,9 +8,8 @@ namespace io {
 
 Status RecordWriter::Create(const std::string& path, const RecordOptions& options,
                             std::unique_ptr<RecordWriter>* writer) {
-  std::unique_ptr<WritableFile> file;
-  SWIGFLOW_RETURN_IF_ERROR(WritableFile::Create(path, options.buffer_size, &file));
-  std::unique_ptr<OutputStream> output = std::move(file);
+  std::unique_ptr<OutputStream> output;
+  SWIGFLOW_RETURN_IF_ERROR(OpenWritable(path, options.buffer_size, &output));
   if (options.compression != Compression::kNone) {
     std::unique_ptr<ZlibOutputStream> zlib;
     SWIGFLOW_RETURN_IF_ERROR(ZlibOutputStream::Create(std::move(output), options.compression,
@@ -65,9 +64,17 @@ Status RecordWriter::Flush() {
 Status RecordWriter::Close() {
   std::lock_guard<std::mutex> lock(mu_);
   if (output_ == nullptr) return failure_.ok() ? Closed() : Failed();
-  Status status = Fail(output_->Close());
+  Status status = failure_.ok() ? Fail(output_->Close()) : output_->Abort();
   output_.reset();
   return failure_.ok() ? status : Failed();
+}
+
+Status RecordWriter::Abort() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (output_ == nullptr) return Status::OK();
+  Status status = output_->Abort();
+  output_.reset();
+  return status;
 }
 
 }  // namespace io

@@ -32,8 +32,12 @@ class RecordWriter {
   Status WriteRecord(const char* record, size_t n);
   // Makes every record written so far readable from the file.
   Status Flush();
-  // Flushes and closes; writing afterwards fails with FAILED_PRECONDITION.
+  // Flushes and closes; writing afterwards fails with FAILED_PRECONDITION. After a failure the
+  // file is aborted instead (OutputStream::Abort: a remote file never appears).
   Status Close();
+  // Closes without completing the file (OutputStream::Abort), for a job that failed before
+  // writing all it meant to.
+  Status Abort();
 
   bool closed() {
     std::lock_guard<std::mutex> lock(mu_);

@@ -255,5 +255,16 @@ Status ZlibOutputStream::Close() {
   return status;
 }
 
+Status ZlibOutputStream::Abort() {
+  if (closed_) return errors::FailedPrecondition(path_, ": stream is closed");
+  closed_ = true;
+  // Finished all the same, so a local file keeps every whole record; a remote one is discarded
+  // anyway. After a write error this fails too, and the file's own Abort() is what counts.
+  Deflate(Z_FINISH).ok();
+  deflateEnd(&z_);
+  initialized_ = false;
+  return file_->Abort();
+}
+
 }  // namespace io
 }  // namespace swigflow

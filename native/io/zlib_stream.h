@@ -98,6 +98,8 @@ class ZlibOutputStream : public OutputStream {
   Status Close() override;
   // Applies ZlibOptions::flush_mode.
   Status EndRecord() override;
+  // Finishes the stream if it can, then aborts the file.
+  Status Abort() override;
 
  private:
   ZlibOutputStream(std::unique_ptr<OutputStream> file, size_t buffer_size, std::string path,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "swigflow/io/crc32c.h"
+#include "swigflow/io/file_system.h"
 #include "swigflow/io/record_format.h"
 #include "swigflow/io/record_reader.h"
 #include "swigflow/io/record_scan.h"
@@ -457,6 +458,52 @@ TEST(RecordScannerTest, DamagedCompressedStreamEndsTheScan) {
   for (size_t i = 0; i < scan.records.size(); ++i) EXPECT_EQ(scan.records[i], records[i]);
   ASSERT_FALSE(scan.damages.empty());
   EXPECT_EQ(scan.damages[0].kind, RecordDamage::Kind::kStream);
+}
+
+// --- Paths and URLs ------------------------------------------------------------------------------
+
+TEST(FileSystemTest, SchemesFollowRfc3986) {
+  EXPECT_EQ(io::UrlScheme("s3://bucket/key"), "s3");
+  EXPECT_EQ(io::UrlScheme("HTTPS://host/x"), "https");
+  EXPECT_EQ(io::UrlScheme("git+ssh://host/x"), "git+ssh");
+  EXPECT_EQ(io::UrlScheme("/tmp/a://b"), "");
+  EXPECT_EQ(io::UrlScheme("./s3://x"), "");
+  EXPECT_EQ(io::UrlScheme("1s3://x"), "");
+  EXPECT_EQ(io::UrlScheme("://x"), "");
+  EXPECT_EQ(io::UrlScheme("relative/path"), "");
+  std::string local;
+  ASSERT_TRUE(io::LocalPath("file:///tmp/x.tfrecord", &local));
+  EXPECT_EQ(local, "/tmp/x.tfrecord");
+  ASSERT_TRUE(io::LocalPath("data/x.tfrecord", &local));
+  EXPECT_EQ(local, "data/x.tfrecord");
+  EXPECT_FALSE(io::LocalPath("s3://bucket/x", &local));
+}
+
+TEST(FileSystemTest, FileUrlsAreLocalFiles) {
+  const std::string path = TempPath("file_url");
+  std::unique_ptr<io::RecordWriter> writer;
+  ASSERT_TRUE(io::RecordWriter::Create("file://" + path, io::RecordOptions(), &writer).ok());
+  ASSERT_TRUE(writer->WriteRecord("abc", 3).ok());
+  ASSERT_TRUE(writer->Close().ok());
+  std::unique_ptr<io::RecordReader> reader;
+  ASSERT_TRUE(io::RecordReader::Open(path, io::RecordOptions(), &reader).ok());
+  uint64_t offset;
+  std::string record;
+  ASSERT_TRUE(reader->ReadRecord(&offset, &record).ok());
+  EXPECT_EQ(record, "abc");
+  std::remove(path.c_str());
+}
+
+TEST(FileSystemTest, RemoteUrlsWithoutARemoteFileSystemAreUnimplemented) {
+  io::SetRemoteFileSystem(nullptr);
+  std::unique_ptr<io::RecordReader> reader;
+  const Status s = io::RecordReader::Open("gs://bucket/x.tfrecord", io::RecordOptions(), &reader);
+  EXPECT_EQ(s.code(), error::UNIMPLEMENTED) << s.ToString();
+  EXPECT_NE(s.message().find("scheme 'gs'"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("swigflow[remote]"), std::string::npos) << s.message();
+  std::unique_ptr<io::RecordWriter> writer;
+  EXPECT_EQ(io::RecordWriter::Create("s3://b/x", io::RecordOptions(), &writer).code(),
+            error::UNIMPLEMENTED);
 }
 
 }  // namespace

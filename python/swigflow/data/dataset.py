@@ -9,7 +9,6 @@ state of the last element it returned (see :meth:`Dataset.iterator`).
 import collections
 import concurrent.futures
 import copy
-import glob as globlib
 import json
 import os
 import queue
@@ -19,6 +18,7 @@ import threading
 import numpy as np
 
 from swigflow import errors
+from swigflow.io import gfile
 
 AUTOTUNE = -1
 INFINITE = -1  # cardinality() of an endless dataset
@@ -594,7 +594,7 @@ class _TensorSlices(Dataset):
 class _ListFiles(Dataset):
     def __init__(self, pattern, shuffle, seed):
         patterns = [pattern] if isinstance(pattern, (str, bytes, os.PathLike)) else list(pattern)
-        files = sorted({f for p in patterns for f in globlib.glob(os.fsdecode(p))})
+        files = sorted({f for p in patterns for f in gfile.glob(p)})
         if not files:
             raise errors.InvalidArgumentError(
                 f"Expected 'file_pattern' argument to match at least one file: {pattern!r}"

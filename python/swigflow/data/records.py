@@ -14,7 +14,7 @@ import numpy as np
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.data import dataset as ds
 from swigflow.data import images as _images
-from swigflow.io import feature_spec
+from swigflow.io import feature_spec, gfile
 from swigflow.io import index as _index
 from swigflow.io.tf_record import RecordBuffer, compression_name, native_options
 
@@ -37,12 +37,11 @@ _ORDER = [
 def _as_files(filenames):
     if isinstance(filenames, ds.Dataset):
         return filenames
-    if isinstance(filenames, (str, bytes, os.PathLike)):
-        return [os.fsdecode(os.fspath(filenames))]
+    if isinstance(filenames, (str, bytes, os.PathLike)) or gfile.is_file_object(filenames):
+        return [gfile.as_path(filenames)]
     if isinstance(filenames, np.ndarray):
         filenames = filenames.ravel().tolist()
-    files = [os.fsdecode(os.fspath(f)) for f in filenames]
-    return files
+    return [gfile.as_path(f) for f in filenames]
 
 
 class _NativeRecords(ds.Dataset):

@@ -10,6 +10,7 @@ from swigflow.image.codecs import (
     extract_jpeg_shape,
     is_jpeg,
 )
+from swigflow.io import gfile
 from swigflow.io._checksum import crc32c, masked_crc32c
 from swigflow.io.index import TFRecordFile, create_index, default_index_path
 from swigflow.io.parsing import (
@@ -56,6 +57,7 @@ __all__ = [
     "encode_jpeg",
     "encode_png",
     "extract_jpeg_shape",
+    "gfile",
     "is_jpeg",
     "masked_crc32c",
     "parse_example",

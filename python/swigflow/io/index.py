@@ -15,6 +15,7 @@ import numpy as np
 
 from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
+from swigflow.io import gfile
 from swigflow.io.tf_record import ClosedHandle, TFRecordOptions, TFRecordReader
 
 INDEX_SUFFIX = ".idx"
@@ -55,12 +56,14 @@ def index_mismatch(path, offsets, lengths):
     An index describes a file when its records tile the whole file from offset 0, and the header
     at every offset states the index's length. A file rewritten or appended to after its index
     was made fails one of these (a rewrite of the same size too), so a stale index is never
-    trusted. Costs one 8-byte read per record, gathered through a memory map.
+    trusted. Costs one 8-byte read per record, gathered through a memory map. For a URL only
+    the size and tiling are checked here (a request per header would cost more than the read);
+    its readers check each record's length and CRC as they read it.
     """
     path = os.fsdecode(os.fspath(path))
     offsets = np.asarray(offsets, dtype=np.int64)
     lengths = np.asarray(lengths, dtype=np.int64)
-    size = os.path.getsize(path)
+    size = gfile.stat(path).length
     if len(offsets) == 0:
         return None if size == 0 else f"the index is empty but {path} has {size} bytes"
     end = int(offsets[-1] + lengths[-1])
@@ -68,7 +71,10 @@ def index_mismatch(path, offsets, lengths):
         return f"the index describes {end} bytes but {path} has {size}"
     if offsets[0] != 0 or np.any(offsets[1:] != offsets[:-1] + lengths[:-1]) or lengths.min() < 16:
         return "the index's records do not follow each other"
-    data = np.memmap(path, dtype=np.uint8, mode="r")
+    local = gfile.local_path(path)
+    if local is None:
+        return None
+    data = np.memmap(local, dtype=np.uint8, mode="r")
     stated = data[offsets[:, None] + np.arange(8)].copy().view("<u8").ravel()
     bad = np.nonzero(stated.astype(np.int64) + 16 != lengths)[0]
     if len(bad):
@@ -79,8 +85,10 @@ def index_mismatch(path, offsets, lengths):
 def checked_default_index(path):
     """(offsets, lengths) from path's default index file, or None when there is none or it no
     longer describes the file (logged as a warning: the caller scans the file instead)."""
+    if gfile.names_file_object(path):
+        return None
     index_path = default_index_path(path)
-    if not os.path.exists(index_path):
+    if not gfile.exists(index_path):
         return None
     try:
         offsets, lengths = _pywrap.ReadRecordIndex(index_path)
@@ -121,27 +129,27 @@ class TFRecordFile(collections.abc.Sequence):
 
     def __init__(self, path, index_path=None, options=None):
         compression = TFRecordOptions.get_compression_type_string(options)
+        self._path = gfile.as_path(path)
         if compression:
             raise errors.InvalidArgumentError(
-                f"TFRecordFile needs an uncompressed file; {os.fsdecode(os.fspath(path))} is "
+                f"TFRecordFile needs an uncompressed file; {self._path} is "
                 f"read as {compression} (use TFRecordReader or tf_record_iterator)"
             )
-        self._path = os.fsdecode(os.fspath(path))
-        self._file = _pywrap.PyRecordFile.Open(path)
+        self._file = _pywrap.PyRecordFile.Open(self._path)
         if index_path is not None:  # asked for: it must describe the file
             self._offsets, self._lengths = _pywrap.ReadRecordIndex(index_path)
-            problem = index_mismatch(path, self._offsets, self._lengths)
+            problem = index_mismatch(self._path, self._offsets, self._lengths)
             if problem is not None:
                 raise errors.DataLossError(
                     f"index {os.fsdecode(os.fspath(index_path))} is stale: {problem}"
                 )
         else:
-            found = checked_default_index(path)
+            found = checked_default_index(self._path)
             if found is not None:
-                index_path = default_index_path(path)
+                index_path = default_index_path(self._path)
                 self._offsets, self._lengths = found
             else:
-                self._offsets, self._lengths = _pywrap.ScanRecordIndex(path)
+                self._offsets, self._lengths = _pywrap.ScanRecordIndex(self._path)
         self._index_path = None if index_path is None else os.fsdecode(os.fspath(index_path))
         self._offsets.flags.writeable = False
         self._lengths.flags.writeable = False

@@ -4,10 +4,10 @@ TFRecordReader stops at the first damage, as TensorFlow does. TFRecordScanner go
 which is what ``swigflow verify`` and ``swigflow repair`` need.
 """
 
-import os
 import typing
 
 from swigflow import pywrap_swigflow as _pywrap
+from swigflow.io import gfile
 from swigflow.io.tf_record import native_options
 
 
@@ -48,8 +48,8 @@ class TFRecordScanner:
     _BATCH = 1024
 
     def __init__(self, path, options=None, payloads=True):
-        self._path = os.fsdecode(os.fspath(path))
-        self._scanner = _pywrap.PyRecordScanner.Open(path, native_options(options))
+        self._path = gfile.as_path(path)
+        self._scanner = _pywrap.PyRecordScanner.Open(self._path, native_options(options))
         self._payloads = bool(payloads)
         self.damages = []
         self.records = 0  # intact records yielded so far

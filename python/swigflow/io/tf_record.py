@@ -10,6 +10,7 @@ from google.protobuf import message
 
 from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
+from swigflow.io import gfile
 
 # Readers hand out a fresh bytes object per record. glibc returns freed heap memory to the system
 # so eagerly that reading 100 KiB records then page-faults on every one (twice the cost of the
@@ -200,13 +201,15 @@ class TFRecordWriter:
         with swigflow.io.TFRecordWriter("data.tfrecord", "GZIP") as writer:
             writer.write(example.SerializeToString())
 
-    After :meth:`close`, or when a ``with`` block is left (also by an exception), the file holds
-    exactly the records written, each whole. Uncompressed output is byte-identical to
+    After :meth:`close`, or when a ``with`` block is left normally, the file holds exactly the
+    records written, each whole. A ``with`` block left by an exception calls :meth:`abort`
+    instead: a URL's file then never appears (a local file keeps the records written). Uncompressed output is byte-identical to
     TensorFlow's. Writing happens without the GIL; threads may share one writer (records never
     interleave).
 
     Args:
-      path: the file to create or truncate (str, bytes or os.PathLike).
+      path: the file to create or truncate: a path or URL (str, bytes or os.PathLike; see
+        :mod:`swigflow.io.gfile`), or an open binary file object to write into.
       options: a :class:`TFRecordOptions` or a compression type (``"GZIP"``, ...).
 
     Raises:
@@ -215,8 +218,8 @@ class TFRecordWriter:
 
     def __init__(self, path, options=None):
         native = native_options(options)
-        self._path = os.fsdecode(os.fspath(path))
-        self._writer = _pywrap.RecordWriter.Create(path, native)
+        self._path = gfile.as_path(path)
+        self._writer = _pywrap.RecordWriter.Create(self._path, native)
         # One native call per record: the bound method replaces the documented one below.
         self.write = self._writer.WriteRecord
 
@@ -243,6 +246,12 @@ class TFRecordWriter:
         if not self._writer.closed():
             self._writer.Close()
 
+    def abort(self):
+        """Closes without completing the file, for a job that failed part way: a file written
+        to a URL is discarded (an earlier file of that name stays as it was); a local file keeps
+        the records written. Aborting a closed writer does nothing."""
+        self._writer.Abort()
+
     @property
     def path(self):
         return self._path
@@ -250,8 +259,11 @@ class TFRecordWriter:
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc_info):
-        self.close()
+    def __exit__(self, exc_type, *rest):
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
 
     def __repr__(self):
         state = "closed" if self._writer.closed() else "open"
@@ -319,15 +331,16 @@ class TFRecordReader:
     in TensorFlow.
 
     Args:
-      path: the file (str, bytes or os.PathLike).
+      path: the file: a path or URL (str, bytes or os.PathLike; see :mod:`swigflow.io.gfile`),
+        or an open binary file object.
       options: a :class:`TFRecordOptions` or a compression type (``"GZIP"``, ...).
       offset: where to start; must be where a record starts (see :attr:`offset`).
     """
 
     def __init__(self, path, options=None, offset=0):
         native = native_options(options)
-        self._path = os.fsdecode(os.fspath(path))
-        self._reader = _pywrap.PyRecordReader.Open(path, native)
+        self._path = gfile.as_path(path)
+        self._reader = _pywrap.PyRecordReader.Open(self._path, native)
         if offset:
             self.seek(offset)
 

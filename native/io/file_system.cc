@@ -1,0 +1,85 @@
+#include "swigflow/io/file_system.h"
+
+#include <cctype>
+#include <mutex>
+
+namespace swigflow {
+namespace io {
+namespace {
+
+std::mutex remote_mu;
+std::shared_ptr<RemoteFileSystem>& Remote() {
+  static auto* remote = new std::shared_ptr<RemoteFileSystem>();  // never destroyed: see below
+  return *remote;
+}
+
+// The remote file system, or UNIMPLEMENTED naming the scheme. Open files hold their own
+// reference, so replacing it (or process exit) never pulls it from under a reader.
+Status GetRemote(const std::string& url, std::shared_ptr<RemoteFileSystem>* fs) {
+  {
+    std::lock_guard<std::mutex> lock(remote_mu);
+    *fs = Remote();
+  }
+  if (*fs != nullptr) return Status::OK();
+  return errors::Unimplemented("File system scheme '", UrlScheme(url), "' not implemented (file: '",
+                               url,
+                               "'): remote paths are opened through fsspec, which the swigflow "
+                               "Python package registers (pip install swigflow[remote])");
+}
+
+}  // namespace
+
+void SetRemoteFileSystem(std::shared_ptr<RemoteFileSystem> fs) {
+  std::lock_guard<std::mutex> lock(remote_mu);
+  Remote() = std::move(fs);
+}
+
+std::string UrlScheme(const std::string& path) {
+  const size_t colon = path.find("://");
+  if (colon == std::string::npos || colon == 0) return "";
+  if (!std::isalpha(static_cast<unsigned char>(path[0]))) return "";
+  std::string scheme;
+  for (size_t i = 0; i < colon; ++i) {
+    const unsigned char c = static_cast<unsigned char>(path[i]);
+    if (!std::isalnum(c) && c != '+' && c != '-' && c != '.') return "";
+    scheme += static_cast<char>(std::tolower(c));
+  }
+  return scheme;
+}
+
+bool LocalPath(const std::string& path, std::string* local) {
+  const std::string scheme = UrlScheme(path);
+  if (scheme.empty()) {
+    *local = path;
+    return true;
+  }
+  if (scheme != "file") return false;
+  *local = path.substr(sizeof("file://") - 1);
+  return true;
+}
+
+Status RandomAccessFile::Open(const std::string& path, std::unique_ptr<RandomAccessFile>* file,
+                              uint64_t* size) {
+  std::string local;
+  if (LocalPath(path, &local)) return LocalFile::Open(local, file, size);
+  std::shared_ptr<RemoteFileSystem> fs;
+  SWIGFLOW_RETURN_IF_ERROR(GetRemote(path, &fs));
+  return fs->OpenRead(path, file, size);
+}
+
+Status OpenWritable(const std::string& path, size_t buffer_size,
+                    std::unique_ptr<OutputStream>* file) {
+  std::string local;
+  if (LocalPath(path, &local)) {
+    std::unique_ptr<WritableFile> writable;
+    SWIGFLOW_RETURN_IF_ERROR(WritableFile::Create(local, buffer_size, &writable));
+    *file = std::move(writable);
+    return Status::OK();
+  }
+  std::shared_ptr<RemoteFileSystem> fs;
+  SWIGFLOW_RETURN_IF_ERROR(GetRemote(path, &fs));
+  return fs->OpenWrite(path, file);
+}
+
+}  // namespace io
+}  // namespace swigflow

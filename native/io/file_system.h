@@ -1,0 +1,47 @@
+// Which file a path names: local paths and file:// URLs are POSIX files; any other
+// scheme://... URL (s3://, gs://, http://, memory://...) goes to the one remote file system the
+// Python package registers, backed by fsspec. Without one, such a URL is UNIMPLEMENTED, never
+// "No such file or directory".
+#ifndef SWIGFLOW_IO_FILE_SYSTEM_H_
+#define SWIGFLOW_IO_FILE_SYSTEM_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "swigflow/framework/status.h"
+#include "swigflow/io/file.h"
+
+namespace swigflow {
+namespace io {
+
+class RemoteFileSystem {
+ public:
+  virtual ~RemoteFileSystem() = default;
+
+  // Opens `url` for reading; *size (when not null) is its size at the open.
+  virtual Status OpenRead(const std::string& url, std::unique_ptr<RandomAccessFile>* file,
+                          uint64_t* size) = 0;
+
+  // Opens `url` for writing. Its contents appear only when Close() returns OK, where the backend
+  // allows (a temporary name renamed, an upload committed): a failed write, or one never closed,
+  // leaves no file that looks complete.
+  virtual Status OpenWrite(const std::string& url, std::unique_ptr<OutputStream>* file) = 0;
+};
+
+// Replaces the remote file system (null: none). Files already open keep theirs.
+void SetRemoteFileSystem(std::shared_ptr<RemoteFileSystem> fs);
+
+// The scheme of "scheme://rest" (lower case), or "" for a local path. A scheme is a letter
+// followed by letters, digits, '+', '-' or '.' (RFC 3986).
+std::string UrlScheme(const std::string& path);
+
+// The local path of a local path or file:// URL ("file:///tmp/x" -> "/tmp/x"); false for any
+// other URL.
+bool LocalPath(const std::string& path, std::string* local);
+
+}  // namespace io
+}  // namespace swigflow
+
+#endif  // SWIGFLOW_IO_FILE_SYSTEM_H_

@@ -1,0 +1,545 @@
+"""Files by path or URL, named like ``tf.io.gfile``.
+
+Every path argument in swigflow (readers, writers, datasets, index files, the command line)
+takes:
+
+- a local path, or a ``file://`` URL: read and written natively;
+- any other ``scheme://`` URL (``s3://``, ``gs://``, ``http(s)://``, ``memory://``, ...):
+  opened through `fsspec <https://filesystem-spec.readthedocs.io>`_ (``pip install
+  swigflow[remote]``, plus the backend: s3fs, gcsfs, aiohttp, ...). The native readers pull
+  large chunks (:data:`READ_BLOCK_SIZE`) from it, and CRC checks, decompression and parsing
+  stay native. Backend settings (endpoints, credentials) come from fsspec's own configuration:
+  ``fsspec.config.conf`` or ``FSSPEC_<SCHEME>_<OPTION>`` environment variables;
+- an open binary file object, wherever a path is read or written.
+
+Writes to a URL are atomic where the backend allows: an object store's upload is committed only
+when the writer closes without error, and other backends write a temporary name that is renamed
+into place. A failed write never leaves a file that looks complete.
+
+Unknown schemes, or fsspec or its backend missing, raise
+:class:`~swigflow.errors.UnimplementedError` saying what to install, never "No such file".
+"""
+
+import collections
+import contextlib
+import glob as _glob
+import io
+import itertools
+import os
+import shutil
+import threading
+import uuid
+import weakref
+
+from swigflow import errors
+from swigflow import pywrap_swigflow as _pywrap
+
+# Bytes fetched per request from a remote file: large enough that a request's latency is
+# amortised, small enough that a reader holds little memory.
+READ_BLOCK_SIZE = 8 << 20
+
+_FILE_OBJECT_SCHEME = "fileobj"
+
+FileStatistics = collections.namedtuple("FileStatistics", ["length", "is_directory"])
+
+
+def scheme(path):
+    """The URL scheme of ``path`` in lower case (``"s3"``, ``"file"``), or ``""`` for a local
+    path. As the native layer decides it (native/io/file_system.h)."""
+    path = os.fsdecode(os.fspath(path))
+    head, sep, _ = path.partition("://")
+    if not sep or not head or not head[0].isalpha():
+        return ""
+    if not all(c.isalnum() or c in "+-." for c in head):
+        return ""
+    return head.lower()
+
+
+def is_remote(path):
+    """Whether ``path`` is opened through fsspec (a URL whose scheme is not ``file``)."""
+    return scheme(path) not in ("", "file")
+
+
+def local_path(path):
+    """The local path of a local path or ``file://`` URL; None for a remote URL."""
+    path = os.fsdecode(os.fspath(path))
+    s = scheme(path)
+    if s == "":
+        return path
+    if s == "file":
+        return path[len("file://") :]
+    return None
+
+
+def as_path(path):
+    """``path`` (str, bytes, os.PathLike or an open binary file object) as the str every native
+    call takes. A file object becomes a ``fileobj://`` name registered for as long as the
+    returned :class:`PathRef` lives; plain paths come back as str."""
+    if is_file_object(path):
+        return _FILE_OBJECTS.register(path)
+    return os.fsdecode(os.fspath(path))
+
+
+def names_file_object(path):
+    """Whether ``path`` is the name :func:`as_path` gave an open file object."""
+    return scheme(path) == _FILE_OBJECT_SCHEME
+
+
+def is_file_object(value):
+    """Whether ``value`` is an open file object rather than a path."""
+    return hasattr(value, "read") or hasattr(value, "write")
+
+
+# --- fsspec ------------------------------------------------------------------------------------
+
+
+def _fsspec():
+    try:
+        import fsspec
+    except ImportError:
+        raise errors.UnimplementedError(
+            "remote paths need fsspec: pip install 'swigflow[remote]'"
+        ) from None
+    return fsspec
+
+
+def _unsupported(url, why):
+    return errors.UnimplementedError(
+        f"File system scheme '{scheme(url)}' not implemented (file: '{url}'): {why}"
+    )
+
+
+def filesystem(url):
+    """(fsspec file system, path within it) for a remote URL.
+
+    Raises:
+      UnimplementedError: fsspec, or the backend for the scheme, is not installed, or fsspec
+        knows no such scheme.
+    """
+    fsspec = _fsspec()
+    s = scheme(url)
+    if s not in fsspec.available_protocols():
+        raise _unsupported(url, "fsspec knows no such scheme")
+    try:
+        return fsspec.core.url_to_fs(url)
+    except ImportError as e:  # fsspec's message names the package to install
+        raise _unsupported(url, f"{e} (see pip install 'swigflow[remote]')") from None
+
+
+@contextlib.contextmanager
+def translated_errors(url):
+    """Raises what a remote call raises as a swigflow error naming ``url``."""
+    try:
+        yield
+    except errors.OpError:
+        raise
+    except FileNotFoundError:
+        raise errors.NotFoundError(f"{url}: No such file or directory") from None
+    except PermissionError as e:
+        raise errors.PermissionDeniedError(f"{url}: permission denied ({e})") from None
+    except IsADirectoryError:
+        raise errors.FailedPreconditionError(f"{url}: is a directory") from None
+    except FileExistsError:
+        raise errors.AlreadyExistsError(f"{url}: already exists") from None
+    except (ConnectionError, TimeoutError) as e:
+        raise errors.UnavailableError(f"{url}: {type(e).__name__}: {e}") from None
+    except Exception as e:
+        name = type(e).__name__
+        if "Timeout" in name or "Connect" in name:
+            raise errors.UnavailableError(f"{url}: {name}: {e}") from None
+        raise errors.UnknownError(f"{url}: {name}: {e}") from None
+
+
+# --- What the native layer calls (swig/py_file_system.h) ---------------------------------------
+
+
+class _Reader:
+    """A remote file read at offsets: seek and read under a lock, as native threads share it."""
+
+    def __init__(self, file, size, url):
+        self._file = file
+        self.size = size
+        self._url = url
+        self._lock = threading.Lock()
+
+    def read_at(self, offset, buffer):
+        with self._lock, translated_errors(self._url):
+            self._file.seek(offset)
+            done = 0
+            n = len(buffer)
+            while done < n:  # readinto may return less than asked before the end
+                got = self._file.readinto(buffer[done:])
+                if not got:
+                    break
+                done += got
+            return done
+
+
+# Object stores whose fsspec files upload in parts and complete the upload only at commit():
+# written with autocommit=False, the object appears when the writer closes. Other file systems
+# get a temporary name renamed into place (on an object store a rename is a copy).
+PENDING_UPLOAD_SCHEMES = frozenset(["s3", "s3a", "gs", "gcs", "abfs", "abfss", "az", "oci", "oss"])
+
+
+class _Writer:
+    """A remote file being written. close() commits it: the pending upload completed, or the
+    temporary name renamed. discard() drops it, leaving any earlier file of the name as it was."""
+
+    def __init__(self, url):
+        self._url = url
+        self._fs, self._path = filesystem(url)
+        with translated_errors(url):
+            if scheme(url) in PENDING_UPLOAD_SCHEMES:
+                self._temp = None
+                self._file = self._fs.open(self._path, "wb", autocommit=False)
+            else:
+                parent, _, name = self._path.rpartition("/")
+                self._temp = f"{parent}/.{name}.tmp-{uuid.uuid4().hex}"
+                self._file = self._fs.open(self._temp, "wb")
+
+    def write(self, buffer):
+        with translated_errors(self._url):
+            self._file.write(buffer)
+
+    def close(self):
+        with translated_errors(self._url):
+            self._file.close()
+            if self._temp is None:
+                self._file.commit()
+            else:
+                self._fs.mv(self._temp, self._path)
+
+    def discard(self):
+        with translated_errors(self._url):
+            if self._temp is None:
+                self._file.discard()
+            else:
+                self._file.close()
+                self._fs.rm(self._temp)
+
+
+class _FileObjectReader(_Reader):
+    def __init__(self, file, url):
+        with translated_errors(url):
+            size = file.seek(0, io.SEEK_END)
+        super().__init__(file, size, url)
+
+
+class _FileObjectWriter:
+    """Writes into a caller's open file: the caller owns (and closes) it."""
+
+    def __init__(self, file, url):
+        self._file = file
+        self._url = url
+
+    def write(self, buffer):
+        with translated_errors(self._url):
+            self._file.write(buffer)
+
+    def close(self):
+        with translated_errors(self._url):
+            self._file.flush()
+
+    def discard(self):
+        pass  # nothing to take back from a file the caller gave
+
+
+class PathRef(str):
+    """The ``fileobj://`` name of a registered file object (a str): the registration lasts as
+    long as this object."""
+
+    __slots__ = ("__weakref__",)
+
+
+class _FileObjects:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._objects = {}
+        self._ids = itertools.count()
+
+    def register(self, file):
+        name = os.path.basename(os.fsdecode(getattr(file, "name", "") or "")) or "file"
+        ref = PathRef(f"{_FILE_OBJECT_SCHEME}://{next(self._ids)}/{name}")
+        key = str(ref)
+        with self._lock:
+            self._objects[key] = file
+        weakref.finalize(ref, self._drop, key)
+        return ref
+
+    def _drop(self, key):
+        with self._lock:
+            self._objects.pop(key, None)
+
+    def get(self, url):
+        with self._lock:
+            file = self._objects.get(url)
+        if file is None:
+            raise errors.NotFoundError(f"{url}: the file object is no longer registered")
+        return file
+
+
+_FILE_OBJECTS = _FileObjects()
+
+
+class _Opener:
+    """The remote file system the native layer calls (swig/py_file_system.h)."""
+
+    def open_read(self, url):
+        if scheme(url) == _FILE_OBJECT_SCHEME:
+            return _FileObjectReader(_FILE_OBJECTS.get(url), url)
+        fs, path = filesystem(url)
+        with translated_errors(url):
+            size = fs.size(path)
+            if size is None:
+                # No length from the server (a stream): read it whole once.
+                with fs.open(path, "rb") as f:
+                    return _FileObjectReader(io.BytesIO(f.read()), url)
+            file = fs.open(path, "rb", block_size=READ_BLOCK_SIZE, cache_type="readahead")
+        return _Reader(file, size, url)
+
+    def open_write(self, url):
+        if scheme(url) == _FILE_OBJECT_SCHEME:
+            return _FileObjectWriter(_FILE_OBJECTS.get(url), url)
+        return _Writer(url)
+
+
+_pywrap.SetRemoteOpener(_Opener())
+
+
+# --- tf.io.gfile ---------------------------------------------------------------------------------
+
+
+def _remote_call(path, fn):
+    fs, p = filesystem(path)
+    with translated_errors(path):
+        return fn(fs, p)
+
+
+class GFile:
+    """A file by path or URL, as ``tf.io.gfile.GFile``: a local file through ``open``, a URL
+    through fsspec. Writing to a URL is atomic as described in the module's documentation:
+    the file appears when the ``with`` block (or :meth:`close`) completes without error.
+
+    Args:
+      name: a path or URL.
+      mode: ``"r"``, ``"rb"``, ``"w"``, ``"wb"``, ``"a"``, ``"ab"``.
+    """
+
+    def __init__(self, name, mode="r"):
+        self.name = os.fsdecode(os.fspath(name))
+        self.mode = mode
+        local = local_path(self.name)
+        if local is not None:
+            try:
+                self._file = open(local, mode)  # noqa: SIM115 - closed by close()
+            except OSError as e:
+                raise _os_error(local, e) from None
+            self._writer = None
+        elif any(c in mode for c in "wa"):
+            if "a" in mode:
+                raise errors.UnimplementedError(f"{self.name}: appending to a URL")
+            self._writer = _Writer(self.name)
+            self._file = io.BufferedWriter(_RawWriter(self._writer), READ_BLOCK_SIZE)
+            if "b" not in mode:
+                self._file = io.TextIOWrapper(self._file)
+        else:
+            fs, p = filesystem(self.name)
+            with translated_errors(self.name):
+                self._file = fs.open(p, mode, block_size=READ_BLOCK_SIZE)
+            self._writer = None
+
+    def read(self, n=-1):
+        with translated_errors(self.name):
+            return self._file.read(n)
+
+    def readline(self):
+        with translated_errors(self.name):
+            return self._file.readline()
+
+    def __iter__(self):
+        return iter(self._file)
+
+    def write(self, data):
+        with translated_errors(self.name):
+            return self._file.write(data)
+
+    def flush(self):
+        self._file.flush()
+
+    def close(self, _commit=True):
+        """Closes the file; a URL written to appears now (unless leaving a ``with`` block by an
+        exception, which discards it)."""
+        writer, self._writer = self._writer, None
+        if writer is None:
+            self._file.close()
+        elif _commit:
+            self._file.flush()
+            writer.close()
+        else:
+            writer.discard()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, *rest):
+        self.close(_commit=exc_type is None)
+
+    def __del__(self):
+        if getattr(self, "_writer", None) is not None:
+            self.close(_commit=False)  # never closed: the file must not appear
+
+
+class _RawWriter(io.RawIOBase):
+    """Text-mode GFile writes through this into a remote _Writer."""
+
+    def __init__(self, writer):
+        self._writer = writer
+
+    def writable(self):
+        return True
+
+    def write(self, b):
+        self._writer.write(bytes(b))
+        return len(b)
+
+
+def _os_error(path, e):
+    codes = {
+        FileNotFoundError: errors.NotFoundError,
+        NotADirectoryError: errors.NotFoundError,
+        PermissionError: errors.PermissionDeniedError,
+        IsADirectoryError: errors.FailedPreconditionError,
+        FileExistsError: errors.AlreadyExistsError,
+    }
+    cls = codes.get(type(e), errors.UnknownError)
+    return cls(f"{path}: {e.strerror or e}")
+
+
+def exists(path):
+    """Whether ``path`` exists."""
+    local = local_path(path)
+    if local is not None:
+        return os.path.exists(local)
+    return _remote_call(path, lambda fs, p: fs.exists(p))
+
+
+def isdir(path):
+    """Whether ``path`` is a directory."""
+    local = local_path(path)
+    if local is not None:
+        return os.path.isdir(local)
+    return _remote_call(path, lambda fs, p: fs.isdir(p))
+
+
+def stat(path):
+    """A :class:`FileStatistics` (length in bytes, is_directory) for ``path``.
+
+    Raises:
+      NotFoundError: no such file.
+    """
+    local = local_path(path)
+    if local is not None:
+        try:
+            st = os.stat(local)
+        except OSError as e:
+            raise _os_error(local, e) from None
+        return FileStatistics(st.st_size, os.path.isdir(local))
+
+    def info(fs, p):
+        i = fs.info(p)
+        return FileStatistics(int(i.get("size") or 0), i.get("type") == "directory")
+
+    return _remote_call(path, info)
+
+
+def glob(pattern):
+    """The paths matching ``pattern``, sorted; URLs keep their scheme."""
+    pattern = os.fsdecode(os.fspath(pattern))
+    local = local_path(pattern)
+    if local is not None:
+        found = sorted(_glob.glob(local))
+        return [f"file://{f}" for f in found] if local != pattern else found
+    s = scheme(pattern)
+
+    def matches(fs, p):
+        return sorted(fs.unstrip_protocol(f) if "://" not in f else f for f in fs.glob(p))
+
+    found = _remote_call(pattern, matches)
+    return [f if scheme(f) == s else f"{s}://{f.split('://', 1)[-1]}" for f in found]
+
+
+def listdir(path):
+    """The names in directory ``path`` (not full paths), sorted."""
+    local = local_path(path)
+    if local is not None:
+        try:
+            return sorted(os.listdir(local))
+        except OSError as e:
+            raise _os_error(local, e) from None
+    names = _remote_call(path, lambda fs, p: fs.ls(p, detail=False))
+    return sorted(n.rstrip("/").rsplit("/", 1)[-1] for n in names)
+
+
+def makedirs(path):
+    """Creates directory ``path`` and its parents; an existing one is fine. Object stores have
+    no directories, so there it does nothing."""
+    local = local_path(path)
+    if local is not None:
+        os.makedirs(local, exist_ok=True)
+        return
+    _remote_call(path, lambda fs, p: fs.makedirs(p, exist_ok=True))
+
+
+def remove(path):
+    """Deletes file ``path``.
+
+    Raises:
+      NotFoundError: no such file.
+    """
+    local = local_path(path)
+    if local is not None:
+        try:
+            os.remove(local)
+        except OSError as e:
+            raise _os_error(local, e) from None
+        return
+    _remote_call(path, lambda fs, p: fs.rm_file(p))
+
+
+def rename(src, dst, overwrite=False):
+    """Renames ``src`` to ``dst`` (both local, or both on one remote file system).
+
+    Raises:
+      AlreadyExistsError: ``dst`` exists and ``overwrite`` is false.
+    """
+    if not overwrite and exists(dst):
+        raise errors.AlreadyExistsError(f"{os.fsdecode(os.fspath(dst))}: already exists")
+    local_src, local_dst = local_path(src), local_path(dst)
+    if local_src is not None and local_dst is not None:
+        try:
+            os.replace(local_src, local_dst)
+        except OSError as e:
+            raise _os_error(local_src, e) from None
+        return
+    if (local_src is None) != (local_dst is None) or scheme(src) != scheme(dst):
+        raise errors.UnimplementedError(f"renaming {src} to {dst}: not one file system")
+    _, dst_path = filesystem(dst)
+    _remote_call(src, lambda fs, p: fs.mv(p, dst_path))
+
+
+def join(path, *paths):
+    """Joins path components with ``/`` (URLs) or the OS separator (local paths)."""
+    path = os.fsdecode(os.fspath(path))
+    if is_remote(path):
+        for p in paths:
+            path = path.rstrip("/") + "/" + os.fsdecode(os.fspath(p)).lstrip("/")
+        return path
+    return os.path.join(path, *paths)
+
+
+def copy(src, dst, overwrite=False):
+    """Copies file ``src`` to ``dst`` (each a path or URL)."""
+    if not overwrite and exists(dst):
+        raise errors.AlreadyExistsError(f"{os.fsdecode(os.fspath(dst))}: already exists")
+    with GFile(src, "rb") as fin, GFile(dst, "wb") as fout:
+        shutil.copyfileobj(fin, fout, READ_BLOCK_SIZE)
