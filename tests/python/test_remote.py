@@ -261,7 +261,7 @@ def test_http_is_read_only_and_missing_files_are_not_found(http_root):
         w.write(b"x")
 
 
-# --- s3:// (moto's server) -------------------------------------------------------------------------
+# --- s3:// (moto's server) ----------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")

@@ -203,9 +203,9 @@ class TFRecordWriter:
 
     After :meth:`close`, or when a ``with`` block is left normally, the file holds exactly the
     records written, each whole. A ``with`` block left by an exception calls :meth:`abort`
-    instead: a URL's file then never appears (a local file keeps the records written). Uncompressed output is byte-identical to
-    TensorFlow's. Writing happens without the GIL; threads may share one writer (records never
-    interleave).
+    instead: a URL's file then never appears (a local file keeps the records written).
+    Uncompressed output is byte-identical to TensorFlow's. Writing happens without the GIL;
+    threads may share one writer (records never interleave).
 
     Args:
       path: the file to create or truncate: a path or URL (str, bytes or os.PathLike; see
