@@ -56,6 +56,7 @@
 %rename("%s") swigflow::python::DecodeSequenceExample;
 %rename("%s") swigflow::python::EncodeExample;
 %rename("%s") swigflow::python::EncodeSequenceExample;
+%rename("%s") swigflow::python::EncodeExampleColumns;
 %rename("%s") swigflow::python::ParseExampleBatch;
 %include "swig/py_example.h"
 %unignoreall

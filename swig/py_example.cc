@@ -256,6 +256,126 @@ PyObject* EncodeExample(PyObject* features) {
   return BytesToPy(out);
 }
 
+namespace {
+
+// One column of EncodeExampleColumns, its arrays held until the encoding is done.
+struct Column {
+  std::string key;
+  ex::Feature::Kind kind;
+  PyArrayObject* values = nullptr;      // owned
+  PyArrayObject* splits = nullptr;      // owned
+  std::vector<std::string_view> bytes;  // kBytes: the values' buffers (the array keeps them)
+  Column() = default;
+  Column(const Column&) = delete;
+  Column& operator=(const Column&) = delete;
+  ~Column() {
+    Py_XDECREF(values);
+    Py_XDECREF(splits);
+  }
+};
+
+// Checks and holds one (key, kind, values, splits) item; false with a Python error.
+bool ColumnFromPy(PyObject* item, long long n, Column* c) {
+  PyObject *key, *values, *splits;
+  int kind;
+  if (!PyArg_ParseTuple(item, "OiOO", &key, &kind, &values, &splits)) return false;
+  if (!KeyFromPy(key, &c->key)) return false;
+  if (kind < 1 || kind > 3) {
+    PyErr_Format(PyExc_ValueError, "column %s: invalid feature kind %d", c->key.c_str(), kind);
+    return false;
+  }
+  c->kind = static_cast<ex::Feature::Kind>(kind);
+  const int type = c->kind == ex::Feature::Kind::kFloat   ? NPY_FLOAT32
+                   : c->kind == ex::Feature::Kind::kInt64 ? NPY_INT64
+                                                          : NPY_OBJECT;
+  c->values = reinterpret_cast<PyArrayObject*>(
+      PyArray_FromAny(values, PyArray_DescrFromType(type), 1, 1, NPY_ARRAY_CARRAY_RO, nullptr));
+  if (c->values == nullptr) return false;
+  c->splits = reinterpret_cast<PyArrayObject*>(PyArray_FromAny(
+      splits, PyArray_DescrFromType(NPY_INT64), 1, 1, NPY_ARRAY_CARRAY_RO, nullptr));
+  if (c->splits == nullptr) return false;
+  const npy_intp size = PyArray_SIZE(c->values);
+  const auto* bounds = static_cast<const int64_t*>(PyArray_DATA(c->splits));
+  if (PyArray_SIZE(c->splits) != n + 1 || bounds[0] != 0 || bounds[n] != size) {
+    PyErr_Format(PyExc_ValueError,
+                 "column %s: splits must be %lld + 1 bounds from 0 to the %zd values",
+                 c->key.c_str(), n, static_cast<Py_ssize_t>(size));
+    return false;
+  }
+  for (long long i = 0; i < n; ++i) {
+    if (bounds[i + 1] < bounds[i]) {
+      PyErr_Format(PyExc_ValueError, "column %s: splits must not decrease", c->key.c_str());
+      return false;
+    }
+  }
+  if (type == NPY_OBJECT) {
+    auto* const* items = static_cast<PyObject* const*>(PyArray_DATA(c->values));
+    c->bytes.reserve(static_cast<size_t>(size));
+    for (npy_intp i = 0; i < size; ++i) {
+      if (items[i] == nullptr || !PyBytes_Check(items[i])) {
+        PyErr_Format(PyExc_TypeError, "column %s: bytes_list values must be bytes, not %.100s",
+                     c->key.c_str(), items[i] == nullptr ? "NULL" : Py_TYPE(items[i])->tp_name);
+        return false;
+      }
+      c->bytes.emplace_back(PyBytes_AS_STRING(items[i]),
+                            static_cast<size_t>(PyBytes_GET_SIZE(items[i])));
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+PyObject* EncodeExampleColumns(PyObject* columns, long long n) {
+  if (n < 0) {
+    PyErr_SetString(PyExc_ValueError, "the number of rows must not be negative");
+    return nullptr;
+  }
+  PyObject* seq = PySequence_Fast(columns, "columns must be a sequence");
+  if (seq == nullptr) return nullptr;
+  const Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
+  std::vector<Column> cols(static_cast<size_t>(count));
+  for (Py_ssize_t j = 0; j < count; ++j) {
+    if (!ColumnFromPy(PySequence_Fast_GET_ITEM(seq, j), n, &cols[j])) {
+      Py_DECREF(seq);
+      return nullptr;
+    }
+  }
+  Py_DECREF(seq);
+  std::vector<std::string> encoded(static_cast<size_t>(n));
+  const Status s = WithoutGil([&] {
+    ex::Example example;
+    for (const Column& c : cols) example.features[c.key].SetKind(c.kind);
+    for (long long i = 0; i < n; ++i) {
+      for (const Column& c : cols) {
+        ex::Feature& f = example.features[c.key];
+        const auto* bounds = static_cast<const int64_t*>(PyArray_DATA(c.splits));
+        const size_t begin = static_cast<size_t>(bounds[i]),
+                     end = static_cast<size_t>(bounds[i + 1]);
+        switch (c.kind) {
+          case ex::Feature::Kind::kFloat: {
+            const auto* v = static_cast<const float*>(PyArray_DATA(c.values));
+            f.float_list.assign(v + begin, v + end);
+            break;
+          }
+          case ex::Feature::Kind::kInt64: {
+            const auto* v = static_cast<const int64_t*>(PyArray_DATA(c.values));
+            f.int64_list.assign(v + begin, v + end);
+            break;
+          }
+          default:
+            f.bytes_list.assign(c.bytes.begin() + begin, c.bytes.begin() + end);
+            break;
+        }
+      }
+      ex::SerializeExample(example, &encoded[static_cast<size_t>(i)]);
+    }
+    return Status::OK();
+  });
+  if (!s.ok()) return StatusResult(s);
+  return NewList(encoded.size(), [&](size_t i) { return BytesToPy(encoded[i]); });
+}
+
 // Canonical bytes of a SequenceExample given as (context, {key: [(kind, values), ...]}).
 PyObject* EncodeSequenceExample(PyObject* context, PyObject* feature_lists) {
   ex::SequenceExample example;

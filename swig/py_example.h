@@ -25,6 +25,12 @@ PyObject* DecodeSequenceExample(const char* data, size_t n);
 // Canonical bytes of an Example given as {key: (kind, values)}.
 PyObject* EncodeExample(PyObject* features);
 
+// Canonical bytes of n Examples given by columns: a list of (key, kind, values, splits), where
+// values is a 1-D array (float32 for kFloat, int64 for kInt64, objects holding bytes for
+// kBytes) and splits the n + 1 int64 bounds of each row's values in it (a row with none has an
+// empty Feature of that kind). Returns a list of n bytes objects. Encoding runs without the GIL.
+PyObject* EncodeExampleColumns(PyObject* columns, long long n);
+
 // Canonical bytes of a SequenceExample given as (context, {key: [(kind, values), ...]}).
 PyObject* EncodeSequenceExample(PyObject* context, PyObject* feature_lists);
 

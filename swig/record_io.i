@@ -48,6 +48,29 @@
   Py_DECREF(lengths);
 }
 
+// An index argument from (offsets, lengths), two sequences of ints of one length.
+%typemap(in) const swigflow::io::RecordIndex& index (swigflow::io::RecordIndex temp) {
+  PyObject* offsets = nullptr;
+  PyObject* lengths = nullptr;
+  if (!PyArg_ParseTuple($input, "OO", &offsets, &lengths)) SWIG_fail;
+  PyArrayObject* o = reinterpret_cast<PyArrayObject*>(PyArray_FROMANY(offsets, NPY_INT64, 1, 1, NPY_ARRAY_CARRAY_RO));
+  if (o == nullptr) SWIG_fail;
+  PyArrayObject* l = reinterpret_cast<PyArrayObject*>(PyArray_FROMANY(lengths, NPY_INT64, 1, 1, NPY_ARRAY_CARRAY_RO));
+  if (l == nullptr || PyArray_SIZE(o) != PyArray_SIZE(l)) {
+    if (l != nullptr) PyErr_SetString(PyExc_ValueError, "offsets and lengths differ in length");
+    Py_DECREF(o);
+    Py_XDECREF(l);
+    SWIG_fail;
+  }
+  const auto* od = static_cast<const int64_t*>(PyArray_DATA(o));
+  const auto* ld = static_cast<const int64_t*>(PyArray_DATA(l));
+  temp.offsets.assign(od, od + PyArray_SIZE(o));
+  temp.lengths.assign(ld, ld + PyArray_SIZE(l));
+  Py_DECREF(o);
+  Py_DECREF(l);
+  $1 = &temp;
+}
+
 // --- Options -----------------------------------------------------------------------------------
 
 // Python sets these by field name (swigflow.io.TFRecordOptions); what it leaves alone keeps the
@@ -102,6 +125,7 @@ SWIGFLOW_RELEASE_GIL(swigflow::python::PyRecordScanner::Open)
 SWIGFLOW_RELEASE_GIL(swigflow::python::CreateIndexFile)
 SWIGFLOW_RELEASE_GIL(swigflow::io::ScanRecords)
 SWIGFLOW_RELEASE_GIL(swigflow::io::ReadIndexFile)
+SWIGFLOW_RELEASE_GIL(swigflow::io::WriteIndexFile)
 
 %ignoreall
 %rename("%s") swigflow::python::PyRecordReader;
@@ -122,6 +146,7 @@ SWIGFLOW_RELEASE_GIL(swigflow::io::ReadIndexFile)
 %include "swig/py_record_io.h"
 %rename(ScanRecordIndex) swigflow::io::ScanRecords;
 %rename(ReadRecordIndex) swigflow::io::ReadIndexFile;
+%rename(WriteRecordIndex) swigflow::io::WriteIndexFile;
 %include "swigflow/io/record_index.h"
 %unignoreall
 

@@ -1,12 +1,10 @@
 """swigflow.io.parse_example / parse_single_example: TensorFlow's exact results and errors."""
 
-import json
 import os
-import re
-import struct
 
 import numpy as np
 import pytest
+from golden import GOLDEN, MANIFEST, as_manifest, spec_from_manifest
 
 import swigflow
 from swigflow import errors, train
@@ -19,29 +17,7 @@ from swigflow.io import (
     parse_single_example,
 )
 
-GOLDEN = os.path.join(os.path.dirname(__file__), "..", "testdata", "golden")
-with open(os.path.join(GOLDEN, "MANIFEST.json")) as f:
-    MANIFEST = json.load(f)
 RECORDS = list(swigflow.io.tf_record_iterator(os.path.join(GOLDEN, "examples.tfrecord")))
-
-
-def spec_from_manifest(text):
-    """'FixedLen([3], float32)', 'FixedLen([], int64, default=-1)', 'VarLen(string)'."""
-    if text.startswith("VarLen("):
-        return VarLenFeature(text[len("VarLen(") : -1])
-    m = re.fullmatch(r"FixedLen\(\[([\d, ]*)\], (\w+)(?:, default=(.+))?\)", text)
-    shape = [int(d) for d in m.group(1).split(",") if d.strip()]
-    default = None if m.group(3) is None else int(m.group(3))
-    return FixedLenFeature(shape, m.group(2), default)
-
-
-def as_manifest(values, dtype):
-    values = np.asarray(values).ravel()
-    if dtype == np.float32:
-        return [struct.pack("<f", v).hex() for v in values]
-    if values.dtype == object:
-        return [v.hex() for v in values]
-    return [str(int(v)) for v in values]
 
 
 def test_golden_parse_example_equals_tensorflow():

@@ -7,15 +7,13 @@ import os
 import struct
 import sys
 
-from google.protobuf import json_format, message
+from google.protobuf import json_format
 
-from swigflow import errors, io, train
+from swigflow import errors, io
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.cli import CommandError, add_compression_option, compression_of, positive_int
+from swigflow.io import schema
 from swigflow.io.index import checked_default_index
-
-# parse_example's dtype for each kind of Feature (its oneof member without "_list").
-_DTYPES = {"bytes": "string", "float": "float32", "int64": "int64"}
 
 
 def register(commands):
@@ -111,26 +109,6 @@ def _records(path, args, limit=None):
                 number += 1
 
 
-def _decode(payload):
-    """The Example in payload, or None when protobuf cannot parse it as one."""
-    try:
-        return train.Example.FromString(payload)
-    except message.DecodeError:
-        return None
-
-
-def _features(example):
-    """[(key, kind, values)] sorted by key; kind is "bytes", "float", "int64" or None."""
-    found = []
-    for key, feature in sorted(example.features.feature.items()):
-        member = feature.WhichOneof("kind")
-        if member is None:
-            found.append((key, None, []))
-        else:
-            found.append((key, member[: -len("_list")], getattr(feature, member).value))
-    return found
-
-
 # --- showing values safely ----------------------------------------------------------------------
 
 _SHOW_BYTES = 48  # longer values are abbreviated in text output
@@ -184,7 +162,7 @@ def _show_values(kind, values, limit=None):
 def _cat(args):
     out = sys.stdout
     for number, payload in _records(args.file, args, args.count):
-        example = _decode(payload)
+        example = schema.decode_example(payload)
         if args.json:
             if example is None:
                 line = {"_record": number, "_not_an_example": base64.b64encode(payload).decode()}
@@ -196,71 +174,35 @@ def _cat(args):
             out.write(f"record {number}: not a tf.train.Example: {_show_bytes(payload)}\n")
             continue
         out.write(f"record {number}:\n")
-        for key, kind, values in _features(example):
+        for key, kind, values in schema.example_features(example):
             out.write(f"  {key}: {kind or '(no kind)'} {_show_values(kind, values, 16)}\n")
     return 0
 
 
-class _KeyStats:
-    def __init__(self):
-        self.kinds = {}  # kind name -> records
-        self.present = 0
-        self.min_values = None
-        self.max_values = 0
-        self.example = None
-
-    def add(self, kind, values):
-        name = kind or "none"
-        self.kinds[name] = self.kinds.get(name, 0) + 1
-        self.present += 1
-        n = len(values)
-        self.min_values = n if self.min_values is None else min(self.min_values, n)
-        self.max_values = max(self.max_values, n)
-        if self.example is None and values:
-            self.example = (kind, values[:3])
-
-    def spec(self, records):
-        """The parse_example spec that reads this key from every record, as source text."""
-        kinds = [k for k in self.kinds if k != "none"]
-        if len(kinds) != 1:
-            return "(mixed kinds)" if kinds else "(no values)"
-        dtype = _DTYPES[kinds[0]]
-        if (
-            self.present == records
-            and "none" not in self.kinds
-            and self.min_values == self.max_values
-        ):
-            shape = "[]" if self.max_values == 1 else f"[{self.max_values}]"
-            return f'FixedLenFeature({shape}, "{dtype}")'
-        return f'VarLenFeature("{dtype}")'
+def _spec_text(stats, records):
+    feature = stats.feature(records)
+    return stats.why_none() if feature is None else schema.spec_source(feature)
 
 
 def _inspect(args):
-    stats = {}
-    records = 0
-    not_examples = 0
+    scan = schema.SchemaScan()
     for path in args.files:
-        limit = None if args.max_records is None else args.max_records - records
+        limit = None if args.max_records is None else args.max_records - scan.records
         if limit == 0:
             break
         for _, payload in _records(path, args, limit):
-            records += 1
-            example = _decode(payload)
-            if example is None:
-                not_examples += 1
-                continue
-            for key, kind, values in _features(example):
-                stats.setdefault(key, _KeyStats()).add(kind, values)
-    schema = {
+            scan.add(payload)
+    records, not_examples = scan.records, scan.not_examples
+    found = {
         key: {
             "kinds": s.kinds,
             "present": s.present,
             "min_values": s.min_values,
             "max_values": s.max_values,
             "example": None if s.example is None else _show_values(*s.example),
-            "spec": s.spec(records),
+            "spec": _spec_text(s, records),
         }
-        for key, s in sorted(stats.items())
+        for key, s in sorted(scan.stats.items())
     }
     if args.json:
         print(
@@ -269,7 +211,7 @@ def _inspect(args):
                     "files": args.files,
                     "records": records,
                     "not_examples": not_examples,
-                    "features": schema,
+                    "features": found,
                 },
                 indent=2,
             )
@@ -279,10 +221,10 @@ def _inspect(args):
         f"{records:,} records in {len(args.files)} file(s)"
         + (f", {not_examples:,} of them not tf.train.Example" if not_examples else "")
     )
-    if not schema:
+    if not found:
         return 0
     rows = [("key", "kind", "present", "values", "example", "spec")]
-    for key, s in schema.items():
+    for key, s in found.items():
         kinds = "/".join(sorted(s["kinds"]))
         count = (
             f"{s['min_values']}"

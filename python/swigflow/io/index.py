@@ -50,6 +50,16 @@ def create_index(path, index_path=None):
     return len(offsets)
 
 
+def write_index(index_path, offsets, lengths):
+    """Writes an index file from each record's offset and framed length (payload + 16), for a
+    writer that knows them (so the file need not be read again).
+
+    Raises:
+      ValueError: offsets and lengths differ in length.
+    """
+    _pywrap.WriteRecordIndex(os.fsdecode(os.fspath(index_path)), (offsets, lengths))
+
+
 def index_mismatch(path, offsets, lengths):
     """Why an index (offsets and framed lengths) does not describe `path`, or None when it does.
 

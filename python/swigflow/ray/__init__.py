@@ -1,0 +1,107 @@
+"""TFRecord datasets on `Ray Data <https://docs.ray.io/en/latest/data/data.html>`_, read and
+written natively (``pip install swigflow[ray]``; Ray is imported only when this is used).
+
+::
+
+    import swigflow.ray
+
+    ds = swigflow.ray.read_tfrecords("s3://bucket/train/")      # a ray.data.Dataset
+    ds = ds.map_batches(preprocess)
+    swigflow.ray.write_tfrecords(ds, "s3://bucket/train-clean/")
+
+Each read task reads its files (or, for indexed files, its ranges of records) with the native
+reader, CRCs checked, and parses them with the C++ ``parse_example``: no TensorFlow anywhere.
+Paths take every scheme :mod:`swigflow.io.gfile` does.
+"""
+
+_CLASSES = ("TFRecordDatasource", "TFRecordDatasink")
+
+
+def read_tfrecords(
+    paths,
+    *,
+    spec=None,
+    compression_type=None,
+    on_error="raise",
+    override_num_blocks=None,
+    schema_records=None,
+):
+    """A ``ray.data.Dataset`` of the Examples in ``paths``, one column per feature.
+
+    Args:
+      paths: a file, directory (its TFRecord files; index files are skipped) or glob pattern,
+        or a list of them; local paths or URLs.
+      spec: ``{key: FixedLenFeature | VarLenFeature | ...}`` as for ``parse_example``. None
+        infers it as ``swigflow inspect`` does, from the first ``schema_records`` records.
+      compression_type: None, ``"GZIP"`` or ``"ZLIB"``.
+      on_error: ``"raise"`` (a DataLossError naming the file and offset), ``"skip_record"``
+        (damaged records are skipped with a warning, the rest is read) or ``"skip_file"``.
+      override_num_blocks: the number of read tasks (Ray chooses by default). Indexed
+        uncompressed files are split across tasks at record offsets.
+      schema_records: records read to infer the spec (default
+        :data:`swigflow.ray.sources.SCHEMA_RECORDS`).
+
+    Columns: a FixedLenFeature of shape ``[]`` is a scalar column, a larger shape a tensor
+    column; a VarLenFeature is a column of 1-D arrays; strings are bytes.
+    """
+    sources = _sources()
+    import ray.data
+
+    source = sources.TFRecordDatasource(
+        paths,
+        spec=spec,
+        compression_type=compression_type,
+        on_error=on_error,
+        schema_records=schema_records,
+    )
+    return ray.data.read_datasource(source, override_num_blocks=override_num_blocks)
+
+
+def write_tfrecords(dataset, path, *, compression_type=None, num_rows_per_file=None):
+    """Writes ``dataset`` (a ``ray.data.Dataset``) as TFRecord files of tf.train.Example under
+    the directory ``path``, and returns the files written, in order.
+
+    Each row becomes an Example, encoded natively: integer and bool columns as int64_list,
+    floating columns as float_list, bytes and str columns as bytes_list (str as UTF-8);
+    array-valued cells give a list of their values (flattened), None an empty list.
+
+    One file per block (or per ``num_rows_per_file`` rows), named
+    ``part-TTTTTT-KKKKKK.tfrecord`` so that sorted names are the dataset's order:
+    ``TFRecordDataset(Dataset.list_files(path + "/*.tfrecord", shuffle=False))`` reads the rows
+    back in order. Uncompressed files get an index file. Each file appears only when complete.
+    """
+    from ray.data import DataContext
+
+    sink = _sources().TFRecordDatasink(
+        path, compression_type=compression_type, num_rows_per_file=num_rows_per_file
+    )
+    # File names follow the write tasks' order, which is the dataset's only with order kept.
+    options = DataContext.get_current().execution_options
+    saved = options.preserve_order
+    options.preserve_order = True
+    try:
+        dataset.write_datasink(sink)
+    finally:
+        options.preserve_order = saved
+    return sink.files_written
+
+
+def _sources():
+    try:
+        from swigflow.ray import sources
+    except ImportError as e:
+        if e.name is not None and e.name.split(".")[0] in ("ray", "pyarrow"):
+            raise ImportError(
+                f"swigflow.ray needs Ray Data: pip install 'swigflow[ray]' ({e})"
+            ) from None
+        raise
+    return sources
+
+
+def __getattr__(name):
+    if name in _CLASSES:
+        return getattr(_sources(), name)
+    raise AttributeError(f"module 'swigflow.ray' has no attribute {name!r}")
+
+
+__all__ = ["TFRecordDatasink", "TFRecordDatasource", "read_tfrecords", "write_tfrecords"]

@@ -1,0 +1,400 @@
+"""Ray Data's datasource and datasink for TFRecord files of tf.train.Example (imports Ray).
+
+Use them through :func:`swigflow.ray.read_tfrecords` and :func:`swigflow.ray.write_tfrecords`,
+or directly with ``ray.data.read_datasource`` and ``Dataset.write_datasink``.
+"""
+
+import logging
+import math
+
+import numpy as np
+import pyarrow as pa
+from ray.data import Datasink, Datasource, ReadTask
+from ray.data.block import BlockAccessor, BlockMetadata
+from ray.data.extensions import ArrowTensorArray
+
+from swigflow import errors
+from swigflow import pywrap_swigflow as _pywrap
+from swigflow.io import gfile, schema
+from swigflow.io.feature_spec import check_features
+from swigflow.io.index import INDEX_SUFFIX, checked_default_index, write_index
+from swigflow.io.parsing import parse_example
+from swigflow.io.scan import TFRecordScanner
+from swigflow.io.tf_record import TFRecordReader, TFRecordWriter, compression_name
+from swigflow.tensors import RaggedTensor, SparseTensor
+
+log = logging.getLogger("swigflow.ray")
+
+# Records read on the driver to infer a spec when none is given.
+SCHEMA_RECORDS = 10_000
+# A block ends after this many records or payload bytes, whichever comes first: large enough
+# for parse_example's threads and Ray's per-block overhead, small enough for worker memory.
+BLOCK_RECORDS = 65_536
+BLOCK_BYTES = 64 << 20
+ON_ERROR = ("raise", "skip_record", "skip_file")
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+def expand_paths(paths):
+    """The TFRecord files named by ``paths``: files, directories (their files, without index
+    files and hidden or ``_``-prefixed names), glob patterns; in order, each once."""
+    if isinstance(paths, (str, bytes)) or not hasattr(paths, "__iter__"):
+        paths = [paths]
+    files = []
+    for p in paths:
+        if gfile.is_file_object(p):
+            raise TypeError("swigflow.ray reads paths or URLs, not open file objects")
+        p = gfile.as_path(p)
+        if _GLOB_CHARS & set(p.rpartition("://")[2]):
+            found = [f for f in gfile.glob(p) if not f.endswith(INDEX_SUFFIX)]
+        elif gfile.isdir(p):
+            found = [
+                gfile.join(p, name)
+                for name in gfile.listdir(p)
+                if not name.endswith(INDEX_SUFFIX) and name[:1] not in "._"
+            ]
+        else:
+            found = [p]
+        if not found:
+            raise errors.NotFoundError(f"no TFRecord files match {p}")
+        files.extend(found)
+    return list(dict.fromkeys(files))
+
+
+def infer_spec(files, compression, records):
+    """The spec ``swigflow inspect`` reports for the first ``records`` records of ``files``."""
+    scan = schema.SchemaScan()
+    for path in files:
+        with TFRecordReader(path, compression) as reader:
+            while scan.records < records:
+                batch = reader.read_batch(min(1024, records - scan.records))
+                if not batch:
+                    break
+                for payload in batch:
+                    scan.add(payload)
+        if scan.records >= records:
+            break
+    features = scan.features()
+    if not features:
+        raise errors.InvalidArgumentError(
+            f"no features to infer from the first {scan.records} records of {files[0]} "
+            "(not tf.train.Example?): pass spec="
+        )
+    skipped = sorted(set(scan.stats) - set(features))
+    if skipped:
+        log.warning("no spec inferred for %s (mixed kinds or no values): pass spec=", skipped)
+    return features
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+
+def _to_arrow(parsed, features, n):
+    """A pyarrow Table of one parsed batch: scalars as columns, larger fixed shapes as Ray
+    tensor columns, variable-length values as list columns."""
+    columns = {}
+    for key in features:
+        value = parsed[key]
+        if isinstance(value, SparseTensor):
+            counts = np.bincount(value.indices[:, 0], minlength=n) if n else np.zeros(0, int)
+            columns[key] = _list_array(value.values, counts)
+        elif isinstance(value, RaggedTensor):
+            if isinstance(value.values, RaggedTensor):  # partitioned: nested lists
+                columns[key] = pa.array(value.to_list())
+            else:
+                columns[key] = _list_array(value.values, np.diff(value.row_splits))
+        elif value.ndim == 1:
+            columns[key] = pa.array(value, type=pa.binary() if value.dtype == object else None)
+        elif value.dtype == object:  # strings of a larger shape: a list per row
+            flat = value.reshape(n, -1)
+            columns[key] = _list_array(flat.ravel(), np.full(n, flat.shape[1]))
+        else:
+            columns[key] = ArrowTensorArray.from_numpy(value)
+    return pa.table(columns)
+
+
+def _list_array(values, counts):
+    offsets = np.zeros(len(counts) + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    typ = pa.binary() if values.dtype == object else None
+    return pa.LargeListArray.from_arrays(offsets, pa.array(values, type=typ))
+
+
+def _batches_raise(path, start, rows, compression):
+    with TFRecordReader(path, compression, offset=start) as reader:
+        left = rows
+        while left is None or left > 0:
+            batch = reader.read_batch(
+                BLOCK_RECORDS if left is None else min(BLOCK_RECORDS, left), BLOCK_BYTES
+            )
+            if not batch:
+                return
+            if left is not None:
+                left -= len(batch)
+            yield batch
+
+
+def _batches_skip_file(path, compression):
+    try:
+        yield from _batches_raise(path, 0, None, compression)
+    except errors.DataLossError as e:
+        log.warning("skipped the rest of %s: %s", path, e.message)
+
+
+def _batches_skip_record(path, compression):
+    scanner = TFRecordScanner(path, compression)
+    batch, size, reported = [], 0, 0
+    for _, payload in scanner:
+        batch.append(payload)
+        size += len(payload)
+        if len(batch) >= BLOCK_RECORDS or size >= BLOCK_BYTES:
+            yield batch
+            batch, size = [], 0
+        for damage in scanner.damages[reported:]:
+            log.warning("skipped damaged data in %s: %s", path, damage.message)
+        reported = len(scanner.damages)
+    if batch:
+        yield batch
+
+
+def read_units(units, compression, features, on_error):
+    """Yields the blocks of ``units``: (path, start offset, records or None for all)."""
+    for path, start, rows in units:
+        if on_error == "skip_record":
+            batches = _batches_skip_record(path, compression)
+        elif on_error == "skip_file":
+            batches = _batches_skip_file(path, compression)
+        else:
+            batches = _batches_raise(path, start, rows, compression)
+        for batch in batches:
+            yield _to_arrow(parse_example(batch, features), features, len(batch))
+
+
+class TFRecordDatasource(Datasource):
+    """Reads TFRecord files of tf.train.Example natively; see
+    :func:`swigflow.ray.read_tfrecords` for the arguments."""
+
+    def __init__(
+        self, paths, *, spec=None, compression_type=None, on_error="raise", schema_records=None
+    ):
+        super().__init__()
+        if on_error not in ON_ERROR:
+            raise ValueError(f"on_error must be one of {ON_ERROR}, got {on_error!r}")
+        self._files = expand_paths(paths)
+        self._compression = compression_name(compression_type)
+        self._on_error = on_error
+        self._sizes = [gfile.stat(f).length for f in self._files]
+        records = SCHEMA_RECORDS if schema_records is None else int(schema_records)
+        self._features = (
+            dict(spec) if spec is not None else infer_spec(self._files, self._compression, records)
+        )
+        check_features(self._features)
+
+    @property
+    def features(self):
+        """The spec the rows are parsed with (inferred when none was given)."""
+        return dict(self._features)
+
+    def get_name(self):
+        return "SwigflowTFRecord"
+
+    def estimate_inmemory_data_size(self):
+        return sum(self._sizes)
+
+    def _units(self, target):
+        """(path, start, rows, bytes) pieces: indexed uncompressed files larger than ``target``
+        bytes are cut at record offsets into pieces of about ``target`` bytes."""
+        units = []
+        for path, size in zip(self._files, self._sizes):
+            index = None
+            if not self._compression and self._on_error == "raise":
+                index = checked_default_index(path)
+            if index is None:
+                units.append((path, 0, None, size))
+                continue
+            offsets = index[0]
+            n = len(offsets)
+            pieces = max(1, min(n, math.ceil(size / target)))
+            cuts = np.searchsorted(offsets, np.arange(1, pieces) * (size / pieces))
+            bounds = [0, *sorted(set(cuts.tolist()) - {0, n}), n]
+            for a, b in zip(bounds, bounds[1:]):
+                end = size if b == n else int(offsets[b])
+                units.append((path, int(offsets[a]), b - a, end - int(offsets[a])))
+        return units
+
+    def get_read_tasks(self, parallelism, per_task_row_limit=None, data_context=None, **kwargs):
+        parallelism = max(1, int(parallelism))
+        total = max(1, sum(self._sizes))
+        target = total / parallelism
+        units = self._units(target)
+        # Consecutive pieces per task, in order: a task is closed before a piece that would take
+        # it past `target` by more than half that piece, and the last task takes what is left.
+        groups, current, current_bytes = [], [], 0
+        for unit in units:
+            full = current and current_bytes + unit[3] / 2 > target
+            if full and len(groups) < parallelism - 1:
+                groups.append(current)
+                current, current_bytes = [], 0
+            current.append(unit)
+            current_bytes += unit[3]
+        if current:
+            groups.append(current)
+        tasks = []
+        for group in groups:
+            rows = [u[2] for u in group]
+            metadata = BlockMetadata(
+                num_rows=None if None in rows else sum(rows),
+                size_bytes=sum(u[3] for u in group),
+                input_files=tuple(dict.fromkeys(u[0] for u in group)),
+                exec_stats=None,
+            )
+            work = [(u[0], u[1], u[2]) for u in group]
+            args = (work, self._compression, self._features, self._on_error)
+            extra = {} if per_task_row_limit is None else {"per_task_row_limit": per_task_row_limit}
+            tasks.append(ReadTask(lambda args=args: read_units(*args), metadata, **extra))
+        return tasks
+
+
+# --- writing -------------------------------------------------------------------------------------
+
+_INT64, _FLOAT, _BYTES = 3, 2, 1  # Feature kinds: the oneof's field numbers (example.h)
+
+
+def _cell_values(cell):
+    if cell is None:
+        return []
+    if isinstance(cell, (bytes, str)):
+        return [cell]
+    if isinstance(cell, np.ndarray):
+        return cell.ravel().tolist()
+    if isinstance(cell, (list, tuple)):
+        return list(np.asarray(cell, dtype=object).ravel()) if cell else []
+    return [cell]
+
+
+def _kind_of(values, key):
+    for v in values:
+        if isinstance(v, (bytes, str, np.bytes_, np.str_)):
+            return _BYTES
+        if isinstance(v, (bool, int, np.integer, np.bool_)):
+            return _INT64
+        if isinstance(v, (float, np.floating)):
+            return _FLOAT
+        raise TypeError(f"column {key!r}: cannot store a {type(v).__name__} in an Example")
+    return _FLOAT  # no values anywhere: any kind reads back as empty
+
+
+def _typed(values, kind):
+    if kind == _BYTES:
+        out = np.empty(len(values), dtype=object)
+        out[:] = [v.encode() if isinstance(v, str) else bytes(v) for v in values]
+        return out
+    return np.asarray(values, dtype=np.int64 if kind == _INT64 else np.float32)
+
+
+def example_columns(batch, n):
+    """``batch`` ({column: array}, as Ray's to_numpy gives) as EncodeExampleColumns' columns."""
+    columns = []
+    for key, array in batch.items():
+        array = np.asarray(array)
+        if array.dtype != object and array.dtype.kind in "biufSU":
+            flat = array.reshape(n, -1)
+            splits = np.arange(n + 1, dtype=np.int64) * flat.shape[1]
+            values = flat.ravel()
+            if values.dtype.kind in "SU":
+                kind = _BYTES
+                values = _typed(values.tolist(), kind)
+            else:
+                kind = _FLOAT if values.dtype.kind == "f" else _INT64
+                values = values.astype(np.float32 if kind == _FLOAT else np.int64)
+        elif array.dtype == object:
+            cells = [_cell_values(c) for c in array]
+            counts = np.fromiter((len(c) for c in cells), np.int64, n)
+            splits = np.zeros(n + 1, np.int64)
+            np.cumsum(counts, out=splits[1:])
+            flat = [v for c in cells for v in c]
+            kind = _kind_of(flat, key)
+            values = _typed(flat, kind)
+        else:
+            raise TypeError(f"column {key!r}: cannot store {array.dtype} values in an Example")
+        columns.append((str(key), kind, values, splits))
+    return columns
+
+
+class TFRecordDatasink(Datasink):
+    """Writes rows as tf.train.Example records; see :func:`swigflow.ray.write_tfrecords`."""
+
+    def __init__(self, path, *, compression_type=None, num_rows_per_file=None):
+        if num_rows_per_file is not None and int(num_rows_per_file) < 1:
+            raise ValueError(f"num_rows_per_file must be positive, got {num_rows_per_file}")
+        self._path = gfile.as_path(path).rstrip("/")
+        self._compression = compression_name(compression_type)
+        self._rows_per_file = None if num_rows_per_file is None else int(num_rows_per_file)
+        self.files_written = []
+
+    def get_name(self):
+        return "SwigflowTFRecord"
+
+    def on_write_start(self, schema=None):
+        gfile.makedirs(self._path)
+
+    @property
+    def min_rows_per_write(self):
+        return self._rows_per_file
+
+    def _name(self, task, k):
+        suffix = ".tfrecord" + {"": "", "GZIP": ".gz", "ZLIB": ".zz"}[self._compression]
+        return gfile.join(self._path, f"part-{task:06d}-{k:06d}{suffix}")
+
+    def write(self, blocks, ctx):
+        written = []
+        state = {"writer": None, "lengths": [], "k": 0}
+
+        def close():
+            writer = state["writer"]
+            writer.close()
+            lengths = np.asarray(state["lengths"], np.int64)
+            if not self._compression:
+                offsets = np.zeros(len(lengths), np.int64)
+                np.cumsum(lengths[:-1], out=offsets[1:])
+                write_index(writer.path + INDEX_SUFFIX, offsets, lengths)
+            written.append((writer.path, len(lengths)))
+            state.update(writer=None, lengths=[])
+
+        try:
+            for block in blocks:
+                accessor = BlockAccessor.for_block(block)
+                n = accessor.num_rows()
+                if n == 0:
+                    continue
+                records = _pywrap.EncodeExampleColumns(example_columns(accessor.to_numpy(), n), n)
+                i = 0
+                while i < n:
+                    if state["writer"] is None:
+                        name = self._name(ctx.task_idx, state["k"])
+                        state["writer"] = TFRecordWriter(name, self._compression)
+                        state["k"] += 1
+                    room = n - i
+                    if self._rows_per_file is not None:
+                        room = min(room, self._rows_per_file - len(state["lengths"]))
+                    for r in records[i : i + room]:
+                        state["writer"].write(r)
+                        state["lengths"].append(len(r) + 16)
+                    i += room
+                    if self._rows_per_file is None or len(state["lengths"]) == self._rows_per_file:
+                        close()
+            if state["writer"] is not None:
+                close()
+        except BaseException:
+            if state["writer"] is not None:
+                state["writer"].abort()
+            raise
+        return written
+
+    def on_write_complete(self, write_result):
+        found = [f for returned in write_result.write_returns for f, _ in returned]
+        self.files_written = sorted(found)
+
+
+__all__ = ["TFRecordDatasink", "TFRecordDatasource"]
