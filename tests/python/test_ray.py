@@ -2,6 +2,8 @@
 spec, compressed, damaged and indexed files split across tasks, writing, round trips, and
 TensorFlow's view of both (golden parse results and TF-written files)."""
 
+import hashlib
+import json
 import os
 import sys
 
@@ -14,6 +16,7 @@ import swigflow.ray
 from swigflow import errors
 from swigflow.io import FixedLenFeature, VarLenFeature
 
+TESTDATA = os.path.join(os.path.dirname(__file__), "..", "testdata")
 ray = pytest.importorskip("ray", reason="the ray extra (swigflow[ray]) is missing")
 pytest.importorskip("ray.data", reason="the ray extra (swigflow[ray]) is missing")
 
@@ -173,6 +176,46 @@ def test_write_then_read_back_in_order_with_indexes(tmp_path):
     # And the round trip through swigflow.ray itself.
     back = swigflow.ray.read_tfrecords(str(tmp_path / "out"), spec=spec).take_all()
     assert [r["id"] for r in back] == list(range(2500))
+
+
+def _sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def test_written_files_are_those_tensorflow_read_back_completely_in_order(tmp_path):
+    """tf_ray/MANIFEST.json: TF 2.21 read these files (tests/testdata/make_tf_ray.py)."""
+    sys.path.insert(0, TESTDATA)
+    import make_tf_ray
+
+    with open(os.path.join(TESTDATA, "tf_ray", "MANIFEST.json")) as f:
+        manifest = json.load(f)
+    spec = {
+        "id": FixedLenFeature([], "int64"),
+        "x": FixedLenFeature([3], "float32"),
+        "s": FixedLenFeature([], "string"),
+        "v": VarLenFeature("int64"),
+    }
+    for name, kwargs, compression in [
+        ("per_block", {}, None),
+        ("per_70_rows_gzip", {"num_rows_per_file": 70, "compression_type": "GZIP"}, "GZIP"),
+    ]:
+        ds = ray.data.from_items(make_tf_ray.rows(), override_num_blocks=make_tf_ray.BLOCKS)
+        files = swigflow.ray.write_tfrecords(ds, str(tmp_path / name), **kwargs)
+        want = manifest[name]
+        if compression is None:  # one file per block: the very bytes TF read
+            got = {os.path.basename(f): _sha256(f) for f in files}
+            assert got == want["files"]
+        records = [r for f in files for r in sf.io.tf_record_iterator(f, compression)]
+        parsed = sf.io.parse_example(records, spec)
+        assert parsed["id"].tolist() == [r["id"] for r in want["tf_rows"]]
+        assert parsed["x"].tolist() == [r["x"] for r in want["tf_rows"]]
+        assert [s.decode() for s in parsed["s"]] == [r["s"] for r in want["tf_rows"]]
+        v = sf.io.parse_example(records, {"v": VarLenFeature("int64")})["v"]
+        rows_of = v.indices[:, 0]
+        assert [v.values[rows_of == i].tolist() for i in range(len(records))] == [
+            r["v"] for r in want["tf_rows"]
+        ]
 
 
 def test_write_one_file_per_block_compressed(tmp_path):
