@@ -30,7 +30,10 @@ def local_cluster():
         configure_logging=False,
         runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(sys.path)}},
     )
-    ray.data.DataContext.get_current().enable_progress_bars = False
+    context = ray.data.DataContext.get_current()
+    context.enable_progress_bars = False
+    # Ray Data yields blocks as tasks finish unless told to keep the order (for every source).
+    context.execution_options.preserve_order = True
     yield
     ray.shutdown()
 

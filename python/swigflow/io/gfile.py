@@ -330,10 +330,8 @@ class GFile:
         self.mode = mode
         local = local_path(self.name)
         if local is not None:
-            try:
+            with _local_errors(local):
                 self._file = open(local, mode)  # noqa: SIM115 - closed by close()
-            except OSError as e:
-                raise _os_error(local, e) from None
             self._writer = None
         elif any(c in mode for c in "wa"):
             if "a" in mode:
@@ -415,6 +413,14 @@ def _os_error(path, e):
     return cls(f"{path}: {e.strerror or e}")
 
 
+@contextlib.contextmanager
+def _local_errors(path):
+    try:
+        yield
+    except OSError as e:
+        raise _os_error(path, e) from None
+
+
 def exists(path):
     """Whether ``path`` exists."""
     local = local_path(path)
@@ -439,10 +445,8 @@ def stat(path):
     """
     local = local_path(path)
     if local is not None:
-        try:
+        with _local_errors(local):
             st = os.stat(local)
-        except OSError as e:
-            raise _os_error(local, e) from None
         return FileStatistics(st.st_size, os.path.isdir(local))
 
     def info(fs, p):
@@ -472,10 +476,8 @@ def listdir(path):
     """The names in directory ``path`` (not full paths), sorted."""
     local = local_path(path)
     if local is not None:
-        try:
+        with _local_errors(local):
             return sorted(os.listdir(local))
-        except OSError as e:
-            raise _os_error(local, e) from None
     names = _remote_call(path, lambda fs, p: fs.ls(p, detail=False))
     return sorted(n.rstrip("/").rsplit("/", 1)[-1] for n in names)
 
@@ -498,10 +500,8 @@ def remove(path):
     """
     local = local_path(path)
     if local is not None:
-        try:
+        with _local_errors(local):
             os.remove(local)
-        except OSError as e:
-            raise _os_error(local, e) from None
         return
     _remote_call(path, lambda fs, p: fs.rm_file(p))
 
@@ -516,10 +516,8 @@ def rename(src, dst, overwrite=False):
         raise errors.AlreadyExistsError(f"{os.fsdecode(os.fspath(dst))}: already exists")
     local_src, local_dst = local_path(src), local_path(dst)
     if local_src is not None and local_dst is not None:
-        try:
+        with _local_errors(local_src):
             os.replace(local_src, local_dst)
-        except OSError as e:
-            raise _os_error(local_src, e) from None
         return
     if (local_src is None) != (local_dst is None) or scheme(src) != scheme(dst):
         raise errors.UnimplementedError(f"renaming {src} to {dst}: not one file system")

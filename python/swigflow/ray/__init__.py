@@ -41,6 +41,10 @@ def read_tfrecords(
       schema_records: records read to infer the spec (default
         :data:`swigflow.ray.sources.SCHEMA_RECORDS`).
 
+    Rows come in file and record order when Ray keeps the order
+    (``DataContext.get_current().execution_options.preserve_order = True``); otherwise blocks
+    arrive as tasks finish, as from any Ray source.
+
     Columns: a FixedLenFeature of shape ``[]`` is a scalar column, a larger shape a tensor
     column; a VarLenFeature is a column of 1-D arrays; strings are bytes.
     """
