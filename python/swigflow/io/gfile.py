@@ -193,8 +193,8 @@ class _Writer:
                 self._temp = None
                 self._file = self._fs.open(self._path, "wb", autocommit=False)
             else:
-                parent, _, name = self._path.rpartition("/")
-                self._temp = f"{parent}/.{name}.tmp-{uuid.uuid4().hex}"
+                parent, slash, name = self._path.rpartition("/")
+                self._temp = f"{parent}{slash}.{name}.tmp-{uuid.uuid4().hex}"
                 self._file = self._fs.open(self._temp, "wb")
 
     def write(self, buffer):

@@ -19,6 +19,9 @@ from swigflow.io import gfile
 from swigflow.io.tf_record import ClosedHandle, TFRecordOptions, TFRecordReader
 
 INDEX_SUFFIX = ".idx"
+# Bytes of framing around each payload: length, its CRC, and the payload CRC
+# (record_format.h's kFramingSize). An index stores payload + FRAMING_BYTES per record.
+FRAMING_BYTES = 16
 
 log = logging.getLogger("swigflow.io")
 
@@ -86,7 +89,7 @@ def index_mismatch(path, offsets, lengths):
         return None
     data = np.memmap(local, dtype=np.uint8, mode="r")
     stated = data[offsets[:, None] + np.arange(8)].copy().view("<u8").ravel()
-    bad = np.nonzero(stated.astype(np.int64) + 16 != lengths)[0]
+    bad = np.nonzero(stated.astype(np.int64) + FRAMING_BYTES != lengths)[0]
     if len(bad):
         return f"the record at {int(offsets[bad[0]])} in {path} is not the length the index says"
     return None

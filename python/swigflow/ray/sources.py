@@ -17,7 +17,7 @@ from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.io import gfile, schema
 from swigflow.io.feature_spec import check_features
-from swigflow.io.index import INDEX_SUFFIX, checked_default_index, write_index
+from swigflow.io.index import FRAMING_BYTES, INDEX_SUFFIX, checked_default_index, write_index
 from swigflow.io.parsing import parse_example
 from swigflow.io.scan import TFRecordScanner
 from swigflow.io.tf_record import TFRecordReader, TFRecordWriter, compression_name
@@ -380,7 +380,7 @@ class TFRecordDatasink(Datasink):
                         room = min(room, self._rows_per_file - len(state["lengths"]))
                     for r in records[i : i + room]:
                         state["writer"].write(r)
-                        state["lengths"].append(len(r) + 16)
+                        state["lengths"].append(len(r) + FRAMING_BYTES)
                     i += room
                     if self._rows_per_file is None or len(state["lengths"]) == self._rows_per_file:
                         close()
