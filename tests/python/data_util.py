@@ -20,3 +20,27 @@ def make_files(directory, counts, index=False):
             swigflow.io.create_index(path)
         paths.append(path)
     return paths
+
+
+def make_image_folder(root, classes=("cat", "dog"), per_class=6):
+    """A build-image-dataset input under `root`: a folder per class of small JPEG and PNG files
+    (made with swigflow's codecs, different pixels each), plus one file that is no image.
+    Returns the number of images."""
+    import numpy as np
+
+    from swigflow.image import codecs
+
+    rng = np.random.default_rng(7)
+    for c, name in enumerate(classes):
+        os.makedirs(os.path.join(root, name))
+        for i in range(per_class):
+            pixels = rng.integers(0, 256, (9 + i, 13 + c, 3), dtype=np.uint8)
+            if i % 3 == 2:
+                data, ext = codecs.encode_png(pixels), "png"
+            else:
+                data, ext = codecs.encode_jpeg(pixels, quality=90), "jpg"
+            with open(os.path.join(root, name, f"{name}{i}.{ext}"), "wb") as f:
+                f.write(data)
+    with open(os.path.join(root, classes[0], "broken.jpg"), "wb") as f:
+        f.write(b"not an image")
+    return len(classes) * per_class

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 
+import data_util
 import numpy as np
 import pytest
 from golden import GOLDEN, MANIFEST, as_manifest, spec_from_manifest
@@ -241,3 +242,44 @@ def test_bad_arguments_are_clear(tmp_path):
         swigflow.ray.read_tfrecords(str(tmp_path), spec=SPEC, on_error="ignore")
     with pytest.raises(ValueError, match="num_rows_per_file"):
         swigflow.ray.write_tfrecords(ray.data.range(3), str(tmp_path / "o"), num_rows_per_file=0)
+
+
+def test_build_image_dataset_on_ray_writes_what_a_local_run_does(tmp_path, capsys):
+    from swigflow import cli
+
+    images = tmp_path / "images"
+    data_util.make_image_folder(images, per_class=9)
+    outs = [tmp_path / "local", tmp_path / "ray"]
+    for out, extra in zip(outs, ([], ["--ray"])):
+        args = ["build-image-dataset", "--train-directory", str(images), "--output-directory"]
+        args += [str(out), "--train-shards", "4", "--validation-fraction", "0.25", "--seed", "3"]
+        assert cli.main([*args, "--no-progress", *extra]) == 0
+    assert "skipped 1 unreadable image" in capsys.readouterr().out
+    names = sorted(os.listdir(outs[0]))
+    assert sorted(os.listdir(outs[1])) == names
+    assert "validation-00000-of-00001.idx" in names
+    for name in names:
+        if name != ".swigflow-build.json":  # the journal lists shards as they finished
+            assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
+    # --resume on Ray keeps the whole shards and writes the missing one again, the same.
+    (outs[1] / "train-00002-of-00004").unlink()
+    assert cli.main([*args, "--no-progress", "--ray", "--resume"]) == 0
+    out = capsys.readouterr().out
+    assert " images to 1 shard(s) " in out and "kept 4 complete shard(s)" in out
+    shard = "train-00002-of-00004"
+    assert (outs[0] / shard).read_bytes() == (outs[1] / shard).read_bytes()
+
+
+def test_build_image_dataset_on_ray_reports_a_failing_task(tmp_path, capsys):
+    from swigflow import cli
+
+    images = tmp_path / "images"
+    data_util.make_image_folder(images)
+    out = tmp_path / "out"
+    os.makedirs(out / "train-00000-of-00001.tmp")  # the shard's temporary name cannot be made
+    args = ["build-image-dataset", "--train-directory", str(images), "--output-directory"]
+    assert cli.main([*args, str(out), "--no-progress", "--ray"]) == 1
+    err = capsys.readouterr().err
+    assert "train-00000-of-00001.tmp" in err
+    assert "Traceback" not in err and "Ray" not in err, err
+    assert not (out / "train-00000-of-00001").exists()

@@ -12,7 +12,7 @@ import sys
 
 from swigflow import errors
 from swigflow._version import __version__
-from swigflow.io import masked_crc32c
+from swigflow.io import gfile, masked_crc32c
 
 
 def _escape(error):
@@ -48,13 +48,11 @@ def compression_of(path, option, sniff=True):
         return "GZIP"
     if name.endswith((".zlib", ".zz")):
         return "ZLIB"
-    if not sniff or not os.path.isfile(path):
-        # A pipe or device cannot be read twice: sniffing would eat its first bytes.
+    if not sniff:
         return ""
     try:
-        with open(path, "rb") as f:
-            head = f.read(12)
-    except OSError:
+        head = _head(path, 12)
+    except (OSError, errors.OpError):
         return ""  # the reader reports the problem with the file
     if len(head) == 12 and masked_crc32c(head[:8]) == int.from_bytes(head[8:], "little"):
         return ""  # a valid TFRecord header: uncompressed, whatever else it looks like
@@ -63,6 +61,19 @@ def compression_of(path, option, sniff=True):
     if len(head) >= 2 and head[0] & 0x0F == 8 and (head[0] << 8 | head[1]) % 31 == 0:
         return "ZLIB"  # deflate method, valid header check bits
     return ""
+
+
+def _head(path, n):
+    """The first n bytes of a local regular file or a URL; b"" for anything else: a pipe or
+    device cannot be read twice, and sniffing would eat its first bytes."""
+    local = gfile.local_path(path)
+    if local is None:
+        with gfile.GFile(path, "rb") as f:
+            return f.read(n)
+    if not os.path.isfile(local):
+        return b""
+    with open(local, "rb") as f:
+        return f.read(n)
 
 
 def add_compression_option(parser, what="the files", flag="--compression", default=None):

@@ -4,6 +4,7 @@ shards in the layout of TensorFlow's build_imagenet_data.py, and back."""
 import collections
 import contextlib
 import hashlib
+import itertools
 import json
 import os
 import random
@@ -17,7 +18,9 @@ from swigflow._version import __version__
 from swigflow.cli import CommandError, add_compression_option, compression_of, positive_int
 from swigflow.image import codecs as image_codecs
 from swigflow.image import transforms as image_transforms
+from swigflow.io import gfile
 from swigflow.io.feature_spec import BYTES, INT64
+from swigflow.io.index import FRAMING_BYTES, write_index
 
 try:  # optional: a progress bar
     import tqdm as _tqdm
@@ -39,7 +42,7 @@ def register(commands):
         "decoded, resized and re-encoded as JPEG (quality 95) with swigflow's codecs (JPEG and "
         "PNG; Pillow reads the other formats, GIF, BMP, WebP, TIFF, when installed). Labels are "
         "1-based, in sorted class order or the order of --labels-file. Writes manifest.json and "
-        "an index file per shard.",
+        "an index file per shard. Folders may be URLs (s3://, gs://, ...: swigflow[remote]).",
     )
     p.add_argument("--train-directory", required=True, metavar="DIR")
     split = p.add_mutually_exclusive_group()
@@ -70,6 +73,15 @@ def register(commands):
         "--resume",
         action="store_true",
         help="keep the complete shards of an interrupted run with the same inputs and options",
+    )
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="write the shards as Ray tasks (swigflow[ray]) on the cluster at ADDRESS ('auto', "
+        "'ray://host:10001'), or on the one ray.init() finds or starts; same bytes as without "
+        "--ray. Every node must see the folders (a shared file system, or URLs)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_compression_option(p, "the shards written")
@@ -261,7 +273,9 @@ def decode_pixels(data, channels):
                 mode = "RGBA"
             image = image.convert(mode)
             return np.asarray(image).reshape(image.height, image.width, -1)
-    except Exception as e:  # Pillow raises many kinds for unreadable data
+    except pil_image.UnidentifiedImageError:  # its message holds the address of our BytesIO
+        raise ValueError("not an image Pillow can read (no format recognised)") from None
+    except Exception as e:  # Pillow raises many kinds for damaged data
         raise ValueError(f"not an image Pillow can read ({type(e).__name__}: {e})") from None
 
 
@@ -283,6 +297,18 @@ def _reencode(data, resize):
     return image_codecs.encode_jpeg(pixels, quality=95), pixels.shape[1], pixels.shape[0]
 
 
+def _read_image_file(path):
+    """The bytes of a local file or URL; a missing or unreadable one raises OSError."""
+    if not gfile.is_remote(path):
+        with open(path, "rb") as f:
+            return f.read()
+    try:
+        with gfile.GFile(path, "rb") as f:
+            return f.read()
+    except (errors.NotFoundError, errors.PermissionDeniedError) as e:
+        raise OSError(e.message) from None
+
+
 def image_example(path, label, text, resize=None):
     """The serialized tf.train.Example build_imagenet_data writes for one image file.
 
@@ -290,8 +316,7 @@ def image_example(path, label, text, resize=None):
       ValueError: the image cannot be read (unknown or damaged format).
       OSError: the file cannot be read.
     """
-    with open(path, "rb") as f:
-        data = f.read()
+    data = _read_image_file(path)
     info = jpeg_info(data) if resize is None else None
     if info is not None:
         width, height, channels = info
@@ -326,17 +351,35 @@ def _is(entry, kind):
         return False
 
 
+def _entries(directory):
+    """[(name, path or URL, is_directory)] of a folder, sorted by name, hidden names left out.
+    Local entries that cannot be followed (symlink loops, permissions) are reported and left
+    out; a URL's folder is listed in one request."""
+    if gfile.is_remote(directory):
+        return [
+            (e.name, e.path, e.is_directory)
+            for e in gfile.scandir(directory)
+            if not e.name.startswith(".")
+        ]
+    entries = []
+    for entry in sorted(os.scandir(directory), key=lambda e: e.name):
+        if entry.name.startswith("."):
+            continue
+        if _is(entry, "dir"):
+            entries.append((entry.name, entry.path, True))
+        elif _is(entry, "file"):
+            entries.append((entry.name, entry.path, False))
+    return entries
+
+
 def _list_images(directory, classes=None):
     """[(path, class name)] of the files in each class subfolder, sorted; and the class names.
     Folders and files that cannot be read (symlink loops, permissions) are reported and
     skipped."""
-    if not os.path.isdir(directory):
+    if not gfile.isdir(directory):
         raise CommandError(f"{directory}: not a directory")
-    found = sorted(
-        entry.name
-        for entry in os.scandir(directory)
-        if not entry.name.startswith(".") and _is(entry, "dir")
-    )
+    folders = [(name, path) for name, path, is_dir in _entries(directory) if is_dir]
+    found = [name for name, _ in folders]
     if classes is None:
         classes = found
     else:
@@ -346,25 +389,21 @@ def _list_images(directory, classes=None):
                 f"{directory}: class folder(s) missing from the labels: {', '.join(unknown[:5])}"
             )
     images = []
-    for name in found:
-        folder = os.path.join(directory, name)
+    for name, folder in folders:
         try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            entries = _entries(folder)
         except OSError as e:
             print(f"skipped {folder}: {e.strerror}", file=sys.stderr)
             continue
-        images.extend(
-            (os.path.join(folder, entry.name), name)
-            for entry in entries
-            if not entry.name.startswith(".") and _is(entry, "file")
-        )
+        images.extend((path, name) for _, path, is_dir in entries if not is_dir)
     return images, classes
 
 
 def _read_labels(path):
     try:
-        with open(path, encoding="utf-8") as f:
-            classes = [line.strip() for line in f if line.strip()]
+        with gfile.GFile(path, "rb") as f:
+            text = f.read().decode("utf-8")
+        classes = [line.strip() for line in text.splitlines() if line.strip()]
     except UnicodeDecodeError as e:
         raise CommandError(f"{path}: not UTF-8 text (byte {e.start})") from None
     if len(set(classes)) != len(classes):
@@ -398,8 +437,9 @@ def _shard_name(split, index, count, compression):
 class _Progress:
     """Counts images over threads; shows a tqdm bar when tqdm is installed."""
 
-    def __init__(self, total, enabled):
+    def __init__(self, total, enabled, quiet=False):
         self._lock = threading.Lock()
+        self._quiet = quiet
         self._bar = (
             _tqdm.tqdm(total=total, unit="img", smoothing=0.1)
             if enabled and _tqdm is not None
@@ -414,7 +454,7 @@ class _Progress:
     def write(self, text):
         if self._bar is not None:
             self._bar.write(text)
-        else:
+        elif not self._quiet:
             print(text, flush=True)
 
     def close(self):
@@ -423,11 +463,14 @@ class _Progress:
 
 
 def _write_shard(path, items, labels, resize, compression, progress):
-    """Writes one shard atomically (a temporary file renamed at the end) with its index; returns
-    {"per_class": {class name: records}, "skipped": [{"file", "reason"}]}."""
+    """Writes one shard with its index, the shard last and atomically: locally a temporary file
+    renamed at the end, at a URL an upload committed (or a temporary name moved) when complete.
+    Returns {"per_class": {class name: records}, "skipped": [{"file", "reason"}]}."""
     per_class = collections.Counter()
     skipped = []
-    temp = f"{path}.tmp"
+    lengths = []
+    remote = gfile.is_remote(path)
+    temp = path if remote else f"{path}.tmp"
     with io.TFRecordWriter(temp, compression) as writer:
         for image_path, name in items:
             try:
@@ -438,12 +481,20 @@ def _write_shard(path, items, labels, resize, compression, progress):
                 progress.update()
                 continue
             writer.write(record)
+            lengths.append(len(record) + FRAMING_BYTES)
             per_class[name] += 1
             progress.update()
-    if not compression:
-        io.create_index(temp, io.default_index_path(path))
-    os.replace(temp, path)
+        if not compression:  # before the shard is committed: the shard appears last
+            offsets = list(itertools.accumulate(lengths, initial=0))[:-1]
+            write_index(io.default_index_path(path), offsets, lengths)
+    if not remote:
+        os.replace(temp, path)
     return {"per_class": dict(per_class), "skipped": skipped}
+
+
+def _write_shard_task(path, items, labels, resize, compression):
+    """_write_shard in a Ray task: no progress bar, skipped images are in the result."""
+    return _write_shard(path, items, labels, resize, compression, _Progress(0, False, quiet=True))
 
 
 def _plan_digest(args, splits, labels):
@@ -464,14 +515,14 @@ class _Journal:
     journaled is written again)."""
 
     def __init__(self, directory, digest, resume):
-        self._path = os.path.join(directory, _PLAN)
+        self._path = gfile.join(directory, _PLAN)
         self._lock = threading.Lock()
         self.shards = {}
         if resume:
             try:
-                with open(self._path) as f:
-                    previous = json.load(f)
-            except (OSError, ValueError):
+                with gfile.GFile(self._path, "rb") as f:
+                    previous = json.loads(f.read())
+            except (errors.NotFoundError, ValueError):
                 previous = {}
             if previous.get("digest") != digest:
                 raise CommandError(
@@ -480,7 +531,7 @@ class _Journal:
             self.shards = {
                 name: result
                 for name, result in previous.get("shards", {}).items()
-                if _shard_is_whole(os.path.join(directory, name), result)
+                if _shard_is_whole(gfile.join(directory, name), result)
             }
         self._digest = digest
         self._save()
@@ -491,16 +542,25 @@ class _Journal:
             self._save()
 
     def _save(self):
-        temp = f"{self._path}.tmp"
-        with open(temp, "w") as f:
-            json.dump({"digest": self._digest, "shards": self.shards}, f)
-        os.replace(temp, self._path)
+        _write_atomically(self._path, json.dumps({"digest": self._digest, "shards": self.shards}))
+
+
+def _write_atomically(path, text):
+    """Writes a text file that is either whole or absent (or the previous version)."""
+    if gfile.is_remote(path):
+        with gfile.GFile(path, "w") as f:  # committed on close
+            f.write(text)
+        return
+    temp = f"{path}.tmp"
+    with open(temp, "w") as f:
+        f.write(text)
+    os.replace(temp, path)
 
 
 def _shard_is_whole(path, result):
     """Whether a journaled shard is still there, whole: every record's CRCs check out and it
     holds the records the journal counted (a truncated or damaged shard is written again)."""
-    if not os.path.isfile(path):
+    if not gfile.exists(path):
         return False
     try:
         scanner = io.TFRecordScanner(path, compression_of(path, None), payloads=False)
@@ -533,28 +593,54 @@ def _build(args):
         if shards > len(items):
             raise CommandError(f"{shards} {split} shards for {len(items)} images")
 
-    os.makedirs(args.output_directory, exist_ok=True)
+    gfile.makedirs(args.output_directory)
     compression = compression_of("", args.compression, sniff=False)
     journal = _Journal(args.output_directory, _plan_digest(args, splits, labels), args.resume)
 
-    # Shard s of a split holds images [s*n/N, (s+1)*n/N); thread t writes a contiguous run of
-    # the shards, as build_imagenet_data does.
+    # Shard s of a split holds images [s*n/N, (s+1)*n/N): what a shard holds depends only on the
+    # images, the options and the seed, never on who writes it (a thread or a Ray task).
     jobs = []
     for split, (items, shards) in splits.items():
         for s in range(shards):
             part = items[s * len(items) // shards : (s + 1) * len(items) // shards]
             jobs.append((split, _shard_name(split, s, shards, compression), part))
     kept = len(journal.shards)
-    todo = [job for job in jobs if job[1] not in journal.shards]
+    todo = [
+        (name, gfile.join(args.output_directory, name), part)
+        for _, name, part in jobs
+        if name not in journal.shards
+    ]
     progress = _Progress(sum(len(part) for _, _, part in todo), not args.no_progress)
+    start = time.monotonic()
+    try:
+        run = _run_on_threads if args.ray is None else _run_on_ray
+        run(args, todo, labels, compression, journal, progress)
+    finally:
+        progress.close()
+    seconds = time.monotonic() - start
+
+    manifest = _manifest(jobs, journal.shards, labels, args)
+    _write_atomically(gfile.join(args.output_directory, MANIFEST), json.dumps(manifest, indent=2))
+    skipped = sum(len(journal.shards[name]["skipped"]) for name, _, _ in todo)
+    written = sum(len(part) for _, _, part in todo) - skipped
+    rate = written / seconds if seconds > 0 else 0.0
+    print(
+        f"wrote {written:,} images to {len(todo)} shard(s) in {seconds:.1f} s "
+        f"({rate:,.0f} images/s)"
+        + (f"; kept {kept} complete shard(s)" if kept else "")
+        + (f"; skipped {skipped} unreadable image(s)" if skipped else "")
+    )
+    return 0
+
+
+def _run_on_threads(args, todo, labels, compression, journal, progress):
+    """Thread t writes a contiguous run of the shards, as build_imagenet_data does."""
     failures = []
     threads = min(args.num_threads, max(len(todo), 1))
-    start = time.monotonic()
 
     def work(t):
         try:
-            for _, name, part in todo[t * len(todo) // threads : (t + 1) * len(todo) // threads]:
-                path = os.path.join(args.output_directory, name)
+            for name, path, part in todo[t * len(todo) // threads : (t + 1) * len(todo) // threads]:
                 result = _write_shard(path, part, labels, args.resize, compression, progress)
                 journal.finished(name, result)
         except BaseException as e:  # reported by the main thread
@@ -565,24 +651,59 @@ def _build(args):
         w.start()
     for w in workers:
         w.join()
-    progress.close()
     if failures:
         raise failures[0]
-    seconds = time.monotonic() - start
 
-    manifest = _manifest(jobs, journal.shards, labels, args)
-    with open(os.path.join(args.output_directory, MANIFEST), "w") as f:
-        json.dump(manifest, f, indent=2)
-    skipped = sum(len(journal.shards[name]["skipped"]) for _, name, _ in todo)
-    written = sum(len(part) for _, _, part in todo) - skipped
-    rate = written / seconds if seconds > 0 else 0.0
-    print(
-        f"wrote {written:,} images to {len(todo)} shard(s) in {seconds:.1f} s "
-        f"({rate:,.0f} images/s)"
-        + (f"; kept {kept} complete shard(s)" if kept else "")
-        + (f"; skipped {skipped} unreadable image(s)" if skipped else "")
-    )
-    return 0
+
+def _run_on_ray(args, todo, labels, compression, journal, progress):
+    """One Ray task per shard, scheduled by Ray; this process keeps the journal as tasks
+    finish, so --resume works as for a local run."""
+    import swigflow.ray
+
+    ray = swigflow.ray.import_ray()
+    started = not ray.is_initialized()
+    if started:
+        ray.init(
+            address=args.ray or None,
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
+        )
+    pending = {}
+    try:
+        if len(ray.nodes()) > 1 and not gfile.is_remote(args.output_directory):
+            print(
+                "note: a local --output-directory must be one shared file system on every node",
+                file=sys.stderr,
+            )
+        task = ray.remote(num_cpus=1, max_retries=0)(_write_shard_task)
+        for name, path, part in todo:
+            ref = task.remote(path, part, labels, args.resize, compression)
+            pending[ref] = (name, path, part)
+        while pending:
+            (ref,), _ = ray.wait(list(pending), num_returns=1)
+            name, path, part = pending.pop(ref)
+            try:
+                result = ray.get(ref)
+            except ray.exceptions.RayTaskError as e:
+                cause = getattr(e, "cause", None)
+                if isinstance(cause, Exception):
+                    raise cause from None
+                raise CommandError(f"{name}: the Ray task failed: {e}") from None
+            if not gfile.exists(path):
+                raise CommandError(
+                    f"{path}: written by a Ray worker but not found here: every node must see "
+                    "--output-directory (a shared file system, or a URL such as s3://...)"
+                )
+            for s in result["skipped"]:
+                progress.write(f"skipped {s['file']}: {s['reason']}")
+            progress.update(len(part))
+            journal.finished(name, result)
+    finally:
+        for ref in pending:
+            ray.cancel(ref)
+        if started:
+            ray.shutdown()
 
 
 def _manifest(jobs, results, labels, args):
@@ -607,9 +728,8 @@ def _manifest(jobs, results, labels, args):
         classes.append({"label": label, "text": name, **counts})
     return {
         "created_by": f"swigflow {__version__}",
-        "train_directory": os.path.abspath(args.train_directory),
-        "validation_directory": args.validation_directory
-        and os.path.abspath(args.validation_directory),
+        "train_directory": _absolute(args.train_directory),
+        "validation_directory": args.validation_directory and _absolute(args.validation_directory),
         "validation_fraction": args.validation_fraction,
         "seed": args.seed,
         "resize": args.resize,
@@ -619,6 +739,10 @@ def _manifest(jobs, results, labels, args):
             (s for _, name, _ in jobs for s in results[name]["skipped"]), key=lambda s: s["file"]
         ),
     }
+
+
+def _absolute(path):
+    return path if gfile.is_remote(path) else os.path.abspath(path)
 
 
 # --- export-images ------------------------------------------------------------------------------
@@ -696,8 +820,31 @@ class _OutputFolder:
             raise
 
 
+class _UrlOutputFolder:
+    """OUT as a URL (s3://, ...): each file written through gfile, whole or not at all. Names
+    are single safe components, so no file lands outside OUT."""
+
+    def __init__(self, url):
+        gfile.makedirs(url)
+        self._url = url
+
+    def close(self):
+        pass
+
+    def folder(self, name):
+        return name
+
+    def write(self, folder, name, data):
+        parts = (folder, name) if folder is not None else (name,)
+        with gfile.GFile(gfile.join(self._url, *parts), "wb") as f:
+            f.write(data)
+
+
 def _export(args):
-    out = _OutputFolder(args.output_directory)
+    if gfile.is_remote(args.output_directory):
+        out = _UrlOutputFolder(args.output_directory)
+    else:
+        out = _OutputFolder(args.output_directory)
     try:
         written = _export_into(out, args)
     finally:

@@ -12,7 +12,7 @@ from google.protobuf import json_format
 from swigflow import errors, io
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.cli import CommandError, add_compression_option, compression_of, positive_int
-from swigflow.io import schema
+from swigflow.io import gfile, schema
 from swigflow.io.index import checked_default_index
 
 
@@ -305,26 +305,37 @@ def _verify(args):
 
 
 def _repair(args):
-    if os.path.exists(args.output) and os.path.samefile(args.file, args.output):
-        raise CommandError("--output must be a new file, not FILE itself")
-    if os.path.exists(args.output) and not os.path.isfile(args.output):
-        # The repaired file is renamed into place: that would replace a device or FIFO.
-        raise CommandError(f"--output {args.output} exists and is not a regular file")
+    local = gfile.local_path(args.output)
+    if local is None:
+        if args.output == args.file:
+            raise CommandError("--output must be a new file, not FILE itself")
+    elif os.path.exists(local):
+        source = gfile.local_path(args.file)
+        if source is not None and os.path.exists(source) and os.path.samefile(source, local):
+            raise CommandError("--output must be a new file, not FILE itself")
+        if not os.path.isfile(local):
+            # The repaired file is renamed into place: that would replace a device or FIFO.
+            raise CommandError(f"--output {args.output} exists and is not a regular file")
     compression = compression_of(args.file, args.compression)
     if args.output_compression is not None or compression_of(args.output, None, sniff=False):
         out_compression = compression_of(args.output, args.output_compression, sniff=False)
     else:
         out_compression = compression
     scanner = io.TFRecordScanner(args.file, compression)
-    temp = f"{args.output}.tmp-{os.getpid()}"
-    try:
-        with io.TFRecordWriter(temp, out_compression) as writer:
+    if local is None:  # a URL's writer commits the file only when it closes without error
+        with io.TFRecordWriter(args.output, out_compression) as writer:
             for _, payload in scanner:
                 writer.write(payload)
-        os.replace(temp, args.output)
-    finally:
-        if os.path.exists(temp):
-            os.unlink(temp)
+    else:  # a temporary file, so that an existing FIXED stays until the new one is whole
+        temp = f"{local}.tmp-{os.getpid()}"
+        try:
+            with io.TFRecordWriter(temp, out_compression) as writer:
+                for _, payload in scanner:
+                    writer.write(payload)
+            os.replace(temp, local)
+        finally:
+            if os.path.exists(temp):
+                os.unlink(temp)
     for d in scanner.damages:
         print(f"dropped: {d.path}: record {d.record}, bytes {d.offset}-{d.resume}: {d.kind}")
     print(

@@ -41,6 +41,7 @@ READ_BLOCK_SIZE = 8 << 20
 _FILE_OBJECT_SCHEME = "fileobj"
 
 FileStatistics = collections.namedtuple("FileStatistics", ["length", "is_directory"])
+DirEntry = collections.namedtuple("DirEntry", ["name", "path", "is_directory"])
 
 
 def scheme(path):
@@ -480,6 +481,38 @@ def listdir(path):
             return sorted(os.listdir(local))
     names = _remote_call(path, lambda fs, p: fs.ls(p, detail=False))
     return sorted(n.rstrip("/").rsplit("/", 1)[-1] for n in names)
+
+
+def scandir(path):
+    """The entries of directory ``path`` as :class:`DirEntry` (name, full path or URL,
+    is_directory), sorted by name: one listing request on an object store, where
+    :func:`listdir` plus :func:`isdir` per name would be one each. A local entry whose type
+    cannot be read (a symlink loop) counts as a file."""
+    path = os.fsdecode(os.fspath(path))
+    local = local_path(path)
+    if local is not None:
+
+        def is_dir(entry):
+            try:
+                return entry.is_dir()
+            except OSError:
+                return False
+
+        with _local_errors(local):
+            entries = list(os.scandir(local))
+        return sorted(
+            (DirEntry(e.name, join(path, e.name), is_dir(e)) for e in entries),
+            key=lambda e: e.name,
+        )
+    _, own = filesystem(path)
+    infos = _remote_call(path, lambda fs, p: fs.ls(p, detail=True))
+    entries = {}
+    for info in infos:
+        full = info["name"].rstrip("/")
+        name = full.rsplit("/", 1)[-1]
+        if name and full != own.rstrip("/"):  # some backends list the directory itself
+            entries[name] = DirEntry(name, join(path, name), info.get("type") == "directory")
+    return [entries[name] for name in sorted(entries)]
 
 
 def makedirs(path):

@@ -14,6 +14,8 @@ reader, CRCs checked, and parses them with the C++ ``parse_example``: no TensorF
 Paths take every scheme :mod:`swigflow.io.gfile` does.
 """
 
+import importlib
+
 _CLASSES = ("TFRecordDatasource", "TFRecordDatasink")
 
 
@@ -90,16 +92,24 @@ def write_tfrecords(dataset, path, *, compression_type=None, num_rows_per_file=N
     return sink.files_written
 
 
+def import_ray():
+    """The ``ray`` module, or an ImportError saying to install the ``ray`` extra."""
+    return _extra(lambda: importlib.import_module("ray"))
+
+
 def _sources():
+    return _extra(lambda: importlib.import_module("swigflow.ray.sources"))
+
+
+def _extra(load):
     try:
-        from swigflow.ray import sources
+        return load()
     except ImportError as e:
         if e.name is not None and e.name.split(".")[0] in ("ray", "pyarrow"):
             raise ImportError(
                 f"swigflow.ray needs Ray Data: pip install 'swigflow[ray]' ({e})"
             ) from None
         raise
-    return sources
 
 
 def __getattr__(name):
@@ -108,4 +118,10 @@ def __getattr__(name):
     raise AttributeError(f"module 'swigflow.ray' has no attribute {name!r}")
 
 
-__all__ = ["TFRecordDatasink", "TFRecordDatasource", "read_tfrecords", "write_tfrecords"]
+__all__ = [
+    "TFRecordDatasink",
+    "TFRecordDatasource",
+    "import_ray",
+    "read_tfrecords",
+    "write_tfrecords",
+]
