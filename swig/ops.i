@@ -10,5 +10,8 @@
 %rename("%s") swigflow::python::RegistryMark;
 %rename("%s") swigflow::python::OpsSince;
 %rename("%s") swigflow::python::TakeRegistryErrors;
+%rename("%s") swigflow::python::PythonOpWrappers;
+%rename("%s") swigflow::python::OpDefsText;
+%rename("%s") swigflow::python::OpIncompatibilities;
 %include "swig/py_ops.h"
 %unignoreall

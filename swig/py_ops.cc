@@ -1,5 +1,6 @@
 #include "swig/py_ops.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -7,6 +8,8 @@
 #include <vector>
 
 #include "swigflow/framework/op.h"
+#include "swigflow/framework/op_compat.h"
+#include "swigflow/framework/python_op_gen.h"
 
 namespace swigflow {
 namespace python {
@@ -245,6 +248,71 @@ PyObject* TakeRegistryErrors() {
         Py_BuildValue("(is)", static_cast<int>(errors[i].code()), errors[i].message().c_str()));
   }
   return list;
+}
+
+namespace {
+
+// The OpDefs named by a list of str, or every registered one (sorted) for None.
+Status NamedOps(PyObject* op_names, std::vector<const OpDef*>* ops) {
+  auto* registry = OpRegistry::Global();
+  if (op_names == Py_None) {
+    *ops = registry->ListOps();
+    std::sort(ops->begin(), ops->end(),
+              [](const OpDef* a, const OpDef* b) { return a->name < b->name; });
+    return Status::OK();
+  }
+  if (!PyList_Check(op_names)) return errors::InvalidArgument("op names must be a list or None");
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(op_names); ++i) {
+    const char* name = PyUnicode_AsUTF8(PyList_GET_ITEM(op_names, i));
+    if (name == nullptr) {
+      PyErr_Clear();
+      return errors::InvalidArgument("op names must be str");
+    }
+    const OpDef* def = registry->Find(name);
+    if (def == nullptr) return errors::NotFound("Op type not registered '", name, "'");
+    ops->push_back(def);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+PyObject* PythonOpWrappers(PyObject* op_names, const char* source) {
+  std::vector<const OpDef*> ops;
+  const Status s = NamedOps(op_names, &ops);
+  if (!s.ok()) return StatusResult(s);
+  PythonOpGenOptions options;
+  options.source = source;
+  const std::string text = swigflow::PythonOpWrappers(ops, options);
+  return PyUnicode_FromStringAndSize(text.data(), static_cast<Py_ssize_t>(text.size()));
+}
+
+PyObject* OpDefsText(PyObject* op_names) {
+  std::vector<const OpDef*> ops;
+  const Status s = NamedOps(op_names, &ops);
+  if (!s.ok()) return StatusResult(s);
+  std::string text;
+  for (const OpDef* def : ops) text += (text.empty() ? "" : "\n") + OpDefText(*def);
+  return PyUnicode_FromStringAndSize(text.data(), static_cast<Py_ssize_t>(text.size()));
+}
+
+PyObject* OpIncompatibilities(const char* golden_text) {
+  std::vector<OpDef> golden;
+  const Status s = ParseOpDefs(golden_text, &golden);
+  if (!s.ok()) return StatusResult(s);
+  std::vector<std::string> problems;
+  for (const OpDef& old : golden) {
+    const OpDef* now = OpRegistry::Global()->Find(old.name);
+    if (now == nullptr) {
+      problems.push_back(old.name + ": the op was removed");
+      continue;
+    }
+    for (std::string& p : IncompatibleChanges(old, *now)) problems.push_back(std::move(p));
+  }
+  return NewList(problems.size(), [&](size_t i) {
+    return PyUnicode_FromStringAndSize(problems[i].data(),
+                                       static_cast<Py_ssize_t>(problems[i].size()));
+  });
 }
 
 }  // namespace python

@@ -22,6 +22,16 @@ long long RegistryMark();
 PyObject* OpsSince(long long mark);
 PyObject* TakeRegistryErrors();
 
+// For generated wrappers and op compatibility (python_op_gen.h, op_compat.h). `op_names` is a
+// list of names, or None for every registered op (sorted by name).
+// PythonOpWrappers: the Python source wrapping those ops (load_op_library's modules).
+// OpDefsText: their golden text. OpIncompatibilities: the changes from the ops of a golden text
+// to the registered ones that break callers, one sentence each (a removed op included);
+// INVALID_ARGUMENT for a text that does not parse.
+PyObject* PythonOpWrappers(PyObject* op_names, const char* source);
+PyObject* OpDefsText(PyObject* op_names);
+PyObject* OpIncompatibilities(const char* golden_text);
+
 }  // namespace python
 }  // namespace swigflow
 

@@ -8,37 +8,19 @@ that swigflow.ops.run uses.
 
 import ctypes
 import os
-import re
 import types
 
 from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
-from swigflow.ops import run
 
 _LOADED = {}
 
 
-def _snake_case(name):
-    """ "ZeroOut" -> "zero_out", "Conv2DBackpropInput" -> "conv2d_backprop_input" (TF's rule)."""
-    s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s).lower()
-
-
-def _wrapper(op_name):
-    def op(*inputs, name=None, **attrs):
-        del name  # TensorFlow's op name
-        outputs = run(op_name, inputs, **attrs)
-        return outputs[0] if len(outputs) == 1 else outputs
-
-    op.__name__ = _snake_case(op_name)
-    op.__doc__ = f"Runs the {op_name} op: inputs in order, attributes as keywords."
-    return op
-
-
 def load_op_library(library_filename):
     """Loads a shared library of ops and kernels; returns a module with one Python function per
-    op it registered (snake_case of the op name, e.g. ``zero_out`` for ZeroOut), taking the
-    inputs in order and the attributes as keywords.
+    op it registered, generated from its OpDef as swigflow.ops.gen_nn_ops is: TensorFlow's
+    snake_case name (``zero_out`` for ZeroOut), the inputs, then the attributes (those with a
+    default last, as keywords), and a docstring.
 
     Raises:
       NotFoundError: the library cannot be loaded (missing, or a symbol it needs is missing).
@@ -64,11 +46,12 @@ def load_op_library(library_filename):
             f"{library_filename}: {message}"
             + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
         )
+    # The wrappers come from the generator that writes swigflow.ops.gen_nn_ops at build time.
+    source = _pywrap.PythonOpWrappers(list(new_ops), os.path.basename(path))
     module = types.ModuleType(os.path.splitext(os.path.basename(path))[0])
     module.__file__ = path
+    exec(compile(source, f"<wrappers of {path}>", "exec"), module.__dict__)
     module.OP_LIST = list(new_ops)
-    for op_name in new_ops:
-        setattr(module, _snake_case(op_name), _wrapper(op_name))
     return module
 
 

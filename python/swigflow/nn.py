@@ -1,13 +1,14 @@
 """Neural-network ops with tf.nn's signatures: convolutions, pooling, bias, activations.
 
-Float32 NHWC activations and HWIO filters; each call runs one registered C++ op through
-swigflow.ops.run, so gradients come from the registry (see the bottom of this module).
+Float32 NHWC activations and HWIO filters; each call runs registered C++ ops through their
+generated wrappers (swigflow.ops.gen_nn_ops), so gradients come from the registry (see the
+bottom of this module).
 """
 
 import numpy as np
 
 from swigflow import errors
-from swigflow.ops import RegisterGradient, custom_gradient, run
+from swigflow.ops import RegisterGradient, custom_gradient, gen_nn_ops
 
 
 def _spatial(value, name):
@@ -62,7 +63,7 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     attrs = _conv_attrs(strides, padding, data_format, dilations)
     if np.ndim(input) > 4:  # extra leading batch dimensions, as tf.nn.conv2d takes them
         return custom_gradient(_conv2d_batched(attrs))(input, filters)
-    return run("Conv2D", [input, filters], **attrs)[0]
+    return gen_nn_ops.conv2d(input, filters, **attrs)
 
 
 def _conv2d_batched(attrs):
@@ -72,12 +73,12 @@ def _conv2d_batched(attrs):
         x = np.asarray(x)
         lead = x.shape[:-3]
         flat = x.reshape(-1, *x.shape[-3:])
-        y = run("Conv2D", [flat, w], **attrs)[0]
+        y = gen_nn_ops.conv2d(flat, w, **attrs)
 
         def grad(dy):
             dy = np.asarray(dy).reshape(-1, *y.shape[1:])
-            dx = run("Conv2DBackpropInput", [_shape(flat), w, dy], **attrs)[0]
-            dw = run("Conv2DBackpropFilter", [flat, _shape(w), dy], **attrs)[0]
+            dx = gen_nn_ops.conv2d_backprop_input(_shape(flat), w, dy, **attrs)
+            dw = gen_nn_ops.conv2d_backprop_filter(flat, _shape(w), dy, **attrs)
             return [dx.reshape(x.shape), dw]
 
         return y.reshape(*lead, *y.shape[1:]), grad
@@ -101,7 +102,7 @@ def conv2d_backprop_input(
             [batch, channels, h, w] if data_format == "NCHW" else [batch, h, w, channels], np.int32
         )
     attrs = _conv_attrs(strides, padding, data_format, dilations)
-    return run("Conv2DBackpropInput", [sizes, filters, out_backprop], **attrs)[0]
+    return gen_nn_ops.conv2d_backprop_input(sizes, filters, out_backprop, **attrs)
 
 
 def conv2d_backprop_filter(
@@ -112,7 +113,7 @@ def conv2d_backprop_filter(
     del name
     sizes = np.asarray(filter_sizes, dtype=np.int32)
     attrs = _conv_attrs(strides, padding, data_format, dilations)
-    return run("Conv2DBackpropFilter", [input, sizes, out_backprop], **attrs)[0]
+    return gen_nn_ops.conv2d_backprop_filter(input, sizes, out_backprop, **attrs)
 
 
 def _pool_attrs(ksize, strides, padding, data_format):
@@ -127,45 +128,45 @@ def _pool_attrs(ksize, strides, padding, data_format):
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     """tf.nn.max_pool2d: the max of each window; padded cells never win."""
     del name
-    return run("MaxPool", [input], **_pool_attrs(ksize, strides, padding, data_format))[0]
+    return gen_nn_ops.max_pool(input, **_pool_attrs(ksize, strides, padding, data_format))
 
 
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     """tf.nn.avg_pool2d: the mean of each window over its real (unpadded) cells."""
     del name
-    return run("AvgPool", [input], **_pool_attrs(ksize, strides, padding, data_format))[0]
+    return gen_nn_ops.avg_pool(input, **_pool_attrs(ksize, strides, padding, data_format))
 
 
 def bias_add(value, bias, data_format=None, name=None):
     """tf.nn.bias_add: value + bias along the channel axis (last, or 1 for NCHW)."""
     del name
-    return run("BiasAdd", [value, bias], data_format=data_format or "NHWC")[0]
+    return gen_nn_ops.bias_add(value, bias, data_format=data_format or "NHWC")
 
 
 def relu(features, name=None):
     """tf.nn.relu."""
     del name
-    return run("Relu", [features])[0]
+    return gen_nn_ops.relu(features)
 
 
 def softmax(logits, axis=None, name=None):
     """tf.nn.softmax along `axis` (the last by default)."""
     del name
-    return _along_axis("Softmax", _softmax_input_grad, logits, axis)
+    return _along_axis(gen_nn_ops.softmax, _softmax_input_grad, logits, axis)
 
 
 def log_softmax(logits, axis=None, name=None):
     """tf.nn.log_softmax along `axis` (the last by default): logits - log(sum(exp(logits)))."""
     del name
-    return _along_axis("LogSoftmax", _log_softmax_input_grad, logits, axis)
+    return _along_axis(gen_nn_ops.log_softmax, _log_softmax_input_grad, logits, axis)
 
 
-def _along_axis(op_name, input_grad, logits, axis):
-    """A last-axis op applied along `axis`: moved last, computed, moved back, as one taped
-    operation whose gradient input_grad(dy, y, axis) gives."""
+def _along_axis(op, input_grad, logits, axis):
+    """A last-axis op (a generated wrapper) applied along `axis`: moved last, computed, moved
+    back, as one taped operation whose gradient input_grad(dy, y, axis) gives."""
     ndim = np.ndim(logits)
     if axis is None or axis in (-1, ndim - 1) or ndim == 0:
-        return run(op_name, [logits])[0]
+        return op(logits)
     if not -ndim <= axis < ndim:
         raise errors.InvalidArgumentError(
             f"`dim` must be in the range [{-ndim}, {ndim}) where {ndim} is the number of "
@@ -173,10 +174,10 @@ def _along_axis(op_name, input_grad, logits, axis):
         )
 
     def along_axis(x):
-        y = np.moveaxis(run(op_name, [np.moveaxis(np.asarray(x), axis, -1)])[0], -1, axis)
+        y = np.moveaxis(op(np.moveaxis(np.asarray(x), axis, -1)), -1, axis)
         return y, lambda dy: input_grad(dy, y, axis).astype(y.dtype)
 
-    along_axis.__name__ = f"{op_name}AlongAxis"
+    along_axis.__name__ = f"{op.__name__}_along_axis"
     return custom_gradient(along_axis)(logits)
 
 
@@ -209,7 +210,7 @@ def _matmul_grad(op, grad):
     ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
 
     def mm(x, y, tx, ty):
-        return run("MatMul", [x, y], transpose_a=tx, transpose_b=ty)[0]
+        return gen_nn_ops.mat_mul(x, y, transpose_a=tx, transpose_b=ty)
 
     if not ta and not tb:
         return [mm(grad, b, False, True), mm(a, grad, True, False)]
@@ -225,8 +226,8 @@ def _conv2d_grad(op, grad):
     x, w = op.inputs
     attrs = _same_attrs(op, _CONV)
     return [
-        run("Conv2DBackpropInput", [_shape(x), w, grad], **attrs)[0],
-        run("Conv2DBackpropFilter", [x, _shape(w), grad], **attrs)[0],
+        gen_nn_ops.conv2d_backprop_input(_shape(x), w, grad, **attrs),
+        gen_nn_ops.conv2d_backprop_filter(x, _shape(w), grad, **attrs),
     ]
 
 
@@ -236,8 +237,8 @@ def _conv2d_backprop_input_grad(op, grad):
     attrs = _same_attrs(op, _CONV)
     return [
         None,
-        run("Conv2DBackpropFilter", [grad, _shape(w), dy], **attrs)[0],
-        run("Conv2D", [grad, w], **attrs)[0],
+        gen_nn_ops.conv2d_backprop_filter(grad, _shape(w), dy, **attrs),
+        gen_nn_ops.conv2d(grad, w, **attrs),
     ]
 
 
@@ -246,20 +247,20 @@ def _conv2d_backprop_filter_grad(op, grad):
     x, _, dy = op.inputs
     attrs = _same_attrs(op, _CONV)
     return [
-        run("Conv2DBackpropInput", [_shape(x), grad, dy], **attrs)[0],
+        gen_nn_ops.conv2d_backprop_input(_shape(x), grad, dy, **attrs),
         None,
-        run("Conv2D", [x, grad], **attrs)[0],
+        gen_nn_ops.conv2d(x, grad, **attrs),
     ]
 
 
 @RegisterGradient("MaxPool")
 def _max_pool_grad(op, grad):
-    return [run("MaxPoolGrad", [op.inputs[0], op.outputs[0], grad], **_same_attrs(op, _POOL))[0]]
+    return [gen_nn_ops.max_pool_grad(op.inputs[0], op.outputs[0], grad, **_same_attrs(op, _POOL))]
 
 
 @RegisterGradient("AvgPool")
 def _avg_pool_grad(op, grad):
-    return [run("AvgPoolGrad", [_shape(op.inputs[0]), grad], **_same_attrs(op, _POOL))[0]]
+    return [gen_nn_ops.avg_pool_grad(_shape(op.inputs[0]), grad, **_same_attrs(op, _POOL))]
 
 
 def _first_max_index(x, ksize, strides, padding):
@@ -305,12 +306,12 @@ def _max_pool_grad_grad(op, grad):
 
 @RegisterGradient("AvgPoolGrad")
 def _avg_pool_grad_grad(op, grad):
-    return [None, run("AvgPool", [grad], **_same_attrs(op, _POOL))[0]]
+    return [None, gen_nn_ops.avg_pool(grad, **_same_attrs(op, _POOL))]
 
 
 @RegisterGradient("BiasAdd")
 def _bias_add_grad(op, grad):
-    return [grad, run("BiasAddGrad", [grad], data_format=op.get_attr("data_format"))[0]]
+    return [grad, gen_nn_ops.bias_add_grad(grad, data_format=op.get_attr("data_format"))]
 
 
 @RegisterGradient("BiasAddGrad")
@@ -324,13 +325,13 @@ def _bias_add_grad_grad(op, grad):
 
 @RegisterGradient("Relu")
 def _relu_grad(op, grad):
-    return [run("ReluGrad", [grad, op.outputs[0]])[0]]
+    return [gen_nn_ops.relu_grad(grad, op.outputs[0])]
 
 
 @RegisterGradient("ReluGrad")
 def _relu_grad_grad(op, grad):
     _, features = op.inputs
-    return [run("ReluGrad", [grad, features])[0], np.zeros_like(features)]
+    return [gen_nn_ops.relu_grad(grad, features), np.zeros_like(features)]
 
 
 @RegisterGradient("Softmax")
