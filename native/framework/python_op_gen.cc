@@ -257,7 +257,8 @@ std::string OpFunction(const OpDef& def, bool hidden) {
   } else if (def.outputs.size() == 1) {
     AppendCall("return _run(", call, ")[0]", "    ", &out);
   } else {
-    AppendCall("return _" + def.name + "Output._make(_run(", call, "))", "    ", &out);
+    AppendCall("outputs = _run(", call, ")", "    ", &out);
+    out += "    return _" + def.name + "Output._make(outputs)\n";
   }
   return out;
 }

@@ -64,6 +64,8 @@ def test_contents(wheel):
         "swigflow/pywrap_swigflow.py",
         "swigflow/proto/__init__.py",
         "swigflow/proto/descriptors.py",
+        "swigflow/ops/__init__.py",
+        "swigflow/ops/gen_nn_ops.py",
         "swigflow/proto/example.proto",
         "swigflow/proto/feature.proto",
         "swigflow/_pywrap_swigflow.so",
@@ -173,6 +175,26 @@ def test_imports_from_outside_source_tree(installed):
     assert out[1] == swigflow.__version__
     assert int(out[2]) == 0xE3069283
     assert out[3] == "DataLossError 15"
+
+
+def test_every_op_has_a_generated_wrapper_with_a_docstring(installed):
+    out = run_installed(
+        installed,
+        """
+        import inspect, re
+        import swigflow
+        from swigflow.ops import gen_nn_ops
+        wrapped = {}
+        for name, fn in vars(gen_nn_ops).items():
+            if inspect.isfunction(fn) and fn.__module__ == gen_nn_ops.__name__:
+                op = re.search(r'_run\\(\\s*"(\\w+)"', inspect.getsource(fn)).group(1)
+                assert "Args:" in fn.__doc__ and "Returns:" in fn.__doc__, name
+                wrapped[op] = name
+        assert sorted(wrapped) == sorted(op["name"] for op in swigflow.ops.list_ops())
+        print(wrapped["Conv2DBackpropInput"], len(wrapped))
+        """,
+    )
+    assert out.split()[0] == "conv2d_backprop_input"
 
 
 def test_headers_compile_with_sysconfig_flags(installed, tmp_path):
