@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <new>
+#include <set>
 #include <type_traits>
 #include <variant>
 
@@ -246,6 +247,7 @@ static Status ParseArg(const std::string& spec, ArgDef* arg) {
   if (colon == std::string::npos) return errors::Internal("bad argument spec: ", spec);
   arg->name = Trim(spec.substr(0, colon));
   const std::string type = Trim(spec.substr(colon + 1));
+  if (arg->name.empty() || type.empty()) return errors::Internal("bad argument spec: ", spec);
   if (!DataTypeFromName(type, &arg->type).ok()) {
     arg->type = DataType::kInvalid;
     arg->type_attr = type;
@@ -275,6 +277,7 @@ OpDefBuilder& OpDefBuilder::Attr(const std::string& spec) {
     return *this;
   }
   attr.name = Trim(spec.substr(0, colon));
+  if (attr.name.empty() && status_.ok()) status_ = errors::Internal("bad attr spec: ", spec);
   std::string rest = spec.substr(colon + 1);
   std::string default_text;
   const size_t eq = rest.find('=');
@@ -318,6 +321,21 @@ OpDefBuilder& OpDefBuilder::Doc(const std::string& text) {
 
 Status OpDefBuilder::Finish(OpDef* def) const {
   SWIGFLOW_RETURN_IF_ERROR(status_);
+  // One namespace, as TensorFlow's: attributes are keys of calls, and inputs and attributes are
+  // the keyword parameters of the generated wrappers.
+  std::set<std::string> names;
+  for (const AttrDef& a : def_.attrs) {
+    if (!names.insert(a.name).second) {
+      return errors::Internal("op ", def_.name, ": duplicate name '", a.name, "'");
+    }
+  }
+  for (const auto* list : {&def_.inputs, &def_.outputs}) {
+    for (const ArgDef& arg : *list) {
+      if (!names.insert(arg.name).second) {
+        return errors::Internal("op ", def_.name, ": duplicate name '", arg.name, "'");
+      }
+    }
+  }
   for (const auto* list : {&def_.inputs, &def_.outputs}) {
     for (const ArgDef& arg : *list) {
       if (arg.type_attr.empty()) continue;

@@ -56,8 +56,15 @@ case "$target" in
     libs=(-ljpeg -lpng16)
     cp "$root"/tests/testdata/tf_images/*.jpg "$root"/tests/testdata/tf_images/*.png "$work/corpus/"
     ;;
+  op_defs)
+    sources=(native/framework/status.cc native/framework/cpu_info.cc
+      native/framework/thread_pool.cc native/framework/tensor.cc native/framework/op.cc
+      native/framework/op_compat.cc native/framework/python_op_gen.cc
+      tests/fuzz/op_defs_fuzzer.cc)
+    cp "$root"/tests/api/golden/ops.txt "$work/corpus/"
+    ;;
   *)
-    echo "usage: $0 record_reader|example|image [SECONDS] [libFuzzer flags...]" >&2
+    echo "usage: $0 record_reader|example|image|op_defs [SECONDS] [libFuzzer flags...]" >&2
     exit 2
     ;;
 esac

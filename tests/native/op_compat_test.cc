@@ -49,6 +49,14 @@ TEST(OpCompatTest, ParseErrorsNameTheLine) {
   EXPECT_NE(s.message().find("line 6"), std::string::npos) << s.message();
   s = ParseOpDefs("op: A\n  attr: k: list(strings)\n", &defs);
   EXPECT_NE(s.message().find("line 1"), std::string::npos) << s.message();
+  // An argument or attribute without a name or type is an error, not an untyped argument (the
+  // fuzzer's find).
+  for (const char* bad : {"op: A\n  input: x:\n", "op: A\n  output: : T\n  attr: T: {float}\n",
+                          "op: A\n  attr: : int\n", "op: A\n  attr: k: int\n  attr: k: bool\n",
+                          "op: A\n  input: x: int32\n  output: x: int32\n",
+                          "op: A\n  input: k: int32\n  attr: k: int\n"}) {
+    EXPECT_EQ(ParseOpDefs(bad, &defs).code(), error::INVALID_ARGUMENT) << bad;
+  }
 }
 
 // `now` is kPool with `from` replaced by `to`.
