@@ -1,6 +1,5 @@
 #include "swig/py_ops.h"
 
-#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -257,8 +256,6 @@ Status NamedOps(PyObject* op_names, std::vector<const OpDef*>* ops) {
   auto* registry = OpRegistry::Global();
   if (op_names == Py_None) {
     *ops = registry->ListOps();
-    std::sort(ops->begin(), ops->end(),
-              [](const OpDef* a, const OpDef* b) { return a->name < b->name; });
     return Status::OK();
   }
   if (!PyList_Check(op_names)) return errors::InvalidArgument("op names must be a list or None");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <set>
@@ -214,6 +215,12 @@ std::string AttrValueString(const AttrValue& value) {
         }
       },
       value);
+}
+
+std::string FloatLiteral(float value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.9g", static_cast<double>(value));
+  return buffer;
 }
 
 const AttrDef* OpDef::FindAttr(const std::string& attr) const {

@@ -34,6 +34,10 @@ using AttrMap = std::map<std::string, AttrValue>;
 // "[1, 2]", "'SAME'", "float", "true", ...: how messages show an attribute value.
 std::string AttrValueString(const AttrValue& value);
 
+// A float attribute value with the digits to read back the same float ("%.9g"): for op
+// definitions as text and generated code.
+std::string FloatLiteral(float value);
+
 // An input or output: "name: T" (the type attribute T) or "name: int32" (a fixed type).
 struct ArgDef {
   std::string name;
@@ -157,7 +161,7 @@ class OpRegistry {
   Status RegisterOp(const OpDefBuilder& builder);
   Status RegisterKernel(const std::string& op, DataType type, KernelFactory factory);
   const OpDef* Find(const std::string& name) const;
-  std::vector<const OpDef*> ListOps() const;
+  std::vector<const OpDef*> ListOps() const;  // sorted by name
   // Kernels' data types for `op` (kInvalid for an op without a type attribute).
   std::vector<DataType> KernelTypes(const std::string& op) const;
   // Registration errors from static initializers, which cannot return them.

@@ -1,8 +1,6 @@
 #include "swigflow/framework/op_compat.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <sstream>
 #include <type_traits>
 #include <variant>
@@ -18,9 +16,7 @@ std::string SpecLiteral(const AttrValue& value) {
       [](const auto& x) -> std::string {
         using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, float>) {
-          char buffer[32];
-          std::snprintf(buffer, sizeof(buffer), "%.9g", static_cast<double>(x));
-          return buffer;
+          return FloatLiteral(x);
         } else if constexpr (std::is_same_v<T, std::string>) {
           return "'" + x + "'";
         } else {

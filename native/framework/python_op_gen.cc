@@ -64,9 +64,7 @@ std::string PyLiteral(const AttrValue& value) {
         if constexpr (std::is_same_v<T, float>) {
           if (std::isnan(x)) return "float(\"nan\")";
           if (std::isinf(x)) return x > 0 ? "float(\"inf\")" : "-float(\"inf\")";
-          char buffer[32];
-          std::snprintf(buffer, sizeof(buffer), "%.9g", static_cast<double>(x));
-          std::string s = buffer;
+          std::string s = FloatLiteral(x);
           if (s.find_first_of(".e") == std::string::npos) s += ".0";
           return s;
         } else if constexpr (std::is_same_v<T, bool>) {

@@ -2,7 +2,6 @@
 // links it with one op library, as TensorFlow's tf_gen_op_wrapper_py does).
 //
 //   python_op_gen [--source=LABEL] [--hidden=Op1,Op2] > gen_lib_ops.py
-#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -32,9 +31,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "op registration failed: %s\n", s.ToString().c_str());
     return 1;
   }
-  auto ops = registry->ListOps();
-  std::sort(ops.begin(), ops.end(),
-            [](const swigflow::OpDef* a, const swigflow::OpDef* b) { return a->name < b->name; });
+  const auto ops = registry->ListOps();
   for (const std::string& name : options.hidden) {
     if (registry->Find(name) == nullptr) {
       std::fprintf(stderr, "--hidden names %s, which is not registered here\n", name.c_str());
