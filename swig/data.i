@@ -28,5 +28,6 @@ SWIGFLOW_RELEASE_GIL(swigflow::python::PyPipeline::~PyPipeline)
 %rename("%s") swigflow::python::PyPipeline::NextView;
 %rename("%s") swigflow::python::PyPipeline::TakeDamages;
 %rename("%s") swigflow::python::PyPipeline::RecordsPerEpoch;
+%rename("%s") swigflow::python::PyPipeline::Stats;
 %include "swig/py_pipeline.h"
 %unignoreall

@@ -85,6 +85,34 @@ PyObject* PyPipeline::TakeDamages() {
   });
 }
 
+PyObject* PyPipeline::Stats() const {
+  const data::PipelineStats s = pipeline_->Stats();  // brief locks only: keeps the GIL
+  PyObject* stages = NewList(s.stages.size(), [&](size_t i) {
+    const data::StageStats& st = s.stages[i];
+    return Py_BuildValue(
+        "{s:s,s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:L}", "name", st.name.c_str(), "threads", st.threads,
+        "busy_ns", static_cast<long long>(st.busy_ns), "input_wait_ns",
+        static_cast<long long>(st.input_wait_ns), "output_wait_ns",
+        static_cast<long long>(st.output_wait_ns), "elements", static_cast<long long>(st.elements),
+        "records", static_cast<long long>(st.records), "bytes", static_cast<long long>(st.bytes),
+        "files", static_cast<long long>(st.files));
+  });
+  if (stages == nullptr) return nullptr;
+  PyObject* queues = NewList(s.queues.size(), [&](size_t i) {
+    const data::QueueStats& q = s.queues[i];
+    return Py_BuildValue("{s:s,s:L,s:L,s:d}", "name", q.name.c_str(), "capacity",
+                         static_cast<long long>(q.capacity), "size", static_cast<long long>(q.size),
+                         "mean_fill", q.mean_fill);
+  });
+  if (queues == nullptr) {
+    Py_DECREF(stages);
+    return nullptr;
+  }
+  return Py_BuildValue("{s:L,s:L,s:L,s:N,s:N}", "elapsed_ns", static_cast<long long>(s.elapsed_ns),
+                       "consumer_wait_ns", static_cast<long long>(s.consumer_wait_ns), "delivered",
+                       static_cast<long long>(s.delivered), "stages", stages, "queues", queues);
+}
+
 PyObject* PyPipeline::NextAs(Payload kind) {
   std::unique_ptr<data::Element> e;
   Status s;

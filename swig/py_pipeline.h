@@ -40,6 +40,10 @@ class PyPipeline {
 
   long long RecordsPerEpoch() const { return pipeline_->RecordsPerEpoch(); }
 
+  // data::PipelineStats as a dict: elapsed_ns, consumer_wait_ns, delivered, and lists of dicts
+  // "stages" (the fields of StageStats) and "queues" (those of QueueStats).
+  PyObject* Stats() const;
+
  private:
   enum class Payload { kParsed, kBytes, kView };
 

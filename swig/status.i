@@ -5,14 +5,20 @@
 // `f(code, message) -> exception instance` (py_runtime.h); C++ never hard-codes Python class
 // names.
 %{
+#include <cxxabi.h>
+
 #include "swig/py_runtime.h"
 %}
 
 // Every wrapper: a C++ exception (std::bad_alloc, ...) raises the swigflow.errors class of its
-// Status (ResourceExhaustedError, also a MemoryError) instead of aborting the interpreter.
+// Status (ResourceExhaustedError, also a MemoryError) instead of aborting the interpreter. A
+// thread ended by pthread_exit must unwind on: Python ends daemon threads that way when one
+// takes the GIL back while the interpreter finalizes (a prefetch thread in a native call).
 %exception {
   try {
     $action
+  } catch (abi::__forced_unwind&) {
+    throw;
   } catch (...) {
     swigflow::python::SetStatusError(swigflow::StatusFromCurrentException());
     SWIG_fail;

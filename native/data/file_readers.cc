@@ -17,8 +17,13 @@ constexpr size_t kFirstChunkRecords = 32;
 }  // namespace
 
 FileReaders::FileReaders(std::function<const std::string&(uint32_t)> path,
-                         const io::RecordOptions& options, bool stop_at_damage, int threads)
-    : path_(std::move(path)), options_(options), stop_at_damage_(stop_at_damage) {
+                         const io::RecordOptions& options, bool stop_at_damage, int threads,
+                         StageCounters* counters, std::atomic<int64_t>* take_wait_ns)
+    : path_(std::move(path)),
+      options_(options),
+      stop_at_damage_(stop_at_damage),
+      counters_(counters),
+      take_wait_ns_(take_wait_ns) {
   try {
     for (int t = 0; t < std::max(threads, 1); ++t) threads_.emplace_back([this] { Run(); });
   } catch (...) {  // a thread could not start: stop the others before the members go
@@ -114,7 +119,9 @@ bool FileReaders::Take(size_t k, Chunk* chunk) {
         // Readers may all be asleep (they are woken in batches): make sure one comes for it.
         if (!job.busy) work_.notify_one();
         waiting_for_ = k;
+        const int64_t start = NowNs();
         ready_.wait(lock, [&] { return stopped_ || job.count > 0; });
+        AddTo(take_wait_ns_, NowNs() - start);
         waiting_for_ = kNobody;
       }
       if (stopped_) return false;
@@ -172,7 +179,12 @@ void FileReaders::Run() {
     job->busy = true;
     ++busy_;
     lock.unlock();
+    const int64_t start = NowNs();
     Chunk chunk = ReadChunk(job, &spare);
+    AddTo(&counters_->busy_ns, NowNs() - start);
+    AddTo(&counters_->elements, 1);
+    AddTo(&counters_->records, static_cast<int64_t>(chunk.records.size()));
+    AddTo(&counters_->bytes, static_cast<int64_t>(chunk.bytes));
     lock.lock();
     job->busy = false;
     --busy_;
@@ -206,6 +218,7 @@ Chunk FileReaders::ReadChunk(Job* job, std::string* spare) {
       SWIGFLOW_RETURN_IF_ERROR(
           io::RecordScanner::Open(path_(file), options_, &job->scanner, std::move(*spare)));
       job->scanner->set_stop_at_damage(stop_at_damage_);
+      AddTo(&counters_->files, 1);
     }
     chunk.records.reserve(kFirstChunkRecords);
     for (;;) {

@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "swigflow/data/pipeline_stats.h"
 #include "swigflow/framework/status.h"
 #include "swigflow/io/record_options.h"
 #include "swigflow/io/record_scan.h"
@@ -59,9 +60,11 @@ class FileReaders {
  public:
   // path(i): the i-th file the sequences may name. stop_at_damage: the damage policy drops
   // the rest of a file at its first damage (or raises), so nothing after it is read. Damage is
-  // passed on as damaged records, in order.
+  // passed on as damaged records, in order. The readers count their work in `counters` and the
+  // consumer's waits in Take in `take_wait_ns` (both outlive this).
   FileReaders(std::function<const std::string&(uint32_t)> path, const io::RecordOptions& options,
-              bool stop_at_damage, int threads);
+              bool stop_at_damage, int threads, StageCounters* counters,
+              std::atomic<int64_t>* take_wait_ns);
   ~FileReaders();  // stops and joins every thread, even mid-read
 
   FileReaders(const FileReaders&) = delete;
@@ -117,6 +120,8 @@ class FileReaders {
   const std::function<const std::string&(uint32_t)> path_;
   const io::RecordOptions options_;
   const bool stop_at_damage_;
+  StageCounters* const counters_;
+  std::atomic<int64_t>* const take_wait_ns_;
 
   std::mutex mu_;
   std::condition_variable work_;   // readers: a task may be available, or stop

@@ -219,15 +219,24 @@ std::vector<Slot> InterleaveOrder(const PipelineOptions& o, const std::vector<ui
   return order;
 }
 
+// Workers reading indexed files at their offsets: cycle_length, at most 8.
+int IndexedWorkers(int cycle_length) { return std::clamp(cycle_length, 1, 8); }
+
 // Indexed files read at computed positions by worker threads, in the computed order: worker w
 // reads chunks w, w + W, ... ahead into its own queue, and the consumer takes them in turn.
 class IndexedRecords : public Source {
  public:
-  IndexedRecords(const PipelineOptions& o, std::vector<Slot> order, io::FileCache* files)
-      : options_(o), order_(std::move(order)), files_(files) {
+  // The workers count their reads in `counters`; the consumer's waits go to `pop_wait_ns`.
+  IndexedRecords(const PipelineOptions& o, std::vector<Slot> order, io::FileCache* files,
+                 StageCounters* counters, std::atomic<int64_t>* pop_wait_ns)
+      : options_(o),
+        order_(std::move(order)),
+        files_(files),
+        counters_(counters),
+        pop_wait_ns_(pop_wait_ns) {
     const size_t chunks = (order_.size() + kChunkRecords - 1) / kChunkRecords;
     const size_t workers = std::max<size_t>(
-        1, std::min<size_t>(std::clamp(o.cycle_length, 1, 8), std::max<size_t>(chunks, 1)));
+        1, std::min<size_t>(IndexedWorkers(o.cycle_length), std::max<size_t>(chunks, 1)));
     for (size_t w = 0; w < workers; ++w) {
       queues_.push_back(std::make_unique<BoundedQueue<Chunk>>(kChunksAhead));
     }
@@ -247,7 +256,10 @@ class IndexedRecords : public Source {
         return false;
       }
       if (taken_chunks_ * kChunkRecords >= order_.size()) return false;
-      if (!queues_[taken_chunks_ % queues_.size()]->Pop(&chunk_)) {
+      const int64_t start = NowNs();
+      const bool popped = queues_[taken_chunks_ % queues_.size()]->Pop(&chunk_);
+      AddTo(pop_wait_ns_, NowNs() - start);
+      if (!popped) {
         *status = errors::Cancelled("pipeline stopped");
         return false;
       }
@@ -286,6 +298,7 @@ class IndexedRecords : public Source {
     std::shared_ptr<const io::RandomAccessFile> file;
     uint32_t file_index = 0;
     for (size_t c = worker; c * kChunkRecords < order_.size(); c += workers) {
+      const int64_t start = NowNs();
       Chunk chunk;
       const size_t end = std::min(order_.size(), (c + 1) * kChunkRecords);
       for (size_t i = c * kChunkRecords; i < end && chunk.status.ok(); ++i) {
@@ -306,8 +319,13 @@ class IndexedRecords : public Source {
           chunk.status = s;
           break;
         }
+        chunk.bytes += record.payload.size();
         chunk.records.push_back(std::move(record));
       }
+      AddTo(&counters_->busy_ns, NowNs() - start);
+      AddTo(&counters_->elements, 1);
+      AddTo(&counters_->records, static_cast<int64_t>(chunk.records.size()));
+      AddTo(&counters_->bytes, static_cast<int64_t>(chunk.bytes));
       if (!queues_[worker]->Push(std::move(chunk))) return;
     }
   }
@@ -329,6 +347,8 @@ class IndexedRecords : public Source {
   const PipelineOptions& options_;
   const std::vector<Slot> order_;
   io::FileCache* const files_;
+  StageCounters* const counters_;
+  std::atomic<int64_t>* const pop_wait_ns_;
   std::vector<std::unique_ptr<BoundedQueue<Chunk>>> queues_;
   std::vector<std::thread> threads_;
   Chunk chunk_;
@@ -378,9 +398,12 @@ class Pipeline::Impl {
     try {
       if (indexed_) {
         random_files_ = std::make_unique<io::FileCache>(path, OpenFilesCached());
+        read_threads_ = IndexedWorkers(o_.cycle_length);
       } else {
-        readers_ = std::make_unique<FileReaders>(
-            path, o_.record_options, o_.on_error != OnError::kSkipRecord, Readers(o_.cycle_length));
+        read_threads_ = Readers(o_.cycle_length);
+        readers_ = std::make_unique<FileReaders>(path, o_.record_options,
+                                                 o_.on_error != OnError::kSkipRecord, read_threads_,
+                                                 &read_, &assemble_.input_wait_ns);
       }
       if (o_.decode_images) {
         // A pool of its own: sharing the default pool with the parser would serialize decoding
@@ -422,7 +445,77 @@ class Pipeline::Impl {
     }
     if (!output.status.ok()) return output.status;
     *element = std::move(output.element);
+    delivered_.fetch_add(1, std::memory_order_relaxed);
     return Status::OK();
+  }
+
+  PipelineStats Stats() const {
+    const int64_t now = NowNs();
+    PipelineStats s;
+    s.elapsed_ns = now - start_ns_;
+    auto alive = [&](const std::atomic<int64_t>& end) {
+      const int64_t e = end.load();
+      return (e != 0 ? e : now) - start_ns_;
+    };
+    auto stage = [](const char* name, const StageCounters& c) {
+      StageStats st;
+      st.name = name;
+      st.busy_ns = c.busy_ns.load(std::memory_order_relaxed);
+      st.input_wait_ns = c.input_wait_ns.load(std::memory_order_relaxed);
+      st.elements = c.elements.load(std::memory_order_relaxed);
+      st.records = c.records.load(std::memory_order_relaxed);
+      st.bytes = c.bytes.load(std::memory_order_relaxed);
+      st.files = c.files.load(std::memory_order_relaxed);
+      return st;
+    };
+    // A one-thread stage is busy whenever it is not waiting on one side or the other.
+    auto one_thread = [&](StageStats st, const std::atomic<int64_t>& end, int64_t output_wait) {
+      st.output_wait_ns = output_wait;
+      st.busy_ns = std::max<int64_t>(0, alive(end) - st.input_wait_ns - output_wait);
+      return st;
+    };
+    auto queue = [&](const char* name, const BoundedQueue<Output>::Stats& q) {
+      QueueStats qs;
+      qs.name = name;
+      qs.capacity = static_cast<int64_t>(q.capacity);
+      qs.size = static_cast<int64_t>(q.size);
+      qs.mean_fill = q.mean_fill;
+      s.queues.push_back(qs);
+    };
+    const auto raw = raw_.GetStats();
+    const auto parsed = parsed_.GetStats();
+    const auto out = out_.GetStats();
+
+    StageStats read = stage("read", read_);
+    read.threads = read_threads_;
+    if (random_files_ != nullptr) read.files = random_files_->opens();
+    // Readers not reading wait for room: they stop once the read-ahead is full.
+    read.output_wait_ns = std::max<int64_t>(0, read_threads_ * alive(assemble_end_) - read.busy_ns);
+    s.stages.push_back(read);
+    const auto& assembled = o_.parse ? raw : out;
+    s.stages.push_back(
+        one_thread(stage("assemble", assemble_), assemble_end_, assembled.push_wait_ns));
+    queue("assemble", assembled);
+    if (o_.parse) {
+      const auto& done = o_.decode_images ? parsed : out;
+      StageStats parse = stage("parse", parse_);
+      parse.input_wait_ns = raw.pop_wait_ns;
+      parse = one_thread(parse, parse_end_, done.push_wait_ns);
+      parse.threads = ThreadPool::Default()->num_threads();
+      s.stages.push_back(parse);
+      queue("parse", done);
+    }
+    if (o_.decode_images) {
+      StageStats decode = stage("decode", decode_);
+      decode.input_wait_ns = parsed.pop_wait_ns;
+      decode = one_thread(decode, decode_end_, out.push_wait_ns);
+      decode.threads = decode_pool_->num_threads();
+      s.stages.push_back(decode);
+      queue("decode", out);
+    }
+    s.consumer_wait_ns = out.pop_wait_ns;
+    s.delivered = delivered_.load(std::memory_order_relaxed);
+    return s;
   }
 
   std::vector<io::RecordDamage> TakeDamages() {
@@ -470,6 +563,8 @@ class Pipeline::Impl {
 
  private:
   bool Emit(std::unique_ptr<Element> element) {
+    AddTo(&assemble_.elements, 1);
+    AddTo(&assemble_.records, static_cast<int64_t>(element->size()));
     Output output;
     output.element = std::move(element);
     return o_.parse ? raw_.Push(std::move(output)) : out_.Push(std::move(output));
@@ -513,6 +608,7 @@ class Pipeline::Impl {
       return Status::OK();
     });
     if (!s.ok()) Finish(s);
+    assemble_end_ = NowNs();
   }
 
   // One epoch's records in output order: its source, then sharding by record and the damage
@@ -546,7 +642,8 @@ class Pipeline::Impl {
       const size_t skipped = std::min<size_t>(static_cast<size_t>(skip), order.size());
       order.erase(order.begin(), order.begin() + static_cast<ptrdiff_t>(skipped));
       *position = static_cast<int64_t>(skipped);
-      e->source = std::make_unique<IndexedRecords>(o_, std::move(order), random_files_.get());
+      e->source = std::make_unique<IndexedRecords>(o_, std::move(order), random_files_.get(),
+                                                   &read_, &assemble_.input_wait_ns);
     } else {
       e->source = std::make_unique<InterleavedFiles>(o_, readers_.get(), std::move(files));
     }
@@ -665,12 +762,18 @@ class Pipeline::Impl {
         output.status = CatchExceptions([&] {
           return example::ParseExampleBatch(RecordViews(e), o_.specs, nullptr, threads, &e.parsed);
         });
-        if (!output.status.ok()) output.element.reset();
+        if (output.status.ok()) {
+          AddTo(&parse_.elements, 1);
+          AddTo(&parse_.records, static_cast<int64_t>(e.size()));
+        } else {
+          output.element.reset();
+        }
       }
       const bool last = !output.status.ok();
       BoundedQueue<Output>& next = o_.decode_images ? parsed_ : out_;
-      if (!next.Push(std::move(output)) || last) return;
+      if (!next.Push(std::move(output)) || last) break;
     }
+    parse_end_ = NowNs();
   }
 
   static std::vector<std::string_view> RecordViews(const Element& e) {
@@ -757,16 +860,32 @@ class Pipeline::Impl {
           output.element.reset();
         } else if (output.element->size() == 0) {
           continue;  // every image of the batch was dropped
+        } else {
+          AddTo(&decode_.elements, 1);
+          AddTo(&decode_.records, static_cast<int64_t>(output.element->size()));
+          AddTo(&decode_.bytes, static_cast<int64_t>(output.element->images.size()));
         }
       }
       const bool last = !output.status.ok();
-      if (!out_.Push(std::move(output)) || last) return;
+      if (!out_.Push(std::move(output)) || last) break;
     }
+    decode_end_ = NowNs();
   }
 
   const PipelineOptions o_;
   const bool indexed_;
   std::atomic<bool> cancelled_{false};
+  // Statistics (pipeline_stats.h): counters of the stages, and when their threads ended.
+  const int64_t start_ns_ = NowNs();
+  int read_threads_ = 1;
+  StageCounters read_;
+  StageCounters assemble_;
+  StageCounters parse_;
+  StageCounters decode_;
+  std::atomic<int64_t> assemble_end_{0};
+  std::atomic<int64_t> parse_end_{0};
+  std::atomic<int64_t> decode_end_{0};
+  std::atomic<int64_t> delivered_{0};
   BoundedQueue<Output> raw_;              // assembled batches waiting to be parsed
   BoundedQueue<Output> parsed_;           // parsed batches waiting for their images to be decoded
   BoundedQueue<Output> out_;              // finished elements
@@ -837,6 +956,8 @@ Status Pipeline::NextFor(std::unique_ptr<Element>* element, int64_t timeout_ms) 
 }
 
 std::vector<io::RecordDamage> Pipeline::TakeDamages() { return impl_->TakeDamages(); }
+
+PipelineStats Pipeline::Stats() const { return impl_->Stats(); }
 
 }  // namespace data
 }  // namespace swigflow

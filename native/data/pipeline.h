@@ -31,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "swigflow/data/pipeline_stats.h"
 #include "swigflow/example/parse.h"
 #include "swigflow/framework/status.h"
 #include "swigflow/image/batch.h"
@@ -117,6 +118,10 @@ class Pipeline {
 
   // Damage skipped under kSkipRecord / kSkipFile since the last call.
   std::vector<io::RecordDamage> TakeDamages();
+
+  // What each stage has done so far. Thread-safe; the numbers of stages still running are a
+  // moment's snapshot.
+  PipelineStats Stats() const;
 
   // Records per epoch of this shard, when every file is indexed; else -1. Counts records before
   // the damage policies (which only apply once the data is read).

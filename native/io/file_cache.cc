@@ -23,6 +23,7 @@ Status FileCache::Get(uint32_t i, std::shared_ptr<const RandomAccessFile>* file)
   // the same file at once: the first to come back is kept.
   std::unique_ptr<RandomAccessFile> opened;
   SWIGFLOW_RETURN_IF_ERROR(RandomAccessFile::Open(path_(i), &opened));
+  opens_.fetch_add(1, std::memory_order_relaxed);
   std::shared_ptr<const RandomAccessFile> shared(std::move(opened));
   std::lock_guard<std::mutex> lock(mu_);
   auto it = entries_.find(i);

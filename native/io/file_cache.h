@@ -4,6 +4,7 @@
 #ifndef SWIGFLOW_IO_FILE_CACHE_H_
 #define SWIGFLOW_IO_FILE_CACHE_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -31,6 +32,9 @@ class FileCache {
   // holder lets go.
   Status Get(uint32_t i, std::shared_ptr<const RandomAccessFile>* file);
 
+  // Files opened so far (a file evicted and needed again counts again).
+  int64_t opens() const { return opens_.load(std::memory_order_relaxed); }
+
  private:
   struct Entry {
     std::shared_ptr<const RandomAccessFile> file;
@@ -42,6 +46,7 @@ class FileCache {
   std::mutex mu_;
   std::list<uint32_t> lru_;                      // most recently used first; guarded by mu_
   std::unordered_map<uint32_t, Entry> entries_;  // guarded by mu_
+  std::atomic<int64_t> opens_{0};
 };
 
 }  // namespace io

@@ -3,13 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "swigflow/data/bounded_queue.h"
 #include "swigflow/data/file_readers.h"
 #include "swigflow/example/example.h"
 #include "swigflow/io/record_index.h"
@@ -361,6 +364,66 @@ TEST(PipelineTest, RecordsPerEpochAndBadOptions) {
   PipelineOptions unindexed = Options(MakeFiles("count", {4}, false));
   unindexed.global_shuffle = true;
   EXPECT_TRUE(errors::IsFailedPrecondition(Pipeline::Create(unindexed, &pipeline)));
+}
+
+// Stats count every record and file once, and each stage's times add up to its life.
+TEST(PipelineStatsTest, CountsRecordsFilesAndTimes) {
+  for (bool indexed : {false, true}) {
+    PipelineOptions o = Options(MakeFiles(indexed ? "stats-i" : "stats", {40, 7, 0, 300}, indexed));
+    o.cycle_length = 2;
+    o.batch_size = 16;
+    std::unique_ptr<Pipeline> p;
+    ASSERT_TRUE(Pipeline::Create(o, &p).ok());
+    std::unique_ptr<Element> e;
+    int64_t records = 0, elements = 0;
+    while (p->Next(&e).ok()) {
+      records += static_cast<int64_t>(e->size());
+      ++elements;
+    }
+    const PipelineStats s = p->Stats();
+    ASSERT_EQ(s.stages.size(), 2u);
+    const StageStats& read = s.stages[0];
+    const StageStats& assemble = s.stages[1];
+    EXPECT_EQ(read.name, "read");
+    EXPECT_EQ(read.records, 347);
+    EXPECT_EQ(read.files, indexed ? 3 : 4);  // an empty indexed file is never opened
+    EXPECT_EQ(assemble.records, records);
+    EXPECT_EQ(assemble.elements, elements);
+    EXPECT_EQ(s.delivered, elements);
+    int64_t bytes = 0;
+    for (int f : {0, 1, 3}) {
+      for (int r = 0; r < (f == 0 ? 40 : f == 1 ? 7 : 300); ++r) {
+        bytes += static_cast<int64_t>((std::to_string(f) + ":" + std::to_string(r)).size());
+      }
+    }
+    EXPECT_EQ(read.bytes, bytes);
+    // The assembler has ended: its three times are its whole life, no more.
+    const int64_t life = assemble.busy_ns + assemble.input_wait_ns + assemble.output_wait_ns;
+    EXPECT_GT(life, 0);
+    EXPECT_LE(life, s.elapsed_ns);
+    ASSERT_EQ(s.queues.size(), 1u);
+    EXPECT_EQ(s.queues[0].name, "assemble");
+    EXPECT_EQ(s.queues[0].capacity, 2);
+  }
+}
+
+TEST(PipelineStatsTest, QueueCountsBlockedTimeAndFill) {
+  BoundedQueue<int> q(2);
+  EXPECT_TRUE(q.Push(1));
+  EXPECT_TRUE(q.Push(2));
+  std::thread producer([&] { EXPECT_TRUE(q.Push(3)); });  // blocks: the queue is full
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // A wait still in progress counts up to now.
+  EXPECT_GE(q.GetStats().push_wait_ns, 40'000'000);
+  int item;
+  EXPECT_TRUE(q.Pop(&item));
+  producer.join();
+  EXPECT_TRUE(q.Pop(&item));
+  EXPECT_TRUE(q.Pop(&item));
+  const auto s = q.GetStats();
+  EXPECT_GE(s.push_wait_ns, 40'000'000);
+  EXPECT_EQ(s.pop_wait_ns, 0);                         // never blocked: each pop found an item
+  EXPECT_NEAR(s.mean_fill, (2 + 2 + 1) / 3.0, 1e-12);  // held when each pop came
 }
 
 }  // namespace

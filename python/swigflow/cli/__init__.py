@@ -1,5 +1,6 @@
 """The ``swigflow`` command line: build TFRecord shards from image folders, export the images
-back, and inspect, count, index, verify and repair TFRecord files.
+back, inspect, count, index, verify, repair and reshard TFRecord files, draw contact sheets of
+their images, and profile the input pipeline over them.
 
 Every subcommand has ``--help``. Exit status: 0 on success, 1 when a file is damaged (verify)
 or an operation fails, 2 for a usage error.
@@ -99,16 +100,22 @@ def positive_int(text):
 
 def build_parser():
     # Imported here so that `swigflow --help` stays quick and each module registers itself.
-    from swigflow.cli import images, records
+    from swigflow.cli import images, profile, records, reshard, show
+    from swigflow.cli import progress as _progress
 
     parser = argparse.ArgumentParser(
         prog="swigflow",
-        description="TFRecord tools: build image datasets, inspect, verify and repair files.",
+        description="TFRecord tools: build image datasets, inspect, verify, repair and reshard "
+        "files, look at their images, and profile the input pipeline.",
     )
     parser.add_argument("--version", action="version", version=f"swigflow {__version__}")
+    _progress.add_option(parser, top_level=True)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     images.register(commands)
     records.register(commands)
+    reshard.register(commands)
+    show.register(commands)
+    profile.register(commands)
     return parser
 
 

@@ -3,8 +3,6 @@ shards in the layout of TensorFlow's build_imagenet_data.py, and back."""
 
 import collections
 import contextlib
-import hashlib
-import itertools
 import json
 import os
 import random
@@ -16,16 +14,12 @@ from swigflow import errors, io
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow._version import __version__
 from swigflow.cli import CommandError, add_compression_option, compression_of, positive_int
+from swigflow.cli import progress as _progress
+from swigflow.cli import shards as _shards
 from swigflow.image import codecs as image_codecs
 from swigflow.image import transforms as image_transforms
 from swigflow.io import gfile
 from swigflow.io.feature_spec import BYTES, INT64
-from swigflow.io.index import FRAMING_BYTES, write_index
-
-try:  # optional: a progress bar
-    import tqdm as _tqdm
-except ImportError:  # pragma: no cover - exercised by hand
-    _tqdm = None
 
 MANIFEST = "manifest.json"
 _PLAN = ".swigflow-build.json"  # what a --resume must match
@@ -83,7 +77,7 @@ def register(commands):
         "'ray://host:10001'), or on the one ray.init() finds or starts; same bytes as without "
         "--ray. Every node must see the folders (a shared file system, or URLs)",
     )
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _progress.add_option(p)
     add_compression_option(p, "the shards written")
     p.set_defaults(run=_build)
 
@@ -124,6 +118,7 @@ def register(commands):
         help="JPEG quality, 1-100 (default 95)",
     )
     add_compression_option(p)
+    _progress.add_option(p)
     p.set_defaults(run=_export)
 
 
@@ -429,49 +424,13 @@ def _split(images, fraction, rng):
     return train, validation
 
 
-def _shard_name(split, index, count, compression):
-    suffix = {"": "", "GZIP": ".gz", "ZLIB": ".zlib"}[compression]
-    return f"{split}-{index:05d}-of-{count:05d}{suffix}"
-
-
-class _Progress:
-    """Counts images over threads; shows a tqdm bar when tqdm is installed."""
-
-    def __init__(self, total, enabled, quiet=False):
-        self._lock = threading.Lock()
-        self._quiet = quiet
-        self._bar = (
-            _tqdm.tqdm(total=total, unit="img", smoothing=0.1)
-            if enabled and _tqdm is not None
-            else None
-        )
-
-    def update(self, n=1):
-        if self._bar is not None:
-            with self._lock:
-                self._bar.update(n)
-
-    def write(self, text):
-        if self._bar is not None:
-            self._bar.write(text)
-        elif not self._quiet:
-            print(text, flush=True)
-
-    def close(self):
-        if self._bar is not None:
-            self._bar.close()
-
-
 def _write_shard(path, items, labels, resize, compression, progress):
     """Writes one shard with its index, the shard last and atomically: locally a temporary file
     renamed at the end, at a URL an upload committed (or a temporary name moved) when complete.
     Returns {"per_class": {class name: records}, "skipped": [{"file", "reason"}]}."""
     per_class = collections.Counter()
     skipped = []
-    lengths = []
-    remote = gfile.is_remote(path)
-    temp = path if remote else f"{path}.tmp"
-    with io.TFRecordWriter(temp, compression) as writer:
+    with _shards.ShardWriter(path, compression) as writer:
         for image_path, name in items:
             try:
                 record = image_example(image_path, labels[name], name, resize)
@@ -481,20 +440,16 @@ def _write_shard(path, items, labels, resize, compression, progress):
                 progress.update()
                 continue
             writer.write(record)
-            lengths.append(len(record) + FRAMING_BYTES)
             per_class[name] += 1
             progress.update()
-        if not compression:  # before the shard is committed: the shard appears last
-            offsets = list(itertools.accumulate(lengths, initial=0))[:-1]
-            write_index(io.default_index_path(path), offsets, lengths)
-    if not remote:
-        os.replace(temp, path)
+        writer.commit()
     return {"per_class": dict(per_class), "skipped": skipped}
 
 
 def _write_shard_task(path, items, labels, resize, compression):
     """_write_shard in a Ray task: no progress bar, skipped images are in the result."""
-    return _write_shard(path, items, labels, resize, compression, _Progress(0, False, quiet=True))
+    quiet = _progress.Progress(0, enabled=False, quiet=True)
+    return _write_shard(path, items, labels, resize, compression, quiet)
 
 
 def _plan_digest(args, splits, labels):
@@ -505,69 +460,7 @@ def _plan_digest(args, splits, labels):
         "resize": args.resize,
         "compression": compression_of("", args.compression, sniff=False),
     }
-    return hashlib.sha256(json.dumps(plan, sort_keys=True).encode()).hexdigest()
-
-
-class _Journal:
-    """What a build has finished, in OUT/.swigflow-build.json: the digest of its inputs and
-    options, and each complete shard's counts and skipped images. Rewritten atomically after
-    every shard, so an interrupted build can be resumed (a shard renamed into place but not yet
-    journaled is written again)."""
-
-    def __init__(self, directory, digest, resume):
-        self._path = gfile.join(directory, _PLAN)
-        self._lock = threading.Lock()
-        self.shards = {}
-        if resume:
-            try:
-                with gfile.GFile(self._path, "rb") as f:
-                    previous = json.loads(f.read())
-            except (errors.NotFoundError, ValueError):
-                previous = {}
-            if previous.get("digest") != digest:
-                raise CommandError(
-                    "--resume: the output directory was not built from the same images and options"
-                )
-            self.shards = {
-                name: result
-                for name, result in previous.get("shards", {}).items()
-                if _shard_is_whole(gfile.join(directory, name), result)
-            }
-        self._digest = digest
-        self._save()
-
-    def finished(self, name, result):
-        with self._lock:
-            self.shards[name] = result
-            self._save()
-
-    def _save(self):
-        _write_atomically(self._path, json.dumps({"digest": self._digest, "shards": self.shards}))
-
-
-def _write_atomically(path, text):
-    """Writes a text file that is either whole or absent (or the previous version)."""
-    if gfile.is_remote(path):
-        with gfile.GFile(path, "w") as f:  # committed on close
-            f.write(text)
-        return
-    temp = f"{path}.tmp"
-    with open(temp, "w") as f:
-        f.write(text)
-    os.replace(temp, path)
-
-
-def _shard_is_whole(path, result):
-    """Whether a journaled shard is still there, whole: every record's CRCs check out and it
-    holds the records the journal counted (a truncated or damaged shard is written again)."""
-    if not gfile.exists(path):
-        return False
-    try:
-        scanner = io.TFRecordScanner(path, compression_of(path, None), payloads=False)
-        records = sum(1 for _ in scanner)
-    except errors.OpError:
-        return False
-    return not scanner.damages and records == sum(result.get("per_class", {}).values())
+    return _shards.digest(plan)
 
 
 def _build(args):
@@ -595,7 +488,14 @@ def _build(args):
 
     gfile.makedirs(args.output_directory)
     compression = compression_of("", args.compression, sniff=False)
-    journal = _Journal(args.output_directory, _plan_digest(args, splits, labels), args.resume)
+    journal = _shards.Journal(
+        args.output_directory,
+        _PLAN,
+        _plan_digest(args, splits, labels),
+        args.resume,
+        lambda result: sum(result.get("per_class", {}).values()),
+        what="the same images",
+    )
 
     # Shard s of a split holds images [s*n/N, (s+1)*n/N): what a shard holds depends only on the
     # images, the options and the seed, never on who writes it (a thread or a Ray task).
@@ -603,14 +503,16 @@ def _build(args):
     for split, (items, shards) in splits.items():
         for s in range(shards):
             part = items[s * len(items) // shards : (s + 1) * len(items) // shards]
-            jobs.append((split, _shard_name(split, s, shards, compression), part))
+            jobs.append((split, _shards.shard_name(split, s, shards, compression), part))
     kept = len(journal.shards)
     todo = [
         (name, gfile.join(args.output_directory, name), part)
         for _, name, part in jobs
         if name not in journal.shards
     ]
-    progress = _Progress(sum(len(part) for _, _, part in todo), not args.no_progress)
+    progress = _progress.Progress(
+        sum(len(part) for _, _, part in todo), unit="img", enabled=_progress.enabled(args)
+    )
     start = time.monotonic()
     try:
         run = _run_on_threads if args.ray is None else _run_on_ray
@@ -620,7 +522,9 @@ def _build(args):
     seconds = time.monotonic() - start
 
     manifest = _manifest(jobs, journal.shards, labels, args)
-    _write_atomically(gfile.join(args.output_directory, MANIFEST), json.dumps(manifest, indent=2))
+    _shards.write_atomically(
+        gfile.join(args.output_directory, MANIFEST), json.dumps(manifest, indent=2)
+    )
     skipped = sum(len(journal.shards[name]["skipped"]) for name, _, _ in todo)
     written = sum(len(part) for _, _, part in todo) - skipped
     rate = written / seconds if seconds > 0 else 0.0
@@ -846,20 +750,23 @@ def _export(args):
     else:
         out = _OutputFolder(args.output_directory)
     try:
-        written = _export_into(out, args)
+        with _progress.FileBytes(args.files, args, "export-images") as bar:
+            written = _export_into(out, args, bar)
     finally:
         out.close()
     print(f"wrote {written:,} images to {args.output_directory}")
     return 0
 
 
-def _export_into(out, args):
+def _export_into(out, args, bar):
     used = set()
     written = 0
     number = 0
     for path in args.files:
-        with io.TFRecordReader(path, compression_of(path, args.compression)) as reader:
+        compression = compression_of(path, args.compression)
+        with io.TFRecordReader(path, compression) as reader:
             for payload in reader:
+                bar.at(compression, reader.offset)
                 number += 1
                 features = _pywrap.DecodeExample(payload)
                 data = _bytes_value(features, args.key)
@@ -882,6 +789,7 @@ def _export_into(out, args):
                     name = f"{os.path.splitext(name)[0]}.{ext}"
                 out.write(folder, _unique(folder, name, used), data)
                 written += 1
+        bar.file_done(path)
     return written
 
 

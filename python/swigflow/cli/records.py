@@ -12,6 +12,7 @@ from google.protobuf import json_format
 from swigflow import errors, io
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.cli import CommandError, add_compression_option, compression_of, positive_int
+from swigflow.cli import progress as _progress
 from swigflow.io import gfile, schema
 from swigflow.io.index import checked_default_index
 
@@ -51,6 +52,7 @@ def register(commands):
     )
     p.add_argument("files", nargs="+", metavar="FILE")
     add_compression_option(p)
+    _progress.add_option(p)
     p.set_defaults(run=_count)
 
     p = commands.add_parser(
@@ -61,6 +63,7 @@ def register(commands):
     )
     p.add_argument("files", nargs="+", metavar="FILE")
     add_compression_option(p)
+    _progress.add_option(p)
     p.set_defaults(run=_index)
 
     p = commands.add_parser(
@@ -72,6 +75,7 @@ def register(commands):
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("-q", "--quiet", action="store_true", help="print only damage")
     add_compression_option(p)
+    _progress.add_option(p)
     p.set_defaults(run=_verify)
 
     p = commands.add_parser(
@@ -89,6 +93,7 @@ def register(commands):
         flag="--output-compression",
         default="from its name when it ends in .gz / .zlib / .zz, else that of FILE",
     )
+    _progress.add_option(p)
     p.set_defaults(run=_repair)
 
 
@@ -248,6 +253,11 @@ def _count_with_index(path):
 
 
 def _count(args):
+    with _progress.FileBytes(args.files, args, "count") as bar:
+        return _count_files(args, bar)
+
+
+def _count_files(args, bar):
     total = 0
     for path in args.files:
         compression = compression_of(path, args.compression)
@@ -260,18 +270,21 @@ def _count(args):
             if scanner.damages:  # as ScanRecordIndex raises for an uncompressed file
                 raise errors.DataLossError(scanner.damages[0].message)
         total += n
-        print(f"{n:>12,}  {path}")
+        bar.file_done(path)
+        bar.write(f"{n:>12,}  {path}")
     if len(args.files) > 1:
-        print(f"{total:>12,}  total")
+        bar.write(f"{total:>12,}  total")
     return 0
 
 
 def _index(args):
-    for path in args.files:
-        if compression_of(path, args.compression):  # offsets into compressed data: useless
-            raise CommandError(f"{path}: index files address uncompressed files only")
-        n = io.create_index(path)
-        print(f"{n:>12,}  {io.default_index_path(path)}")
+    with _progress.FileBytes(args.files, args, "index") as bar:
+        for path in args.files:
+            if compression_of(path, args.compression):  # offsets into compressed data: useless
+                raise CommandError(f"{path}: index files address uncompressed files only")
+            n = io.create_index(path)
+            bar.file_done(path)
+            bar.write(f"{n:>12,}  {io.default_index_path(path)}")
     return 0
 
 
@@ -279,28 +292,46 @@ def _lost(damages):
     return sum(d.resume - d.offset for d in damages)
 
 
-def _print_damage(d, out):
-    print(f"{d.path}: record {d.record} at offset {d.offset}: {d.kind} ({d.message})", file=out)
+def _damage_line(d):
+    return f"{d.path}: record {d.record} at offset {d.offset}: {d.kind} ({d.message})"
+
+
+def _scan(scanner, compression, bar):
+    """The records of `scanner`, moving the bar every _BAR_STEP records."""
+    for i, (offset, payload) in enumerate(scanner):
+        if i % _BAR_STEP == 0:
+            bar.at(compression, offset)
+        yield offset, payload
+
+
+_BAR_STEP = 4096
 
 
 def _verify(args):
+    with _progress.FileBytes(args.files, args, "verify") as bar:
+        return _verify_files(args, bar)
+
+
+def _verify_files(args, bar):
     damaged = 0
     for path in args.files:
-        scanner = io.TFRecordScanner(path, compression_of(path, args.compression), payloads=False)
-        for _ in scanner:
+        compression = compression_of(path, args.compression)
+        scanner = io.TFRecordScanner(path, compression, payloads=False)
+        for _ in _scan(scanner, compression, bar):
             pass
+        bar.file_done(path)
         for d in scanner.damages:
-            _print_damage(d, sys.stdout)
+            bar.write(_damage_line(d))
         if scanner.damages:
             damaged += 1
-            print(
+            bar.write(
                 f"{path}: DAMAGED: {scanner.records:,} intact records, "
                 f"{len(scanner.damages)} damaged stretch(es), {_lost(scanner.damages):,} bytes lost"
             )
         elif not args.quiet:
-            print(f"{path}: OK: {scanner.records:,} records")
+            bar.write(f"{path}: OK: {scanner.records:,} records")
     if len(args.files) > 1 and not args.quiet:
-        print(f"{damaged} of {len(args.files)} files damaged")
+        bar.write(f"{damaged} of {len(args.files)} files damaged")
     return 1 if damaged else 0
 
 
@@ -322,20 +353,23 @@ def _repair(args):
     else:
         out_compression = compression
     scanner = io.TFRecordScanner(args.file, compression)
-    if local is None:  # a URL's writer commits the file only when it closes without error
-        with io.TFRecordWriter(args.output, out_compression) as writer:
-            for _, payload in scanner:
-                writer.write(payload)
-    else:  # a temporary file, so that an existing FIXED stays until the new one is whole
-        temp = f"{local}.tmp-{os.getpid()}"
-        try:
-            with io.TFRecordWriter(temp, out_compression) as writer:
-                for _, payload in scanner:
+    with _progress.FileBytes([args.file], args, "repair") as bar:
+        records = _scan(scanner, compression, bar)
+        if local is None:  # a URL's writer commits the file only when it closes without error
+            with io.TFRecordWriter(args.output, out_compression) as writer:
+                for _, payload in records:
                     writer.write(payload)
-            os.replace(temp, local)
-        finally:
-            if os.path.exists(temp):
-                os.unlink(temp)
+        else:  # a temporary file, so that an existing FIXED stays until the new one is whole
+            temp = f"{local}.tmp-{os.getpid()}"
+            try:
+                with io.TFRecordWriter(temp, out_compression) as writer:
+                    for _, payload in records:
+                        writer.write(payload)
+                os.replace(temp, local)
+            finally:
+                if os.path.exists(temp):
+                    os.unlink(temp)
+        bar.file_done(args.file)
     for d in scanner.damages:
         print(f"dropped: {d.path}: record {d.record}, bytes {d.offset}-{d.resume}: {d.kind}")
     print(

@@ -9,15 +9,19 @@ state of the last element it returned (see :meth:`Dataset.iterator`).
 import collections
 import concurrent.futures
 import copy
+import functools
 import json
+import logging
 import os
 import queue
 import random
 import threading
+import time
 
 import numpy as np
 
 from swigflow import errors
+from swigflow.data import stats as _stats
 from swigflow.io import gfile
 
 AUTOTUNE = -1
@@ -45,6 +49,12 @@ def prefetch_size(buffer_size):
             "buffer_size must be >= 0 or set buffer_size to be -1 for auto-tuning"
         )
     return size
+
+
+def function_name(fn):
+    """A user function's name for statistics and messages."""
+    fn = getattr(fn, "func", fn)  # functools.partial
+    return getattr(fn, "__qualname__", None) or type(fn).__name__
 
 
 def call_unpacked(fn, element):
@@ -161,10 +171,18 @@ class Dataset:
 
     # --- subclass interface ---------------------------------------------------------------------
 
-    def _iter(self, state, epoch):
+    def _generate(self, state, epoch):
         """Yields (element, state after it), resuming from `state` (None: from the start).
         `epoch` counts the passes an enclosing repeat() made, for reshuffling."""
         raise NotImplementedError
+
+    def _stage_name(self):
+        """This step's name in pipeline statistics."""
+        return type(self).__name__.lstrip("_").lower()
+
+    def _iter(self, state, epoch):
+        """_generate, clocked as a stage of the pipeline statistics when they are collected."""
+        return _stats.instrument(self._stage_name(), self._generate(state, epoch))
 
     def _cardinality(self):
         return UNKNOWN
@@ -192,11 +210,32 @@ class Dataset:
     def __iter__(self):
         return self.iterator()
 
-    def iterator(self, state=None):
+    def iterator(self, state=None, stats=True):
         """An iterator over the elements; with `state` (from :meth:`Iterator.state` of an
         iterator over the same pipeline), it resumes exactly after the element that state was
-        taken at: the same elements in the same order as if iteration had never stopped."""
-        return Iterator(self, state)
+        taken at: the same elements in the same order as if iteration had never stopped.
+        `stats`: collect :meth:`Iterator.stats` (Python steps are clocked per element; the
+        native stages count their work either way)."""
+        return Iterator(self, state, stats)
+
+    def stats(self, seconds=None, elements=None):
+        """Runs the pipeline with nothing else consuming its elements, for `seconds` (or until
+        `elements` have come out, or to the end) and returns its
+        :class:`swigflow.data.stats.PipelineStats`: what each stage did and which was busiest.
+        ``swigflow profile`` reads its findings from these."""
+        if seconds is not None and seconds <= 0:
+            raise ValueError(f"seconds must be positive, got {seconds}")
+        it = self.iterator()
+        deadline = None if seconds is None else time.monotonic() + seconds
+        try:
+            for produced, _ in enumerate(it, 1):
+                if elements is not None and produced >= elements:
+                    break
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+        finally:
+            it.close()
+        return it.stats()
 
     def cardinality(self):
         """The number of elements: a count, INFINITE, or UNKNOWN (tf.data's convention)."""
@@ -457,7 +496,7 @@ class Iterator:
     """Iterates over a Dataset and can say where it is: :meth:`state` is a small JSON-able
     dict; ``dataset.iterator(state=...)`` resumes right after the last element returned."""
 
-    def __init__(self, dataset, state=None):
+    def __init__(self, dataset, state=None, stats=True):
         self._dataset = dataset
         signature = dataset._signature()
         inner = None
@@ -475,8 +514,12 @@ class Iterator:
             inner = state["position"]
             dataset._check_state(inner, "state['position']")
         self._state = {"pipeline": signature, "position": inner}
-        self._gen = dataset._iter(inner, 0)
+        self._collector = _stats.Collector() if stats else None
+        self._session = _stats.Session(self._collector)
+        with self._session:
+            self._gen = dataset._iter(inner, 0)
         self._lock = threading.Lock()  # one next() at a time: each element to one caller
+        self.closed = False
 
     def __iter__(self):
         return self
@@ -486,7 +529,21 @@ class Iterator:
         exactly one caller. Raises the exception of an element whose function failed, after
         which the following elements can still be read."""
         with self._lock:
-            element, position = next(self._gen)
+            collector = self._collector
+            if collector is None:
+                element, position = next(self._gen)
+            else:
+                start = collector.before_next()
+                produced = False
+                try:
+                    with self._session:
+                        element, position = next(self._gen)
+                    produced = True
+                except StopIteration:
+                    collector.finish()
+                    raise
+                finally:
+                    collector.after_next(start, produced)
             self._state = {"pipeline": self._state["pipeline"], "position": position}
         if type(element) is Failed:
             raise element.error
@@ -501,7 +558,26 @@ class Iterator:
     def close(self):
         """Stops the pipeline's threads now (also done when the iterator is garbage)."""
         with self._lock:
-            self._gen.close()
+            self.closed = True
+            with self._session:
+                self._gen.close()
+            if self._collector is not None:
+                self._collector.finish()
+
+    def stats(self):
+        """What each stage of the pipeline did so far (:class:`swigflow.data.stats.PipelineStats`):
+        busy and waiting time, elements, records, bytes and files per stage, queue fill
+        levels, and how long the consumer waited in next() versus worked between calls."""
+        if self._collector is None:
+            raise ValueError("this iterator collects no statistics (iterator(stats=False))")
+        return self._collector.snapshot()
+
+    def log_stats(self, every_seconds=60.0, logger=None, level=logging.INFO, callback=None):
+        """Logs :meth:`stats`' summary line every `every_seconds` on the "swigflow.data" logger
+        (or `logger`), or calls ``callback(stats)`` instead; returns a
+        :class:`swigflow.data.stats.StatsLogger` (``.stop()``). For training scripts."""
+        self.stats()  # raises when statistics are off
+        return _stats.StatsLogger(self, every_seconds, logger, level, callback)
 
 
 # --- Python sources -----------------------------------------------------------------------------
@@ -576,7 +652,7 @@ class _TensorSlices(Dataset):
         self._tensors = _as_arrays(tensors)
         self._n = _length(self._tensors)
 
-    def _iter(self, state, epoch):
+    def _generate(self, state, epoch):
         for i in range(0 if state is None else state, self._n):
             yield _slice(self._tensors, i), i + 1
 
@@ -609,7 +685,7 @@ class _ListFiles(Dataset):
             random.Random(f"{seed}:{epoch}").shuffle(files)
         return files
 
-    def _iter(self, state, epoch):
+    def _generate(self, state, epoch):
         state = state or {"seed": self._seed if self._seed is not None else new_seed(), "next": 0}
         files = self.files(epoch, state["seed"])
         for i in range(state["next"], len(files)):
@@ -666,7 +742,10 @@ class _Map(_Unary):
         self._fn = fn
         self._parallel = parallel
 
-    def _iter(self, state, epoch):
+    def _stage_name(self):
+        return f"map({function_name(self._fn)})"
+
+    def _generate(self, state, epoch):
         fn = self._fn
         source = self._input._iter(state, epoch)
         if not self._parallel or self._parallel == 1:
@@ -674,6 +753,10 @@ class _Map(_Unary):
                 yield _apply(fn, element), position
             return
         # Ordered parallel map: up to `parallel` calls in flight; results in input order.
+        stage = _stats.current_stage()
+        if stage is not None:
+            stage.threads = self._parallel
+            fn = functools.partial(_stats.timed_call, stage, fn)
         with concurrent.futures.ThreadPoolExecutor(self._parallel) as pool:
             pending = collections.deque()
             for element, position in source:
@@ -700,7 +783,7 @@ class _DecodeImages(_Unary):
         self._options = options
         self._seed = seed
 
-    def _iter(self, state, epoch):
+    def _generate(self, state, epoch):
         from swigflow.data.images import decode_batch
 
         if state is None:
@@ -732,7 +815,10 @@ class _Filter(_Unary):
         super().__init__(input_dataset)
         self._predicate = predicate
 
-    def _iter(self, state, epoch):
+    def _stage_name(self):
+        return f"filter({function_name(self._predicate)})"
+
+    def _generate(self, state, epoch):
         for element, position in self._input._iter(state, epoch):
             keep = _apply(self._predicate, element)
             if type(keep) is Failed:
@@ -758,7 +844,10 @@ class _Batch(_Unary):
         self._size = size
         self._drop = drop_remainder
 
-    def _iter(self, state, epoch):
+    def _stage_name(self):
+        return f"batch({self._size})"
+
+    def _generate(self, state, epoch):
         batch = []
         for element, position in self._input._iter(state, epoch):
             if type(element) is Failed:  # as in tf.data: the error, and the partial batch is lost
@@ -791,7 +880,7 @@ class _Shuffle(_Unary):
         self._seed = new_seed() if seed is None and not reshuffle else seed
         self._reshuffle = reshuffle
 
-    def _iter(self, state, epoch):
+    def _generate(self, state, epoch):
         state = state or {
             "seed": self._seed if self._seed is not None else new_seed(),
             "emitted": 0,
@@ -835,7 +924,7 @@ class _Repeat(_Unary):
         super().__init__(input_dataset)
         self._count = count
 
-    def _iter(self, state, epoch):
+    def _generate(self, state, epoch):
         k, inner = (0, None) if state is None else (state["epoch"], state["input"])
         while self._count is None or k < self._count:
             produced = False
@@ -866,7 +955,7 @@ class _Take(_Unary):
         super().__init__(input_dataset)
         self._count = count
 
-    def _iter(self, state, epoch):
+    def _generate(self, state, epoch):
         taken, inner = (0, None) if state is None else (state["taken"], state["input"])
         if self._count >= 0 and taken >= self._count:
             return
@@ -898,7 +987,7 @@ class _Skip(_Unary):
         super().__init__(input_dataset)
         self._count = count
 
-    def _iter(self, state, epoch):
+    def _generate(self, state, epoch):
         source = self._input._iter(None if state is None else state["input"], epoch)
         if state is None:
             if self._count < 0:
@@ -934,7 +1023,7 @@ class _Shard(_Unary):
         self._n = num_shards
         self._i = index
 
-    def _iter(self, state, epoch):
+    def _generate(self, state, epoch):
         seen, inner = (0, None) if state is None else (state["seen"], state["input"])
         for element, position in self._input._iter(inner, epoch):
             if type(element) is Failed:  # every shard reports it; it holds no index
@@ -970,7 +1059,7 @@ class _Interleave(_Unary):
         if state is not None:
             _state_fields(state, where, emitted=0)
 
-    def _iter(self, state, epoch):
+    def _generate(self, state, epoch):
         skip = 0 if state is None else state["emitted"]
         inputs = (e for e, _ in self._input._iter(None, epoch))
         slots = [None] * self._cycle
@@ -1022,10 +1111,16 @@ class _Prefetch(_Unary):
         super().__init__(input_dataset)
         self._size = size
 
-    def _iter(self, state, epoch):
+    def _stage_name(self):
+        return f"prefetch({self._size})"
+
+    def _generate(self, state, epoch):
         items = queue.SimpleQueue()
         permits = threading.Semaphore(self._size)
         stop = threading.Event()
+        stage = _stats.current_stage()
+        if stage is not None:
+            stage.capacity = self._size
 
         def run():
             try:
@@ -1044,10 +1139,13 @@ class _Prefetch(_Unary):
             except BaseException as e:  # raised again in the consumer, in order
                 items.put((_END, e))
 
-        thread = threading.Thread(target=run, daemon=True)
+        thread = threading.Thread(target=_stats.in_thread(stage, run), daemon=True)
         thread.start()
         try:
             while True:
+                if stage is not None:
+                    stage.fills[0] += items.qsize()
+                    stage.fills[1] += 1
                 element, position = items.get()
                 if element is _END:
                     if position is not None:
@@ -1069,7 +1167,7 @@ class _FromTensors(Dataset):
     def __init__(self, tensors):
         self._element = _element_of(tensors)
 
-    def _iter(self, state, epoch):
+    def _generate(self, state, epoch):
         if state is None:
             yield self._element, 1
 
@@ -1097,7 +1195,7 @@ class _Zip(Dataset):
         self._keys = list(datasets) if isinstance(datasets, dict) else None
         self._inputs = list(datasets.values()) if self._keys is not None else list(datasets)
 
-    def _iter(self, state, epoch):
+    def _generate(self, state, epoch):
         states = [None] * len(self._inputs) if state is None else list(state)
         sources = [d._iter(st, epoch) for d, st in zip(self._inputs, states)]
         while True:
@@ -1141,7 +1239,7 @@ class _Concatenate(Dataset):
     def __init__(self, first, second):
         self._parts = [first, second]
 
-    def _iter(self, state, epoch):
+    def _generate(self, state, epoch):
         part, inner = (0, None) if state is None else (state["part"], state["input"])
         for k in range(part, 2):
             for element, position in self._parts[k]._iter(inner if k == part else None, epoch):
@@ -1168,7 +1266,7 @@ class _Enumerate(_Unary):
         super().__init__(input_dataset)
         self._start = start
 
-    def _iter(self, state, epoch):
+    def _generate(self, state, epoch):
         count, inner = (0, None) if state is None else (state["count"], state["input"])
         for element, position in self._input._iter(inner, epoch):
             index = np.int64(self._start + count)
@@ -1195,7 +1293,7 @@ def _rows(element):
 class _Unbatch(_Unary):
     """Resuming re-reads the batch the state was in (the position before it is kept)."""
 
-    def _iter(self, state, epoch):
+    def _generate(self, state, epoch):
         before, skip = (None, 0) if state is None else (state["before"], state["row"])
         for element, position in self._input._iter(before, epoch):
             rows = _rows(element)

@@ -14,6 +14,7 @@ import numpy as np
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.data import dataset as ds
 from swigflow.data import images as _images
+from swigflow.data import stats as _stats
 from swigflow.io import feature_spec, gfile
 from swigflow.io import index as _index
 from swigflow.io.tf_record import RecordBuffer, compression_name, native_options
@@ -56,6 +57,9 @@ class _NativeRecords(ds.Dataset):
         config = dict(self._config)
         config.update(changes)
         return _NativeRecords(self._files, self._compression, self._on_error, config, stage)
+
+    def _stage_name(self):
+        return "TFRecordDataset"
 
     def _can(self, stage):
         return _ORDER.index(stage) > _ORDER.index(self._stage)
@@ -203,7 +207,7 @@ class _NativeRecords(ds.Dataset):
             sources.append((f, offsets))
         return sources
 
-    def _iter(self, state, epoch):
+    def _generate(self, state, epoch):
         c = self._config
         epochs = c["epochs"]
         state = state or {
@@ -254,6 +258,25 @@ class _NativeRecords(ds.Dataset):
             image_seed = c["image_seed"] if c["image_seed"] is not None else state["seed"][1]
             options.image_seed = int(image_seed) & ((1 << 63) - 1)
         pipeline = _pywrap.PyPipeline.Create(options)
+        source = _stats.SourceInfo(
+            files=files,
+            compression=self._compression,
+            num_parallel_reads=c["cycle_length"],
+            indexed=bool(sources) and sources[0][1] is not None,
+            batch_size=c["batch_size"],
+            parse=items is not None,
+            decode_images=images is not None,
+            prefetch=c["prefetch"],
+        )
+        done = _stats.native_stages(source, pipeline)
+        try:
+            yield from self._elements(pipeline, state, base, items, images)
+        finally:
+            if done is not None:
+                done()
+
+    def _elements(self, pipeline, state, base, items, images):
+        c = self._config
         view = c["zero_copy"] and items is None
         next_element = pipeline.NextView if view else pipeline.Next
         while True:

@@ -1,0 +1,291 @@
+"""``swigflow reshard``: many small files merged (or big ones split) into evenly sized shards,
+in order or shuffled with a seed, resumable. The fix ``swigflow profile`` recommends for the
+"small files" cause of a starving GPU.
+
+The shards are a function of the inputs and the options only:
+  - the records are taken in input order (files as given, records in file order), or with
+    --seed in the order of the stable sort of ``splitmix64(seed + (i + 1) * golden)`` over each
+    record's position i in that sequence (a uniform permutation, the same on every machine);
+  - n = round(total / --target-size) shards (total: the records' framed bytes), at most one per
+    record; record r goes to shard floor(n * (bytes before r + half of r) / total), so shards
+    differ in size by at most about one record.
+"""
+
+import os
+import time
+
+import numpy as np
+
+from swigflow import errors, io
+from swigflow import pywrap_swigflow as _pywrap
+from swigflow.cli import CommandError, add_compression_option, compression_of
+from swigflow.cli import progress as _progress
+from swigflow.cli import shards as _shards
+from swigflow.io import gfile
+from swigflow.io.index import FRAMING_BYTES, checked_default_index
+
+_PLAN = ".swigflow-reshard.json"  # what a --resume must match
+_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}  # fmt: skip
+
+
+def parse_size(text):
+    """'256MB', '1.5GB', '64MiB' or a byte count -> bytes (KB, MB, GB: powers of 1000)."""
+    t = text.strip().lower()
+    number = t.rstrip("abcdefghijklmnopqrstuvwxyz")
+    unit = t[len(number) :].strip()
+    try:
+        value = float(number) * _UNITS[unit]
+    except (ValueError, KeyError):
+        raise ValueError(f"not a size: {text!r} (e.g. 256MB, 1GB, 64MiB)") from None
+    if value < 1:
+        raise ValueError(f"a size must be at least 1 byte: {text!r}")
+    return int(value)
+
+
+def _size_arg(text):
+    import argparse
+
+    try:
+        return parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def register(commands):
+    p = commands.add_parser(
+        "reshard",
+        help="merge small files (or split big ones) into evenly sized shards",
+        description="Copies every record of FILES, exactly once, into shards of about "
+        "--target-size named PREFIX-NNNNN-of-NNNNN in --output-directory, each with an index "
+        "file when uncompressed. Records keep their order, or with --seed are shuffled "
+        "uniformly (the same bytes for the same seed on every machine). Each shard is written "
+        "whole or not at all; --resume keeps the complete shards of an interrupted run.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--output-directory", required=True, metavar="OUT")
+    p.add_argument(
+        "--target-size",
+        type=_size_arg,
+        default=256 * 10**6,
+        metavar="SIZE",
+        help="shard size: 256MB (the default), 1GB, 64MiB, ...",
+    )
+    p.add_argument("--prefix", default="part", help="shard name prefix (default 'part')")
+    p.add_argument(
+        "--seed",
+        type=int,
+        metavar="S",
+        help="shuffle the records with this seed (uncompressed inputs); default: keep the order",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the complete shards of an interrupted run with the same inputs and options",
+    )
+    add_compression_option(p, "the shards written", default="none")
+    add_compression_option(p, "FILES", flag="--input-compression")
+    _progress.add_option(p)
+    p.set_defaults(run=_reshard)
+
+
+class _Input:
+    """One input file: its records' framed lengths, and their offsets when uncompressed."""
+
+    def __init__(self, path, compression):
+        self.path = path
+        self.compression = compression
+        if not compression:
+            found = checked_default_index(path)
+            offsets, lengths = found if found is not None else _pywrap.ScanRecordIndex(path)
+            self.offsets = np.asarray(offsets, dtype=np.int64)
+            self.lengths = np.asarray(lengths, dtype=np.int64)
+        else:  # offsets into compressed data mean nothing: read it once for the sizes
+            self.offsets = None
+            sizes = []
+            with io.TFRecordReader(path, compression) as reader:
+                while batch := reader.read_batch(4096, copy=False):
+                    sizes.extend(len(r) for r in batch)
+            self.lengths = np.asarray(sizes, dtype=np.int64) + FRAMING_BYTES
+
+
+def _splitmix64(x):
+    """splitmix64's output function over a uint64 array (wrapping arithmetic)."""
+    x = x.copy()
+    x ^= x >> np.uint64(30)
+    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(27)
+    x *= np.uint64(0x94D049BB133111EB)
+    x ^= x >> np.uint64(31)
+    return x
+
+
+def permutation(n, seed):
+    """The --seed order of n records (see the module's docstring)."""
+    with np.errstate(over="ignore"):
+        i = np.arange(1, n + 1, dtype=np.uint64)
+        keys = _splitmix64(np.uint64(seed & (2**64 - 1)) + i * np.uint64(0x9E3779B97F4A7C15))
+    return np.argsort(keys, kind="stable")
+
+
+def plan_shards(lengths, target, order=None):
+    """Cuts records (framed `lengths`, taken in `order`) into shards of about `target` bytes:
+    the start of each shard in `order`, plus its end."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    sizes = lengths if order is None else lengths[order]
+    total = int(sizes.sum())
+    n = max(1, min(len(sizes), round(total / target)))
+    middle = np.cumsum(sizes) - sizes / 2
+    shard = np.minimum((middle * n / total).astype(np.int64), n - 1)
+    changes = np.flatnonzero(np.diff(shard)) + 1  # shards may be skipped by a huge record
+    return np.concatenate([[0], changes, [len(sizes)]])
+
+
+class _Reader:
+    """Reads records by their place in the input sequence, keeping files open between calls
+    and reading runs of one file in batches."""
+
+    _OPEN = 64  # files kept open
+
+    def __init__(self, inputs):
+        self._inputs = inputs
+        self._open = {}  # input index -> [reader, next record]
+
+    def read(self, f, first, count):
+        """Yields records first .. first + count - 1 of input f."""
+        entry = self._open.pop(f, None)
+        if entry is not None and entry[1] != first and self._inputs[f].offsets is not None:
+            entry[0].seek(int(self._inputs[f].offsets[first]))
+            entry[1] = first
+        if entry is None or entry[1] != first:  # compressed: read from the start, skip
+            if entry is not None:
+                entry[0].close()
+            src = self._inputs[f]
+            offset = 0 if src.offsets is None else int(src.offsets[first])
+            entry = [io.TFRecordReader(src.path, src.compression, offset=offset), first]
+            if src.offsets is None:
+                skip = first
+                while skip:
+                    skip -= len(entry[0].read_batch(min(skip, 4096), copy=False))
+        while len(self._open) >= self._OPEN:
+            oldest = next(iter(self._open))
+            self._open.pop(oldest)[0].close()
+        self._open[f] = entry  # most recently used last
+        left = count
+        while left:
+            batch = entry[0].read_batch(min(left, 1024))
+            if not batch:
+                raise errors.DataLossError(
+                    f"{self._inputs[f].path} ended before record {entry[1]}: it changed while "
+                    "it was read"
+                )
+            entry[1] += len(batch)
+            left -= len(batch)
+            yield from batch
+
+    def close(self):
+        for reader, _ in self._open.values():
+            reader.close()
+        self._open.clear()
+
+
+def _runs(ids):
+    """(start, length) runs of consecutive values in ids."""
+    if len(ids) == 0:
+        return
+    breaks = np.flatnonzero(np.diff(ids) != 1) + 1
+    starts = np.concatenate([[0], breaks])
+    ends = np.concatenate([breaks, [len(ids)]])
+    for s, e in zip(starts, ends):
+        yield int(ids[s]), int(e - s)
+
+
+def _check_outputs(inputs, out_paths):
+    """Refuses to write over an input (it would be read after being replaced)."""
+    local = {}
+    for src in inputs:
+        p = gfile.local_path(src.path)
+        local[os.path.realpath(p) if p is not None else src.path] = src.path
+    for path in out_paths:
+        p = gfile.local_path(path)
+        key = os.path.realpath(p) if p is not None else path
+        if key in local:
+            raise CommandError(f"{path} would overwrite the input {local[key]}")
+
+
+def _reshard(args):
+    if args.seed is not None and args.seed < 0:
+        raise CommandError("--seed must be at least 0")
+    files = list(dict.fromkeys(args.files))
+    if len(files) != len(args.files):
+        raise CommandError("a file is named twice: its records would be copied twice")
+    inputs = [_Input(f, compression_of(f, args.input_compression)) for f in files]
+    if args.seed is not None and any(src.compression for src in inputs):
+        raise CommandError(
+            "--seed reads records in random order: it needs uncompressed inputs (reshard the "
+            "compressed ones without --seed first)"
+        )
+    lengths = np.concatenate([src.lengths for src in inputs]) if inputs else np.zeros(0, np.int64)
+    if len(lengths) == 0:
+        raise CommandError("the files hold no records")
+    starts = np.concatenate([[0], np.cumsum([len(src.lengths) for src in inputs])])
+    order = None if args.seed is None else permutation(len(lengths), args.seed)
+    bounds = plan_shards(lengths, args.target_size, order)
+    count = len(bounds) - 1
+    compression = compression_of("", args.compression, sniff=False)
+    names = [_shards.shard_name(args.prefix, k, count, compression) for k in range(count)]
+    paths = [gfile.join(args.output_directory, n) for n in names]
+    _check_outputs(inputs, paths)
+
+    gfile.makedirs(args.output_directory)
+    plan = {
+        "inputs": [[src.path, len(src.lengths), int(src.lengths.sum())] for src in inputs],
+        "target": args.target_size,
+        "seed": args.seed,
+        "compression": compression,
+        "prefix": args.prefix,
+    }
+    journal = _shards.Journal(
+        args.output_directory, _PLAN, _shards.digest(plan), args.resume, lambda r: r["records"]
+    )
+    sequence = order if order is not None else np.arange(len(lengths))
+    todo = [k for k in range(count) if names[k] not in journal.shards]
+    todo_bytes = sum(int(lengths[sequence[bounds[k] : bounds[k + 1]]].sum()) for k in todo)
+    reader = _Reader(inputs)
+    start = time.monotonic()
+    bar = _progress.Progress(todo_bytes, enabled=_progress.enabled(args), description="reshard")
+    try:
+        with bar:
+            for k in todo:
+                ids = sequence[bounds[k] : bounds[k + 1]]
+                files_of = np.searchsorted(starts, ids, side="right") - 1
+                with _shards.ShardWriter(paths[k], compression) as writer:
+                    # Runs of consecutive records of one file are read in batches.
+                    for f in _file_runs(files_of):
+                        local = ids[f[1] : f[2]] - starts[f[0]]
+                        for first, n in _runs(local):
+                            for record in reader.read(f[0], first, n):
+                                writer.write(record)
+                                bar.update(len(record) + FRAMING_BYTES)
+                    writer.commit()
+                journal.finished(names[k], {"records": writer.records, "bytes": writer.bytes})
+    finally:
+        reader.close()
+    seconds = time.monotonic() - start
+    sizes = [int(lengths[sequence[bounds[k] : bounds[k + 1]]].sum()) for k in range(count)]
+    kept = count - len(todo)
+    print(
+        f"wrote {len(todo):,} shard(s) of {len(lengths):,} records from {len(inputs):,} file(s) "
+        f"to {args.output_directory} in {seconds:.1f} s; shard sizes {min(sizes):,}-"
+        f"{max(sizes):,} bytes (framed)" + (f"; kept {kept} complete shard(s)" if kept else "")
+    )
+    return 0
+
+
+def _file_runs(files_of):
+    """(file, begin, end) for runs of equal values in files_of."""
+    breaks = np.flatnonzero(np.diff(files_of)) + 1
+    starts = np.concatenate([[0], breaks])
+    ends = np.concatenate([breaks, [len(files_of)]])
+    for s, e in zip(starts, ends):
+        yield int(files_of[s]), int(s), int(e)
