@@ -23,7 +23,7 @@ import sys
 import tempfile
 
 import numpy as np
-from timing import best_of
+from timing import best_of, cpu_name
 
 import swigflow
 
@@ -111,14 +111,6 @@ def memcpy_seconds(nbytes, repeats):
     dst = np.empty_like(src)
     np.copyto(dst, src)  # fault the pages in first
     return best_of(repeats, np.copyto, dst, src)[0]
-
-
-def cpu_name():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return "unknown CPU"
 
 
 def tf_iterate(path):

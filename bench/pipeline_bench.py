@@ -10,6 +10,11 @@ num_parallel_calls=AUTOTUNE. Reported: examples/s and the ratio to tf.data's, me
 same run (best of --repeats each). Then a training loop whose step takes a fixed time without
 the GIL (time.sleep, as a GPU step would) reports how long each step waited for its batch.
 
+Statistics: the cost of Iterator.stats()' collection, on the pipeline above and with a Python
+map over its batches, stats=True against stats=False (rounds alternating, medians), and as
+computed from the measured cost of clocking one element through one Python step (the native
+stages' clocks, two reads per chunk of up to 256 records, are below any measurable cost).
+
 Small files: the same 128,000 Examples split evenly over each count of --files, both libraries
 on each, every (count, library) in a process of its own so that its peak RSS is its own. The
 cost per file is the time a file adds over the 2-file row, spread over the extra files.
@@ -19,11 +24,13 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import time
 
 import numpy as np
+from timing import cpu_name
 
 import swigflow
 
@@ -109,7 +116,7 @@ def tf_pipeline(paths):
     )
 
 
-def epoch_seconds(make, count_key, convert=None):
+def epoch_seconds(make, count_key, convert=None, epochs=1):
     start = time.perf_counter()
     n = 0
     for batch in make():
@@ -117,12 +124,66 @@ def epoch_seconds(make, count_key, convert=None):
             batch = convert(batch)
         n += len(batch[count_key])
     seconds = time.perf_counter() - start
-    assert n == TOTAL, n
+    assert n == TOTAL * epochs, n
     return seconds
 
 
 def best(repeats, fn):
     return min(fn() for _ in range(repeats))
+
+
+def stats_overhead(paths, rounds):
+    """(pipeline, seconds with stats off, with stats on) rows, medians of alternating rounds
+    (the VM's drift hits both alike) over five epochs each."""
+    pipelines = [
+        ("native (read, shuffle, batch, parse)", swigflow_pipeline(paths).repeat(5)),
+        (
+            "native + Python map + prefetch",
+            swigflow_pipeline(paths).map(lambda b: b).prefetch(2).repeat(5),
+        ),
+    ]
+    rows = []
+    for name, ds in pipelines:
+        off, on = [], []
+        for _ in range(rounds):
+            off.append(epoch_seconds(lambda ds=ds: ds.iterator(stats=False), "id", epochs=5))
+            on.append(epoch_seconds(lambda ds=ds: ds.iterator(stats=True), "id", epochs=5))
+        rows.append((name, statistics.median(off), statistics.median(on), 5 * -(-TOTAL // BATCH)))
+    return rows
+
+
+def clock_cost_per_element(n=300_000, rounds=5):
+    """Seconds the statistics add per element and Python step: a Python pipeline of n tiny
+    elements through range -> map -> the iterator, stats on against off (best of rounds)."""
+    ds = swigflow.data.Dataset.range(n).map(lambda x: x)
+
+    def consume(stats):
+        start = time.perf_counter()
+        for _ in ds.iterator(stats=stats):
+            pass
+        return time.perf_counter() - start
+
+    off = min(consume(False) for _ in range(rounds))
+    on = min(consume(True) for _ in range(rounds))
+    return (on - off) / n / 2  # two clocked steps per element
+
+
+def print_stats_overhead(paths, repeats):
+    rounds = max(7, repeats)
+    per_step = clock_cost_per_element()
+    print(
+        f"\nStatistics collection (Iterator.stats()), 5 epochs, median of {rounds} alternating "
+        f"rounds; clocking a Python step costs {per_step * 1e6:.2f} us per element:\n"
+    )
+    print("| pipeline | stats off | stats on | measured cost | clocking cost (computed) |")
+    print("|---|---:|---:|---:|---:|")
+    for name, off, on, batches in stats_overhead(paths, rounds):
+        steps = 1 if "map" not in name else 3  # the native source; + map, prefetch
+        computed = batches * steps * per_step / off
+        print(
+            f"| {name} | {5 * TOTAL / off / 1e6:.2f} M ex/s | {5 * TOTAL / on / 1e6:.2f} M ex/s | "
+            f"{1 - off / on:+.1%} | {computed:.2%} |"
+        )
 
 
 def training_loop(dataset, step_ms, steps=200):
@@ -242,6 +303,7 @@ def main():
         help="file counts of the small-files table (comma-separated; empty: skip it)",
     )
     parser.add_argument("--only-files", action="store_true", help="only the small-files table")
+    parser.add_argument("--only-stats", action="store_true", help="only the statistics' cost")
     parser.add_argument("--phase", choices=("swigflow", "tf"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     counts = [int(n) for n in args.files.split(",") if n]
@@ -252,6 +314,9 @@ def main():
     if args.only_files:
         return small_files(args.dir, counts, args.repeats)
     paths = write_data(args.dir)
+    if args.only_stats:
+        print(f"CPU: {cpu_name()}")
+        return print_stats_overhead(paths, args.repeats)
 
     rows = []
     ours = best(args.repeats, lambda: epoch_seconds(lambda: swigflow_pipeline(paths), "id"))
@@ -268,8 +333,8 @@ def main():
 
     print(
         f"swigflow {swigflow.__version__}, tensorflow {tf.__version__ if tf else 'not installed'}, "
-        f"{os.cpu_count()} CPUs, {SHARDS} shards x {PER_SHARD:,} examples, batch {BATCH}, "
-        f"best of {args.repeats}\n"
+        f"{cpu_name()}, {os.cpu_count()} CPUs, {SHARDS} shards x {PER_SHARD:,} examples, "
+        f"batch {BATCH}, best of {args.repeats}\n"
     )
     print("| pipeline | elements | examples/s | vs tf.data |")
     print("|---|---|---:|---:|")
@@ -287,6 +352,7 @@ def main():
             f"| {step_ms:.0f} ms | {BATCH / step_ms * 1e3 / 1e6:.2f} M | {mean:.3f} ms | "
             f"{worst:.2f} ms | {share:.1%} |"
         )
+    print_stats_overhead(paths, args.repeats)
     if counts:
         small_files(args.dir, counts, args.repeats)
 

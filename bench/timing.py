@@ -1,4 +1,4 @@
-"""Timing shared by the benchmarks."""
+"""Timing shared by the benchmarks, and the CPU every reported figure names."""
 
 import time
 
@@ -13,3 +13,11 @@ def best_of(repeats, fn, *args):
         if best is None or elapsed < best[0]:
             best = (elapsed, result)
     return best
+
+
+def cpu_name():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return "unknown CPU"

@@ -119,9 +119,9 @@ bool FileReaders::Take(size_t k, Chunk* chunk) {
         // Readers may all be asleep (they are woken in batches): make sure one comes for it.
         if (!job.busy) work_.notify_one();
         waiting_for_ = k;
-        const int64_t start = NowNs();
+        const int64_t start = NowNs();  // only when blocked
         ready_.wait(lock, [&] { return stopped_ || job.count > 0; });
-        AddTo(take_wait_ns_, NowNs() - start);
+        if (take_wait_ns_ != nullptr) AddTo(take_wait_ns_, NowNs() - start);
         waiting_for_ = kNobody;
       }
       if (stopped_) return false;
@@ -179,13 +179,11 @@ void FileReaders::Run() {
     job->busy = true;
     ++busy_;
     lock.unlock();
-    const int64_t start = NowNs();
+    const int64_t start = counters_ != nullptr ? NowNs() : 0;
     Chunk chunk = ReadChunk(job, &spare);
-    AddTo(&counters_->busy_ns, NowNs() - start);
-    AddTo(&counters_->elements, 1);
-    AddTo(&counters_->records, static_cast<int64_t>(chunk.records.size()));
-    AddTo(&counters_->bytes, static_cast<int64_t>(chunk.bytes));
+    if (counters_ != nullptr) CountChunk(chunk, NowNs() - start);
     lock.lock();
+
     job->busy = false;
     --busy_;
     job->done = chunk.end;
@@ -209,6 +207,13 @@ void FileReaders::Run() {
   }
 }
 
+void FileReaders::CountChunk(const Chunk& chunk, int64_t ns) {
+  AddTo(&counters_->busy_ns, ns);
+  AddTo(&counters_->elements, 1);
+  AddTo(&counters_->records, static_cast<int64_t>(chunk.records.size()));
+  AddTo(&counters_->bytes, static_cast<int64_t>(chunk.bytes));
+}
+
 Chunk FileReaders::ReadChunk(Job* job, std::string* spare) {
   Chunk chunk;
   const uint32_t file = job->file;
@@ -218,7 +223,7 @@ Chunk FileReaders::ReadChunk(Job* job, std::string* spare) {
       SWIGFLOW_RETURN_IF_ERROR(
           io::RecordScanner::Open(path_(file), options_, &job->scanner, std::move(*spare)));
       job->scanner->set_stop_at_damage(stop_at_damage_);
-      AddTo(&counters_->files, 1);
+      if (counters_ != nullptr) AddTo(&counters_->files, 1);
     }
     chunk.records.reserve(kFirstChunkRecords);
     for (;;) {

@@ -61,7 +61,7 @@ class FileReaders {
   // path(i): the i-th file the sequences may name. stop_at_damage: the damage policy drops
   // the rest of a file at its first damage (or raises), so nothing after it is read. Damage is
   // passed on as damaged records, in order. The readers count their work in `counters` and the
-  // consumer's waits in Take in `take_wait_ns` (both outlive this).
+  // consumer's waits in Take in `take_wait_ns` (both outlive this; null: not counted).
   FileReaders(std::function<const std::string&(uint32_t)> path, const io::RecordOptions& options,
               bool stop_at_damage, int threads, StageCounters* counters,
               std::atomic<int64_t>* take_wait_ns);
@@ -114,6 +114,7 @@ class FileReaders {
   // Creates jobs for the next files until the window is full, reusing `spare`'s node when there
   // is one. Requires mu_.
   void FillWindow(std::map<size_t, Job>::node_type spare = {});
+  void CountChunk(const Chunk& chunk, int64_t ns);
   // Reads the next chunk of `job` (opening its file first); closes the file after the last.
   Chunk ReadChunk(Job* job, std::string* spare);
 

@@ -226,7 +226,8 @@ int IndexedWorkers(int cycle_length) { return std::clamp(cycle_length, 1, 8); }
 // reads chunks w, w + W, ... ahead into its own queue, and the consumer takes them in turn.
 class IndexedRecords : public Source {
  public:
-  // The workers count their reads in `counters`; the consumer's waits go to `pop_wait_ns`.
+  // The workers count their reads in `counters`; the consumer's waits go to `pop_wait_ns`
+  // (null: not counted).
   IndexedRecords(const PipelineOptions& o, std::vector<Slot> order, io::FileCache* files,
                  StageCounters* counters, std::atomic<int64_t>* pop_wait_ns)
       : options_(o),
@@ -256,9 +257,9 @@ class IndexedRecords : public Source {
         return false;
       }
       if (taken_chunks_ * kChunkRecords >= order_.size()) return false;
-      const int64_t start = NowNs();
+      const int64_t start = counters_ != nullptr ? NowNs() : 0;
       const bool popped = queues_[taken_chunks_ % queues_.size()]->Pop(&chunk_);
-      AddTo(pop_wait_ns_, NowNs() - start);
+      if (counters_ != nullptr) AddTo(pop_wait_ns_, NowNs() - start);
       if (!popped) {
         *status = errors::Cancelled("pipeline stopped");
         return false;
@@ -298,7 +299,7 @@ class IndexedRecords : public Source {
     std::shared_ptr<const io::RandomAccessFile> file;
     uint32_t file_index = 0;
     for (size_t c = worker; c * kChunkRecords < order_.size(); c += workers) {
-      const int64_t start = NowNs();
+      const int64_t start = counters_ != nullptr ? NowNs() : 0;
       Chunk chunk;
       const size_t end = std::min(order_.size(), (c + 1) * kChunkRecords);
       for (size_t i = c * kChunkRecords; i < end && chunk.status.ok(); ++i) {
@@ -322,10 +323,12 @@ class IndexedRecords : public Source {
         chunk.bytes += record.payload.size();
         chunk.records.push_back(std::move(record));
       }
-      AddTo(&counters_->busy_ns, NowNs() - start);
-      AddTo(&counters_->elements, 1);
-      AddTo(&counters_->records, static_cast<int64_t>(chunk.records.size()));
-      AddTo(&counters_->bytes, static_cast<int64_t>(chunk.bytes));
+      if (counters_ != nullptr) {
+        AddTo(&counters_->busy_ns, NowNs() - start);
+        AddTo(&counters_->elements, 1);
+        AddTo(&counters_->records, static_cast<int64_t>(chunk.records.size()));
+        AddTo(&counters_->bytes, static_cast<int64_t>(chunk.bytes));
+      }
       if (!queues_[worker]->Push(std::move(chunk))) return;
     }
   }
@@ -401,9 +404,10 @@ class Pipeline::Impl {
         read_threads_ = IndexedWorkers(o_.cycle_length);
       } else {
         read_threads_ = Readers(o_.cycle_length);
-        readers_ = std::make_unique<FileReaders>(path, o_.record_options,
-                                                 o_.on_error != OnError::kSkipRecord, read_threads_,
-                                                 &read_, &assemble_.input_wait_ns);
+        readers_ = std::make_unique<FileReaders>(
+            path, o_.record_options, o_.on_error != OnError::kSkipRecord, read_threads_,
+            o_.collect_stats ? &read_ : nullptr,
+            o_.collect_stats ? &assemble_.input_wait_ns : nullptr);
       }
       if (o_.decode_images) {
         // A pool of its own: sharing the default pool with the parser would serialize decoding
@@ -642,8 +646,9 @@ class Pipeline::Impl {
       const size_t skipped = std::min<size_t>(static_cast<size_t>(skip), order.size());
       order.erase(order.begin(), order.begin() + static_cast<ptrdiff_t>(skipped));
       *position = static_cast<int64_t>(skipped);
-      e->source = std::make_unique<IndexedRecords>(o_, std::move(order), random_files_.get(),
-                                                   &read_, &assemble_.input_wait_ns);
+      e->source = std::make_unique<IndexedRecords>(
+          o_, std::move(order), random_files_.get(), o_.collect_stats ? &read_ : nullptr,
+          o_.collect_stats ? &assemble_.input_wait_ns : nullptr);
     } else {
       e->source = std::make_unique<InterleavedFiles>(o_, readers_.get(), std::move(files));
     }

@@ -83,6 +83,8 @@ struct PipelineOptions {
   uint64_t image_seed = 0;  // of the random crops and flips
   int prefetch = 2;         // finished elements held ready, at most kMaxPrefetch
   OnError on_error = OnError::kRaise;
+  // Clock the readers' work for Stats() (two clock reads per chunk); off, read's busy time is 0.
+  bool collect_stats = true;
   int64_t start_epoch = 0;
   int64_t start_position = 0;
 };

@@ -18,6 +18,8 @@ PUBLIC_MODULES = (
     "swigflow",
     "swigflow.data",
     "swigflow.data.experimental",
+    "swigflow.data.profiler",
+    "swigflow.data.stats",
     "swigflow.errors",
     "swigflow.image",
     "swigflow.io",

@@ -18,6 +18,11 @@ def records_of(path):
     return list(swigflow.io.tf_record_iterator(str(path), compression))
 
 
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def make_inputs(directory, counts, compression=""):
     """File f holds records b"f:r:" + r random bytes (different sizes), r < counts[f]."""
     rng = np.random.default_rng(5)
@@ -70,7 +75,7 @@ def test_reshard_with_a_seed_is_a_reproducible_uniform_shuffle(tmp_path, capsys)
         out = tmp_path / name
         args = ["reshard", *inputs, "--output-directory", out, "--target-size", "16KB"]
         assert run(capsys, *args, "--seed", seed)[0] == 0
-        runs[name] = [open(s, "rb").read() for s in shards_in(out)]
+        runs[name] = [read_bytes(s) for s in shards_in(out)]
     assert runs["a"] == runs["b"]  # byte for byte
     assert runs["a"] != runs["c"]
     got = [r for s in shards_in(tmp_path / "c") for r in records_of(s)]
@@ -112,13 +117,13 @@ def test_reshard_resumes_and_refuses_what_would_lose_data(tmp_path, capsys):
     assert status == 0 and f"kept {len(shards) - 2} complete shard(s)" in stdout
     assert os.stat(shards[0]).st_mtime == 1  # kept, not rewritten
     for a, b in zip(shards_in(fresh), shards_in(out)):
-        assert open(a, "rb").read() == open(b, "rb").read()
+        assert read_bytes(a) == read_bytes(b)
     status, _, stderr = run(capsys, "reshard", *inputs, "--output-directory", out,
                             "--target-size", "11KB", "--resume")  # fmt: skip
     assert status == 1 and "not built from the same inputs" in stderr
     # Never over an input, never an input twice.
     same = tmp_path / "part-00000-of-00001"
-    same.write_bytes(open(inputs[0], "rb").read())
+    same.write_bytes(read_bytes(inputs[0]))
     status, _, stderr = run(capsys, "reshard", same, "--output-directory", tmp_path,
                             "--target-size", "1TB")  # fmt: skip
     assert status == 1 and "would overwrite the input" in stderr
@@ -257,7 +262,7 @@ def test_profile_with_a_map_and_a_chart(tmp_path, capsys):
 def test_long_commands_show_a_bar_on_a_terminal_only(tmp_path, command, monkeypatch):
     path = str(tmp_path / "data.tfrecord")
     with swigflow.io.TFRecordWriter(path) as w:
-        for i in range(5000):
+        for _ in range(5000):
             w.write(train.example_from_dict({"image/encoded": b"x" * 100}).SerializeToString())
     runs = iter(range(100))
 

@@ -16,10 +16,11 @@
     state = it.state()          # JSON-able; ds.iterator(state=state) resumes exactly here
 
 See README.md ("Input pipelines") for what runs natively, sharding, index files, global
-shuffles, damage policies and the PyTorch adapter.
+shuffles, damage policies and the PyTorch adapter; ``it.stats()`` and ``swigflow.data.profiler``
+say what each stage did and why a training loop waits.
 """
 
-from swigflow.data import experimental
+from swigflow.data import experimental, profiler, stats
 from swigflow.data.dataset import AUTOTUNE, INFINITE, UNKNOWN, Dataset, Iterator
 from swigflow.data.records import TFRecordDataset
 
@@ -41,4 +42,6 @@ __all__ = [
     "TFRecordDataset",
     "TorchIterableDataset",
     "experimental",
+    "profiler",
+    "stats",
 ]

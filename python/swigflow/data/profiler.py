@@ -15,6 +15,11 @@ import time
 from swigflow.data import stats as _stats
 from swigflow.io import gfile
 
+__all__ = [
+    "CAUSE", "CHECKLIST", "OK", "UNKNOWN", "WARN", "FileSummary", "Finding", "Report",
+    "diagnose", "plot_timeline", "profile", "recommended_shards", "summarize_files",
+]  # fmt: skip
+
 # The checklist, in the founding documents' order: (key, title).
 CHECKLIST = [
     ("far", "data far from compute"),

@@ -257,6 +257,7 @@ class _NativeRecords(ds.Dataset):
             # resumes them too).
             image_seed = c["image_seed"] if c["image_seed"] is not None else state["seed"][1]
             options.image_seed = int(image_seed) & ((1 << 63) - 1)
+        options.collect_stats = _stats.collecting()
         pipeline = _pywrap.PyPipeline.Create(options)
         source = _stats.SourceInfo(
             files=files,

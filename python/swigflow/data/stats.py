@@ -15,6 +15,9 @@ import statistics
 import threading
 import time
 
+# The public API; the rest is the plumbing swigflow.data's datasets and iterators use.
+__all__ = ["PipelineStats", "SourceInfo", "StageStats", "StatsLogger", "step_spikes"]
+
 _clock = time.perf_counter_ns
 
 # The collector of the iterator whose next() is running (None: no statistics). Generators run
@@ -306,6 +309,11 @@ def _frames():
     if frames is None:
         frames = _local.frames = []
     return frames
+
+
+def collecting():
+    """Whether the iterator whose code runs now collects statistics."""
+    return _COLLECTOR.get() is not None
 
 
 def current_stage():
