@@ -401,14 +401,15 @@ class Pipeline::Impl {
     try {
       if (indexed_) {
         random_files_ = std::make_unique<io::FileCache>(path, OpenFilesCached());
-        read_threads_ = IndexedWorkers(o_.cycle_length);
-      } else {
-        read_threads_ = Readers(o_.cycle_length);
-        readers_ = std::make_unique<FileReaders>(
-            path, o_.record_options, o_.on_error != OnError::kSkipRecord, read_threads_,
-            o_.collect_stats ? &read_ : nullptr,
-            o_.collect_stats ? &assemble_.input_wait_ns : nullptr);
       }
+      bool by_record;
+      ShardFiles(&by_record);
+      read_threads_ = indexed_ && (o_.global_shuffle || by_record) ? IndexedWorkers(o_.cycle_length)
+                                                                   : Readers(o_.cycle_length);
+      readers_ = std::make_unique<FileReaders>(
+          path, o_.record_options, o_.on_error != OnError::kSkipRecord, Readers(o_.cycle_length),
+          o_.collect_stats ? &read_ : nullptr,
+          o_.collect_stats ? &assemble_.input_wait_ns : nullptr);
       if (o_.decode_images) {
         // A pool of its own: sharing the default pool with the parser would serialize decoding
         // whenever a parse holds it.
@@ -492,7 +493,7 @@ class Pipeline::Impl {
 
     StageStats read = stage("read", read_);
     read.threads = read_threads_;
-    if (random_files_ != nullptr) read.files = random_files_->opens();
+    if (random_files_ != nullptr) read.files += random_files_->opens();
     // Readers not reading wait for room: they stop once the read-ahead is full.
     read.output_wait_ns = std::max<int64_t>(0, read_threads_ * alive(assemble_end_) - read.busy_ns);
     s.stages.push_back(read);
@@ -622,7 +623,8 @@ class Pipeline::Impl {
         : buffered(buffer_size > 1), shuffle(buffer_size, seed), bad_files(files, false) {}
 
     std::unique_ptr<Source> source;
-    bool by_record = false;  // shard the interleaved sequence record by record
+    bool by_record = false;   // shard the interleaved sequence record by record
+    bool at_offsets = false;  // the source is the computed order (sharded, shuffled, skipped)
     const bool buffered;
     ShuffleBuffer<Record> shuffle;
     std::vector<bool> bad_files;  // under kSkipFile: files whose rest is dropped
@@ -633,15 +635,22 @@ class Pipeline::Impl {
   };
 
   // Epoch `epoch`'s records, resuming after `skip` of them. *position counts the records
-  // already passed over (an indexed source drops them before reading anything).
+  // already passed over (an indexed source drops them before reading anything). Indexed files
+  // are read at their offsets only when that saves work (a global shuffle, sharding by record,
+  // a skip): reading them whole in order costs a call per file, not one per record, and gives
+  // the same order (InterleaveOrder).
   std::unique_ptr<Epoch> StartEpoch(int64_t epoch, int64_t skip, int64_t* position) {
-    const bool buffered = !indexed_ && o_.shuffle_buffer > 1;
+    bool by_record;
+    std::vector<uint32_t> files = ShardFiles(&by_record);
+    const bool at_offsets = indexed_ && (o_.global_shuffle || by_record || skip > 0);
+    const bool buffered = !at_offsets && o_.shuffle_buffer > 1;
     auto e = std::make_unique<Epoch>(buffered ? static_cast<size_t>(o_.shuffle_buffer) : 1,
                                      EpochSeed(o_, epoch, kBufferShuffleStream), o_.files.size());
+    e->by_record = by_record;
+    e->at_offsets = at_offsets;
     e->any = skip > 0;
     *position = 0;
-    std::vector<uint32_t> files = ShardFiles(&e->by_record);
-    if (indexed_) {
+    if (at_offsets) {
       std::vector<Slot> order = IndexedOrder(epoch);
       const size_t skipped = std::min<size_t>(static_cast<size_t>(skip), order.size());
       order.erase(order.begin(), order.begin() + static_cast<ptrdiff_t>(skipped));
@@ -670,7 +679,7 @@ class Pipeline::Impl {
       }
       e->any = true;
       if (e->bad_files[record->file]) continue;
-      if (!indexed_ && e->by_record &&
+      if (!e->at_offsets && e->by_record &&
           static_cast<int64_t>(e->sequence++ % o_.num_shards) != o_.shard_index) {
         continue;
       }
@@ -894,8 +903,8 @@ class Pipeline::Impl {
   BoundedQueue<Output> raw_;              // assembled batches waiting to be parsed
   BoundedQueue<Output> parsed_;           // parsed batches waiting for their images to be decoded
   BoundedQueue<Output> out_;              // finished elements
-  std::unique_ptr<FileReaders> readers_;  // files read sequentially (not every one indexed)
-  std::unique_ptr<io::FileCache> random_files_;  // every file indexed: read at offsets
+  std::unique_ptr<FileReaders> readers_;  // files read whole, in order
+  std::unique_ptr<io::FileCache> random_files_;  // every file indexed: for reads at offsets
   std::mutex damages_mu_;
   std::vector<io::RecordDamage> damages_;    // guarded by damages_mu_
   std::unique_ptr<ThreadPool> decode_pool_;  // with decode_images
