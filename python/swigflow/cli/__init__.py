@@ -98,6 +98,22 @@ def positive_int(text):
     return value
 
 
+MAX_SIDE = 65535  # JPEG's limit on either side
+
+
+def image_size(text):
+    """An argparse type: "WxH" -> (width, height), 1 to MAX_SIDE pixels each."""
+    width, sep, height = text.lower().partition("x")
+    if not sep or not width.isdigit() or not height.isdigit():
+        raise ValueError(text)
+    if not 0 < int(width) <= MAX_SIDE or not 0 < int(height) <= MAX_SIDE:
+        raise ValueError(text)
+    return int(width), int(height)
+
+
+image_size.__name__ = f"size WxH (1 to {MAX_SIDE} each)"  # argparse names it in its message
+
+
 def build_parser():
     # Imported here so that `swigflow --help` stays quick and each module registers itself.
     from swigflow.cli import images, profile, records, reshard, show

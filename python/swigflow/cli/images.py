@@ -13,7 +13,13 @@ import time
 from swigflow import errors, io
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow._version import __version__
-from swigflow.cli import CommandError, add_compression_option, compression_of, positive_int
+from swigflow.cli import (
+    CommandError,
+    add_compression_option,
+    compression_of,
+    image_size,
+    positive_int,
+)
 from swigflow.cli import progress as _progress
 from swigflow.cli import shards as _shards
 from swigflow.image import codecs as image_codecs
@@ -59,7 +65,7 @@ def register(commands):
     p.add_argument("--seed", type=int, default=0, metavar="S", help="shuffle seed (default 0)")
     p.add_argument(
         "--resize",
-        type=_size,
+        type=image_size,
         metavar="WxH",
         help="resize every image to W x H (bilinear, antialiased when shrinking)",
     )
@@ -100,7 +106,7 @@ def register(commands):
     )
     p.add_argument(
         "--resize",
-        type=_size,
+        type=image_size,
         metavar="WxH",
         help="resize every image to W x H (bilinear, antialiased when shrinking); written in "
         "--format, else in its own format when JPEG or PNG, else as PNG",
@@ -129,18 +135,6 @@ def _fraction(text):
     return value
 
 
-_MAX_SIDE = 65535  # JPEG's limit on either side
-
-
-def _size(text):
-    width, sep, height = text.lower().partition("x")
-    if not sep or not width.isdigit() or not height.isdigit():
-        raise ValueError(text)
-    if not 0 < int(width) <= _MAX_SIDE or not 0 < int(height) <= _MAX_SIDE:
-        raise ValueError(text)
-    return int(width), int(height)
-
-
 def _quality(text):
     value = int(text)
     if not 1 <= value <= 100:
@@ -150,7 +144,6 @@ def _quality(text):
 
 _fraction.__name__ = "fraction between 0 and 1"
 _quality.__name__ = "quality from 1 to 100"  # argparse names the type in its message
-_size.__name__ = f"size WxH (1 to {_MAX_SIDE} each)"
 
 
 # --- image headers ------------------------------------------------------------------------------

@@ -5,7 +5,13 @@ import importlib
 import json
 
 from swigflow import data, io
-from swigflow.cli import CommandError, add_compression_option, compression_of, positive_int
+from swigflow.cli import (
+    CommandError,
+    add_compression_option,
+    compression_of,
+    image_size,
+    positive_int,
+)
 from swigflow.cli import progress as _progress
 from swigflow.data import profiler
 from swigflow.io import feature_spec, schema
@@ -37,7 +43,9 @@ def register(commands):
         metavar="KEY",
         help="decode the images of this key natively (decode_images) after parsing",
     )
-    p.add_argument("--image-size", default="224x224", metavar="WxH", help="(default 224x224)")
+    p.add_argument(
+        "--image-size", type=image_size, default=(224, 224), metavar="WxH", help="(default 224x224)"
+    )
     p.add_argument("--fast", action="store_true", help="decode_images(fast=True)")
     p.add_argument(
         "--num-parallel-reads",
@@ -109,14 +117,6 @@ def _function(text):
     return fn
 
 
-def _size(text):
-    try:
-        w, h = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise CommandError(f"--image-size: expected WxH, got {text!r}") from None
-    return h, w
-
-
 def build_pipeline(args):
     """The dataset `swigflow profile` runs for these arguments."""
     compression = compression_of(args.files[0], args.compression)
@@ -138,7 +138,7 @@ def build_pipeline(args):
         spec = features.get(args.decode_images)
         if spec is None:
             raise CommandError(f"--decode-images: no feature {args.decode_images!r} in the spec")
-        ds = ds.decode_images(args.decode_images, size=_size(args.image_size), fast=args.fast)
+        ds = ds.decode_images(args.decode_images, size=args.image_size[::-1], fast=args.fast)
     if args.map:
         ds = ds.map(_function(args.map))
     if args.prefetch:

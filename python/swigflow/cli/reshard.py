@@ -11,6 +11,7 @@ The shards are a function of the inputs and the options only:
     differ in size by at most about one record.
 """
 
+import argparse
 import os
 import time
 
@@ -44,8 +45,6 @@ def parse_size(text):
 
 
 def _size_arg(text):
-    import argparse
-
     try:
         return parse_size(text)
     except ValueError as e:
@@ -189,15 +188,12 @@ class _Reader:
         self._open.clear()
 
 
-def _runs(ids):
-    """(start, length) runs of consecutive values in ids."""
-    if len(ids) == 0:
-        return
-    breaks = np.flatnonzero(np.diff(ids) != 1) + 1
-    starts = np.concatenate([[0], breaks])
-    ends = np.concatenate([breaks, [len(ids)]])
-    for s, e in zip(starts, ends):
-        yield int(ids[s]), int(e - s)
+def _runs(values, step):
+    """(begin, end) index ranges of the runs in values where each value is the previous + step
+    (step 0: equal values, step 1: consecutive ones)."""
+    breaks = np.flatnonzero(np.diff(values) != step) + 1
+    bounds = np.concatenate([[0], breaks, [len(values)]])
+    return [(int(b), int(e)) for b, e in zip(bounds[:-1], bounds[1:]) if e > b]
 
 
 def _check_outputs(inputs, out_paths):
@@ -261,10 +257,11 @@ def _reshard(args):
                 files_of = np.searchsorted(starts, ids, side="right") - 1
                 with _shards.ShardWriter(paths[k], compression) as writer:
                     # Runs of consecutive records of one file are read in batches.
-                    for f in _file_runs(files_of):
-                        local = ids[f[1] : f[2]] - starts[f[0]]
-                        for first, n in _runs(local):
-                            for record in reader.read(f[0], first, n):
+                    for fb, fe in _runs(files_of, 0):
+                        f = int(files_of[fb])
+                        local = ids[fb:fe] - starts[f]
+                        for b, e in _runs(local, 1):
+                            for record in reader.read(f, int(local[b]), e - b):
                                 writer.write(record)
                                 bar.update(len(record) + FRAMING_BYTES)
                     writer.commit()
@@ -280,12 +277,3 @@ def _reshard(args):
         f"{max(sizes):,} bytes (framed)" + (f"; kept {kept} complete shard(s)" if kept else "")
     )
     return 0
-
-
-def _file_runs(files_of):
-    """(file, begin, end) for runs of equal values in files_of."""
-    breaks = np.flatnonzero(np.diff(files_of)) + 1
-    starts = np.concatenate([[0], breaks])
-    ends = np.concatenate([breaks, [len(files_of)]])
-    for s, e in zip(starts, ends):
-        yield int(files_of[s]), int(s), int(e)

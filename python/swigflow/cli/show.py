@@ -9,6 +9,7 @@ centred; the rest of the cell is BACKGROUND grey. A record whose image does not 
 red cell and its error on stderr. Pillow draws the label text (only needed with --label).
 """
 
+import argparse
 import random
 import sys
 
@@ -25,8 +26,6 @@ FAILED = (160, 0, 0)
 
 
 def _grid(text):
-    import argparse
-
     try:
         rows, cols = (int(v) for v in text.lower().split("x"))
     except ValueError:
