@@ -13,10 +13,9 @@ import os
 import time
 
 import numpy as np
-from timing import best_of
+from timing import best_of, cpu_name
 
 import swigflow
-from swigflow import pywrap_swigflow
 
 try:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -47,8 +46,8 @@ def main():
         s: (rng.standard_normal(s[:2], np.float32), rng.standard_normal(s[1:], np.float32))
         for s in SHAPES
     }
-    peak1 = pywrap_swigflow.FmaPeakGflops(1, 0.5)
-    peak2 = pywrap_swigflow.FmaPeakGflops(2, 0.5)
+    probes = {t: swigflow.linalg.measure_fma(t, 1.0) for t in (1, 2)}
+    peak2 = probes[2]["gflops"]
 
     ours = {s: best_of(args.repeats, swigflow.matmul, *data[s])[0] for s in SHAPES}
     time.sleep(1)
@@ -63,7 +62,17 @@ def main():
         f"swigflow {swigflow.__version__} ({swigflow.linalg.kernel_isa()}), numpy {np.__version__}"
         f", tensorflow {tf.__version__ if tf else 'not installed'}, {os.cpu_count()} CPUs"
     )
-    print(f"measured FMA peak: {peak1:.0f} GFLOP/s on 1 thread, {peak2:.0f} on 2\n")
+    config = swigflow.linalg.kernel_config()
+    print(
+        f"CPU: {cpu_name()}; kernel config {config['name']} ({config['source']}): "
+        f"{config['mr']}x{config['nr']} tile, mc={config['mc']} kc={config['kc']} nc={config['nc']}"
+    )
+    for t, p in probes.items():
+        print(
+            f"FMA peak on {t} thread{'s' if t > 1 else ''}: {p['gflops']:.0f} GFLOP/s at "
+            f"{p['ghz']:.2f} GHz, {p['flops_per_cycle']:.1f} FLOP/cycle per core"
+        )
+    print()
     print("| m x k x n | swigflow GFLOP/s | % of peak | numpy GFLOP/s | vs numpy | vs tf.matmul |")
     print("|---|---:|---:|---:|---:|---:|")
     for s in SHAPES:

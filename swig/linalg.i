@@ -6,7 +6,8 @@
 %ignoreall
 %rename("%s") swigflow::python::MatMul2D;
 %rename("%s") swigflow::python::MatMulBatched;
-%rename("%s") swigflow::python::FmaPeakGflops;
+%rename("%s") swigflow::python::MeasureFma;
+%rename("%s") swigflow::python::KernelConfigDict;
 %rename("%s") swigflow::python::SelectedIsaName;
 %include "swig/py_linalg.h"
 %unignoreall

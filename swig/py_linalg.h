@@ -20,8 +20,14 @@ PyObject* MatMulBatched(PyObject* a_obj, PyObject* a_offsets_obj, PyObject* b_ob
                         PyObject* b_offsets_obj, bool trans_a, bool trans_b, long long m,
                         long long n, long long k);
 
-// The FMA throughput of this process's ISA on `threads` threads (GFLOP/s), for benchmarks.
-double FmaPeakGflops(int threads, double seconds);
+// The FMA probe of this process's ISA on `threads` threads, for benchmarks: a dict of threads,
+// gflops, ghz and flops_per_cycle (kernels::FmaProbe).
+PyObject* MeasureFma(int threads, double seconds);
+
+// What the float32 kernels were configured with here: the config's name and source, the ISA,
+// the CPU (vendor, brand, family, model, cache sizes), the tile and blocking, the convolution
+// thresholds and the default thread count. swigflow.linalg.kernel_config() returns it.
+PyObject* KernelConfigDict();
 
 // The instruction set Sgemm uses in this process: "scalar", "avx2" or "avx512".
 const char* SelectedIsaName();

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace swigflow {
@@ -38,6 +39,69 @@ CpuFeatures Detect() {
     f.avx512_bf16 = (eax1 >> 5) & 1;
   }
   return f;
+}
+
+// Sizes of the data and unified caches from a deterministic-cache-parameters leaf (4 on Intel,
+// 0x8000001D on AMD; both share one layout): subleaf i describes one cache until type 0.
+CpuCaches ReadCaches(unsigned leaf) {
+  CpuCaches caches;
+  for (unsigned i = 0; i < 16; ++i) {
+    unsigned eax, ebx, ecx, edx;
+    if (!__get_cpuid_count(leaf, i, &eax, &ebx, &ecx, &edx)) break;
+    const unsigned type = eax & 0x1f, level = (eax >> 5) & 0x7;
+    if (type == 0) break;
+    if (type == 2) continue;  // instructions
+    const int64_t ways = ((ebx >> 22) & 0x3ff) + 1, partitions = ((ebx >> 12) & 0x3ff) + 1,
+                  line = (ebx & 0xfff) + 1, sets = int64_t{ecx} + 1;
+    const int64_t size = ways * partitions * line * sets;
+    if (level == 1) caches.l1d = size;
+    if (level == 2) caches.l2 = size;
+    if (level == 3) caches.l3 = size;
+  }
+  return caches;
+}
+
+CpuModel DetectModel() {
+  CpuModel m;
+  unsigned eax, ebx, ecx, edx;
+  if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return m;
+  const unsigned max_leaf = eax;
+  char vendor[12];
+  std::memcpy(vendor, &ebx, 4);  // the vendor string is EBX, EDX, ECX
+  std::memcpy(vendor + 4, &edx, 4);
+  std::memcpy(vendor + 8, &ecx, 4);
+  m.vendor.assign(vendor, 12);
+  __get_cpuid(1, &eax, &ebx, &ecx, &edx);
+  const int base_family = (eax >> 8) & 0xf, base_model = (eax >> 4) & 0xf;
+  m.family = base_family == 0xf ? base_family + static_cast<int>((eax >> 20) & 0xff) : base_family;
+  m.model = base_family == 0x6 || base_family == 0xf
+                ? base_model | static_cast<int>(((eax >> 16) & 0xf) << 4)
+                : base_model;
+  unsigned max_ext = __get_cpuid_max(0x80000000, nullptr);
+  if (max_ext >= 0x80000004) {
+    char brand[49] = {};
+    for (unsigned i = 0; i < 3; ++i) {
+      __get_cpuid(0x80000002 + i, &eax, &ebx, &ecx, &edx);
+      std::memcpy(brand + 16 * i, &eax, 4);
+      std::memcpy(brand + 16 * i + 4, &ebx, 4);
+      std::memcpy(brand + 16 * i + 8, &ecx, 4);
+      std::memcpy(brand + 16 * i + 12, &edx, 4);
+    }
+    m.brand = brand;
+    const size_t first = m.brand.find_first_not_of(' '), last = m.brand.find_last_not_of(' ');
+    m.brand = first == std::string::npos ? "" : m.brand.substr(first, last - first + 1);
+  }
+  bool topology_ext = false;
+  if (max_ext >= 0x80000001) {
+    __get_cpuid(0x80000001, &eax, &ebx, &ecx, &edx);
+    topology_ext = (ecx >> 22) & 1;
+  }
+  if (m.vendor == "AuthenticAMD" && topology_ext && max_ext >= 0x8000001d) {
+    m.caches = ReadCaches(0x8000001d);
+  } else if (max_leaf >= 4) {
+    m.caches = ReadCaches(4);
+  }
+  return m;
 }
 
 Isa Select(std::string* note) {
@@ -80,6 +144,11 @@ const char* IsaName(Isa isa) {
       break;
   }
   return "scalar";
+}
+
+const CpuModel& GetCpuModel() {
+  static const CpuModel model = DetectModel();
+  return model;
 }
 
 Isa BestIsa() {

@@ -6,6 +6,7 @@
 #ifndef SWIGFLOW_FRAMEWORK_CPU_INFO_H_
 #define SWIGFLOW_FRAMEWORK_CPU_INFO_H_
 
+#include <cstdint>
 #include <string>
 
 namespace swigflow {
@@ -21,6 +22,23 @@ struct CpuFeatures {
 
 // Read once per process (thread-safe).
 const CpuFeatures& GetCpuFeatures();
+
+// Data cache sizes in bytes, 0 where CPUID does not say: L1d and L2 of one core, L3 as shared.
+struct CpuCaches {
+  int64_t l1d = 0, l2 = 0, l3 = 0;
+};
+
+// Which processor this is: what the kernels' per-microarchitecture configs are chosen by.
+struct CpuModel {
+  std::string vendor;  // "GenuineIntel", "AuthenticAMD", ...
+  std::string brand;   // the brand string, e.g. "AMD EPYC 9654 96-Core Processor"
+  int family = 0;      // display family and model: base plus extended fields
+  int model = 0;
+  CpuCaches caches;  // leaf 4 (Intel) or 0x8000001D (AMD)
+};
+
+// Read once per process (thread-safe).
+const CpuModel& GetCpuModel();
 
 enum class Isa { kScalar = 0, kAvx2 = 1, kAvx512 = 2 };
 

@@ -11,7 +11,7 @@ namespace swigflow {
 ThreadPool::ThreadPool(int num_threads) {
   for (int i = 1; i < num_threads; ++i) {
     try {
-      workers_.emplace_back([this] { WorkerLoop(); });
+      workers_.emplace_back([this, i] { WorkerLoop(i); });
     } catch (const std::system_error&) {
       break;  // no more threads to be had (RLIMIT_NPROC): run with those that started
     }
@@ -27,10 +27,11 @@ ThreadPool::~ThreadPool() {
   for (auto& w : workers_) w.join();
 }
 
-// Claims tasks until none is left; every participant (workers and caller) runs this.
-// A task that throws ends its job: the other tasks are skipped and the caller rethrows.
-void ThreadPool::RunTasks() {
-  for (int64_t i = next_.fetch_add(1); i < n_; i = next_.fetch_add(1)) {
+// Claims tasks until none is left (or, pinned, runs task `index` if there is one); every
+// participant runs this, the caller as index 0. A task that throws ends its job: the tasks not
+// yet started are skipped and the caller rethrows.
+void ThreadPool::RunTasks(int index) {
+  const auto run = [&](int64_t i) {
     try {
       (*fn_)(i);
     } catch (...) {
@@ -38,7 +39,12 @@ void ThreadPool::RunTasks() {
       std::lock_guard<std::mutex> lock(error_mu_);
       if (!error_) error_ = std::current_exception();
     }
+  };
+  if (pinned_) {
+    if (index < n_ && next_.load() < n_) run(index);
+    return;
   }
+  for (int64_t i = next_.fetch_add(1); i < n_; i = next_.fetch_add(1)) run(i);
 }
 
 namespace {
@@ -60,7 +66,7 @@ void SpinFor(Done done) {
 
 }  // namespace
 
-void ThreadPool::WorkerLoop() {
+void ThreadPool::WorkerLoop(int index) {
   uint64_t seen = 0;
   for (;;) {
     SpinFor([&] { return generation_.load(std::memory_order_acquire) != seen; });
@@ -70,7 +76,7 @@ void ThreadPool::WorkerLoop() {
       if (stopping_) return;
       seen = generation_;
     }
-    RunTasks();
+    RunTasks(index);
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (active_.fetch_sub(1) == 1) work_done_.notify_one();
@@ -79,6 +85,14 @@ void ThreadPool::WorkerLoop() {
 }
 
 void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t)>& fn) {
+  Run(n, fn, false);
+}
+
+void ThreadPool::ParallelForPinned(int64_t n, const std::function<void(int64_t)>& fn) {
+  Run(n, fn, n <= num_threads());  // more tasks than threads: shared out as ParallelFor does
+}
+
+void ThreadPool::Run(int64_t n, const std::function<void(int64_t)>& fn, bool pinned) {
   if (n <= 0) return;
   std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
   if (workers_.empty() || n == 1 || !busy.owns_lock()) {
@@ -89,12 +103,13 @@ void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t)>& fn) 
     std::lock_guard<std::mutex> lock(mu_);
     fn_ = &fn;
     n_ = n;
+    pinned_ = pinned;
     next_.store(0);
     active_ = static_cast<int>(workers_.size());
     generation_.fetch_add(1, std::memory_order_release);
   }
   work_ready_.notify_all();
-  RunTasks();
+  RunTasks(0);
   SpinFor([&] { return active_.load(std::memory_order_acquire) == 0; });
   std::unique_lock<std::mutex> lock(mu_);
   work_done_.wait(lock, [&] { return active_ == 0; });  // workers are done with fn_

@@ -36,12 +36,20 @@ class ThreadPool {
   // tasks not yet started are skipped and the first exception is rethrown here, in the caller.
   void ParallelFor(int64_t n, const std::function<void(int64_t)>& fn);
 
+  // The same, with each of n <= num_threads() tasks always on the same thread: the caller runs
+  // task 0 and worker i runs task i + 1 (more tasks are shared out as by ParallelFor). Successive
+  // calls then find a task's data in the cache of the core that last touched it (a GEMM's block of
+  // C across its K panels). When the pool is busy the caller runs the tasks one after another, as
+  // ParallelFor does.
+  void ParallelForPinned(int64_t n, const std::function<void(int64_t)>& fn);
+
   // The process-wide pool: SWIGFLOW_NUM_THREADS threads, else one per core.
   static ThreadPool* Default();
 
  private:
-  void WorkerLoop();
-  void RunTasks();
+  void WorkerLoop(int index);
+  void RunTasks(int index);
+  void Run(int64_t n, const std::function<void(int64_t)>& fn, bool pinned);
 
   std::vector<std::thread> workers_;
   std::mutex busy_;  // held by the caller of the running ParallelFor
@@ -57,6 +65,7 @@ class ThreadPool {
 
   const std::function<void(int64_t)>* fn_ = nullptr;  // the current job
   int64_t n_ = 0;
+  bool pinned_ = false;  // task i runs on thread i (the caller is 0) instead of the next free one
   std::atomic<int64_t> next_{0};
   std::mutex error_mu_;
   std::exception_ptr error_;  // the first exception a task of the current job threw

@@ -121,4 +121,30 @@ def kernel_isa():
     return _pywrap.SelectedIsaName()
 
 
-__all__ = ["kernel_isa", "matmul"]
+def kernel_config():
+    """How the float32 kernels are configured on this machine, as a dict.
+
+    Keys: ``name`` (the per-microarchitecture config, e.g. "zen4", or "generic"), ``source``
+    ("cpuid": a named config matched this CPU; "caches": blocking derived from the cache sizes
+    CPUID reports; "environment": set by ``SWIGFLOW_GEMM_BLOCKING=mc,kc,nc``), ``isa``, the CPU
+    (``vendor``, ``cpu`` brand string, ``family``, ``model``, cache sizes ``l1d``, ``l2``, ``l3``
+    in bytes), the micro-kernel tile ``mr`` x ``nr``, the blocking ``mc``, ``kc``, ``nc``,
+    the convolution thresholds ``few_channels`` and ``min_row_fill_pct``,
+    and ``threads``. ``bench/gemm_sweep.py`` measures a config for a new machine.
+    """
+    return _pywrap.KernelConfigDict()
+
+
+def measure_fma(threads=None, seconds=1.0):
+    """The FMA probe: the peak float32 throughput of this ISA's registers on ``threads`` threads
+    (default: the kernels' thread count), the best of several windows over about ``seconds``.
+
+    Returns a dict: ``threads``, ``gflops``, ``ghz`` (the clock while they all run, from the rate
+    of one dependent FMA chain and a 4-cycle FMA latency) and ``flops_per_cycle`` per core.
+    """
+    if threads is None:
+        threads = kernel_config()["threads"]
+    return _pywrap.MeasureFma(int(threads), float(seconds))
+
+
+__all__ = ["kernel_config", "kernel_isa", "matmul", "measure_fma"]

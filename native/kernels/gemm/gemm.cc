@@ -2,32 +2,63 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "swigflow/kernels/gemm/micro_kernel.h"
 
 namespace swigflow {
 namespace kernels {
-
-const gemm::KernelInfo& KernelFor(Isa isa) {
-  static const gemm::KernelInfo scalar = gemm::ScalarKernel();
-  static const gemm::KernelInfo avx2 = gemm::Avx2Kernel();
-  static const gemm::KernelInfo avx512 = gemm::Avx512Kernel();
-  switch (isa) {
-    case Isa::kAvx512:
-      return avx512;
-    case Isa::kAvx2:
-      return avx2;
-    case Isa::kScalar:
-      break;
-  }
-  return scalar;
-}
-
 namespace {
 
 using gemm::KernelInfo;
+
+KernelInfo TileOf(Isa isa) {
+  switch (isa) {
+    case Isa::kAvx512:
+      return gemm::Avx512Kernel();
+    case Isa::kAvx2:
+      return gemm::Avx2Kernel();
+    case Isa::kScalar:
+      break;
+  }
+  return gemm::ScalarKernel();
+}
+
+}  // namespace
+
+const KernelConfig& ConfigFor(Isa isa) {
+  static const KernelConfig* configs[3] = {};
+  static std::once_flag once[3];
+  const int i = static_cast<int>(isa);
+  std::call_once(once[i], [&] {
+    const KernelInfo tile = TileOf(isa);
+    configs[i] = new KernelConfig(
+        ChooseConfig(GetCpuModel(), isa, tile.mr, tile.nr, std::getenv("SWIGFLOW_GEMM_BLOCKING")));
+  });
+  return *configs[i];
+}
+
+const KernelInfo& KernelFor(Isa isa) {
+  static const KernelInfo* infos[3] = {};
+  static std::once_flag once[3];
+  const int i = static_cast<int>(isa);
+  std::call_once(once[i], [&] {
+    KernelInfo info = TileOf(isa);
+    const KernelConfig& config = ConfigFor(isa);
+    // Whole slivers per block, whatever the config says.
+    info.mc = (config.mc + info.mr - 1) / info.mr * info.mr;
+    info.kc = config.kc;
+    info.nc = (config.nc + info.nr - 1) / info.nr * info.nr;
+    infos[i] = new KernelInfo(info);
+  });
+  return *infos[i];
+}
+
+namespace {
 
 // A matrix operand and whether it is used transposed: op(X)(r, s).
 struct Operand {
@@ -86,63 +117,137 @@ float* ThreadBuffer(int which, size_t n) {
   return b.data.get();
 }
 
-// C[i_begin:i_end, j_begin:j_end] for the blocked path; A's blocks come from pack_a(i0, p0, mc,
-// kc, dst). With `accumulate`, C's old values are added to.
+// Below this many multiply-adds a product stays on one thread: waking a worker and sharing
+// the packed panels costs more than it saves.
+constexpr int64_t kSmallProduct = int64_t{1} << 18;
+
+// Runs fn(0) .. fn(parts - 1), on the pool when there is one, part i always on thread i: a
+// thread's block of C stays in its core's caches from one K panel to the next.
+void Run(ThreadPool* pool, int64_t parts, const std::function<void(int64_t)>& fn) {
+  if (pool == nullptr || parts <= 1) {
+    for (int64_t part = 0; part < parts; ++part) fn(part);
+  } else {
+    pool->ParallelForPinned(parts, fn);
+  }
+}
+
+// How the threads share one panel of packed B: `rows` groups of A's slivers times `cols`
+// groups of B's. The grid whose busiest thread has the fewest tiles; rows first on ties (a
+// column split packs A once per column group).
+struct Grid {
+  int64_t rows = 1, cols = 1;
+};
+
+Grid ChooseGrid(int64_t threads, int64_t row_slivers, int64_t col_slivers) {
+  Grid best;
+  int64_t best_tiles = -1;
+  for (int64_t rows = threads; rows >= 1; --rows) {
+    if (threads % rows != 0) continue;
+    const int64_t cols = threads / rows;
+    const int64_t tiles = (row_slivers + rows - 1) / rows * ((col_slivers + cols - 1) / cols);
+    if (best_tiles < 0 || tiles < best_tiles) {
+      best = {rows, cols};
+      best_tiles = tiles;
+    }
+  }
+  return best;
+}
+
+// Rows [i_begin, i_end) of C times slivers [s_begin, s_end) of the packed kc-step panel of B
+// (nc columns, starting at c's first): A's blocks are packed here, per thread, then every
+// tile gets its kc steps.
 template <typename PackAFn>
-void GemmBlock(const KernelInfo& kernel, const PackAFn& pack_a, const Operand& b, int64_t i_begin,
-               int64_t i_end, int64_t k, float* c, int64_t ldc, int64_t j_begin, int64_t j_end,
-               bool accumulate) {
+void MultiplyPanel(const KernelInfo& kernel, const PackAFn& pack_a, const float* packed_b,
+                   int64_t i_begin, int64_t i_end, int64_t pc, int64_t kc, int64_t s_begin,
+                   int64_t s_end, int64_t nc, float* c, int64_t ldc, bool accumulate) {
   const int mr = kernel.mr, nr = kernel.nr;
-  const int64_t mc_max = (kernel.mc + mr - 1) / mr * mr;
-  const int64_t nc_max = (kernel.nc + nr - 1) / nr * nr;
-  // Packing buffers sized for this product, not the largest block, and kept per thread: a fresh
-  // zero-filled 5 MB panel per call cost more than a whole 256^3 product.
-  const int64_t kc_used = std::min(kernel.kc, k);
-  const int64_t mc_used = std::min(mc_max, (i_end - i_begin + mr - 1) / mr * mr);
-  const int64_t nc_used = std::min(nc_max, (j_end - j_begin + nr - 1) / nr * nr);
-  float* packed_a = ThreadBuffer(0, static_cast<size_t>(mc_used * kc_used));
-  float* packed_b = ThreadBuffer(1, static_cast<size_t>(nc_used * kc_used));
-  for (int64_t jc = j_begin; jc < j_end; jc += nc_max) {
-    const int64_t nc = std::min(nc_max, j_end - jc);
-    for (int64_t pc = 0; pc < k; pc += kernel.kc) {
-      const int64_t kc = std::min(kernel.kc, k - pc);
-      PackB(b, pc, jc, kc, nc, nr, packed_b);
-      for (int64_t ic = i_begin; ic < i_end; ic += mc_max) {
-        const int64_t mc = std::min(mc_max, i_end - ic);
-        pack_a(ic, pc, mc, kc, packed_a);
-        for (int64_t jr = 0; jr < nc; jr += nr) {
-          const int cols = static_cast<int>(std::min<int64_t>(nr, nc - jr));
-          for (int64_t ir = 0; ir < mc; ir += mr) {
-            const int rows = static_cast<int>(std::min<int64_t>(mr, mc - ir));
-            kernel.kernel(kc, packed_a + ir * kc, packed_b + jr * kc, c + (ic + ir) * ldc + jc + jr,
-                          ldc, rows, cols, pc > 0 || accumulate);
-          }
-        }
+  const int64_t mc_used = std::min(kernel.mc, (i_end - i_begin + mr - 1) / mr * mr);
+  float* packed_a = ThreadBuffer(0, static_cast<size_t>(mc_used * kc));
+  for (int64_t ic = i_begin; ic < i_end; ic += kernel.mc) {
+    const int64_t mc = std::min(kernel.mc, i_end - ic);
+    pack_a(ic, pc, mc, kc, packed_a);
+    for (int64_t s = s_begin; s < s_end; ++s) {
+      const int cols = static_cast<int>(std::min<int64_t>(nr, nc - s * nr));
+      const float* b_sliver = packed_b + s * kc * nr;
+      for (int64_t ir = 0; ir < mc; ir += mr) {
+        const int rows = static_cast<int>(std::min<int64_t>(mr, mc - ir));
+        kernel.kernel(kc, packed_a + ir * kc, b_sliver, c + (ic + ir) * ldc + s * nr, ldc, rows,
+                      cols, accumulate);
       }
     }
   }
 }
 
-// C[:, j_begin:j_end] from a stored op(A).
-void GemmColumns(const KernelInfo& kernel, const Operand& a, const Operand& b, int64_t m, int64_t k,
-                 float* c, int64_t ldc, int64_t j_begin, int64_t j_end) {
-  const auto pack_a = [&](int64_t i0, int64_t p0, int64_t mc, int64_t kc, float* dst) {
-    PackA(a, i0, p0, mc, kc, kernel.mr, dst);
-  };
-  GemmBlock(kernel, pack_a, b, 0, m, k, c, ldc, j_begin, j_end, false);
+// C[m x n] = A * op(B) (+ C when `accumulate`), A's blocks from pack_a(i0, p0, mc, kc, dst).
+// For each kc x nc panel the threads first pack B together (one copy, shared), then multiply
+// their part of the grid. Every element of C is summed by one thread over the same kc blocks in
+// K order: the result does not depend on the number of threads.
+template <typename PackAFn>
+void Gemm(const KernelInfo& kernel, const PackAFn& pack_a, const Operand& b, int64_t m, int64_t n,
+          int64_t k, float* c, int64_t ldc, bool accumulate, ThreadPool* pool) {
+  const int nr = kernel.nr;
+  const int64_t threads = pool == nullptr || m * n * k < kSmallProduct ? 1 : pool->num_threads();
+  if (threads == 1) pool = nullptr;
+  const int64_t kc_used = std::min(kernel.kc, k);
+  const int64_t nc_used = std::min(kernel.nc, (n + nr - 1) / nr * nr);
+  // The caller's buffer, read by every thread; tasks only ever take buffer 0 for themselves.
+  float* packed_b = ThreadBuffer(1, static_cast<size_t>(kc_used * nc_used));
+  const int64_t row_slivers = (m + kernel.mr - 1) / kernel.mr;
+  for (int64_t jc = 0; jc < n; jc += kernel.nc) {
+    const int64_t nc = std::min(kernel.nc, n - jc);
+    const int64_t col_slivers = (nc + nr - 1) / nr;
+    const Grid grid = ChooseGrid(threads, row_slivers, col_slivers);
+    // Packed by column groups like the grid's when it splits columns only: each thread then
+    // packs what it multiplies.
+    const int64_t pack_parts = grid.rows == 1 ? grid.cols : std::min(threads, col_slivers);
+    for (int64_t pc = 0; pc < k; pc += kernel.kc) {
+      const int64_t kc = std::min(kernel.kc, k - pc);
+      Run(pool, pack_parts, [&](int64_t part) {
+        const int64_t s0 = col_slivers * part / pack_parts;
+        const int64_t s1 = col_slivers * (part + 1) / pack_parts;
+        PackB(b, pc, jc + s0 * nr, kc, std::min(nc, s1 * nr) - s0 * nr, nr,
+              packed_b + s0 * kc * nr);
+      });
+      const bool add = pc > 0 || accumulate;
+      Run(pool, grid.rows * grid.cols, [&](int64_t part) {
+        const int64_t gr = part / grid.cols, gc = part % grid.cols;
+        const int64_t i_begin = row_slivers * gr / grid.rows * kernel.mr;
+        const int64_t i_end = std::min(m, row_slivers * (gr + 1) / grid.rows * kernel.mr);
+        const int64_t s_begin = col_slivers * gc / grid.cols;
+        const int64_t s_end = col_slivers * (gc + 1) / grid.cols;
+        if (i_begin >= i_end || s_begin >= s_end) return;
+        MultiplyPanel(kernel, pack_a, packed_b, i_begin, i_end, pc, kc, s_begin, s_end, nc, c + jc,
+                      ldc, add);
+      });
+    }
+  }
 }
 
-// C[0, j_begin:j_end] = op(A)[0, :] * op(B): rows of B streamed in K order (a contiguous,
-// vectorizable inner loop when B is not transposed).
+// Columns of C a GEMV pass updates: their sums stay in L1 while B's rows stream past.
+constexpr int64_t kGemvColumns = 2048;
+
+// C[0, j_begin:j_end] = op(A)[0, :] * op(B), each sum in K order. Without a transpose, rows of
+// B stream past in blocks (the vectorized axpy_rows); with one, a dot product per column.
 void GemvRow(const KernelInfo& kernel, const Operand& a, const Operand& b, int64_t k, float* c,
              int64_t j_begin, int64_t j_end) {
+  if (b.trans) {
+    for (int64_t j = j_begin; j < j_end; ++j) {
+      const float* column = b.data + j * b.ld;
+      float sum = 0.0f;
+      for (int64_t p = 0; p < k; ++p) sum += a.at(0, p) * column[p];
+      c[j] = sum;
+    }
+    return;
+  }
   std::fill(c + j_begin, c + j_end, 0.0f);
-  for (int64_t p = 0; p < k; ++p) {
-    const float ap = a.at(0, p);
-    if (!b.trans) {
-      kernel.axpy(j_end - j_begin, ap, b.data + p * b.ld + j_begin, c + j_begin);
-    } else {
-      for (int64_t j = j_begin; j < j_end; ++j) c[j] += ap * b.data[j * b.ld + p];
+  constexpr int kRows = 64;
+  float alpha[kRows];
+  for (int64_t j0 = j_begin; j0 < j_end; j0 += kGemvColumns) {
+    const int64_t cols = std::min(kGemvColumns, j_end - j0);
+    for (int64_t p = 0; p < k; p += kRows) {
+      const int rows = static_cast<int>(std::min<int64_t>(kRows, k - p));
+      for (int r = 0; r < rows; ++r) alpha[r] = a.at(0, p + r);
+      kernel.axpy_rows(cols, rows, alpha, b.data + p * b.ld + j0, b.ld, c + j0);
     }
   }
 }
@@ -172,24 +277,20 @@ void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const fl
     const int64_t parts = pool == nullptr || n * k < (int64_t{1} << 16)
                               ? 1
                               : std::min<int64_t>(pool->num_threads(), (n + 63) / 64);
-    if (parts <= 1) return GemvRow(kernel, op_a, op_b, k, c, 0, n);
-    pool->ParallelFor(parts, [&](int64_t part) {
-      GemvRow(kernel, op_a, op_b, k, c, n * part / parts, n * (part + 1) / parts);
+    Run(parts > 1 ? pool : nullptr, parts, [&](int64_t part) {
+      // Split on 16-column boundaries so that every part's vector loop is aligned alike.
+      const int64_t begin = std::min(n, (n * part / parts + 15) / 16 * 16);
+      const int64_t end =
+          part + 1 == parts ? n : std::min(n, (n * (part + 1) / parts + 15) / 16 * 16);
+      if (begin < end) GemvRow(kernel, op_a, op_b, k, c, begin, end);
     });
     return;
   }
   if (n == 1) return GemvColumn(op_a, op_b, m, k, c, ldc);
-  // Small products stay on one thread; otherwise columns are split in multiples of NR.
-  const int64_t slivers = (n + kernel.nr - 1) / kernel.nr;
-  const bool small = m * n * k < (int64_t{1} << 18);
-  const int64_t parts =
-      small || pool == nullptr ? 1 : std::min<int64_t>(pool->num_threads(), slivers);
-  if (parts <= 1) return GemmColumns(kernel, op_a, op_b, m, k, c, ldc, 0, n);
-  pool->ParallelFor(parts, [&](int64_t part) {
-    const int64_t begin = slivers * part / parts * kernel.nr;
-    const int64_t end = std::min(n, slivers * (part + 1) / parts * kernel.nr);
-    if (begin < end) GemmColumns(kernel, op_a, op_b, m, k, c, ldc, begin, end);
-  });
+  const auto pack_a = [&](int64_t i0, int64_t p0, int64_t mc, int64_t kc, float* dst) {
+    PackA(op_a, i0, p0, mc, kc, kernel.mr, dst);
+  };
+  Gemm(kernel, pack_a, op_b, m, n, k, c, ldc, false, pool);
 }
 
 void SgemmPackedA(const PackedSource& a, bool trans_b, int64_t m, int64_t n, int64_t k,
@@ -202,48 +303,74 @@ void SgemmPackedA(const PackedSource& a, bool trans_b, int64_t m, int64_t n, int
     }
     return;
   }
-  const Operand op_b{b, ldb, trans_b};
   const KernelInfo& kernel = KernelFor(isa);
   const auto pack_a = [&](int64_t i0, int64_t p0, int64_t mc, int64_t kc, float* dst) {
     a.Pack(i0, p0, mc, kc, kernel.mr, dst);
   };
-  // Rows split in multiples of MR; every element is still summed by one thread in K order.
-  const int64_t slivers = (m + kernel.mr - 1) / kernel.mr;
-  const bool small = m * n * k < (int64_t{1} << 18);
-  const int64_t parts =
-      small || pool == nullptr ? 1 : std::min<int64_t>(pool->num_threads(), slivers);
-  if (parts <= 1) return GemmBlock(kernel, pack_a, op_b, 0, m, k, c, ldc, 0, n, accumulate);
-  pool->ParallelFor(parts, [&](int64_t part) {
-    const int64_t begin = slivers * part / parts * kernel.mr;
-    const int64_t end = std::min(m, slivers * (part + 1) / parts * kernel.mr);
-    if (begin < end) GemmBlock(kernel, pack_a, op_b, begin, end, k, c, ldc, 0, n, accumulate);
-  });
+  Gemm(kernel, pack_a, Operand{b, ldb, trans_b}, m, n, k, c, ldc, accumulate, pool);
 }
 
-double FmaPeakGflops(Isa isa, int threads, double seconds) {
-  const KernelInfo& kernel = KernelFor(isa);
-  ThreadPool pool(std::max(threads, 1));
-  // Calibrate one thread's iterations for the requested time, then run them on every thread.
-  int64_t iterations = 1 << 16;
+namespace {
+
+// The best rate of `fn` over `windows` runs of `iterations` on every thread of `pool`: FLOP/s,
+// and per thread the loop iterations per second.
+struct Rate {
+  double flops_per_second = 0, iterations_per_second = 0;
+};
+
+Rate BestRate(gemm::FmaLoopFn fn, ThreadPool* pool, int64_t iterations, int windows) {
+  Rate best;
+  const int threads = pool->num_threads();
+  std::vector<int64_t> flops(static_cast<size_t>(threads));
+  for (int w = 0; w < windows; ++w) {
+    const auto start = std::chrono::steady_clock::now();
+    pool->ParallelFor(threads, [&](int64_t t) { flops[t] = fn(iterations); });
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double total = 0;
+    for (int64_t f : flops) total += static_cast<double>(f);
+    if (total / elapsed > best.flops_per_second) {
+      best.flops_per_second = total / elapsed;
+      best.iterations_per_second = static_cast<double>(iterations) / elapsed;
+    }
+  }
+  return best;
+}
+
+// Iterations of `fn` that take about `seconds` on one thread.
+int64_t Calibrate(gemm::FmaLoopFn fn, double seconds) {
+  int64_t iterations = 1 << 12;
   for (;;) {
     const auto start = std::chrono::steady_clock::now();
-    kernel.fma_loop(iterations);
+    fn(iterations);
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (elapsed > seconds / 4 || iterations > (int64_t{1} << 40)) {
-      iterations = static_cast<int64_t>(iterations * seconds / std::max(elapsed, 1e-9));
-      break;
+      return std::max<int64_t>(
+          1, static_cast<int64_t>(iterations * seconds / std::max(elapsed, 1e-9)));
     }
     iterations *= 4;
   }
-  std::vector<int64_t> flops(static_cast<size_t>(pool.num_threads()));
-  const auto start = std::chrono::steady_clock::now();
-  pool.ParallelFor(pool.num_threads(), [&](int64_t t) { flops[t] = kernel.fma_loop(iterations); });
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  double total = 0;
-  for (int64_t f : flops) total += static_cast<double>(f);
-  return total / elapsed / 1e9;
+}
+
+}  // namespace
+
+FmaProbe MeasureFma(Isa isa, int threads, double seconds) {
+  const KernelInfo& kernel = KernelFor(isa);
+  ThreadPool pool(std::max(threads, 1));
+  constexpr int kWindows = 5;  // the VM is noisy: the best of several short windows
+  const double window = seconds / (2 * kWindows);
+  FmaProbe probe;
+  probe.threads = pool.num_threads();
+  const Rate peak =
+      BestRate(kernel.fma_throughput, &pool, Calibrate(kernel.fma_throughput, window), kWindows);
+  const Rate chain =
+      BestRate(kernel.fma_latency, &pool, Calibrate(kernel.fma_latency, window), kWindows);
+  probe.gflops = peak.flops_per_second / 1e9;
+  // One dependent chain retires an FMA every latency cycles.
+  probe.ghz = chain.iterations_per_second * kFmaLatencyCycles / 1e9;
+  probe.flops_per_cycle = probe.gflops / (probe.threads * probe.ghz);
+  return probe;
 }
 
 void Dgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a,

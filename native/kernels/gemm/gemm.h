@@ -2,8 +2,10 @@
 // into cache-sized panels (transposes are handled while packing) and a register-blocked
 // micro-kernel, the only ISA-specific code, computes MR x NR tiles of C.
 //
-// Work is split over the columns of C, so every element is summed by one thread in the same
-// order: the result is bit-identical for any number of threads.
+// Blocking comes from the machine's KernelConfig (config/kernel_config.h). The threads pack each
+// panel of B together and share it, then split the product over a grid of row and column
+// slivers; every element is summed by one thread in the same order, so the result is
+// bit-identical for any number of threads.
 #ifndef SWIGFLOW_KERNELS_GEMM_GEMM_H_
 #define SWIGFLOW_KERNELS_GEMM_GEMM_H_
 
@@ -11,6 +13,7 @@
 
 #include "swigflow/framework/cpu_info.h"
 #include "swigflow/framework/thread_pool.h"
+#include "swigflow/kernels/gemm/config/kernel_config.h"
 #include "swigflow/kernels/gemm/micro_kernel.h"
 
 namespace swigflow {
@@ -40,13 +43,26 @@ void SgemmPackedA(const PackedSource& a, bool trans_b, int64_t m, int64_t n, int
                   const float* b, int64_t ldb, float* c, int64_t ldc, bool accumulate = false,
                   Isa isa = SelectedIsa(), ThreadPool* pool = ThreadPool::Default());
 
-// The micro-kernel and blocking Sgemm uses for `isa`: for kernels built on the same tiles
+// The config chosen for `isa` on this machine (read once per ISA; thread-safe).
+const KernelConfig& ConfigFor(Isa isa);
+
+// The micro-kernel of `isa` with ConfigFor(isa)'s blocking: for kernels built on the same tiles
 // (convolutions reading windows in place).
 const gemm::KernelInfo& KernelFor(Isa isa);
 
-// The FMA throughput of `isa` on `threads` threads, in GFLOP/s, measured for about `seconds`:
-// the peak SGEMM is compared with.
-double FmaPeakGflops(Isa isa, int threads, double seconds);
+// FMA latency in cycles on the cores we run on (Skylake-SP and later, Zen 3 and later): turns the
+// rate of one dependent chain into a clock frequency.
+constexpr int kFmaLatencyCycles = 4;
+
+struct FmaProbe {
+  int threads = 0;
+  double gflops = 0;           // FMA throughput of all threads: the peak SGEMM is compared with
+  double ghz = 0;              // the clock while all threads run (one dependent chain each)
+  double flops_per_cycle = 0;  // per core: gflops / (threads * ghz), 32 or 64 for AVX-512
+};
+
+// Measures `isa`'s FMAs on `threads` threads for about `seconds`, the best of several windows.
+FmaProbe MeasureFma(Isa isa, int threads, double seconds);
 
 // The same for double precision: straightforward and correct, not tuned.
 void Dgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a,

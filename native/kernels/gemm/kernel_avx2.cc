@@ -11,30 +11,36 @@ namespace {
 
 constexpr int kMr = 6, kNr = 16;
 
-// One body for the three layouts of A (see micro_kernel.h). Rows past `rows` repeat the last
-// valid one, whose results are not stored, so A is never read past its end.
+// One body for the three layouts of A and for batches of items (see micro_kernel.h). Rows past
+// `rows` repeat the last valid one, whose results are not stored, so A is never read past its
+// end.
 template <Layout kLayout>
-inline void Tile(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc,
-                 int rows, int cols, bool accumulate) {
+inline void Tile(const BatchItem* items, int count, float* c, int64_t ldc, int rows, int cols,
+                 bool accumulate) {
   __m256 acc[kMr][2];
-  const float* row[kMr];
-  for (int i = 0; i < kMr; ++i) {
-    const int last = i < rows ? i : rows - 1;
-    row[i] = kLayout == kRows ? a + last * lda : a + last;
-  }
   // Fully unrolled row loops keep every accumulator in a register (GCC does not unroll them
   // on its own and would keep the tile in memory).
 #pragma GCC unroll 16
   for (int i = 0; i < kMr; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
-  for (int64_t p = 0; p < kc; ++p, b += kNr) {
-    const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-#pragma GCC unroll 16
+  for (int t = 0; t < count; ++t) {
+    const float* a = items[t].a;
+    const float* b = items[t].b;
+    const int64_t lda = items[t].lda, kc = items[t].kc;
+    const float* row[kMr];
     for (int i = 0; i < kMr; ++i) {
-      const __m256 ai = _mm256_broadcast_ss(kLayout == kRows    ? row[i] + p
-                                            : kLayout == kSteps ? row[i] + p * lda
-                                                                : a + p * kMr + i);
-      acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
-      acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
+      const int last = i < rows ? i : rows - 1;
+      row[i] = kLayout == kRows ? a + last * lda : a + last;
+    }
+    for (int64_t p = 0; p < kc; ++p, b += kNr) {
+      const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+#pragma GCC unroll 16
+      for (int i = 0; i < kMr; ++i) {
+        const __m256 ai = _mm256_broadcast_ss(kLayout == kRows    ? row[i] + p
+                                              : kLayout == kSteps ? row[i] + p * lda
+                                                                  : a + p * kMr + i);
+        acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
+        acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
+      }
     }
   }
   if (rows == kMr && cols == kNr) {
@@ -62,29 +68,32 @@ inline void Tile(int64_t kc, const float* a, int64_t lda, const float* b, float*
 
 SWIGFLOW_MICRO_KERNEL_ENTRY_POINTS
 
-int64_t FmaLoop(int64_t iterations) {
-  constexpr int kAcc = 12;  // enough independent chains to cover the FMA latency
-  __m256 acc[kAcc];
-  const __m256 x = _mm256_set1_ps(0.9999999f), y = _mm256_set1_ps(1e-7f);
-#pragma GCC unroll 16
-  for (int i = 0; i < kAcc; ++i) acc[i] = _mm256_set1_ps(static_cast<float>(i));
-  for (int64_t it = 0; it < iterations; ++it) {
-#pragma GCC unroll 16
-    for (int i = 0; i < kAcc; ++i) acc[i] = _mm256_fmadd_ps(acc[i], x, y);
-  }
-  __m256 sum = acc[0];
-  for (int i = 1; i < kAcc; ++i) sum = _mm256_add_ps(sum, acc[i]);
-  volatile float sink = _mm256_cvtss_f32(sum);
-  (void)sink;
-  return iterations * kAcc * 8 * 2;
-}
+struct FmaOps {
+  using Vector = __m256;
+  static constexpr int kLanes = 8;
+  static __m256 Set1(float x) { return _mm256_set1_ps(x); }
+  static __m256 Fma(__m256 x, __m256 y, __m256 z) { return _mm256_fmadd_ps(x, y, z); }
+};
 
-void Axpy(int64_t n, float alpha, const float* b, float* c) { AxpyLoop(n, alpha, b, c); }
+void AxpyRows(int64_t n, int rows, const float* alpha, const float* b, int64_t ldb, float* c) {
+  AxpyRowsLoop(n, rows, alpha, b, ldb, c);
+}
 
 }  // namespace
 
 KernelInfo Avx2Kernel() {
-  return {kMr, kNr, 144, 256, 3072, Kernel, FmaLoop, Axpy, StridedKernel, SteppedKernel};
+  KernelInfo info;
+  info.mr = kMr;
+  info.nr = kNr;
+  info.kernel = Kernel;
+  info.fma_throughput = FmaChains<FmaOps, 12>;  // as many chains as accumulators
+  info.fma_latency = FmaChains<FmaOps, 1>;
+  info.axpy_rows = AxpyRows;
+  info.strided = StridedKernel;
+  info.stepped = SteppedKernel;
+  info.batch_reduce = BatchReduce;
+  info.batch_reduce_steps = BatchReduceSteps;
+  return info;
 }
 
 }  // namespace gemm

@@ -8,23 +8,29 @@ namespace {
 
 constexpr int kMr = 4, kNr = 8;
 
-// One body for the three layouts of A (see micro_kernel.h). Rows past `rows` repeat the last
-// valid one, whose results are not stored, so A is never read past its end.
+// One body for the three layouts of A and for batches of items (see micro_kernel.h). Rows past
+// `rows` repeat the last valid one, whose results are not stored, so A is never read past its
+// end.
 template <Layout kLayout>
-void Tile(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int64_t ldc, int rows,
-          int cols, bool accumulate) {
+void Tile(const BatchItem* items, int count, float* c, int64_t ldc, int rows, int cols,
+          bool accumulate) {
   float acc[kMr][kNr] = {};
-  const float* row[kMr];
-  for (int i = 0; i < kMr; ++i) {
-    const int last = i < rows ? i : rows - 1;
-    row[i] = kLayout == kRows ? a + last * lda : a + last;
-  }
-  for (int64_t p = 0; p < kc; ++p, b += kNr) {
+  for (int t = 0; t < count; ++t) {
+    const float* a = items[t].a;
+    const float* b = items[t].b;
+    const int64_t lda = items[t].lda, kc = items[t].kc;
+    const float* row[kMr];
     for (int i = 0; i < kMr; ++i) {
-      const float ai = kLayout == kRows    ? row[i][p]
-                       : kLayout == kSteps ? row[i][p * lda]
-                                           : a[p * kMr + i];
-      for (int j = 0; j < kNr; ++j) acc[i][j] += ai * b[j];
+      const int last = i < rows ? i : rows - 1;
+      row[i] = kLayout == kRows ? a + last * lda : a + last;
+    }
+    for (int64_t p = 0; p < kc; ++p, b += kNr) {
+      for (int i = 0; i < kMr; ++i) {
+        const float ai = kLayout == kRows    ? row[i][p]
+                         : kLayout == kSteps ? row[i][p * lda]
+                                             : a[p * kMr + i];
+        for (int j = 0; j < kNr; ++j) acc[i][j] += ai * b[j];
+      }
     }
   }
   for (int i = 0; i < rows; ++i) {
@@ -35,23 +41,32 @@ void Tile(int64_t kc, const float* a, int64_t lda, const float* b, float* c, int
 
 SWIGFLOW_MICRO_KERNEL_ENTRY_POINTS
 
-int64_t FmaLoop(int64_t iterations) {
-  float acc[kMr * kNr];
-  for (int i = 0; i < kMr * kNr; ++i) acc[i] = static_cast<float>(i);
-  for (int64_t it = 0; it < iterations; ++it) {
-    for (int i = 0; i < kMr * kNr; ++i) acc[i] = acc[i] * 0.9999999f + 1e-7f;
-  }
-  volatile float sink = 0;
-  for (int i = 0; i < kMr * kNr; ++i) sink = sink + acc[i];
-  return iterations * kMr * kNr * 2;
-}
+struct FmaOps {
+  using Vector = float;
+  static constexpr int kLanes = 1;
+  static float Set1(float x) { return x; }
+  static float Fma(float x, float y, float z) { return x * y + z; }
+};
 
-void Axpy(int64_t n, float alpha, const float* b, float* c) { AxpyLoop(n, alpha, b, c); }
+void AxpyRows(int64_t n, int rows, const float* alpha, const float* b, int64_t ldb, float* c) {
+  AxpyRowsLoop(n, rows, alpha, b, ldb, c);
+}
 
 }  // namespace
 
 KernelInfo ScalarKernel() {
-  return {kMr, kNr, 64, 256, 1024, Kernel, FmaLoop, Axpy, StridedKernel, SteppedKernel};
+  KernelInfo info;
+  info.mr = kMr;
+  info.nr = kNr;
+  info.kernel = Kernel;
+  info.fma_throughput = FmaChains<FmaOps, 32>;  // as many chains as accumulators
+  info.fma_latency = FmaChains<FmaOps, 1>;
+  info.axpy_rows = AxpyRows;
+  info.strided = StridedKernel;
+  info.stepped = SteppedKernel;
+  info.batch_reduce = BatchReduce;
+  info.batch_reduce_steps = BatchReduceSteps;
+  return info;
 }
 
 }  // namespace gemm

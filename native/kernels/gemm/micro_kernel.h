@@ -21,49 +21,129 @@ using MicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* 
 using StridedMicroKernel = void (*)(int64_t kc, const float* a, int64_t lda, const float* b,
                                     float* c, int64_t ldc, int rows, int cols, bool accumulate);
 
-// Runs `iterations` rounds of independent FMAs (as many as the kernel's accumulators) and
-// returns the floating-point operations done: the throughput probe behind FmaPeakGflops.
+// One term of a batch-reduce product: kc steps of A read in place (rows, row i at
+// a[i * lda + p], or steps, row i at a[p * lda + i]) times a packed sliver of B (kc steps of NR
+// values).
+struct BatchItem {
+  const float* a;
+  int64_t lda;
+  const float* b;
+  int64_t kc;
+};
+
+// The C tile = the sum of every item's product (+ C when `accumulate`), kept in registers from
+// the first item to the last: oneDNN's batch-reduce GEMM. A convolution's taps are the items,
+// each reading its window of the activations in place; the tile is loaded and stored once, not
+// once per tap.
+using BatchReduceKernel = void (*)(const BatchItem* items, int count, float* c, int64_t ldc,
+                                   int rows, int cols, bool accumulate);
+
+// Runs `iterations` rounds of FMAs on the ISA's widest registers and returns the floating-point
+// operations done. The throughput loop keeps as many independent chains as the micro-kernel
+// has accumulators (more than FMA latency x ports on every core we know); the latency loop
+// runs one dependent chain, so its rate is the clock divided by the FMA latency.
 using FmaLoopFn = int64_t (*)(int64_t iterations);
 
-// c[0, n) += alpha * b[0, n): the row update of the M=1 (GEMV) path, vectorized per ISA.
-using AxpyFn = void (*)(int64_t n, float alpha, const float* b, float* c);
+// c[j] += alpha[0] * b[j] + alpha[1] * b[ldb + j] + ... over `rows` rows of b, added in row
+// order: the row update of the M=1 (GEMV) path, which loads and stores c once per several rows.
+using AxpyRowsFn = void (*)(int64_t n, int rows, const float* alpha, const float* b, int64_t ldb,
+                            float* c);
 
 struct KernelInfo {
-  int mr, nr;          // register tile
-  int64_t mc, kc, nc;  // cache blocking: A block mc x kc, B panel kc x nc
-  MicroKernel kernel;
-  FmaLoopFn fma_loop;
-  AxpyFn axpy;
-  StridedMicroKernel strided;
+  int mr = 0, nr = 0;  // register tile
+  // Cache blocking (A block mc x kc, B panel kc x nc): set from the machine's KernelConfig by
+  // KernelFor, not by the ISA files.
+  int64_t mc = 0, kc = 0, nc = 0;
+  MicroKernel kernel = nullptr;
+  FmaLoopFn fma_throughput = nullptr;
+  FmaLoopFn fma_latency = nullptr;
+  AxpyRowsFn axpy_rows = nullptr;
+  StridedMicroKernel strided = nullptr;
   // Steps in place: row i of the sliver is a[p * lda + i] (MR consecutive values a step, steps
   // lda apart), e.g. channels of successive pixels.
-  StridedMicroKernel stepped;
+  StridedMicroKernel stepped = nullptr;
+  BatchReduceKernel batch_reduce = nullptr;
+  // The same with each item's A in steps in place (row i at a[p * lda + i]), as `stepped`.
+  BatchReduceKernel batch_reduce_steps = nullptr;
 };
 
 // Where a micro-kernel reads A: packed (row i at a[p * MR + i]), rows in place (row i at
 // a[i * lda + p]) or steps in place (row i at a[p * lda + i]).
 enum Layout { kPacked, kRows, kSteps };
 
-// Each ISA file writes one `template <Layout> void Tile(kc, a, lda, b, c, ldc, rows, cols,
-// accumulate)` and gets its three entry points from this.
-#define SWIGFLOW_MICRO_KERNEL_ENTRY_POINTS                                                 \
-  void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows, \
-              int cols, bool accumulate) {                                                 \
-    Tile<kPacked>(kc, a, 0, b, c, ldc, rows, cols, accumulate);                            \
-  }                                                                                        \
-  void StridedKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c,    \
-                     int64_t ldc, int rows, int cols, bool accumulate) {                   \
-    Tile<kRows>(kc, a, lda, b, c, ldc, rows, cols, accumulate);                            \
-  }                                                                                        \
-  void SteppedKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c,    \
-                     int64_t ldc, int rows, int cols, bool accumulate) {                   \
-    Tile<kSteps>(kc, a, lda, b, c, ldc, rows, cols, accumulate);                           \
+// Each ISA file writes one `template <Layout> void Tile(items, count, c, ldc, rows, cols,
+// accumulate)` that sums the items' products in registers (A read in the given layout; lda
+// unused when packed) and gets its five entry points from this.
+#define SWIGFLOW_MICRO_KERNEL_ENTRY_POINTS                                                       \
+  void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows,       \
+              int cols, bool accumulate) {                                                       \
+    const BatchItem item{a, 0, b, kc};                                                           \
+    Tile<kPacked>(&item, 1, c, ldc, rows, cols, accumulate);                                     \
+  }                                                                                              \
+  void StridedKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c,          \
+                     int64_t ldc, int rows, int cols, bool accumulate) {                         \
+    const BatchItem item{a, lda, b, kc};                                                         \
+    Tile<kRows>(&item, 1, c, ldc, rows, cols, accumulate);                                       \
+  }                                                                                              \
+  void SteppedKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c,          \
+                     int64_t ldc, int rows, int cols, bool accumulate) {                         \
+    const BatchItem item{a, lda, b, kc};                                                         \
+    Tile<kSteps>(&item, 1, c, ldc, rows, cols, accumulate);                                      \
+  }                                                                                              \
+  void BatchReduce(const BatchItem* items, int count, float* c, int64_t ldc, int rows, int cols, \
+                   bool accumulate) {                                                            \
+    Tile<kRows>(items, count, c, ldc, rows, cols, accumulate);                                   \
+  }                                                                                              \
+  void BatchReduceSteps(const BatchItem* items, int count, float* c, int64_t ldc, int rows,      \
+                        int cols, bool accumulate) {                                             \
+    Tile<kSteps>(items, count, c, ldc, rows, cols, accumulate);                                  \
   }
 
 // Written once, compiled in each kernel library with that library's ISA flags (and -O3, so the
-// loop is vectorized).
-inline void AxpyLoop(int64_t n, float alpha, const float* __restrict b, float* __restrict c) {
-  for (int64_t j = 0; j < n; ++j) c[j] += alpha * b[j];
+// loops are vectorized). Eight rows at a time: one load and store of c per eight FMAs.
+inline void AxpyRowsLoop(int64_t n, int rows, const float* alpha, const float* b, int64_t ldb,
+                         float* __restrict c) {
+  int r = 0;
+  for (; r + 8 <= rows; r += 8) {
+    const float* __restrict b0 = b + r * ldb;
+    const float a0 = alpha[r], a1 = alpha[r + 1], a2 = alpha[r + 2], a3 = alpha[r + 3],
+                a4 = alpha[r + 4], a5 = alpha[r + 5], a6 = alpha[r + 6], a7 = alpha[r + 7];
+    for (int64_t j = 0; j < n; ++j) {
+      float s = c[j];
+      s += a0 * b0[j];
+      s += a1 * b0[ldb + j];
+      s += a2 * b0[2 * ldb + j];
+      s += a3 * b0[3 * ldb + j];
+      s += a4 * b0[4 * ldb + j];
+      s += a5 * b0[5 * ldb + j];
+      s += a6 * b0[6 * ldb + j];
+      s += a7 * b0[7 * ldb + j];
+      c[j] = s;
+    }
+  }
+  for (; r < rows; ++r) {
+    const float* __restrict br = b + r * ldb;
+    const float ar = alpha[r];
+    for (int64_t j = 0; j < n; ++j) c[j] += ar * br[j];
+  }
+}
+
+// kChains independent chains of FMAs on the vector type of `Ops` (Ops::Set1(float),
+// Ops::Fma(x, y, z) = x * y + z, Ops::kLanes): the loops behind KernelInfo's fma_throughput
+// (many chains) and fma_latency (one).
+template <typename Ops, int kChains>
+int64_t FmaChains(int64_t iterations) {
+  typename Ops::Vector acc[kChains];
+  const auto x = Ops::Set1(0.9999999f), y = Ops::Set1(1e-7f);
+#pragma GCC unroll 32
+  for (int i = 0; i < kChains; ++i) acc[i] = Ops::Set1(static_cast<float>(i));
+  for (int64_t it = 0; it < iterations; ++it) {
+#pragma GCC unroll 32
+    for (int i = 0; i < kChains; ++i) acc[i] = Ops::Fma(acc[i], x, y);
+  }
+  // The results are "used" without a reduction the compiler could fold into the loop.
+  for (int i = 0; i < kChains; ++i) asm volatile("" : : "m"(acc[i]));
+  return iterations * kChains * Ops::kLanes * 2;
 }
 
 KernelInfo ScalarKernel();  // portable C++

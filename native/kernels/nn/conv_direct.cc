@@ -9,10 +9,13 @@
 namespace swigflow {
 namespace kernels {
 
+bool FewChannels(int64_t channels, Isa isa) { return channels < ConfigFor(isa).few_channels; }
+
 bool UseDirect(int64_t src_c, int64_t row_w, Isa isa) {
   const int64_t mr = KernelFor(isa).mr;
   const int64_t tiles = (row_w + mr - 1) / mr;
-  return src_c >= kFewChannels && row_w > 0 && row_w * 10 >= tiles * mr * 9;
+  return !FewChannels(src_c, isa) && row_w > 0 &&
+         row_w * 100 >= tiles * mr * ConfigFor(isa).min_row_fill_pct;
 }
 
 void DirectConv(const TapMap& map, const float* src, const float* b, int64_t out_c, float* out,
@@ -42,7 +45,12 @@ void DirectConv(const TapMap& map, const float* src, const float* b, int64_t out
   const int64_t kc_max = k.kc;
   const int64_t rows_total = map.batch * out_h;
   auto work = [&](int64_t r0, int64_t r1) {
-    std::vector<float> a_tile(static_cast<size_t>(mr * kc_max));
+    // One batch-reduce item per (tap, block of channels): the tile stays in registers across
+    // all of them. Taps whose window reaches into the padding get their rows copied (zeros
+    // outside) into `padded`, one mr x src_c block per tap.
+    std::vector<gemm::BatchItem> items;
+    items.reserve(taps.size() * static_cast<size_t>((src_c + kc_max - 1) / kc_max));
+    std::vector<float> padded(taps.size() * static_cast<size_t>(mr * src_c));
     for (int64_t row = r0; row < r1; ++row) {
       const int64_t n = row / out_h, oy = row % out_h;
       float* out_row = out + row * out_w * out_c;
@@ -52,37 +60,40 @@ void DirectConv(const TapMap& map, const float* src, const float* b, int64_t out
         for (int64_t ox0 = 0; ox0 < out_w; ox0 += mr) {
           const int rows = static_cast<int>(std::min<int64_t>(mr, out_w - ox0));
           float* tile = out_row + ox0 * out_c + j * nr;
-          bool first = true;
+          items.clear();
           for (size_t t = 0; t < taps.size(); ++t) {
             const int64_t sy = oy * step_y + taps[t].first;
             if (sy < 0 || sy >= src_h) continue;  // a row of padding adds nothing
             const int64_t sx0 = ox0 * step_x + taps[t].second;
             const int64_t sx_last = sx0 + (rows - 1) * step_x;
             const float* line = src + (n * src_h + sy) * src_w * src_c;
-            const bool inside = sx0 >= 0 && sx_last < src_w;
-            for (int64_t c0 = 0; c0 < src_c; c0 += kc_max) {
-              const int64_t len = std::min(kc_max, src_c - c0);
-              const float* b_block = b_sliver + (static_cast<int64_t>(t) * src_c + c0) * nr;
-              if (inside) {
-                k.strided(len, line + sx0 * src_c + c0, step_x * src_c, b_block, tile, out_c, rows,
-                          cols, !first);
-              } else {
-                for (int i = 0; i < mr; ++i) {
-                  const int64_t sx = sx0 + i * step_x;
-                  const bool valid = i < rows && sx >= 0 && sx < src_w;
-                  const float* src = line + sx * src_c + c0;
-                  for (int64_t p = 0; p < len; ++p) {
-                    a_tile[static_cast<size_t>(p * mr + i)] = valid ? src[p] : 0.0f;
-                  }
+            const float* a = line + sx0 * src_c;
+            int64_t lda = step_x * src_c;
+            if (sx0 < 0 || sx_last >= src_w) {
+              float* block = padded.data() + t * static_cast<size_t>(mr * src_c);
+              for (int i = 0; i < rows; ++i) {
+                const int64_t sx = sx0 + i * step_x;
+                float* dst = block + i * src_c;
+                if (sx >= 0 && sx < src_w) {
+                  std::copy(line + sx * src_c, line + (sx + 1) * src_c, dst);
+                } else {
+                  std::fill(dst, dst + src_c, 0.0f);
                 }
-                k.kernel(len, a_tile.data(), b_block, tile, out_c, rows, cols, !first);
               }
-              first = false;
+              a = block;
+              lda = src_c;
+            }
+            for (int64_t c0 = 0; c0 < src_c; c0 += kc_max) {
+              items.push_back({a + c0, lda, b_sliver + (static_cast<int64_t>(t) * src_c + c0) * nr,
+                               std::min(kc_max, src_c - c0)});
             }
           }
-          if (first) {  // every tap fell in the padding
+          if (items.empty()) {  // every tap fell in the padding
             for (int i = 0; i < rows; ++i)
               std::fill(tile + i * out_c, tile + i * out_c + cols, 0.0f);
+          } else {
+            k.batch_reduce(items.data(), static_cast<int>(items.size()), tile, out_c, rows, cols,
+                           false);
           }
         }
       }
@@ -94,6 +105,14 @@ void DirectConv(const TapMap& map, const float* src, const float* b, int64_t out
     work(rows_total * part / parts, rows_total * (part + 1) / parts);
   });
 }
+
+namespace {
+
+// How much of dy the filter gradient packs at a time: a group of rows that stays in L2 while
+// every tap and channel block reads it.
+constexpr int64_t kFilterGradientGroupBytes = 256 << 10;
+
+}  // namespace
 
 void DirectFilterGradient(const ConvGeometry& g, const float* x, const float* dy, float* dw,
                           Isa isa, ThreadPool* pool) {
@@ -109,35 +128,51 @@ void DirectFilterGradient(const ConvGeometry& g, const float* x, const float* dy
     const int64_t j = item / groups, group = item % groups;
     const int64_t b0 = blocks * group / groups, b1 = blocks * (group + 1) / groups;
     const int cols = static_cast<int>(std::min<int64_t>(nr, g.out_c - j * nr));
-    std::vector<float> packed(static_cast<size_t>(g.out_w * nr), 0.0f);
+    // dy's rows are packed a group at a time, and each (tap, channel block) tile sums the
+    // whole group in registers (a batch-reduce item per row) before it is stored.
+    const int64_t total_rows = g.batch * g.out_h;
+    const int64_t group_rows =
+        std::clamp<int64_t>(kFilterGradientGroupBytes / (g.out_w * nr * 4), 1, total_rows);
+    std::vector<float> packed(static_cast<size_t>(group_rows * g.out_w * nr), 0.0f);
     std::vector<bool> touched(static_cast<size_t>(taps * (b1 - b0)), false);
-    for (int64_t n = 0; n < g.batch; ++n) {
-      for (int64_t oy = 0; oy < g.out_h; ++oy) {
-        const float* dy_row = dy + ((n * g.out_h + oy) * g.out_w) * g.out_c + j * nr;
+    std::vector<gemm::BatchItem> batch;
+    batch.reserve(static_cast<size_t>(group_rows));
+    for (int64_t r0 = 0; r0 < total_rows; r0 += group_rows) {
+      const int64_t r1 = std::min(total_rows, r0 + group_rows);
+      for (int64_t r = r0; r < r1; ++r) {
+        const float* dy_row = dy + r * g.out_w * g.out_c + j * nr;
+        float* dst = packed.data() + (r - r0) * g.out_w * nr;
         for (int64_t ox = 0; ox < g.out_w; ++ox) {
-          std::copy(dy_row + ox * g.out_c, dy_row + ox * g.out_c + cols, packed.data() + ox * nr);
+          std::copy(dy_row + ox * g.out_c, dy_row + ox * g.out_c + cols, dst + ox * nr);
         }
-        for (int64_t ky = 0; ky < g.k_h; ++ky) {
-          const int64_t iy = oy * g.stride_h + ky * g.dil_h - g.pad_top;
-          if (iy < 0 || iy >= g.in_h) continue;
-          const float* x_row = x + (n * g.in_h + iy) * g.in_w * g.in_c;
-          for (int64_t kx = 0; kx < g.k_w; ++kx) {
-            // Output pixels whose tap (ky, kx) lands inside the row: [lo, hi).
-            const int64_t shift = kx * g.dil_w - g.pad_left;
-            const int64_t lo = shift >= 0 ? 0 : (-shift + g.stride_w - 1) / g.stride_w;
-            const int64_t hi = std::min(
-                g.out_w, g.in_w - 1 - shift < 0 ? 0 : (g.in_w - 1 - shift) / g.stride_w + 1);
-            if (lo >= hi) continue;
-            const int64_t t = ky * g.k_w + kx;
-            for (int64_t b = b0; b < b1; ++b) {
-              const int rows = static_cast<int>(std::min<int64_t>(mr, g.in_c - b * mr));
-              float* tile = dw + (t * g.in_c + b * mr) * g.out_c + j * nr;
-              const size_t flag = static_cast<size_t>(t * (b1 - b0) + (b - b0));
-              k.stepped(hi - lo, x_row + (lo * g.stride_w + shift) * g.in_c + b * mr,
-                        g.stride_w * g.in_c, packed.data() + lo * nr, tile, g.out_c, rows, cols,
-                        touched[flag]);
-              touched[flag] = true;
+      }
+      for (int64_t ky = 0; ky < g.k_h; ++ky) {
+        for (int64_t kx = 0; kx < g.k_w; ++kx) {
+          // Output pixels whose tap (ky, kx) lands inside the row: [lo, hi).
+          const int64_t shift = kx * g.dil_w - g.pad_left;
+          const int64_t lo = shift >= 0 ? 0 : (-shift + g.stride_w - 1) / g.stride_w;
+          const int64_t hi =
+              std::min(g.out_w, g.in_w - 1 - shift < 0 ? 0 : (g.in_w - 1 - shift) / g.stride_w + 1);
+          if (lo >= hi) continue;
+          const int64_t t = ky * g.k_w + kx;
+          for (int64_t b = b0; b < b1; ++b) {
+            batch.clear();
+            for (int64_t r = r0; r < r1; ++r) {
+              const int64_t n = r / g.out_h, oy = r % g.out_h;
+              const int64_t iy = oy * g.stride_h + ky * g.dil_h - g.pad_top;
+              if (iy < 0 || iy >= g.in_h) continue;
+              const float* x_row = x + (n * g.in_h + iy) * g.in_w * g.in_c;
+              batch.push_back({x_row + (lo * g.stride_w + shift) * g.in_c + b * mr,
+                               g.stride_w * g.in_c, packed.data() + ((r - r0) * g.out_w + lo) * nr,
+                               hi - lo});
             }
+            if (batch.empty()) continue;
+            const int rows = static_cast<int>(std::min<int64_t>(mr, g.in_c - b * mr));
+            float* tile = dw + (t * g.in_c + b * mr) * g.out_c + j * nr;
+            const size_t flag = static_cast<size_t>(t * (b1 - b0) + (b - b0));
+            k.batch_reduce_steps(batch.data(), static_cast<int>(batch.size()), tile, g.out_c, rows,
+                                 cols, touched[flag]);
+            touched[flag] = true;
           }
         }
       }

@@ -14,11 +14,17 @@
 namespace swigflow {
 namespace kernels {
 
+// Whether `channels` are too few to fill register tiles along the channel dimension (the
+// machine's KernelConfig::few_channels; 16 unless a config says otherwise): a tap's run of K
+// would pay for loading and storing the output tile once per few FMAs (the RGB stem), an MR
+// block of channels would be mostly empty, and the input gradient's GEMM would have a handful
+// of columns. One threshold for the three uses.
+bool FewChannels(int64_t channels, Isa isa);
+
 // Whether DirectConv suits a map whose source has `src_c` channels and whose rows are `row_w`
-// pixels wide: with fewer than kFewChannels channels a tap's K is too short to pay for loading
-// and storing the output tile once per tap (e.g. the RGB stem), and tiles never span two rows,
-// so rows must fill them well (56 of 60 places for 56-wide rows and 12-row tiles, but 28 of 36
-// for 28-wide ones). The packed implicit GEMM is used otherwise.
+// pixels wide: not FewChannels, and since tiles never span two rows, rows must fill them well
+// (KernelConfig::min_row_fill_pct: 56 of 60 places for 56-wide rows and 12-row tiles pass 90%,
+// 28 of 36 for 28-wide ones do not). The packed implicit GEMM is used otherwise.
 bool UseDirect(int64_t src_c, int64_t row_w, Isa isa);
 
 // out[pixel, oc] = sum over (tap, c) of src at the pixel's tap times b[(tap, c), oc], for a map
@@ -31,8 +37,9 @@ void DirectConv(const TapMap& map, const float* src, const float* b, int64_t out
 
 // dw[(tap, c), oc] = sum over output pixels of x at the pixel's tap times dy there. For one
 // output row and one tap, MR consecutive channels of successive pixels are a "stepped" matrix
-// of x (steps stride_w * C apart), which the stepped micro-kernel reads directly; dy's row is
-// packed once per row and reused by every tap and channel block. Work is split over
+// of x (steps stride_w * C apart), which the stepped micro-kernel reads directly; dy's rows are
+// packed a group at a time and every (tap, channel block) tile sums the group's rows in
+// registers (batch-reduce). Work is split over
 // output-channel slivers (then channel blocks).
 void DirectFilterGradient(const ConvGeometry& g, const float* x, const float* dy, float* dw,
                           Isa isa, ThreadPool* pool);

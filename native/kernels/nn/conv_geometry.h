@@ -13,12 +13,6 @@
 namespace swigflow {
 namespace kernels {
 
-// Below this many channels a tap's run of K (or an MR block of channels) is too short to fill
-// register tiles: the direct paths would load and store the output tile once per few FMAs (the
-// RGB stem), and the input gradient's GEMM would have a handful of columns. One threshold for
-// all three: each is about filling a tile along the channel dimension.
-constexpr int64_t kFewChannels = 16;
-
 struct ConvGeometry {
   int64_t batch, in_h, in_w, in_c;
   int64_t k_h, k_w, out_c;

@@ -9,11 +9,12 @@
 //   Conv2DBackpropFilter: dw[ky, kx, c, oc] = sum over pixels       x_window[pixel, (ky, kx, c)]
 //                                                                   * dy[pixel, oc]
 //
-// The paths, by shape: 1x1 convolutions are plain GEMMs; with kFewChannels channels or more the
-// direct paths read windows in place (conv_direct.h); otherwise a packer forms the operand from
-// a tap map (TapRows, TapColumns in conv_packers.h), except the input gradient of few channels,
-// which is col2im (AddWindowGradients). This file checks the operands and picks the path; the
-// shapes and attributes are checked once, in MakeConvGeometry (conv_geometry.h).
+// The paths, by shape: 1x1 convolutions are plain GEMMs; unless the channels are few
+// (kernels::FewChannels) the direct paths read windows in place (conv_direct.h); otherwise a
+// packer forms the operand from a tap map (TapRows, TapColumns in conv_packers.h), except the
+// input gradient of few channels, which is col2im (AddWindowGradients). This file checks the
+// operands and picks the path; the shapes and attributes are checked once, in MakeConvGeometry
+// (conv_geometry.h).
 #include <vector>
 
 #include "swigflow/framework/op.h"
@@ -80,7 +81,7 @@ class Conv2DBackpropInputOp : public OpKernel {
         ctx, dy.shape() == expected,
         errors::InvalidArgument("Conv2DBackpropInput: out_backprop has shape ", dy.ShapeString(),
                                 " but the convolution's output has ", ShapeString(expected)));
-    if (g.in_c < kernels::kFewChannels) {
+    if (kernels::FewChannels(g.in_c, ctx->isa())) {
       Tensor* dx = ctx->allocate_output(0, input_sizes);  // zeroed: window gradients add up
       return kernels::AddWindowGradients(g, w.data<float>(), dy.data<float>(), dx->data<float>(),
                                          ctx->isa(), ctx->pool());
@@ -134,7 +135,7 @@ class Conv2DBackpropFilterOp : public OpKernel {
                      dw->data<float>(), g.out_c, ctx->isa(), ctx->pool());
       return;
     }
-    if (g.in_c >= kernels::kFewChannels) {  // blocks of MR channels well filled
+    if (!kernels::FewChannels(g.in_c, ctx->isa())) {  // blocks of MR channels well filled
       return kernels::DirectFilterGradient(g, x.data<float>(), dy.data<float>(), dw->data<float>(),
                                            ctx->isa(), ctx->pool());
     }

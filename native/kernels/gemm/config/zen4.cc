@@ -1,0 +1,21 @@
+// AMD Zen 4 (family 19h with AVX-512): 32 KiB L1d and 1 MiB L2 per core, 32 MiB L3 per CCD;
+// 512-bit FMAs issue as two 256-bit halves (32 FLOP/cycle per core, as the FMA probe measures).
+// Measured by bench/gemm_sweep.py; its output is bench/configs/zen4.txt.
+#include "swigflow/kernels/gemm/config/kernel_config.h"
+
+namespace swigflow {
+namespace kernels {
+
+KernelConfig Zen4Config() {
+  KernelConfig c;
+  c.name = "zen4";
+  c.source = "cpuid";
+  c.isa = Isa::kAvx512;
+  c.mc = 144;
+  c.kc = 384;
+  c.nc = 3072;
+  return c;
+}
+
+}  // namespace kernels
+}  // namespace swigflow
