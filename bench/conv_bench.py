@@ -19,6 +19,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # numpy's idle BLAS threads 
 import numpy as np
 
 import swigflow
+from timing import cpu_name
 
 LAYERS = [  # (name, H=W, C, OC, K, stride)
     ("3x3 56x56x64->64", 56, 64, 64, 3, 1),
@@ -99,6 +100,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     rows = list(cases())
+    peak = swigflow.linalg.measure_fma(seconds=1.0)
     timings = {}
     for batch, name, hw, c, oc, k, stride, p in rows:  # phase 1: swigflow alone
         x, w, dy = inputs(batch, hw, c, oc, k, stride)
@@ -134,7 +136,13 @@ def main():
         f"swigflow {swigflow.__version__} ({swigflow.linalg.kernel_isa()}), "
         f"tensorflow {tf.__version__ if tf else 'not installed'}, "
         f"torch {torch.__version__ if torch else 'not installed'}, {os.cpu_count()} CPUs, "
-        f"best of {args.repeats}\n"
+        f"best of {args.repeats}"
+    )
+    config = swigflow.linalg.kernel_config()
+    print(
+        f"CPU: {cpu_name()}; kernel config {config['name']} ({config['source']}): "
+        f"{config['mr']}x{config['nr']} tile, mc={config['mc']} kc={config['kc']} "
+        f"nc={config['nc']}; FMA peak {peak['gflops']:.0f} GFLOP/s on {peak['threads']} threads\n"
     )
     print(
         "| batch | layer | pass | swigflow GFLOP/s | TF GFLOP/s | vs TF "

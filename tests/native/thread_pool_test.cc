@@ -26,6 +26,32 @@ TEST(ThreadPoolTest, RunsEveryTaskOnce) {
   }
 }
 
+TEST(ThreadPoolTest, PinnedTasksRunOnTheSameThreadEveryCall) {
+  ThreadPool pool(3);
+  std::vector<std::thread::id> first(3);
+  pool.ParallelForPinned(3, [&](int64_t i) { first[i] = std::this_thread::get_id(); });
+  EXPECT_EQ(first[0], std::this_thread::get_id());  // task 0 is the caller's
+  EXPECT_NE(first[1], first[2]);
+  EXPECT_NE(first[1], first[0]);
+  for (int call = 0; call < 50; ++call) {
+    std::vector<std::thread::id> seen(3);
+    pool.ParallelForPinned(3, [&](int64_t i) { seen[i] = std::this_thread::get_id(); });
+    ASSERT_EQ(seen, first) << "call " << call;
+  }
+  // Fewer tasks than threads, and more (shared out like ParallelFor): each still runs once.
+  for (int64_t n : {0, 1, 2, 9}) {
+    std::vector<std::atomic<int>> hits(n);
+    pool.ParallelForPinned(n, [&](int64_t i) { hits[i]++; });
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << n;
+  }
+  // Nested inside a running job: the tasks run in the calling thread, in order.
+  pool.ParallelFor(2, [&](int64_t) {
+    std::vector<int64_t> order;
+    pool.ParallelForPinned(3, [&](int64_t i) { order.push_back(i); });
+    EXPECT_EQ(order, (std::vector<int64_t>{0, 1, 2}));
+  });
+}
+
 TEST(ThreadPoolTest, ATaskExceptionIsRethrownInTheCallerAndThePoolGoesOn) {
   for (int threads : {1, 2, 4}) {
     ThreadPool pool(threads);

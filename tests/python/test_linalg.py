@@ -181,3 +181,59 @@ def test_one_and_two_threads_are_bit_identical():
     one = run_child(SWIGFLOW_NUM_THREADS="1")
     two = run_child(SWIGFLOW_NUM_THREADS="2")
     assert one["bytes"] == two["bytes"]
+
+
+_CONFIG_CHILD = """
+import json, numpy as np, swigflow
+rng = np.random.default_rng(3)
+a = rng.uniform(-1, 1, (90, 700)).astype(np.float32)
+b = rng.uniform(-1, 1, (700, 150)).astype(np.float32)
+c = swigflow.matmul(a, b)
+err = float(np.abs(c - a.astype(np.float64) @ b.astype(np.float64)).max())
+print(json.dumps({"config": swigflow.linalg.kernel_config(), "err": err}))
+"""
+
+
+def test_kernel_config_describes_the_machine_and_the_choice():
+    config = swigflow.linalg.kernel_config()
+    assert config["source"] in ("cpuid", "caches", "environment")
+    assert config["name"]
+    assert config["isa"] == swigflow.linalg.kernel_isa()
+    for key in ("mr", "nr", "mc", "kc", "nc", "threads", "few_channels"):
+        assert isinstance(config[key], int) and config[key] > 0, key
+    assert config["mc"] % config["mr"] == 0 and config["nc"] % config["nr"] == 0
+    assert 0 < config["min_row_fill_pct"] <= 100
+    if config["vendor"] in ("GenuineIntel", "AuthenticAMD"):
+        assert config["l1d"] >= 16 << 10 and config["l2"] >= config["l1d"]
+
+
+def test_blocking_from_the_environment_changes_blocking_not_results_quality():
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    runs = {}
+    for blocking in (None, "28,64,256", "bad"):
+        child_env = dict(env)
+        child_env.pop("SWIGFLOW_GEMM_BLOCKING", None)
+        if blocking:
+            child_env["SWIGFLOW_GEMM_BLOCKING"] = blocking
+        out = subprocess.run(
+            [sys.executable, "-c", _CONFIG_CHILD],
+            env=child_env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        runs[blocking] = json.loads(out)
+    chosen = runs["28,64,256"]["config"]
+    assert chosen["source"] == "environment"
+    assert chosen["kc"] == 64
+    assert chosen["mc"] == 28 // chosen["mr"] * chosen["mr"] or chosen["mc"] == chosen["mr"]
+    assert runs["bad"]["config"] == runs[None]["config"]  # malformed values are ignored
+    for run in runs.values():
+        assert run["err"] < 1e-3
+
+
+def test_measure_fma():
+    probe = swigflow.linalg.measure_fma(threads=1, seconds=0.2)
+    assert probe["threads"] == 1
+    assert probe["gflops"] > 0.5 and probe["ghz"] > 0.3
+    assert probe["flops_per_cycle"] > 1.0

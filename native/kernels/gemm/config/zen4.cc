@@ -11,9 +11,9 @@ KernelConfig Zen4Config() {
   c.name = "zen4";
   c.source = "cpuid";
   c.isa = Isa::kAvx512;
-  c.mc = 144;
-  c.kc = 384;
-  c.nc = 3072;
+  c.mc = 238;  // 17 slivers of 14 rows
+  c.kc = 512;
+  c.nc = 2048;
   return c;
 }
 

@@ -1,0 +1,102 @@
+#include "swigflow/kernels/gemm/config/kernel_config.h"
+
+#include <gtest/gtest.h>
+
+#include "swigflow/framework/cpu_info.h"
+#include "swigflow/kernels/gemm/gemm.h"
+
+namespace swigflow {
+namespace kernels {
+namespace {
+
+CpuModel Zen4() {
+  CpuModel cpu;
+  cpu.vendor = "AuthenticAMD";
+  cpu.family = 0x19;
+  cpu.model = 0x11;
+  cpu.caches = {32 << 10, 1 << 20, 32 << 20};
+  return cpu;
+}
+
+// The Xeon of the issue: AVX-512 with 48 KiB L1d and 2 MiB L2 per core (no named config yet).
+CpuModel Xeon() {
+  CpuModel cpu;
+  cpu.vendor = "GenuineIntel";
+  cpu.family = 6;
+  cpu.model = 0x8f;
+  cpu.caches = {48 << 10, 2 << 20, 105 << 20};
+  return cpu;
+}
+
+TEST(KernelConfigTest, NamedConfigForItsIsaOnly) {
+  const KernelConfig zen4 = ChooseConfig(Zen4(), Isa::kAvx512, 14, 32, nullptr);
+  EXPECT_EQ(zen4.name, "zen4");
+  EXPECT_EQ(zen4.source, "cpuid");
+  EXPECT_EQ(zen4.isa, Isa::kAvx512);
+  // SWIGFLOW_ISA=avx2 on the same machine: its 6 x 16 tile needs blocking of its own.
+  const KernelConfig avx2 = ChooseConfig(Zen4(), Isa::kAvx2, 6, 16, "");
+  EXPECT_EQ(avx2.name, "generic");
+  EXPECT_EQ(avx2.source, "caches");
+}
+
+TEST(KernelConfigTest, GenericBlockingFollowsTheCaches) {
+  const KernelConfig xeon = ChooseConfig(Xeon(), Isa::kAvx512, 14, 32, nullptr);
+  EXPECT_EQ(xeon.name, "generic");
+  // kc: a kc x 32 sliver of B in 3/4 of the 48 KiB L1d; mc: the A block in half of L2.
+  EXPECT_EQ(xeon.kc, 288);
+  EXPECT_EQ(xeon.mc % 14, 0);
+  EXPECT_LE(xeon.mc * xeon.kc * 4, 1 << 20);
+  EXPECT_GT(xeon.mc * xeon.kc * 4, (1 << 20) - 14 * 288 * 4);
+  EXPECT_EQ(xeon.nc, 4096);
+  // A smaller L1 gives a shorter kc; unknown sizes get the documented defaults.
+  EXPECT_LT(DeriveConfig(Zen4().caches, Isa::kAvx512, 14, 32).kc, xeon.kc);
+  const KernelConfig unknown = DeriveConfig(CpuCaches{}, Isa::kAvx2, 6, 16);
+  EXPECT_EQ(unknown.kc, 384);  // 3/4 of 32 KiB over 16 floats
+  EXPECT_EQ(unknown.mc % 6, 0);
+  EXPECT_EQ(unknown.nc % 16, 0);
+  EXPECT_GT(unknown.nc, 0);
+}
+
+TEST(KernelConfigTest, EnvironmentBlockingWinsWhenWellFormed) {
+  const KernelConfig c = ChooseConfig(Zen4(), Isa::kAvx512, 14, 32, "100,256,1000");
+  EXPECT_EQ(c.source, "environment");
+  EXPECT_EQ(c.name, "zen4");  // the rest of the config stays
+  EXPECT_EQ(c.mc, 98);        // whole slivers
+  EXPECT_EQ(c.kc, 256);
+  EXPECT_EQ(c.nc, 992);
+  for (const char* bad :
+       {"100,256", "0,256,1000", "a,b,c", "100,256,1000x", "-1,2,3", "100,256,99999999"}) {
+    const KernelConfig ignored = ChooseConfig(Zen4(), Isa::kAvx512, 14, 32, bad);
+    EXPECT_EQ(ignored.source, "cpuid") << bad;
+    EXPECT_EQ(ignored.kc, Zen4Config().kc) << bad;
+  }
+}
+
+TEST(KernelConfigTest, ThisMachine) {
+  const CpuModel& cpu = GetCpuModel();
+  if (cpu.vendor == "GenuineIntel" || cpu.vendor == "AuthenticAMD") {
+    EXPECT_GT(cpu.family, 0);
+    EXPECT_GE(cpu.caches.l1d, 16 << 10);
+    EXPECT_GE(cpu.caches.l2, cpu.caches.l1d);
+  }
+  const KernelConfig& config = ConfigFor(SelectedIsa());
+  EXPECT_FALSE(config.name.empty());
+  const gemm::KernelInfo& kernel = KernelFor(SelectedIsa());
+  EXPECT_EQ(kernel.mc % kernel.mr, 0);
+  EXPECT_EQ(kernel.nc % kernel.nr, 0);
+  EXPECT_EQ(kernel.kc, config.kc);
+}
+
+TEST(KernelConfigTest, FmaProbeSeesWholeVectorsPerCycle) {
+  const FmaProbe probe = MeasureFma(SelectedIsa(), 1, 0.2);
+  EXPECT_EQ(probe.threads, 1);
+  EXPECT_GT(probe.gflops, 0.5);
+  EXPECT_GT(probe.ghz, 0.3);
+  // At least one FMA of the ISA's width per cycle (scalar: 2 FLOP); sanitizers and a busy
+  // machine only lower the rate, and the clock estimate falls with it.
+  EXPECT_GT(probe.flops_per_cycle, 1.0);
+}
+
+}  // namespace
+}  // namespace kernels
+}  // namespace swigflow
