@@ -17,9 +17,9 @@ import time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # numpy's idle BLAS threads spin otherwise
 
 import numpy as np
+from timing import cpu_name
 
 import swigflow
-from timing import cpu_name
 
 LAYERS = [  # (name, H=W, C, OC, K, stride)
     ("3x3 56x56x64->64", 56, 64, 64, 3, 1),
