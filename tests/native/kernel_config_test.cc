@@ -9,24 +9,19 @@ namespace swigflow {
 namespace kernels {
 namespace {
 
-CpuModel Zen4() {
+CpuModel Cpu(const char* vendor, int family, int model, CpuCaches caches) {
   CpuModel cpu;
-  cpu.vendor = "AuthenticAMD";
-  cpu.family = 0x19;
-  cpu.model = 0x11;
-  cpu.caches = {32 << 10, 1 << 20, 32 << 20};
+  cpu.vendor = vendor;
+  cpu.family = family;
+  cpu.model = model;
+  cpu.caches = caches;
   return cpu;
 }
 
+CpuModel Zen4() { return Cpu("AuthenticAMD", 0x19, 0x11, {32 << 10, 1 << 20, 32 << 20}); }
+
 // The Xeon of the issue: AVX-512 with 48 KiB L1d and 2 MiB L2 per core (no named config yet).
-CpuModel Xeon() {
-  CpuModel cpu;
-  cpu.vendor = "GenuineIntel";
-  cpu.family = 6;
-  cpu.model = 0x8f;
-  cpu.caches = {48 << 10, 2 << 20, 105 << 20};
-  return cpu;
-}
+CpuModel Xeon() { return Cpu("GenuineIntel", 6, 0x8f, {48 << 10, 2 << 20, 105 << 20}); }
 
 TEST(KernelConfigTest, NamedConfigForItsIsaOnly) {
   const KernelConfig zen4 = ChooseConfig(Zen4(), Isa::kAvx512, 14, 32, nullptr);

@@ -66,8 +66,6 @@ inline void Tile(const BatchItem* items, int count, float* c, int64_t ldc, int r
   }
 }
 
-SWIGFLOW_MICRO_KERNEL_ENTRY_POINTS
-
 struct FmaOps {
   using Vector = __m256;
   static constexpr int kLanes = 8;
@@ -75,26 +73,11 @@ struct FmaOps {
   static __m256 Fma(__m256 x, __m256 y, __m256 z) { return _mm256_fmadd_ps(x, y, z); }
 };
 
-void AxpyRows(int64_t n, int rows, const float* alpha, const float* b, int64_t ldb, float* c) {
-  AxpyRowsLoop(n, rows, alpha, b, ldb, c);
-}
+SWIGFLOW_MICRO_KERNEL_ENTRY_POINTS
 
 }  // namespace
 
-KernelInfo Avx2Kernel() {
-  KernelInfo info;
-  info.mr = kMr;
-  info.nr = kNr;
-  info.kernel = Kernel;
-  info.fma_throughput = FmaChains<FmaOps, 12>;  // as many chains as accumulators
-  info.fma_latency = FmaChains<FmaOps, 1>;
-  info.axpy_rows = AxpyRows;
-  info.strided = StridedKernel;
-  info.stepped = SteppedKernel;
-  info.batch_reduce = BatchReduce;
-  info.batch_reduce_steps = BatchReduceSteps;
-  return info;
-}
+KernelInfo Avx2Kernel() { return Describe(); }
 
 }  // namespace gemm
 }  // namespace kernels

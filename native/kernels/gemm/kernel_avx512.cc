@@ -67,8 +67,6 @@ inline void Tile(const BatchItem* items, int count, float* c, int64_t ldc, int r
   }
 }
 
-SWIGFLOW_MICRO_KERNEL_ENTRY_POINTS
-
 struct FmaOps {
   using Vector = __m512;
   static constexpr int kLanes = 16;
@@ -76,26 +74,11 @@ struct FmaOps {
   static __m512 Fma(__m512 x, __m512 y, __m512 z) { return _mm512_fmadd_ps(x, y, z); }
 };
 
-void AxpyRows(int64_t n, int rows, const float* alpha, const float* b, int64_t ldb, float* c) {
-  AxpyRowsLoop(n, rows, alpha, b, ldb, c);
-}
+SWIGFLOW_MICRO_KERNEL_ENTRY_POINTS
 
 }  // namespace
 
-KernelInfo Avx512Kernel() {
-  KernelInfo info;
-  info.mr = kMr;
-  info.nr = kNr;
-  info.kernel = Kernel;
-  info.fma_throughput = FmaChains<FmaOps, 24>;  // as many chains as accumulators
-  info.fma_latency = FmaChains<FmaOps, 1>;
-  info.axpy_rows = AxpyRows;
-  info.strided = StridedKernel;
-  info.stepped = SteppedKernel;
-  info.batch_reduce = BatchReduce;
-  info.batch_reduce_steps = BatchReduceSteps;
-  return info;
-}
+KernelInfo Avx512Kernel() { return Describe(); }
 
 }  // namespace gemm
 }  // namespace kernels

@@ -39,8 +39,6 @@ void Tile(const BatchItem* items, int count, float* c, int64_t ldc, int rows, in
   }
 }
 
-SWIGFLOW_MICRO_KERNEL_ENTRY_POINTS
-
 struct FmaOps {
   using Vector = float;
   static constexpr int kLanes = 1;
@@ -48,26 +46,11 @@ struct FmaOps {
   static float Fma(float x, float y, float z) { return x * y + z; }
 };
 
-void AxpyRows(int64_t n, int rows, const float* alpha, const float* b, int64_t ldb, float* c) {
-  AxpyRowsLoop(n, rows, alpha, b, ldb, c);
-}
+SWIGFLOW_MICRO_KERNEL_ENTRY_POINTS
 
 }  // namespace
 
-KernelInfo ScalarKernel() {
-  KernelInfo info;
-  info.mr = kMr;
-  info.nr = kNr;
-  info.kernel = Kernel;
-  info.fma_throughput = FmaChains<FmaOps, 32>;  // as many chains as accumulators
-  info.fma_latency = FmaChains<FmaOps, 1>;
-  info.axpy_rows = AxpyRows;
-  info.strided = StridedKernel;
-  info.stepped = SteppedKernel;
-  info.batch_reduce = BatchReduce;
-  info.batch_reduce_steps = BatchReduceSteps;
-  return info;
-}
+KernelInfo ScalarKernel() { return Describe(); }
 
 }  // namespace gemm
 }  // namespace kernels

@@ -71,32 +71,51 @@ struct KernelInfo {
 // a[i * lda + p]) or steps in place (row i at a[p * lda + i]).
 enum Layout { kPacked, kRows, kSteps };
 
-// Each ISA file writes one `template <Layout> void Tile(items, count, c, ldc, rows, cols,
-// accumulate)` that sums the items' products in registers (A read in the given layout; lda
-// unused when packed) and gets its five entry points from this.
-#define SWIGFLOW_MICRO_KERNEL_ENTRY_POINTS                                                       \
-  void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows,       \
-              int cols, bool accumulate) {                                                       \
-    const BatchItem item{a, 0, b, kc};                                                           \
-    Tile<kPacked>(&item, 1, c, ldc, rows, cols, accumulate);                                     \
-  }                                                                                              \
-  void StridedKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c,          \
-                     int64_t ldc, int rows, int cols, bool accumulate) {                         \
-    const BatchItem item{a, lda, b, kc};                                                         \
-    Tile<kRows>(&item, 1, c, ldc, rows, cols, accumulate);                                       \
-  }                                                                                              \
-  void SteppedKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c,          \
-                     int64_t ldc, int rows, int cols, bool accumulate) {                         \
-    const BatchItem item{a, lda, b, kc};                                                         \
-    Tile<kSteps>(&item, 1, c, ldc, rows, cols, accumulate);                                      \
-  }                                                                                              \
-  void BatchReduce(const BatchItem* items, int count, float* c, int64_t ldc, int rows, int cols, \
-                   bool accumulate) {                                                            \
-    Tile<kRows>(items, count, c, ldc, rows, cols, accumulate);                                   \
-  }                                                                                              \
-  void BatchReduceSteps(const BatchItem* items, int count, float* c, int64_t ldc, int rows,      \
-                        int cols, bool accumulate) {                                             \
-    Tile<kSteps>(items, count, c, ldc, rows, cols, accumulate);                                  \
+// Each ISA file writes kMr, kNr, its FmaOps (see FmaChains) and one `template <Layout> void
+// Tile(items, count, c, ldc, rows, cols, accumulate)` that sums the items' products in registers
+// (A read in the given layout; lda unused when packed), and gets its entry points and the
+// Describe() that lists them in a KernelInfo from this.
+#define SWIGFLOW_MICRO_KERNEL_ENTRY_POINTS                                                        \
+  void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows,        \
+              int cols, bool accumulate) {                                                        \
+    const BatchItem item{a, 0, b, kc};                                                            \
+    Tile<kPacked>(&item, 1, c, ldc, rows, cols, accumulate);                                      \
+  }                                                                                               \
+  void StridedKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c,           \
+                     int64_t ldc, int rows, int cols, bool accumulate) {                          \
+    const BatchItem item{a, lda, b, kc};                                                          \
+    Tile<kRows>(&item, 1, c, ldc, rows, cols, accumulate);                                        \
+  }                                                                                               \
+  void SteppedKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c,           \
+                     int64_t ldc, int rows, int cols, bool accumulate) {                          \
+    const BatchItem item{a, lda, b, kc};                                                          \
+    Tile<kSteps>(&item, 1, c, ldc, rows, cols, accumulate);                                       \
+  }                                                                                               \
+  void BatchReduce(const BatchItem* items, int count, float* c, int64_t ldc, int rows, int cols,  \
+                   bool accumulate) {                                                             \
+    Tile<kRows>(items, count, c, ldc, rows, cols, accumulate);                                    \
+  }                                                                                               \
+  void BatchReduceSteps(const BatchItem* items, int count, float* c, int64_t ldc, int rows,       \
+                        int cols, bool accumulate) {                                              \
+    Tile<kSteps>(items, count, c, ldc, rows, cols, accumulate);                                   \
+  }                                                                                               \
+  void AxpyRows(int64_t n, int rows, const float* alpha, const float* b, int64_t ldb, float* c) { \
+    AxpyRowsLoop(n, rows, alpha, b, ldb, c);                                                      \
+  }                                                                                               \
+  /* The throughput probe runs as many chains as the tile has accumulators. */                    \
+  KernelInfo Describe() {                                                                         \
+    KernelInfo info;                                                                              \
+    info.mr = kMr;                                                                                \
+    info.nr = kNr;                                                                                \
+    info.kernel = Kernel;                                                                         \
+    info.fma_throughput = FmaChains<FmaOps, kMr * kNr / FmaOps::kLanes>;                          \
+    info.fma_latency = FmaChains<FmaOps, 1>;                                                      \
+    info.axpy_rows = AxpyRows;                                                                    \
+    info.strided = StridedKernel;                                                                 \
+    info.stepped = SteppedKernel;                                                                 \
+    info.batch_reduce = BatchReduce;                                                              \
+    info.batch_reduce_steps = BatchReduceSteps;                                                   \
+    return info;                                                                                  \
   }
 
 // Written once, compiled in each kernel library with that library's ISA flags (and -O3, so the
