@@ -115,37 +115,14 @@ PyObject* MatMulBatched(PyObject* a_obj, PyObject* a_offsets_obj, PyObject* b_ob
   return ResultOrError(c_obj, s);
 }
 
-namespace {
-
-// d[key] = value, stealing the reference to value; false (error set) when value is null.
-bool Put(PyObject* d, const char* key, PyObject* value) {
-  if (value == nullptr) return false;
-  const int rc = PyDict_SetItemString(d, key, value);
-  Py_DECREF(value);
-  return rc == 0;
-}
-
-PyObject* Finish(PyObject* d, bool ok) {
-  if (ok) return d;
-  Py_DECREF(d);
-  return nullptr;
-}
-
-}  // namespace
-
 PyObject* MeasureFma(int threads, double seconds) {
   swigflow::kernels::FmaProbe probe;
   WithoutGil([&] {
     probe = swigflow::kernels::MeasureFma(swigflow::SelectedIsa(), threads, seconds);
     return swigflow::Status::OK();
   });
-  PyObject* d = PyDict_New();
-  if (d == nullptr) return nullptr;
-  const bool ok = Put(d, "threads", PyLong_FromLong(probe.threads)) &&
-                  Put(d, "gflops", PyFloat_FromDouble(probe.gflops)) &&
-                  Put(d, "ghz", PyFloat_FromDouble(probe.ghz)) &&
-                  Put(d, "flops_per_cycle", PyFloat_FromDouble(probe.flops_per_cycle));
-  return Finish(d, ok);
+  return Py_BuildValue("{s:i,s:d,s:d,s:d}", "threads", probe.threads, "gflops", probe.gflops, "ghz",
+                       probe.ghz, "flops_per_cycle", probe.flops_per_cycle);
 }
 
 PyObject* KernelConfigDict() {
@@ -153,27 +130,16 @@ PyObject* KernelConfigDict() {
   const swigflow::kernels::KernelConfig& config = swigflow::kernels::ConfigFor(isa);
   const swigflow::kernels::gemm::KernelInfo& kernel = swigflow::kernels::KernelFor(isa);
   const swigflow::CpuModel& cpu = swigflow::GetCpuModel();
-  PyObject* d = PyDict_New();
-  if (d == nullptr) return nullptr;
-  const bool ok =
-      Put(d, "name", PyUnicode_FromString(config.name.c_str())) &&
-      Put(d, "source", PyUnicode_FromString(config.source.c_str())) &&
-      Put(d, "isa", PyUnicode_FromString(swigflow::IsaName(isa))) &&
-      Put(d, "vendor", PyUnicode_FromString(cpu.vendor.c_str())) &&
-      Put(d, "cpu", PyUnicode_FromString(cpu.brand.c_str())) &&
-      Put(d, "family", PyLong_FromLong(cpu.family)) &&
-      Put(d, "model", PyLong_FromLong(cpu.model)) &&
-      Put(d, "l1d", PyLong_FromLongLong(cpu.caches.l1d)) &&
-      Put(d, "l2", PyLong_FromLongLong(cpu.caches.l2)) &&
-      Put(d, "l3", PyLong_FromLongLong(cpu.caches.l3)) &&
-      Put(d, "mr", PyLong_FromLong(kernel.mr)) && Put(d, "nr", PyLong_FromLong(kernel.nr)) &&
-      Put(d, "mc", PyLong_FromLongLong(kernel.mc)) &&
-      Put(d, "kc", PyLong_FromLongLong(kernel.kc)) &&
-      Put(d, "nc", PyLong_FromLongLong(kernel.nc)) &&
-      Put(d, "few_channels", PyLong_FromLongLong(config.few_channels)) &&
-      Put(d, "min_row_fill_pct", PyLong_FromLong(config.min_row_fill_pct)) &&
-      Put(d, "threads", PyLong_FromLong(swigflow::ThreadPool::Default()->num_threads()));
-  return Finish(d, ok);
+  return Py_BuildValue(
+      "{s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:L,s:L,s:L,s:i,s:i,s:L,s:L,s:L,s:L,s:i,s:i}", "name",
+      config.name.c_str(), "source", config.source.c_str(), "isa", swigflow::IsaName(isa), "vendor",
+      cpu.vendor.c_str(), "cpu", cpu.brand.c_str(), "family", cpu.family, "model", cpu.model, "l1d",
+      static_cast<long long>(cpu.caches.l1d), "l2", static_cast<long long>(cpu.caches.l2), "l3",
+      static_cast<long long>(cpu.caches.l3), "mr", kernel.mr, "nr", kernel.nr, "mc",
+      static_cast<long long>(kernel.mc), "kc", static_cast<long long>(kernel.kc), "nc",
+      static_cast<long long>(kernel.nc), "few_channels",
+      static_cast<long long>(config.few_channels), "min_row_fill_pct", config.min_row_fill_pct,
+      "threads", swigflow::ThreadPool::Default()->num_threads());
 }
 
 const char* SelectedIsaName() { return swigflow::IsaName(swigflow::SelectedIsa()); }
