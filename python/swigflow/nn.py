@@ -121,20 +121,33 @@ def _pool_attrs(ksize, strides, padding, data_format):
         "ksize": _spatial(ksize, "ksize"),
         "strides": _spatial(strides, "strides"),
         "padding": padding.upper(),
-        "data_format": data_format,
+        "data_format": data_format or "NHWC",
     }
 
 
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
-    """tf.nn.max_pool2d: the max of each window; padded cells never win."""
+    """tf.nn.max_pool2d: the max of each window; padded cells never win.
+
+    padding: "SAME", "VALID", or explicit [[top, bottom], [left, right]] (or 4 NHWC pairs),
+    each smaller than the window. ksize/strides of 4 values with a depth window
+    ([1, 1, 1, k], strides [1, 1, 1, k]) pool k channels at a time instead.
+    """
     del name
-    return gen_nn_ops.max_pool(input, **_pool_attrs(ksize, strides, padding, data_format))
+    padding, explicit = _padding(padding)
+    attrs = _pool_attrs(ksize, strides, padding, data_format)
+    return gen_nn_ops.max_pool(input, explicit_paddings=explicit, **attrs)
 
 
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     """tf.nn.avg_pool2d: the mean of each window over its real (unpadded) cells."""
     del name
+    if not isinstance(padding, str):
+        raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
     return gen_nn_ops.avg_pool(input, **_pool_attrs(ksize, strides, padding, data_format))
+
+
+max_pool = max_pool2d
+avg_pool = avg_pool2d
 
 
 def bias_add(value, bias, data_format=None, name=None):
@@ -182,7 +195,12 @@ def _along_axis(op, input_grad, logits, axis):
 
 
 def _softmax_input_grad(dy, y, axis):
-    return (dy - np.sum(dy * y, axis=axis, keepdims=True)) * y
+    """(dy - sum(dy * y)) * y, with dy taken relative to the most likely class k first: since
+    sum(y) = 1 the result is the same, but dy_i - sum(dy * y) no longer cancels to 0 when
+    y_k is 1 - tiny, so tiny components keep their gradient (TensorFlow's newer rule)."""
+    k = np.argmax(y, axis=axis)
+    d = dy - np.take_along_axis(dy, np.expand_dims(k, axis), axis=axis)
+    return (d - np.sum(d * y, axis=axis, keepdims=True)) * y
 
 
 def _log_softmax_input_grad(dy, y, axis):
@@ -202,6 +220,7 @@ def _same_attrs(op, names):
 
 _CONV = ("strides", "padding", "explicit_paddings", "data_format", "dilations")
 _POOL = ("ksize", "strides", "padding", "data_format")
+_MAX_POOL = (*_POOL, "explicit_paddings")
 
 
 @RegisterGradient("MatMul")
@@ -255,7 +274,8 @@ def _conv2d_backprop_filter_grad(op, grad):
 
 @RegisterGradient("MaxPool")
 def _max_pool_grad(op, grad):
-    return [gen_nn_ops.max_pool_grad(op.inputs[0], op.outputs[0], grad, **_same_attrs(op, _POOL))]
+    x, y = op.inputs[0], op.outputs[0]
+    return [gen_nn_ops.max_pool_grad(x, y, grad, **_same_attrs(op, _MAX_POOL))]
 
 
 @RegisterGradient("AvgPool")
@@ -263,45 +283,19 @@ def _avg_pool_grad(op, grad):
     return [gen_nn_ops.avg_pool_grad(_shape(op.inputs[0]), grad, **_same_attrs(op, _POOL))]
 
 
-def _first_max_index(x, ksize, strides, padding):
-    """For each pooled cell, the flat index into x of its window's first maximum (the cell
-    MaxPoolGrad routes to), computed window offset by window offset."""
-    n, h, w, c = x.shape
-    _, kh, kw, _ = ksize
-    _, sh, sw, _ = strides
-    if padding == "SAME":
-        oh, ow = -(-h // sh), -(-w // sw)
-        pt, pl = max(0, (oh - 1) * sh + kh - h) // 2, max(0, (ow - 1) * sw + kw - w) // 2
-    else:
-        oh, ow, pt, pl = (h - kh) // sh + 1, (w - kw) // sw + 1, 0, 0
-    best = np.full((n, oh, ow, c), -np.inf, dtype=np.float64)
-    index = np.full((n, oh, ow, c), -1, dtype=np.int64)
-    flat = np.arange(x.size).reshape(x.shape)
-    for dy in range(kh):
-        for dx in range(kw):
-            ys = np.arange(oh) * sh - pt + dy
-            xs = np.arange(ow) * sw - pl + dx
-            vy, vx = (ys >= 0) & (ys < h), (xs >= 0) & (xs < w)
-            values = np.full((n, oh, ow, c), -np.inf)
-            idx = np.full((n, oh, ow, c), -1, dtype=np.int64)
-            sel = np.ix_(np.arange(n), np.nonzero(vy)[0], np.nonzero(vx)[0], np.arange(c))
-            src = np.ix_(np.arange(n), ys[vy], xs[vx], np.arange(c))
-            values[sel] = x[src]
-            idx[sel] = flat[src]
-            better = (idx >= 0) & ((index < 0) | (values > best))
-            best = np.where(better, values, best)
-            index = np.where(better, idx, index)
-    return index
-
-
 @RegisterGradient("MaxPoolGrad")
 def _max_pool_grad_grad(op, grad):
     x, y, _ = op.inputs
-    index = _first_max_index(
-        x, op.get_attr("ksize"), op.get_attr("strides"), op.get_attr("padding")
-    )
     # MaxPoolGrad moves each window's gradient to one cell: its adjoint reads that cell back.
-    return [np.zeros_like(x), np.zeros_like(y), grad.reshape(-1)[index].astype(grad.dtype)]
+    attrs = _same_attrs(op, _MAX_POOL)
+    return [np.zeros_like(x), np.zeros_like(y), gen_nn_ops.max_pool_grad_grad(x, y, grad, **attrs)]
+
+
+@RegisterGradient("MaxPoolGradGrad")
+def _max_pool_grad_grad_grad(op, grad):
+    x, y, _ = op.inputs
+    attrs = _same_attrs(op, _MAX_POOL)
+    return [np.zeros_like(x), np.zeros_like(y), gen_nn_ops.max_pool_grad(x, y, grad, **attrs)]
 
 
 @RegisterGradient("AvgPoolGrad")
@@ -347,12 +341,14 @@ def _log_softmax_grad(op, grad):
 
 
 __all__ = [
+    "avg_pool",
     "avg_pool2d",
     "bias_add",
     "conv2d",
     "conv2d_backprop_filter",
     "conv2d_backprop_input",
     "log_softmax",
+    "max_pool",
     "max_pool2d",
     "relu",
     "softmax",

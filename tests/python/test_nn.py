@@ -152,6 +152,48 @@ def test_conv2d_and_backprops_equal_float64_references(case):
     assert abs(float(np.sum(w.astype(np.float64) * dw)) - inner) <= 1e-4 * scale
 
 
+@pytest.mark.parametrize("case", CONV_CASES)
+def test_float64_convolutions_equal_float64_references(case):
+    # The float64 kernels are exact to double rounding: references and adjoint identities hold
+    # to ~1e-12.
+    x, w, strides, padding, dilations = (
+        a.astype(np.float64) if isinstance(a, np.ndarray) else a for a in conv_args(case)
+    )
+    y = nn.conv2d(x, w, strides, tf_padding(padding), dilations=dilations)
+    assert y.dtype == np.float64
+    np.testing.assert_allclose(y, conv_ref(x, w, strides, padding, dilations), atol=1e-12)
+    dy = np.random.default_rng(1).standard_normal(y.shape)
+    dx = nn.conv2d_backprop_input(x.shape, w, dy, strides, tf_padding(padding), dilations=dilations)
+    dw = nn.conv2d_backprop_filter(
+        x, w.shape, dy, strides, tf_padding(padding), dilations=dilations
+    )
+    assert dx.dtype == dw.dtype == np.float64
+    np.testing.assert_allclose(
+        dx, backprop_input_ref(x.shape, w, dy, strides, padding, dilations), atol=1e-12
+    )
+    np.testing.assert_allclose(
+        dw, backprop_filter_ref(x, w.shape, dy, strides, padding, dilations), atol=1e-11
+    )
+    inner = float(np.sum(y * dy))
+    assert abs(float(np.sum(x * dx)) - inner) <= 1e-11 * max(1.0, abs(inner))
+    assert abs(float(np.sum(w * dw)) - inner) <= 1e-11 * max(1.0, abs(inner))
+
+
+def test_conv_backprops_take_filters_with_a_zero_dimension():
+    # As TensorFlow: the filter gradient is empty, the input gradient zero.
+    x = rand(1, 4, 4, 2)
+    assert nn.conv2d_backprop_filter(x, [2, 2, 2, 0], rand(1, 3, 3, 0), 1, "VALID").shape == (
+        2, 2, 2, 0,
+    )  # fmt: skip
+    assert nn.conv2d_backprop_filter(x, [0, 2, 2, 3], rand(1, 5, 3, 3), 1, "VALID").shape == (
+        0, 2, 2, 3,
+    )  # fmt: skip
+    dx = nn.conv2d_backprop_input([1, 4, 4, 2], rand(2, 2, 2, 0), rand(1, 3, 3, 0), 1, "VALID")
+    np.testing.assert_array_equal(dx, np.zeros((1, 4, 4, 2), np.float32))
+    with pytest.raises(errors.InvalidArgumentError, match="filter must not have zero elements"):
+        nn.conv2d(x, rand(2, 2, 2, 0), 1, "VALID")
+
+
 def random_conv_case(rng):
     """A random valid convolution: odd sizes, any padding mode, strides and dilations."""
     while True:
@@ -262,6 +304,9 @@ def gradient_cases():
     y = nn.conv2d(x, w, [1, 2], "SAME")
     dy = rand(*y.shape)
     pooled = nn.max_pool2d(x, 2, 2, "SAME")
+    spaced = (np.random.default_rng(7).permutation(x.size).reshape(x.shape) * 0.01).astype(
+        np.float32
+    )
     sizes = np.array(x.shape, np.int32)
     pool = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "SAME"}
     avg = {"ksize": [1, 3, 2, 1], "strides": [1, 2, 1, 1], "padding": "SAME"}
@@ -290,7 +335,8 @@ def gradient_cases():
             )[0],
             [x, dy],
         ),
-        "MaxPool": (lambda a: nn.max_pool2d(a, 2, 2, "SAME"), [x]),
+        # Values 0.01 apart: no window's maximum changes within the checker's step.
+        "MaxPool": (lambda a: nn.max_pool2d(a, 2, 2, "SAME"), [spaced]),
         "AvgPool": (lambda a: ops.run("AvgPool", [a], **avg)[0], [x]),
         "MaxPoolGrad": (
             lambda g: ops.run("MaxPoolGrad", [x, pooled, g], **pool)[0],
@@ -393,6 +439,9 @@ def test_float16_sources_get_float16_gradients(name):
 def float64_cases():
     """The ops with float64 kernels, on float64 inputs (checked in float64 precision)."""
     x = RNG.standard_normal((2, 3, 4))
+    # Distinct values at least 1e-3 apart: no window maximum changes within the checker's step.
+    local = np.random.default_rng(64)  # draws of its own: the shared RNG's sequence stays
+    pool_input = local.permutation(48).reshape(2, 3, 2, 4) * 1e-3
     return {
         "MatMul": (lambda a, b: ops.run("MatMul", [a, b])[0], [x[0], RNG.standard_normal((4, 2))]),
         "BiasAdd": (lambda a, b: nn.bias_add(a, b), [x, RNG.standard_normal(4)]),
@@ -401,6 +450,16 @@ def float64_cases():
         "ReluGrad": (lambda g: ops.run("ReluGrad", [g, x + np.sign(x) * 0.05])[0], [x]),
         "Softmax": (lambda a: nn.softmax(a), [x]),
         "SoftmaxAxis0": (lambda a: nn.softmax(a, axis=0), [x]),
+        "Conv2D": (
+            lambda a, w: nn.conv2d(a, w, 2, [[1, 0], [0, 2]]),
+            [local.standard_normal((2, 5, 4, 3)), local.standard_normal((2, 3, 3, 2))],
+        ),
+        "MaxPool": (lambda a: nn.max_pool2d(a, 2, 1, [[1, 0], [0, 1]]), [pool_input]),
+        "MaxPoolDepth": (
+            lambda a: nn.max_pool2d(a, [1, 1, 1, 2], [1, 1, 1, 2], "VALID"),
+            [pool_input],
+        ),
+        "AvgPool": (lambda a: nn.avg_pool2d(a, 2, 1, "SAME"), [pool_input]),
     }
 
 
@@ -533,7 +592,7 @@ def test_list_ops_describes_ops_like_ops_pbtxt():
     assert (
         attrs["dilations"]["default"] == [1, 1, 1, 1] and attrs["strides"]["has_default"] is False
     )
-    assert attrs["T"]["allowed"] == ["float"] and conv["kernels"] == ["float"]
+    assert attrs["T"]["allowed"] == ["float", "double"] and conv["kernels"] == ["float", "double"]
     assert "convolution" in conv["doc"]
 
 
@@ -548,8 +607,9 @@ def test_list_ops_describes_ops_like_ops_pbtxt():
          "NodeDef mentions attr 'alpha' not in Op<name=Relu"),
         (lambda: nn.conv2d(rand(1, 3, 3, 1), rand(1, 1, 1, 1), 1, "FULL"), errors.InvalidArgumentError,
          'Value for attr \'padding\' of "FULL" is not in the list of allowed values: "SAME", "VALID", "EXPLICIT"'),
-        (lambda: nn.conv2d(np.ones((1, 3, 3, 1)), np.ones((1, 1, 1, 1)), 1, "SAME"),
-         errors.InvalidArgumentError, "Value for attr 'T' of double is not in the list of allowed values: float"),
+        (lambda: nn.conv2d(np.ones((1, 3, 3, 1), np.int32), np.ones((1, 1, 1, 1), np.int32), 1, "SAME"),
+         errors.InvalidArgumentError,
+         "Value for attr 'T' of int32 is not in the list of allowed values: float, double"),
         (lambda: ops.run("MatMul", [rand(2, 3), np.ones((3, 2))]), errors.InvalidArgumentError,
          "cannot compute MatMul as input #1(zero-based) was expected to be a float tensor but is a double tensor"),
         (lambda: nn.conv2d(rand(3, 3, 1), rand(1, 1, 1, 1), 1, "SAME"), errors.InvalidArgumentError,
@@ -565,8 +625,10 @@ def test_list_ops_describes_ops_like_ops_pbtxt():
         (lambda: ops.run("Conv2D", [rand(1, 3, 3, 1), rand(1, 1, 1, 1)], strides=[1, 1, 1, 1], padding="SAME",
                          explicit_paddings=[1, 1]), errors.InvalidArgumentError,
          "explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT"),
+        (lambda: nn.avg_pool2d(rand(1, 3, 3, 2), [1, 1, 1, 2], [1, 1, 1, 2], "SAME"),
+         errors.UnimplementedError, "Pooling is not yet supported on the depth dimension."),
         (lambda: nn.max_pool2d(rand(1, 3, 3, 1), [1, 2, 2, 2], 1, "SAME"), errors.UnimplementedError,
-         "Pooling is not yet supported on the depth dimension."),
+         "MaxPooling supports exactly one of pooling across depth or pooling across width/height."),
         (lambda: ops.run("MatMul", [rand(2, 3), rand(4, 5)]), errors.InvalidArgumentError,
          "Matrix size-incompatible: In[0]: [2,3], In[1]: [4,5]"),
         (lambda: nn.bias_add(rand(2, 3), rand(4)), errors.InvalidArgumentError,
@@ -670,10 +732,12 @@ def test_conv2d_backprop_input_takes_spatial_sizes():
     )
 
 
-def test_pooling_window_larger_than_a_valid_input_is_empty():
-    # TensorFlow 2.21 gives (1, 0, 0, 1) here without oneDNN (with oneDNN it dies of SIGFPE).
+def test_pooling_window_larger_than_a_valid_input():
+    # MaxPool refuses it, as TensorFlow's current CPU kernel does (2.21 returned an empty
+    # output); AvgPool returns the empty output, as TensorFlow does.
     x = np.ones((1, 3, 3, 1), np.float32)
-    assert nn.max_pool2d(x, 4, 1, "VALID").shape == (1, 0, 0, 1)
+    with pytest.raises(errors.InvalidArgumentError, match="is larger than the input tensor"):
+        nn.max_pool2d(x, 4, 1, "VALID")
     assert nn.avg_pool2d(x, 4, 1, "VALID").shape == (1, 0, 0, 1)
 
 

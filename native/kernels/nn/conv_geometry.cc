@@ -9,7 +9,7 @@ namespace swigflow {
 namespace kernels {
 
 Status MakeConvGeometry(const OpKernelContext& ctx, const std::vector<int64_t>& input,
-                        const std::vector<int64_t>& filter, ConvGeometry* g) {
+                        const std::vector<int64_t>& filter, bool empty_filter, ConvGeometry* g) {
   if (ctx.GetString("data_format") != "NHWC") {
     return errors::InvalidArgument("Conv2D on the CPU supports data_format NHWC only");
   }
@@ -43,43 +43,26 @@ Status MakeConvGeometry(const OpKernelContext& ctx, const std::vector<int64_t>& 
   if (dilations[1] <= 0 || dilations[2] <= 0) {
     return errors::InvalidArgument("Dilated rates should be larger than 0.");
   }
+  SWIGFLOW_RETURN_IF_ERROR(CheckInt32Attr("strides", strides));
+  SWIGFLOW_RETURN_IF_ERROR(CheckInt32Attr("dilations", dilations));
   const std::string& padding = ctx.GetString("padding");
-  const auto& explicit_paddings = ctx.GetInts("explicit_paddings");
-  std::vector<int64_t> pads(8, 0);
-  if (padding == "EXPLICIT") {
-    if (explicit_paddings.size() != 8) {
-      return errors::InvalidArgument("explicit_paddings attribute must contain 8 values, but got: ",
-                                     explicit_paddings.size());
-    }
-    for (int64_t p : explicit_paddings) {
-      if (p < 0) {
-        return errors::InvalidArgument("All elements of explicit_paddings must be nonnegative");
-      }
-    }
-    if (explicit_paddings[0] || explicit_paddings[1] || explicit_paddings[6] ||
-        explicit_paddings[7]) {
-      return errors::InvalidArgument(
-          "Nonzero explicit padding in the batch or depth dimensions is not supported");
-    }
-    pads = explicit_paddings;
-  } else if (!explicit_paddings.empty()) {
-    return errors::InvalidArgument(
-        "explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT");
-  }
+  std::vector<int64_t> pads;
+  SWIGFLOW_RETURN_IF_ERROR(ExplicitPaddings(padding, ctx.GetInts("explicit_paddings"), &pads));
   for (int64_t d : input) {
     if (d < 0) return errors::InvalidArgument("negative dimension in input ", ShapeString(input));
   }
   for (int64_t d : filter) {
-    if (d <= 0) {
-      return errors::InvalidArgument("filter dimensions must be positive: ", ShapeString(filter));
+    if (d < 0 || (d == 0 && !empty_filter)) {
+      return errors::InvalidArgument(
+          "filter must not have zero elements (i.e. all dimensions must be non-zero): ",
+          ShapeString(filter));
     }
   }
   if (input[3] != filter[2]) {
     return errors::InvalidArgument(
         "input depth must be evenly divisible by filter depth: ", input[3], " vs ", filter[2],
-        input[3] % filter[2] == 0 ? " (grouped convolutions are not "
-                                    "supported)"
-                                  : "");
+        filter[2] > 0 && input[3] % filter[2] == 0 ? " (grouped convolutions are not supported)"
+                                                   : "");
   }
   *g = ConvGeometry{input[0],     input[1], input[2], input[3],   filter[0],  filter[1],
                     filter[3],    0,        0,        strides[1], strides[2], dilations[1],

@@ -22,9 +22,11 @@ struct ConvGeometry {
 };
 
 // Checks ctx's Conv2D attributes (strides, dilations, padding, explicit_paddings, data_format)
-// and the shapes of input [N,H,W,C] and filter [KH,KW,C,OC], with TensorFlow's messages.
+// and the shapes of input [N,H,W,C] and filter [KH,KW,C,OC], with TensorFlow's messages. A
+// filter dimension may be 0 only when `empty_filter` (the backprops: their results are then
+// empty or zero, as in TensorFlow).
 Status MakeConvGeometry(const OpKernelContext& ctx, const std::vector<int64_t>& input,
-                        const std::vector<int64_t>& filter, ConvGeometry* g);
+                        const std::vector<int64_t>& filter, bool empty_filter, ConvGeometry* g);
 
 // Whether the input already is the im2col matrix: a 1x1 filter, stride 1, no padding.
 bool Is1x1Gemm(const ConvGeometry& g);

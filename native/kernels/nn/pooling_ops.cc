@@ -1,7 +1,10 @@
-// MaxPool, AvgPool and their gradients on NHWC input, with TensorFlow's semantics: padded cells
-// never win a max and never count in an average (SAME's divisor is the number of real cells),
-// and MaxPoolGrad routes each gradient to the first maximum of its window in scan order.
-// Work is split over images, so sums into one input cell happen in one thread, in order.
+// MaxPool, AvgPool and their gradients on NHWC input, float and double, with TensorFlow's
+// semantics: padded cells never win a max and never count in an average (SAME's divisor is the
+// number of real cells), and the gradients route each window's gradient to the first maximum
+// of its window in scan order (a NaN window routes to its first cell, as TF's CPU kernels do).
+// MaxPool also takes explicit padding and depthwise windows (across channels only, the depth
+// window equal to its stride and dividing the depth). Work is split over images, so sums into
+// one input cell happen in one thread, in order.
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -16,16 +19,25 @@ namespace {
 struct Window {
   int64_t batch, in_h, in_w, depth;
   int64_t k_h, k_w, stride_h, stride_w;
-  int64_t out_h, out_w, pad_top, pad_left;
+  int64_t k_d;  // > 1: depthwise max pooling, windows of k_d channels (spatial windows 1x1)
+  int64_t out_h, out_w, out_d, pad_top, pad_left;
+  bool avg_depth;  // AvgPool's ksize or strides pool channels: unsupported, reported by the op
 
   // The input rows / columns of output cell (oy, ox), clipped to the image.
   int64_t y0(int64_t oy) const { return std::max<int64_t>(oy * stride_h - pad_top, 0); }
   int64_t y1(int64_t oy) const { return std::min(oy * stride_h - pad_top + k_h, in_h); }
   int64_t x0(int64_t ox) const { return std::max<int64_t>(ox * stride_w - pad_left, 0); }
   int64_t x1(int64_t ox) const { return std::min(ox * stride_w - pad_left + k_w, in_w); }
+  int64_t in_image() const { return in_h * in_w * depth; }
+  int64_t out_image() const { return out_h * out_w * out_d; }
+  std::vector<int64_t> out_shape() const { return {batch, out_h, out_w, out_d}; }
 };
 
-Status MakeWindow(const OpKernelContext& ctx, const std::vector<int64_t>& input, Window* w) {
+// The window of a MaxPool (`max`, which also takes explicit padding and depth windows) or an
+// AvgPool over `input`, from ctx's attributes, with TensorFlow's checks and messages. An AvgPool
+// over channels is left to the op to refuse (avg_depth), after the checks TensorFlow makes first.
+Status MakeWindow(const OpKernelContext& ctx, const std::vector<int64_t>& input, bool max,
+                  Window* w) {
   if (ctx.GetString("data_format") != "NHWC") {
     return errors::InvalidArgument("pooling on the CPU supports data_format NHWC only");
   }
@@ -43,13 +55,12 @@ Status MakeWindow(const OpKernelContext& ctx, const std::vector<int64_t>& input,
   if (strides.size() != 4) {
     return errors::InvalidArgument("Sliding window stride field must specify 4 dimensions");
   }
+  SWIGFLOW_RETURN_IF_ERROR(kernels::CheckInt32Attr("ksize", ksize));
+  SWIGFLOW_RETURN_IF_ERROR(kernels::CheckInt32Attr("strides", strides));
   if (ksize[0] != 1 || strides[0] != 1) {
     return errors::Unimplemented("Pooling is not yet supported on the batch dimension.");
   }
-  if (ksize[3] != 1 || strides[3] != 1) {
-    return errors::Unimplemented("Pooling is not yet supported on the depth dimension.");
-  }
-  for (int i = 1; i < 3; ++i) {
+  for (int i = 1; i < 4; ++i) {
     if (ksize[static_cast<size_t>(i)] <= 0) {
       return errors::InvalidArgument("Sliding window ksize for dimension ", i,
                                      " was zero or negative.");
@@ -59,13 +70,73 @@ Status MakeWindow(const OpKernelContext& ctx, const std::vector<int64_t>& input,
                                      " was zero or negative.");
     }
   }
-  *w = Window{input[0],   input[1],   input[2], input[3], ksize[1], ksize[2],
-              strides[1], strides[2], 0,        0,        0,        0};
+  const bool pools_depth = ksize[3] != 1 || strides[3] != 1;
+  *w = Window{input[0],   input[1],   input[2],           input[3], ksize[1], ksize[2],
+              strides[1], strides[2], max ? ksize[3] : 1, input[1], input[2], input[3],
+              0,          0,          !max && pools_depth};
+  if (max && pools_depth) {
+    if (ksize[1] != 1 || ksize[2] != 1 || strides[1] != 1 || strides[2] != 1) {
+      return errors::Unimplemented(
+          "MaxPooling supports exactly one of pooling across depth or pooling across "
+          "width/height.");
+    }
+    if (w->depth % ksize[3] != 0) {
+      return errors::Unimplemented(
+          "Depthwise max pooling requires the depth window to evenly divide the input depth");
+    }
+    if (ksize[3] != strides[3]) {
+      return errors::Unimplemented(
+          "Depthwise max pooling requires the depth window to equal the depth stride");
+    }
+    w->out_d = w->depth / w->k_d;
+    return Status::OK();
+  }
   const std::string& padding = ctx.GetString("padding");
-  SWIGFLOW_RETURN_IF_ERROR(kernels::WindowedOutputSize(w->in_h, w->k_h, 1, w->stride_h, padding, 0,
-                                                       0, &w->out_h, &w->pad_top));
-  SWIGFLOW_RETURN_IF_ERROR(kernels::WindowedOutputSize(w->in_w, w->k_w, 1, w->stride_w, padding, 0,
-                                                       0, &w->out_w, &w->pad_left));
+  std::vector<int64_t> pads(8, 0);
+  if (max) {
+    SWIGFLOW_RETURN_IF_ERROR(
+        kernels::ExplicitPaddings(padding, ctx.GetInts("explicit_paddings"), &pads));
+    for (int i = 1; i < 3; ++i) {
+      const int64_t k = ksize[static_cast<size_t>(i)];
+      const int64_t before = pads[static_cast<size_t>(2 * i)];
+      const int64_t after = pads[static_cast<size_t>(2 * i + 1)];
+      if (before >= k) {
+        return errors::InvalidArgument("Left padding ", before,
+                                       " needs to be smaller than the window size ", k);
+      }
+      if (after >= k) {
+        return errors::InvalidArgument("Right padding ", after,
+                                       " needs to be smaller than the window size ", k);
+      }
+    }
+  }
+  SWIGFLOW_RETURN_IF_ERROR(kernels::WindowedOutputSize(w->in_h, w->k_h, 1, w->stride_h, padding,
+                                                       pads[2], pads[3], &w->out_h, &w->pad_top));
+  SWIGFLOW_RETURN_IF_ERROR(kernels::WindowedOutputSize(w->in_w, w->k_w, 1, w->stride_w, padding,
+                                                       pads[4], pads[5], &w->out_w, &w->pad_left));
+  if (max && padding == "VALID") {
+    // TensorFlow's CPU MaxPool rejects a window larger than the input (an empty output would
+    // hide the mistake); AvgPool returns the empty output.
+    for (int i = 1; i < 3; ++i) {
+      if (ksize[static_cast<size_t>(i)] > input[static_cast<size_t>(i)]) {
+        return errors::InvalidArgument("ksize dimension ", i, " (", ksize[static_cast<size_t>(i)],
+                                       ") is larger than the input tensor dimension (",
+                                       input[static_cast<size_t>(i)], ") with VALID padding");
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status DepthUnsupported() {
+  return errors::Unimplemented("Pooling is not yet supported on the depth dimension.");
+}
+
+Status CheckShape(const char* what, const Tensor& t, const std::vector<int64_t>& expected) {
+  if (t.shape() != expected) {
+    return errors::InvalidArgument("Expected ", what, " shape to be ", ShapeString(expected),
+                                   ", but got ", t.ShapeString());
+  }
   return Status::OK();
 }
 
@@ -79,99 +150,114 @@ void ForEachImage(OpKernelContext* ctx, int64_t batch, Fn fn) {
   ctx->pool()->ParallelFor(batch, [&](int64_t n) { fn(n); });
 }
 
-// MaxPool and AvgPool: each output cell starts at `init`, combines its window's real cells with
-// `combine`, then `finish(value, cells)`.
-template <typename Combine, typename Finish>
-class PoolOp : public OpKernel {
- public:
-  PoolOp(float init, Combine combine, Finish finish)
-      : init_(init), combine_(combine), finish_(finish) {}
+// Calls fn(offset into the image) for each input cell of output cell (oy, ox, od), in scan
+// order: rows, columns, then the channels of a depth window.
+template <typename Fn>
+void ForEachCell(const Window& w, int64_t oy, int64_t ox, int64_t od, Fn fn) {
+  for (int64_t y = w.y0(oy); y < w.y1(oy); ++y) {
+    for (int64_t x = w.x0(ox); x < w.x1(ox); ++x) {
+      const int64_t at = (y * w.in_w + x) * w.depth + od * w.k_d;
+      for (int64_t d = 0; d < w.k_d; ++d) fn(at + d);
+    }
+  }
+}
 
+// The offset in its image of the first maximum of output cell (oy, ox, od)'s window, or -1 for
+// a window of padding only. A NaN first cell stays the maximum (NaN > x is false).
+template <typename T>
+int64_t FirstMax(const Window& w, const T* in, int64_t oy, int64_t ox, int64_t od) {
+  int64_t best = -1;
+  ForEachCell(w, oy, ox, od, [&](int64_t at) {
+    if (best < 0 || in[at] > in[best]) best = at;
+  });
+  return best;
+}
+
+template <typename T>
+class MaxPoolOp : public OpKernel {
+ public:
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
     Window w;
-    OP_REQUIRES_OK(ctx, MakeWindow(*ctx, x.shape(), &w));
-    Tensor* out = ctx->allocate_output(0, {w.batch, w.out_h, w.out_w, w.depth});
+    OP_REQUIRES_OK(ctx, MakeWindow(*ctx, x.shape(), true, &w));
+    Tensor* out = ctx->allocate_output(0, w.out_shape(), false);
     ForEachImage(ctx, w.batch, [&](int64_t n) {
-      const float* in = x.data<float>() + n * w.in_h * w.in_w * w.depth;
-      float* o = out->data<float>() + n * w.out_h * w.out_w * w.depth;
+      const T* in = x.data<T>() + n * w.in_image();
+      T* o = out->data<T>() + n * w.out_image();
       for (int64_t oy = 0; oy < w.out_h; ++oy) {
-        for (int64_t ox = 0; ox < w.out_w; ++ox, o += w.depth) {
-          std::fill(o, o + w.depth, init_);
-          for (int64_t y = w.y0(oy); y < w.y1(oy); ++y) {
-            for (int64_t xx = w.x0(ox); xx < w.x1(ox); ++xx) {
-              const float* v = in + (y * w.in_w + xx) * w.depth;
-              for (int64_t c = 0; c < w.depth; ++c) o[c] = combine_(o[c], v[c]);
+        for (int64_t ox = 0; ox < w.out_w; ++ox, o += w.out_d) {
+          if (w.k_d == 1) {  // channels in the inner loop: it vectorizes
+            std::fill(o, o + w.depth, -std::numeric_limits<T>::infinity());
+            for (int64_t y = w.y0(oy); y < w.y1(oy); ++y) {
+              for (int64_t xx = w.x0(ox); xx < w.x1(ox); ++xx) {
+                const T* v = in + (y * w.in_w + xx) * w.depth;
+                for (int64_t c = 0; c < w.depth; ++c) o[c] = std::max(o[c], v[c]);
+              }
             }
+            continue;
           }
-          const float cells = static_cast<float>((w.y1(oy) - w.y0(oy)) * (w.x1(ox) - w.x0(ox)));
-          for (int64_t c = 0; c < w.depth; ++c) o[c] = finish_(o[c], cells);
+          for (int64_t od = 0; od < w.out_d; ++od) {
+            T m = -std::numeric_limits<T>::infinity();
+            ForEachCell(w, oy, ox, od, [&](int64_t at) { m = std::max(m, in[at]); });
+            o[od] = m;
+          }
         }
       }
     });
   }
-
- private:
-  const float init_;
-  const Combine combine_;
-  const Finish finish_;
 };
 
-template <typename Combine, typename Finish>
-PoolOp<Combine, Finish>* NewPool(float init, Combine combine, Finish finish) {
-  return new PoolOp<Combine, Finish>(init, combine, finish);
-}
-
-struct MaxPoolOp {
-  static OpKernel* New() {
-    return NewPool(
-        -std::numeric_limits<float>::infinity(), [](float a, float b) { return std::max(a, b); },
-        [](float v, float) { return v; });
+template <typename T>
+class AvgPoolOp : public OpKernel {
+ public:
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    Window w;
+    OP_REQUIRES_OK(ctx, MakeWindow(*ctx, x.shape(), false, &w));
+    OP_REQUIRES(ctx, !w.avg_depth, DepthUnsupported());
+    Tensor* out = ctx->allocate_output(0, w.out_shape(), false);
+    ForEachImage(ctx, w.batch, [&](int64_t n) {
+      const T* in = x.data<T>() + n * w.in_image();
+      T* o = out->data<T>() + n * w.out_image();
+      for (int64_t oy = 0; oy < w.out_h; ++oy) {
+        for (int64_t ox = 0; ox < w.out_w; ++ox, o += w.depth) {
+          std::fill(o, o + w.depth, T(0));
+          for (int64_t y = w.y0(oy); y < w.y1(oy); ++y) {
+            for (int64_t xx = w.x0(ox); xx < w.x1(ox); ++xx) {
+              const T* v = in + (y * w.in_w + xx) * w.depth;
+              for (int64_t c = 0; c < w.depth; ++c) o[c] += v[c];
+            }
+          }
+          const T cells = static_cast<T>((w.y1(oy) - w.y0(oy)) * (w.x1(ox) - w.x0(ox)));
+          for (int64_t c = 0; c < w.depth; ++c) o[c] /= cells;
+        }
+      }
+    });
   }
 };
 
-struct AvgPoolOp {
-  static OpKernel* New() {
-    return NewPool(
-        0.0f, [](float a, float b) { return a + b; },
-        [](float v, float cells) { return v / cells; });
-  }
-};
-
+// Inputs orig_input, orig_output, grad (the pooled shape); dx routes each window's gradient to
+// its first maximum.
+template <typename T>
 class MaxPoolGradOp : public OpKernel {
  public:
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
-    const Tensor& y = ctx->input(1);
-    const Tensor& grad = ctx->input(2);
     Window w;
-    OP_REQUIRES_OK(ctx, MakeWindow(*ctx, x.shape(), &w));
-    const std::vector<int64_t> out_shape = {w.batch, w.out_h, w.out_w, w.depth};
-    OP_REQUIRES(ctx, y.shape() == out_shape && grad.shape() == out_shape,
-                errors::InvalidArgument("MaxPoolGrad: orig_output ", y.ShapeString(), " and grad ",
-                                        grad.ShapeString(), " must have the pooled shape ",
-                                        ShapeString(out_shape)));
+    OP_REQUIRES_OK(ctx, MakeWindow(*ctx, x.shape(), true, &w));
+    OP_REQUIRES_OK(ctx, CheckShape("orig_output", ctx->input(1), w.out_shape()));
+    const Tensor& grad = ctx->input(2);
+    OP_REQUIRES_OK(ctx, CheckShape("grad", grad, w.out_shape()));
     Tensor* dx = ctx->allocate_output(0, x.shape());
     ForEachImage(ctx, w.batch, [&](int64_t n) {
-      const float* in = x.data<float>() + n * w.in_h * w.in_w * w.depth;
-      const float* g = grad.data<float>() + n * w.out_h * w.out_w * w.depth;
-      float* d = dx->data<float>() + n * w.in_h * w.in_w * w.depth;
+      const T* in = x.data<T>() + n * w.in_image();
+      const T* g = grad.data<T>() + n * w.out_image();
+      T* d = dx->data<T>() + n * w.in_image();
       for (int64_t oy = 0; oy < w.out_h; ++oy) {
-        for (int64_t ox = 0; ox < w.out_w; ++ox, g += w.depth) {
-          for (int64_t c = 0; c < w.depth; ++c) {
-            // The first maximum in scan order: later equal values do not take over.
-            int64_t best = -1;
-            float best_value = 0.0f;
-            for (int64_t yy = w.y0(oy); yy < w.y1(oy); ++yy) {
-              for (int64_t xx = w.x0(ox); xx < w.x1(ox); ++xx) {
-                const int64_t at = (yy * w.in_w + xx) * w.depth + c;
-                if (best < 0 || in[at] > best_value) {
-                  best = at;
-                  best_value = in[at];
-                }
-              }
-            }
-            if (best >= 0) d[best] += g[c];
+        for (int64_t ox = 0; ox < w.out_w; ++ox, g += w.out_d) {
+          for (int64_t od = 0; od < w.out_d; ++od) {
+            const int64_t best = FirstMax(w, in, oy, ox, od);
+            if (best >= 0) d[best] += g[od];
           }
         }
       }
@@ -179,6 +265,36 @@ class MaxPoolGradOp : public OpKernel {
   }
 };
 
+// Inputs orig_input, orig_output, grad (the input's shape); the output (the pooled shape) reads
+// grad at each window's first maximum: the adjoint of MaxPoolGrad in its gradient argument.
+template <typename T>
+class MaxPoolGradGradOp : public OpKernel {
+ public:
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    Window w;
+    OP_REQUIRES_OK(ctx, MakeWindow(*ctx, x.shape(), true, &w));
+    OP_REQUIRES_OK(ctx, CheckShape("orig_output", ctx->input(1), w.out_shape()));
+    const Tensor& grad = ctx->input(2);
+    OP_REQUIRES_OK(ctx, CheckShape("grad", grad, x.shape()));
+    Tensor* out = ctx->allocate_output(0, w.out_shape());
+    ForEachImage(ctx, w.batch, [&](int64_t n) {
+      const T* in = x.data<T>() + n * w.in_image();
+      const T* g = grad.data<T>() + n * w.in_image();
+      T* o = out->data<T>() + n * w.out_image();
+      for (int64_t oy = 0; oy < w.out_h; ++oy) {
+        for (int64_t ox = 0; ox < w.out_w; ++ox, o += w.out_d) {
+          for (int64_t od = 0; od < w.out_d; ++od) {
+            const int64_t best = FirstMax(w, in, oy, ox, od);
+            if (best >= 0) o[od] = g[best];
+          }
+        }
+      }
+    });
+  }
+};
+
+template <typename T>
 class AvgPoolGradOp : public OpKernel {
  public:
   void Compute(OpKernelContext* ctx) override {
@@ -188,21 +304,19 @@ class AvgPoolGradOp : public OpKernel {
                 errors::InvalidArgument("orig_input_shape must be 1-dimensional and 4 elements"));
     std::vector<int64_t> shape(sizes.data<int32_t>(), sizes.data<int32_t>() + 4);
     Window w;
-    OP_REQUIRES_OK(ctx, MakeWindow(*ctx, shape, &w));
-    const std::vector<int64_t> out_shape = {w.batch, w.out_h, w.out_w, w.depth};
-    OP_REQUIRES(ctx, grad.shape() == out_shape,
-                errors::InvalidArgument("AvgPoolGrad: grad has shape ", grad.ShapeString(),
-                                        " but the pooled shape is ", ShapeString(out_shape)));
+    OP_REQUIRES_OK(ctx, MakeWindow(*ctx, shape, false, &w));
+    OP_REQUIRES_OK(ctx, CheckShape("grad", grad, w.out_shape()));
+    OP_REQUIRES(ctx, !w.avg_depth, DepthUnsupported());
     Tensor* dx = ctx->allocate_output(0, shape);
     ForEachImage(ctx, w.batch, [&](int64_t n) {
-      const float* g = grad.data<float>() + n * w.out_h * w.out_w * w.depth;
-      float* d = dx->data<float>() + n * w.in_h * w.in_w * w.depth;
+      const T* g = grad.data<T>() + n * w.out_image();
+      T* d = dx->data<T>() + n * w.in_image();
       for (int64_t oy = 0; oy < w.out_h; ++oy) {
         for (int64_t ox = 0; ox < w.out_w; ++ox, g += w.depth) {
-          const float count = static_cast<float>((w.y1(oy) - w.y0(oy)) * (w.x1(ox) - w.x0(ox)));
+          const T count = static_cast<T>((w.y1(oy) - w.y0(oy)) * (w.x1(ox) - w.x0(ox)));
           for (int64_t yy = w.y0(oy); yy < w.y1(oy); ++yy) {
             for (int64_t xx = w.x0(ox); xx < w.x1(ox); ++xx) {
-              float* t = d + (yy * w.in_w + xx) * w.depth;
+              T* t = d + (yy * w.in_w + xx) * w.depth;
               for (int64_t c = 0; c < w.depth; ++c) t[c] += g[c] / count;
             }
           }
@@ -212,42 +326,57 @@ class AvgPoolGradOp : public OpKernel {
   }
 };
 
-#define SWIGFLOW_POOL_ATTRS               \
-  Attr("T: {float}")                      \
-      .Attr("ksize: list(int)")           \
-      .Attr("strides: list(int)")         \
-      .Attr("padding: {'SAME', 'VALID'}") \
+#define SWIGFLOW_POOL_ATTRS(paddings) \
+  Attr("T: {float, double}")          \
+      .Attr("ksize: list(int)")       \
+      .Attr("strides: list(int)")     \
+      .Attr(paddings)                 \
       .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+#define SWIGFLOW_MAX_POOL_ATTRS                                 \
+  SWIGFLOW_POOL_ATTRS("padding: {'SAME', 'VALID', 'EXPLICIT'}") \
+      .Attr("explicit_paddings: list(int) = []")
+#define SWIGFLOW_AVG_POOL_ATTRS SWIGFLOW_POOL_ATTRS("padding: {'SAME', 'VALID'}")
 
 REGISTER_OP("MaxPool")
     .Input("input: T")
     .Output("output: T")
-    .SWIGFLOW_POOL_ATTRS.Doc("Max over windows; padding never wins.");
+    .SWIGFLOW_MAX_POOL_ATTRS.Doc(
+        "Max over windows; padding never wins. A depth window (ksize [1, 1, 1, k]) pools "
+        "channels.");
 REGISTER_OP("AvgPool")
     .Input("value: T")
     .Output("output: T")
-    .SWIGFLOW_POOL_ATTRS.Doc("Mean over windows; padding is not counted.");
+    .SWIGFLOW_AVG_POOL_ATTRS.Doc("Mean over windows; padding is not counted.");
 REGISTER_OP("MaxPoolGrad")
     .Input("orig_input: T")
     .Input("orig_output: T")
     .Input("grad: T")
     .Output("output: T")
-    .SWIGFLOW_POOL_ATTRS.Doc(
+    .SWIGFLOW_MAX_POOL_ATTRS.Doc(
         "The gradient of MaxPool: each window's gradient goes to its first maximum.");
+REGISTER_OP("MaxPoolGradGrad")
+    .Input("orig_input: T")
+    .Input("orig_output: T")
+    .Input("grad: T")
+    .Output("output: T")
+    .SWIGFLOW_MAX_POOL_ATTRS.Doc(
+        "The gradient of MaxPoolGrad with respect to its grad: grad read at each window's first "
+        "maximum.");
 REGISTER_OP("AvgPoolGrad")
     .Input("orig_input_shape: int32")
     .Input("grad: T")
     .Output("output: T")
-    .SWIGFLOW_POOL_ATTRS.Doc("The gradient of AvgPool.");
+    .SWIGFLOW_AVG_POOL_ATTRS.Doc("The gradient of AvgPool.");
 
-static ::swigflow::KernelRegistrar max_pool_kernel("MaxPool", DataType::kFloat, [] {
-  return std::unique_ptr<OpKernel>(MaxPoolOp::New());
-});
-static ::swigflow::KernelRegistrar avg_pool_kernel("AvgPool", DataType::kFloat, [] {
-  return std::unique_ptr<OpKernel>(AvgPoolOp::New());
-});
-REGISTER_KERNEL("MaxPoolGrad", DataType::kFloat, MaxPoolGradOp);
-REGISTER_KERNEL("AvgPoolGrad", DataType::kFloat, AvgPoolGradOp);
+#define SWIGFLOW_REGISTER_POOL(op, kernel)              \
+  REGISTER_KERNEL(op, DataType::kFloat, kernel<float>); \
+  REGISTER_KERNEL(op, DataType::kDouble, kernel<double>)
+
+SWIGFLOW_REGISTER_POOL("MaxPool", MaxPoolOp);
+SWIGFLOW_REGISTER_POOL("AvgPool", AvgPoolOp);
+SWIGFLOW_REGISTER_POOL("MaxPoolGrad", MaxPoolGradOp);
+SWIGFLOW_REGISTER_POOL("MaxPoolGradGrad", MaxPoolGradGradOp);
+SWIGFLOW_REGISTER_POOL("AvgPoolGrad", AvgPoolGradOp);
 
 }  // namespace
 }  // namespace swigflow

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "swigflow/framework/status.h"
 
@@ -17,6 +18,16 @@ namespace kernels {
 Status WindowedOutputSize(int64_t in, int64_t k, int64_t dilation, int64_t stride,
                           const std::string& padding, int64_t explicit_before,
                           int64_t explicit_after, int64_t* out, int64_t* pad_before);
+
+// The [before, after] padding of each NHWC dimension, 8 values: the explicit_paddings attribute
+// when `padding` is "EXPLICIT" (nonnegative, none in batch or depth), else zeros, in which case
+// the attribute must be empty. TensorFlow's messages.
+Status ExplicitPaddings(const std::string& padding, const std::vector<int64_t>& explicit_paddings,
+                        std::vector<int64_t>* pads);
+
+// TensorFlow reads list(int) window attributes (ksize, strides, dilations) as int32: a value
+// outside that range is INVALID_ARGUMENT, "Attr strides has value ... out of range for an int32".
+Status CheckInt32Attr(const char* name, const std::vector<int64_t>& values);
 
 }  // namespace kernels
 }  // namespace swigflow
