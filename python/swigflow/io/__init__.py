@@ -28,9 +28,11 @@ from swigflow.io.tf_record import (
     RecordBuffer,
     TFRecordCompressionType,
     TFRecordOptions,
+    TFRecordRandomReader,
     TFRecordReader,
     TFRecordWriter,
     tf_record_iterator,
+    tf_record_random_reader,
 )
 
 __all__ = [
@@ -42,6 +44,7 @@ __all__ = [
     "TFRecordCompressionType",
     "TFRecordFile",
     "TFRecordOptions",
+    "TFRecordRandomReader",
     "TFRecordReader",
     "TFRecordScanner",
     "TFRecordWriter",
@@ -65,4 +68,5 @@ __all__ = [
     "parse_single_example",
     "parse_single_sequence_example",
     "tf_record_iterator",
+    "tf_record_random_reader",
 ]

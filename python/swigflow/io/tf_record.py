@@ -445,3 +445,49 @@ class _RecordIterator:
 
     def close(self):
         self._reader.close()
+
+
+class TFRecordRandomReader:
+    """Reads single records at given offsets, as ``tf.compat.v1.io.tf_record_random_reader``.
+
+    ``read(offset)`` returns ``(record, next_offset)``; offsets are where records start (0, then
+    each ``next_offset``). In ZLIB/GZIP files offsets count decompressed bytes, and reading
+    before the previous offset decompresses from the start.
+    """
+
+    def __init__(self, path, options=None):
+        self._reader = TFRecordReader(path, options)
+
+    def read(self, offset):
+        """(the record at ``offset``, the offset of the next record).
+
+        Raises:
+          IndexError: ``offset`` is the end of the file (or past it).
+          DataLossError: no intact record starts at ``offset``.
+          FailedPreconditionError: the reader is closed.
+        """
+        reader = self._reader
+        reader.seek(offset)
+        records = reader.read_batch(1)
+        if not records:
+            raise IndexError(f"Out of range at reading offset {offset} of {reader.path!r}")
+        return records[0], reader.offset
+
+    def close(self):
+        """Releases the file; later reads raise FailedPreconditionError."""
+        self._reader.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def __repr__(self):
+        return f"<TFRecordRandomReader {self._reader.path!r}>"
+
+
+def tf_record_random_reader(path, options=None):
+    """A :class:`TFRecordRandomReader` over ``path``, as TensorFlow's function of that name."""
+    return TFRecordRandomReader(path, options)
+
