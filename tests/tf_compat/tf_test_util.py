@@ -1,5 +1,8 @@
-"""TensorFlow's test_util.assertAllCloseAccordingToType for the translated tests (TF's
-tolerances, our code). Gradient checks use swigflow.test.compute_gradient_error."""
+"""Helpers for the translated tests, our code on TensorFlow's definitions: test_util's
+assertAllCloseAccordingToType tolerances, plain-Python elements, and checkpoint_test_base's
+verify functions as iterator states. Gradient checks use swigflow.test.compute_gradient_error."""
+
+import json
 
 import numpy as np
 
@@ -19,3 +22,29 @@ def assert_all_close_according_to_type(
     np.testing.assert_allclose(
         actual.astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol
     )
+
+
+def as_py(element):
+    """An element as plain Python (lists, ints, floats, bytes), for comparisons."""
+    if isinstance(element, (tuple, list)):
+        return type(element)(as_py(e) for e in element)
+    if isinstance(element, dict):
+        return {k: as_py(v) for k, v in element.items()}
+    if isinstance(element, np.ndarray):
+        return element.tolist()
+    if isinstance(element, np.generic):
+        return element.item()
+    return element
+
+
+def verify_checkpoints(make_dataset, num_outputs):
+    """checkpoint_test_base's verify functions as iterator states: the dataset gives
+    num_outputs elements, and an iterator restored from the state saved after any of them
+    (through JSON, as a file would keep it) gives the rest."""
+    whole = [as_py(e) for e in make_dataset()]
+    assert len(whole) == num_outputs
+    for stop in range(num_outputs + 1):
+        it = make_dataset().iterator()
+        head = [as_py(next(it)) for _ in range(stop)]
+        state = json.loads(json.dumps(it.state()))
+        assert head + [as_py(e) for e in make_dataset().iterator(state=state)] == whole, stop

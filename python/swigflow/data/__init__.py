@@ -27,6 +27,13 @@ from swigflow.data import (
     transformations,  # noqa: F401 - registers flat_map, window, ...
 )
 from swigflow.data.dataset import AUTOTUNE, INFINITE, UNKNOWN, Dataset, Iterator
+from swigflow.data.options import (
+    AutotuneOptions,
+    DistributeOptions,
+    OptimizationOptions,
+    Options,
+    ThreadingOptions,
+)
 from swigflow.data.records import TFRecordDataset
 
 
@@ -42,9 +49,14 @@ __all__ = [
     "AUTOTUNE",
     "INFINITE",
     "UNKNOWN",
+    "AutotuneOptions",
     "Dataset",
+    "DistributeOptions",
     "Iterator",
+    "OptimizationOptions",
+    "Options",
     "TFRecordDataset",
+    "ThreadingOptions",
     "TorchIterableDataset",
     "experimental",
     "profiler",

@@ -24,6 +24,7 @@ import numpy as np
 
 from swigflow import errors
 from swigflow.data import stats as _stats
+from swigflow.data.options import Options
 from swigflow.io import gfile
 
 AUTOTUNE = -1
@@ -463,6 +464,22 @@ class Dataset:
             if fused is not None:
                 return fused
         return _Interleave(self, map_func, cycle_length, block_length, num_parallel_calls)
+
+    def with_options(self, options, name=None):
+        """This dataset with tf.data ``options`` (a :class:`swigflow.data.Options`) set over
+        its own; :meth:`options` returns them. What each option does here is in
+        :mod:`swigflow.data.options`."""
+        del name
+        if not isinstance(options, Options):
+            raise TypeError(f"options must be a swigflow.data.Options, got {options!r}")
+        return _WithOptions(self, self.options().merge(options))
+
+    def options(self):
+        """The options set on this dataset and its inputs, merged (the outermost win)."""
+        merged = Options()
+        for dataset in self._input_datasets():
+            merged = merged.merge(dataset.options())
+        return merged
 
     def prefetch(self, buffer_size, name=None):
         """Prepares up to buffer_size elements ahead on a background thread (AUTOTUNE: 2;
@@ -1418,6 +1435,23 @@ class _Prefetch(Unary):
                 yield element, position
         finally:
             stop.set()
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+
+class _WithOptions(Unary):
+    """with_options(): the input's elements, with the merged options to report."""
+
+    def __init__(self, input_dataset, options):
+        super().__init__(input_dataset)
+        self._options = options
+
+    def options(self):
+        return self._options
+
+    def _generate(self, state, epoch):
+        return self._input._iter(state, epoch)
 
     def _cardinality(self):
         return self._input._cardinality()

@@ -35,13 +35,38 @@ _ORDER = [
 ]  # fmt: skip
 
 
+def _is_file(value):
+    return isinstance(value, (str, bytes, os.PathLike)) or gfile.is_file_object(value)
+
+
+def _tf_type_name(value):
+    """The dtype TensorFlow would give `value` (Python ints are int32, floats float32)."""
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, np.generic):
+        return value.dtype.name
+    if isinstance(value, int):
+        return "int32"
+    if isinstance(value, float):
+        return "float32"
+    return type(value).__name__
+
+
 def _as_files(filenames):
     if isinstance(filenames, ds.Dataset):
         return filenames
-    if isinstance(filenames, (str, bytes, os.PathLike)) or gfile.is_file_object(filenames):
+    if _is_file(filenames):
         return [gfile.as_path(filenames)]
     if isinstance(filenames, np.ndarray):
-        filenames = filenames.ravel().tolist()
+        filenames = filenames.ravel()
+        filenames = filenames.tolist() if filenames.dtype.kind in "USO" else list(filenames)
+    filenames = list(filenames)
+    for f in filenames:
+        if not _is_file(f):
+            raise TypeError(
+                "The `filenames` argument must contain `tf.string` elements. Got "
+                f"`tf.{_tf_type_name(f)}` elements."
+            )
     return [gfile.as_path(f) for f in filenames]
 
 

@@ -490,4 +490,3 @@ class TFRecordRandomReader:
 def tf_record_random_reader(path, options=None):
     """A :class:`TFRecordRandomReader` over ``path``, as TensorFlow's function of that name."""
     return TFRecordRandomReader(path, options)
-

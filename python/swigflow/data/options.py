@@ -1,0 +1,135 @@
+"""tf.data.Options: the same option tree, set with ``Dataset.with_options`` and read back with
+``Dataset.options()``, so ported pipelines run unchanged.
+
+What the options mean here: swigflow's steps always keep their input order, so every pipeline
+is deterministic whatever ``deterministic`` says (False allows reordering; swigflow never
+needs to). Threads are sized by swigflow itself (one per core, ``SWIGFLOW_NUM_THREADS``), so
+``threading``, ``autotune`` and ``experimental_optimization`` are kept and returned but change
+nothing; nor does ``experimental_distribute.auto_shard_policy`` (sharding is explicit:
+``Dataset.shard`` and the PyTorch adapter). Unknown option names and values of the wrong type
+raise, as in TensorFlow.
+"""
+
+_BOOL = (bool,)
+_INT = (int,)
+
+
+class _Group:
+    """A group of options: each unset until assigned; merge() lets the later, set value win."""
+
+    _FIELDS = {}  # name -> accepted types, or a nested group class
+    _NAME = "Options"
+
+    def __init__(self):
+        object.__setattr__(self, "_values", {})
+        for name, kind in self._FIELDS.items():
+            if isinstance(kind, type) and issubclass(kind, _Group):
+                self._values[name] = kind()
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name not in self._FIELDS:
+            raise AttributeError(f"{self._NAME} has no option {name!r}")
+        return self._values.get(name)
+
+    def __setattr__(self, name, value):
+        kind = self._FIELDS.get(name)
+        if kind is None:
+            raise AttributeError(f"Cannot set the property {name} on {self._NAME}.")
+        if isinstance(kind, type) and issubclass(kind, _Group):
+            if not isinstance(value, kind):
+                raise TypeError(f"{self._NAME}.{name} must be a {kind._NAME}, got {value!r}")
+        elif value is not None and (
+            not isinstance(value, kind) or (kind is not _BOOL and isinstance(value, bool))
+        ):
+            names = "/".join(t.__name__ for t in kind)
+            raise TypeError(f"{self._NAME}.{name} must be {names}, got {value!r}")
+        self._values[name] = value
+
+    def merge(self, other):
+        """A new group: this one's values, overridden by those `other` has set."""
+        merged = type(self)()
+        for name, value in self._values.items():
+            merged._values[name] = value
+        for name, value in other._values.items():
+            if isinstance(value, _Group):
+                merged._values[name] = merged._values[name].merge(value)
+            elif value is not None:
+                merged._values[name] = value
+        return merged
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self._values == other._values
+
+    def __repr__(self):
+        set_values = {k: v for k, v in self._values.items() if v is not None}
+        return f"{self._NAME}({set_values})"
+
+
+class AutotuneOptions(_Group):
+    _NAME = "AutotuneOptions"
+    _FIELDS = {"enabled": _BOOL, "cpu_budget": _INT, "ram_budget": _INT,
+               "autotune_algorithm": (object,), "initial_parallelism": _INT,
+               "min_parallelism": _INT}  # fmt: skip
+
+
+class DistributeOptions(_Group):
+    _NAME = "DistributeOptions"
+    _FIELDS = {"auto_shard_policy": (object,), "num_devices": _INT}
+
+
+class OptimizationOptions(_Group):
+    _NAME = "OptimizationOptions"
+    _FIELDS = {
+        name: _BOOL
+        for name in (
+            "apply_default_optimizations", "filter_fusion", "filter_parallelization",
+            "inject_prefetch", "map_and_batch_fusion", "map_and_filter_fusion", "map_fusion",
+            "map_parallelization", "noop_elimination", "parallel_batch", "seq_interleave_prefetch",
+            "shuffle_and_repeat_fusion", "warm_start",
+        )
+    }  # fmt: skip
+
+
+class ThreadingOptions(_Group):
+    _NAME = "ThreadingOptions"
+    _FIELDS = {"max_intra_op_parallelism": _INT, "private_threadpool_size": _INT}
+
+
+class Options(_Group):
+    """tf.data.Options (see the module's documentation for what each group does here)."""
+
+    _NAME = "Options"
+    _FIELDS = {
+        "autotune": AutotuneOptions,
+        "dataset_name": (str,),
+        "deterministic": _BOOL,
+        "experimental_deterministic": _BOOL,
+        "experimental_distribute": DistributeOptions,
+        "experimental_external_state_policy": (object,),
+        "experimental_optimization": OptimizationOptions,
+        "experimental_slack": _BOOL,
+        "experimental_symbolic_checkpoint": _BOOL,
+        "experimental_warm_start": _BOOL,
+        "framework_type": (list, tuple),
+        "threading": ThreadingOptions,
+    }
+
+    def __setattr__(self, name, value):
+        # experimental_deterministic is TensorFlow's older name of deterministic.
+        if name == "experimental_deterministic":
+            name = "deterministic"
+        super().__setattr__(name, value)
+
+    def __getattr__(self, name):
+        if name == "experimental_deterministic":
+            name = "deterministic"
+        return super().__getattr__(name)
+
+
+__all__ = [
+    "AutotuneOptions",
+    "DistributeOptions",
+    "OptimizationOptions",
+    "Options",
+    "ThreadingOptions",
+]

@@ -1,0 +1,138 @@
+"""tensorflow/python/data/kernel_tests/batch_test.py: BatchTest and BatchCheckpointTest.
+
+Not translated: the sparse and ragged cases (swigflow elements are numpy arrays; there is no
+SparseTensor or RaggedTensor element), testCheckpointLargeBatches (TF's Checkpoint objects;
+swigflow iterator states are plain dicts, tested in BatchCheckpointTest), and
+BatchRandomAccessTest (tf.data.experimental.at is not in swigflow yet).
+"""
+
+import time
+
+import numpy as np
+import pytest
+from tf_test_util import as_py, verify_checkpoints
+
+from swigflow import errors
+from swigflow.data import Dataset, Options
+
+COMPONENTS = (
+    np.arange(7),
+    np.array([[1, 2, 3]]) * np.arange(7)[:, np.newaxis],
+    np.array(37.0) * np.arange(7),
+)
+
+
+@pytest.mark.parametrize("num_parallel_calls", [None, 1, 2, 4])
+@pytest.mark.parametrize("drop_remainder", [True, False])
+@pytest.mark.parametrize("batch_size", [14, 15])
+@pytest.mark.parametrize("count", [0, 28])
+def test_basic(count, batch_size, drop_remainder, num_parallel_calls):
+    """BatchTest.testBasic."""
+    dataset = (
+        Dataset.from_tensor_slices(COMPONENTS)
+        .map(lambda x, y, z: (np.square(x), np.square(y), np.square(z)))
+        .repeat(count)
+        .batch(batch_size, drop_remainder, num_parallel_calls)
+    )
+    it = iter(dataset)
+    num_full_batches = (count * 7) // batch_size
+    for i in range(num_full_batches):
+        result = next(it)
+        for component, result_component in zip(COMPONENTS, result):
+            for j in range(batch_size):
+                np.testing.assert_array_equal(
+                    component[(i * batch_size + j) % 7] ** 2, result_component[j]
+                )
+    if not drop_remainder and (count * 7) % batch_size > 0:
+        result = next(it)
+        for component, result_component in zip(COMPONENTS, result):
+            for j in range((count * 7) % batch_size):
+                np.testing.assert_array_equal(
+                    component[(num_full_batches * batch_size + j) % 7] ** 2, result_component[j]
+                )
+    with pytest.raises(StopIteration):
+        next(it)
+
+
+def test_invalid_batch_size():
+    """BatchTest.testInvalidBatchSize."""
+    with pytest.raises(errors.InvalidArgumentError):
+        list(Dataset.range(10).batch(0))
+
+
+def test_dataset():
+    """BatchTest.testDataset: batches of datasets, unbatched and flattened again."""
+    dataset = Dataset.range(10).map(Dataset.from_tensors).batch(5)
+    dataset = dataset.map(lambda x: x)
+    dataset = dataset.unbatch().flat_map(lambda x: x)
+    assert as_py(list(dataset)) == list(range(10))
+
+
+def test_shape_error():
+    """BatchTest.testShapeError."""
+
+    def generator():
+        yield [1.0, 2.0, 3.0]
+        yield [4.0, 5.0, 6.0]
+        yield [7.0, 8.0, 9.0, 10.0]
+
+    dataset = Dataset.from_generator(generator, np.float32, output_shapes=[None]).batch(3)
+    with pytest.raises(
+        errors.InvalidArgumentError,
+        match=r"Cannot batch tensors with different shapes in component 0. First element had "
+        r"shape \[3\] and element 2 had shape \[4\].",
+    ):
+        list(dataset)
+
+
+def test_none_component():
+    """BatchTest.testNoneComponent."""
+    dataset = Dataset.range(10).map(lambda x: (x, None)).batch(10).map(lambda x, y: x)
+    assert as_py(list(dataset)) == [list(range(10))]
+
+
+@pytest.mark.parametrize("global_determinism", [True, False])
+@pytest.mark.parametrize("local_determinism", [None, True, False])
+def test_determinism_configuration(local_determinism, global_determinism):
+    """BatchTest.testDeterminismConfiguration: deterministic output whenever asked for, locally
+    or by the dataset's options (checkDeterminism's deterministic half; a nondeterministic
+    order is allowed, not required)."""
+    expect_determinism = local_determinism or (local_determinism is None and global_determinism)
+    elements = list(range(100))
+
+    def map_function(x):
+        if x == 0:
+            time.sleep(0.05)
+        return x
+
+    dataset = Dataset.from_tensor_slices(elements)
+    dataset = dataset.map(map_function, num_parallel_calls=2, deterministic=local_determinism)
+    dataset = dataset.batch(6, num_parallel_calls=2, deterministic=local_determinism).unbatch()
+    options = Options()
+    options.deterministic = global_determinism
+    output = as_py(list(dataset.with_options(options)))
+    if expect_determinism:
+        assert output == elements
+    else:
+        assert sorted(output) == elements
+
+
+@pytest.mark.parametrize("num_parallel_calls", [None, 1])
+def test_name(num_parallel_calls):
+    """BatchTest.testName."""
+    dataset = Dataset.range(5).batch(5, num_parallel_calls=num_parallel_calls, name="batch")
+    assert as_py(list(dataset)) == [list(range(5))]
+
+
+def test_checkpoint():
+    """BatchCheckpointTest.test."""
+
+    def build_dataset(multiplier=15.0, tensor_slice_len=8, batch_size=2):
+        components = (
+            np.arange(tensor_slice_len),
+            np.array([[1, 2, 3]]) * np.arange(tensor_slice_len)[:, np.newaxis],
+            np.array(multiplier) * np.arange(tensor_slice_len),
+        )
+        return Dataset.from_tensor_slices(components).batch(batch_size)
+
+    verify_checkpoints(build_dataset, 8 // 2)
