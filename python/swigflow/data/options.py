@@ -10,6 +10,8 @@ nothing; nor does ``experimental_distribute.auto_shard_policy`` (sharding is exp
 raise, as in TensorFlow.
 """
 
+from typing import ClassVar
+
 _BOOL = (bool,)
 _INT = (int,)
 
@@ -17,7 +19,7 @@ _INT = (int,)
 class _Group:
     """A group of options: each unset until assigned; merge() lets the later, set value win."""
 
-    _FIELDS = {}  # name -> accepted types, or a nested group class
+    _FIELDS: ClassVar[dict] = {}  # name -> accepted types, or a nested group class
     _NAME = "Options"
 
     def __init__(self):
@@ -67,19 +69,19 @@ class _Group:
 
 class AutotuneOptions(_Group):
     _NAME = "AutotuneOptions"
-    _FIELDS = {"enabled": _BOOL, "cpu_budget": _INT, "ram_budget": _INT,
+    _FIELDS: ClassVar[dict] = {"enabled": _BOOL, "cpu_budget": _INT, "ram_budget": _INT,
                "autotune_algorithm": (object,), "initial_parallelism": _INT,
                "min_parallelism": _INT}  # fmt: skip
 
 
 class DistributeOptions(_Group):
     _NAME = "DistributeOptions"
-    _FIELDS = {"auto_shard_policy": (object,), "num_devices": _INT}
+    _FIELDS: ClassVar[dict] = {"auto_shard_policy": (object,), "num_devices": _INT}
 
 
 class OptimizationOptions(_Group):
     _NAME = "OptimizationOptions"
-    _FIELDS = {
+    _FIELDS: ClassVar[dict] = {
         name: _BOOL
         for name in (
             "apply_default_optimizations", "filter_fusion", "filter_parallelization",
@@ -92,14 +94,14 @@ class OptimizationOptions(_Group):
 
 class ThreadingOptions(_Group):
     _NAME = "ThreadingOptions"
-    _FIELDS = {"max_intra_op_parallelism": _INT, "private_threadpool_size": _INT}
+    _FIELDS: ClassVar[dict] = {"max_intra_op_parallelism": _INT, "private_threadpool_size": _INT}
 
 
 class Options(_Group):
     """tf.data.Options (see the module's documentation for what each group does here)."""
 
     _NAME = "Options"
-    _FIELDS = {
+    _FIELDS: ClassVar[dict] = {
         "autotune": AutotuneOptions,
         "dataset_name": (str,),
         "deterministic": _BOOL,
