@@ -177,6 +177,25 @@ def test_memory_cache_keeps_the_first_complete_pass():
     assert values(partial) == [0, 10, 20, 30, 40] and len(calls) == 6
 
 
+def test_cache_keeps_a_pass_without_its_failed_elements():
+    # As tf.data: the failure is raised in the pass that meets it, later passes read the rest.
+    def odd_fails(x):
+        if x % 2:
+            raise ValueError(f"odd {x}")
+        return x
+
+    it = iter(Dataset.range(5).map(odd_fails).cache().repeat(3))
+    got = []
+    while True:
+        try:
+            got.append(int(next(it)))
+        except ValueError:
+            got.append("error")
+        except StopIteration:
+            break
+    assert got == [0, "error", 2, "error", 4] + [0, 2, 4] * 2
+
+
 def test_file_cache_is_written_whole_and_read_by_a_new_program(tmp_path):
     path = str(tmp_path / "cache" / "train")
     cached = Dataset.range(6).map(lambda x: {"x": x, "y": np.full([2], x)}).cache(path)

@@ -546,8 +546,10 @@ class _MemoryCache:
 
 class Cache(ds.Unary):
     """The first complete pass's elements, kept (in memory, or in a file) and given by every
-    later pass and iterator of this dataset. A pass that stops early, or has a failed element,
-    caches nothing. The state says whether the pass reads the cache, and how far it is."""
+    later pass and iterator of this dataset. A pass that stops early caches nothing; an
+    element that fails is raised in that pass and not kept, so the cache holds the pass's other
+    elements, as in tf.data. The state says whether the pass reads the cache, and how far it
+    is."""
 
     def __init__(self, input_dataset, filename):
         super().__init__(input_dataset)
@@ -577,12 +579,8 @@ class Cache(ds.Unary):
         try:
             for element, position in ds.iterate(self._input, state["input"], epoch):
                 index += 1
-                if add is not None:
-                    if type(element) is ds.Failed:
-                        finish(False)
-                        add = finish = None
-                    else:
-                        add(element)
+                if add is not None and type(element) is not ds.Failed:
+                    add(element)
                 yield element, {"cached": 0, "index": index, "input": position}
             complete = True
         finally:
