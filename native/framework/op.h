@@ -210,6 +210,11 @@ struct KernelRegistrar {
       __attribute__((unused)) (op, type,                                            \
                                [] { return std::unique_ptr<::swigflow::OpKernel>(new cls); })
 
+// Registers kernel<float> and kernel<double> for `op` (the "T: {float, double}" ops).
+#define REGISTER_FLOATING_KERNELS(op, kernel)           \
+  REGISTER_KERNEL(op, DataType::kFloat, kernel<float>); \
+  REGISTER_KERNEL(op, DataType::kDouble, kernel<double>)
+
 }  // namespace swigflow
 
 #endif  // SWIGFLOW_FRAMEWORK_OP_H_

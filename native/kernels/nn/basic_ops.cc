@@ -222,17 +222,13 @@ REGISTER_OP("LogSoftmax")
     .Attr("T: {float, double}")
     .Doc("logits - log(sum(exp(logits))) along the last axis.");
 
-#define SWIGFLOW_REGISTER_BOTH(op, kernel)              \
-  REGISTER_KERNEL(op, DataType::kFloat, kernel<float>); \
-  REGISTER_KERNEL(op, DataType::kDouble, kernel<double>)
-
-SWIGFLOW_REGISTER_BOTH("MatMul", MatMulOp);
-SWIGFLOW_REGISTER_BOTH("BiasAdd", BiasAddOp);
-SWIGFLOW_REGISTER_BOTH("BiasAddGrad", BiasAddGradOp);
-SWIGFLOW_REGISTER_BOTH("Relu", ReluOp);
-SWIGFLOW_REGISTER_BOTH("ReluGrad", ReluGradOp);
-SWIGFLOW_REGISTER_BOTH("Softmax", SoftmaxOp);
-SWIGFLOW_REGISTER_BOTH("LogSoftmax", LogSoftmaxOp);
+REGISTER_FLOATING_KERNELS("MatMul", MatMulOp);
+REGISTER_FLOATING_KERNELS("BiasAdd", BiasAddOp);
+REGISTER_FLOATING_KERNELS("BiasAddGrad", BiasAddGradOp);
+REGISTER_FLOATING_KERNELS("Relu", ReluOp);
+REGISTER_FLOATING_KERNELS("ReluGrad", ReluGradOp);
+REGISTER_FLOATING_KERNELS("Softmax", SoftmaxOp);
+REGISTER_FLOATING_KERNELS("LogSoftmax", LogSoftmaxOp);
 
 }  // namespace
 }  // namespace swigflow

@@ -236,61 +236,53 @@ class AvgPoolOp : public OpKernel {
   }
 };
 
-// Inputs orig_input, orig_output, grad (the pooled shape); dx routes each window's gradient to
-// its first maximum.
+// MaxPoolGrad and MaxPoolGradGrad: inputs orig_input, orig_output and grad (the pooled shape
+// for MaxPoolGrad, the input's for MaxPoolGradGrad). Both pair each output cell with its
+// window's first maximum: `Route` moves the value between them.
+template <typename T, typename Route>
+void ComputeFirstMaxRouting(OpKernelContext* ctx, bool grad_is_pooled, Route route) {
+  const Tensor& x = ctx->input(0);
+  Window w;
+  OP_REQUIRES_OK(ctx, MakeWindow(*ctx, x.shape(), true, &w));
+  OP_REQUIRES_OK(ctx, CheckShape("orig_output", ctx->input(1), w.out_shape()));
+  const Tensor& grad = ctx->input(2);
+  OP_REQUIRES_OK(ctx, CheckShape("grad", grad, grad_is_pooled ? w.out_shape() : x.shape()));
+  Tensor* out = ctx->allocate_output(0, grad_is_pooled ? x.shape() : w.out_shape());
+  const int64_t grad_image = grad_is_pooled ? w.out_image() : w.in_image();
+  const int64_t out_image = grad_is_pooled ? w.in_image() : w.out_image();
+  ForEachImage(ctx, w.batch, [&](int64_t n) {
+    const T* in = x.data<T>() + n * w.in_image();
+    const T* g = grad.data<T>() + n * grad_image;
+    T* o = out->data<T>() + n * out_image;
+    int64_t cell = 0;  // the output cell's offset in its pooled image
+    for (int64_t oy = 0; oy < w.out_h; ++oy) {
+      for (int64_t ox = 0; ox < w.out_w; ++ox) {
+        for (int64_t od = 0; od < w.out_d; ++od, ++cell) {
+          const int64_t best = FirstMax(w, in, oy, ox, od);
+          if (best >= 0) route(g, o, cell, best);
+        }
+      }
+    }
+  });
+}
+
+// dx routes each window's gradient to its first maximum.
 template <typename T>
 class MaxPoolGradOp : public OpKernel {
  public:
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& x = ctx->input(0);
-    Window w;
-    OP_REQUIRES_OK(ctx, MakeWindow(*ctx, x.shape(), true, &w));
-    OP_REQUIRES_OK(ctx, CheckShape("orig_output", ctx->input(1), w.out_shape()));
-    const Tensor& grad = ctx->input(2);
-    OP_REQUIRES_OK(ctx, CheckShape("grad", grad, w.out_shape()));
-    Tensor* dx = ctx->allocate_output(0, x.shape());
-    ForEachImage(ctx, w.batch, [&](int64_t n) {
-      const T* in = x.data<T>() + n * w.in_image();
-      const T* g = grad.data<T>() + n * w.out_image();
-      T* d = dx->data<T>() + n * w.in_image();
-      for (int64_t oy = 0; oy < w.out_h; ++oy) {
-        for (int64_t ox = 0; ox < w.out_w; ++ox, g += w.out_d) {
-          for (int64_t od = 0; od < w.out_d; ++od) {
-            const int64_t best = FirstMax(w, in, oy, ox, od);
-            if (best >= 0) d[best] += g[od];
-          }
-        }
-      }
-    });
+    ComputeFirstMaxRouting<T>(
+        ctx, true, [](const T* g, T* dx, int64_t cell, int64_t best) { dx[best] += g[cell]; });
   }
 };
 
-// Inputs orig_input, orig_output, grad (the input's shape); the output (the pooled shape) reads
-// grad at each window's first maximum: the adjoint of MaxPoolGrad in its gradient argument.
+// Reads grad at each window's first maximum: the adjoint of MaxPoolGrad in its grad argument.
 template <typename T>
 class MaxPoolGradGradOp : public OpKernel {
  public:
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& x = ctx->input(0);
-    Window w;
-    OP_REQUIRES_OK(ctx, MakeWindow(*ctx, x.shape(), true, &w));
-    OP_REQUIRES_OK(ctx, CheckShape("orig_output", ctx->input(1), w.out_shape()));
-    const Tensor& grad = ctx->input(2);
-    OP_REQUIRES_OK(ctx, CheckShape("grad", grad, x.shape()));
-    Tensor* out = ctx->allocate_output(0, w.out_shape());
-    ForEachImage(ctx, w.batch, [&](int64_t n) {
-      const T* in = x.data<T>() + n * w.in_image();
-      const T* g = grad.data<T>() + n * w.in_image();
-      T* o = out->data<T>() + n * w.out_image();
-      for (int64_t oy = 0; oy < w.out_h; ++oy) {
-        for (int64_t ox = 0; ox < w.out_w; ++ox, o += w.out_d) {
-          for (int64_t od = 0; od < w.out_d; ++od) {
-            const int64_t best = FirstMax(w, in, oy, ox, od);
-            if (best >= 0) o[od] = g[best];
-          }
-        }
-      }
-    });
+    ComputeFirstMaxRouting<T>(
+        ctx, false, [](const T* g, T* out, int64_t cell, int64_t best) { out[cell] = g[best]; });
   }
 };
 
@@ -368,15 +360,11 @@ REGISTER_OP("AvgPoolGrad")
     .Output("output: T")
     .SWIGFLOW_AVG_POOL_ATTRS.Doc("The gradient of AvgPool.");
 
-#define SWIGFLOW_REGISTER_POOL(op, kernel)              \
-  REGISTER_KERNEL(op, DataType::kFloat, kernel<float>); \
-  REGISTER_KERNEL(op, DataType::kDouble, kernel<double>)
-
-SWIGFLOW_REGISTER_POOL("MaxPool", MaxPoolOp);
-SWIGFLOW_REGISTER_POOL("AvgPool", AvgPoolOp);
-SWIGFLOW_REGISTER_POOL("MaxPoolGrad", MaxPoolGradOp);
-SWIGFLOW_REGISTER_POOL("MaxPoolGradGrad", MaxPoolGradGradOp);
-SWIGFLOW_REGISTER_POOL("AvgPoolGrad", AvgPoolGradOp);
+REGISTER_FLOATING_KERNELS("MaxPool", MaxPoolOp);
+REGISTER_FLOATING_KERNELS("AvgPool", AvgPoolOp);
+REGISTER_FLOATING_KERNELS("MaxPoolGrad", MaxPoolGradOp);
+REGISTER_FLOATING_KERNELS("MaxPoolGradGrad", MaxPoolGradGradOp);
+REGISTER_FLOATING_KERNELS("AvgPoolGrad", AvgPoolGradOp);
 
 }  // namespace
 }  // namespace swigflow

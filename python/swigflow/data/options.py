@@ -50,17 +50,18 @@ class _Group:
     def merge(self, other):
         """A new group: this one's values, overridden by those `other` has set."""
         merged = type(self)()
-        for name, value in self._values.items():
-            merged._values[name] = value
-        for name, value in other._values.items():
-            if isinstance(value, _Group):
-                merged._values[name] = merged._values[name].merge(value)
-            elif value is not None:
-                merged._values[name] = value
+        for name in self._FIELDS:
+            mine, theirs = getattr(self, name), getattr(other, name)
+            if isinstance(mine, _Group):
+                setattr(merged, name, mine.merge(theirs))
+            else:
+                setattr(merged, name, mine if theirs is None else theirs)
         return merged
 
     def __eq__(self, other):
-        return type(self) is type(other) and self._values == other._values
+        return type(self) is type(other) and all(
+            getattr(self, name) == getattr(other, name) for name in self._FIELDS
+        )
 
     def __repr__(self):
         set_values = {k: v for k, v in self._values.items() if v is not None}
@@ -105,7 +106,6 @@ class Options(_Group):
         "autotune": AutotuneOptions,
         "dataset_name": (str,),
         "deterministic": _BOOL,
-        "experimental_deterministic": _BOOL,
         "experimental_distribute": DistributeOptions,
         "experimental_external_state_policy": (object,),
         "experimental_optimization": OptimizationOptions,
