@@ -45,6 +45,11 @@ const char* TypeName(Feature::Kind kind) {  // TensorFlow's names in its message
   return "none";
 }
 
+// The list's name in TensorFlow's stride message: "bytes", where TypeName says "string".
+const char* ListName(Feature::Kind kind) {
+  return kind == Feature::Kind::kBytes ? "bytes" : TypeName(kind);
+}
+
 std::string_view View(const Reader& r) { return std::string_view(r.pos(), r.remaining()); }
 
 // "[3]", "[2, 2]" or "[]", as Python prints a list (TensorFlow's messages show shapes so).
@@ -54,6 +59,13 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
     if (i > 0) text += ", ";
     text += std::to_string(shape[i]);
   }
+  return text + "]";
+}
+
+// "[?,2,1]": a FixedLenSequenceFeature's output shape as TensorFlow prints it (rows unknown).
+std::string SequenceShapeText(const std::vector<int64_t>& row_shape) {
+  std::string text = "[?";
+  for (int64_t d : row_shape) text += "," + std::to_string(d);
   return text + "]";
 }
 
@@ -347,9 +359,9 @@ class BatchParser {
         case FeatureSpec::Type::kFixedLenSequence:
           if ((spec.row_size == 0 && count > 0) || (spec.row_size > 0 && count % spec.row_size)) {
             return errors::InvalidArgument(
-                Prefix(index), "Key: ", spec.key, ", Index: ", index,
-                ".  Number of values is not a multiple of the elements per row.  Values size: ",
-                count, " but row shape: ", ShapeText(spec.shape));
+                Prefix(index), "Key: ", spec.key, ", Index: ", index, ".  Number of ",
+                ListName(spec.dtype), " values is not a multiple of stride length. Saw ", count,
+                " values but output shape is: ", SequenceShapeText(spec.shape));
           }
           parsed->counts.push_back(count);
           break;

@@ -3,6 +3,8 @@
 
 import numpy as np
 
+from swigflow import errors
+
 
 class SparseTensor:
     """A sparse array: ``values[i]`` sits at ``indices[i]`` in an array of ``dense_shape``.
@@ -25,11 +27,22 @@ class SparseTensor:
         return tuple(int(d) for d in self.dense_shape)
 
     def to_dense(self, default_value=None):
-        """A dense numpy array, ``default_value`` (0 or b"" by default) where nothing is stored."""
+        """A dense numpy array, ``default_value`` (0 or b"" by default) where nothing is stored.
+
+        Raises:
+          InvalidArgumentError: an index outside ``dense_shape`` (TensorFlow's message).
+        """
         if default_value is None:
             default_value = b"" if self.values.dtype == object else 0
         dense = np.full(self.shape, default_value, dtype=self.values.dtype)
         if len(self.values):
+            outside = np.any((self.indices < 0) | (self.indices >= self.dense_shape), axis=1)
+            if np.any(outside):
+                i = int(np.flatnonzero(outside)[0])
+                raise errors.InvalidArgumentError(
+                    f"indices[{i}] = [{','.join(map(str, self.indices[i]))}] is out of bounds: "
+                    f"need 0 <= index < [{','.join(map(str, self.dense_shape))}]"
+                )
             dense[tuple(self.indices.T)] = self.values
         return dense
 
@@ -44,22 +57,38 @@ class RaggedTensor:
     """Rows of different lengths: row ``i`` is ``values[row_splits[i]:row_splits[i + 1]]``.
 
     Attributes:
-      values: all rows' values back to back: an array, or another RaggedTensor for more ragged
-        dimensions (as parse_sequence_example returns: examples, then steps).
-      row_splits: int64 array ``[nrows + 1]``, starting at 0.
+      values: all rows' values back to back: an array (whose dimensions after the first are
+        uniform ones), or another RaggedTensor for more ragged dimensions (as
+        parse_sequence_example returns: examples, then steps).
+      row_splits: int64 (or int32) array ``[nrows + 1]``, starting at 0.
+      uniform_row_length: None, or the length every row has (a uniform dimension over ragged
+        ones, as ``tf.RaggedTensor.from_uniform_row_length`` makes).
     """
 
-    __slots__ = ("row_splits", "values")
+    __slots__ = ("row_splits", "uniform_row_length", "values")
 
-    def __init__(self, values, row_splits):
+    def __init__(self, values, row_splits, uniform_row_length=None):
         self.values = values if isinstance(values, RaggedTensor) else np.asarray(values)
-        self.row_splits = np.asarray(row_splits, dtype=np.int64)
+        splits = np.asarray(row_splits)
+        if splits.dtype not in (np.int32, np.int64):
+            splits = splits.astype(np.int64)
+        self.row_splits = splits
+        self.uniform_row_length = uniform_row_length
 
     @classmethod
     def from_row_lengths(cls, values, row_lengths):
         splits = np.zeros(len(row_lengths) + 1, dtype=np.int64)
         np.cumsum(row_lengths, out=splits[1:])
         return cls(values, splits)
+
+    @classmethod
+    def from_uniform_row_length(cls, values, uniform_row_length):
+        """Rows of ``uniform_row_length`` values each (``len(values)`` must be a multiple)."""
+        nvals = len(values)
+        if uniform_row_length <= 0 or nvals % uniform_row_length:
+            raise ValueError(f"{nvals} values do not make rows of {uniform_row_length}")
+        splits = np.arange(0, nvals + 1, uniform_row_length, dtype=np.int64)
+        return cls(values, splits, uniform_row_length)
 
     @property
     def flat_values(self):
@@ -74,6 +103,11 @@ class RaggedTensor:
 
     def __len__(self):
         return len(self.row_splits) - 1
+
+    @property
+    def shape(self):
+        """``(nrows, row length or None, *inner)``, None where a dimension is ragged."""
+        return (len(self), self.uniform_row_length, *self.values.shape[1:])
 
     def __getitem__(self, row):
         start, stop = self.row_splits[row], self.row_splits[row + 1]
@@ -90,7 +124,7 @@ class RaggedTensor:
             values = RaggedTensor._slice(ragged.values, base, splits[-1])
         else:
             values = ragged.values[base : splits[-1]]
-        return RaggedTensor(values, splits - base)
+        return RaggedTensor(values, splits - base, ragged.uniform_row_length)
 
     def to_list(self):
         rows = (self[i] for i in range(len(self)))

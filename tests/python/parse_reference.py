@@ -69,6 +69,15 @@ def _array(values, dtype):
     return array
 
 
+def _stride_message(names, i, key, spec, count):
+    kind = "bytes" if spec.dtype == "string" else {"float32": "float"}.get(spec.dtype, spec.dtype)
+    shape = ",".join(["?", *map(str, spec.shape)])
+    return (
+        f"{_prefix(names, i)}Key: {key}, Index: {i}.  Number of {kind} values is not a multiple "
+        f"of stride length. Saw {count} values but output shape is: [{shape}]"
+    )
+
+
 def _parse_fixed(key, spec, decoded, names, first_index=0):
     size = math.prod(spec.shape)
     default = None
@@ -116,18 +125,12 @@ def _parse_var_len(key, spec, decoded, names):
 
 def _parse_sequence(key, spec, decoded, names):
     if not spec.allow_missing:
-        raise ValueError(
-            f"FixedLenSequenceFeature {key!r} needs allow_missing=True in parse_example "
-            "(as in TensorFlow)"
-        )
+        raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing to be True.")
     row_size = math.prod(spec.shape)
     rows = _rows(key, None, spec.dtype, decoded, names)
     for i, r in enumerate(rows):
         if (row_size == 0 and r) or (row_size and len(r) % row_size):
-            raise errors.InvalidArgumentError(
-                f"{_prefix(names, i)}Key: {key}, Index: {i}.  Number of values is not a multiple "
-                f"of the elements per row.  Values size: {len(r)} but row shape: {list(spec.shape)}"
-            )
+            raise errors.InvalidArgumentError(_stride_message(names, i, key, spec, len(r)))
     counts = [len(r) // row_size if row_size else 0 for r in rows]
     fill = ZERO_OF_DTYPE[spec.dtype] if spec.default_value is None else spec.default_value
     out = np.full(
@@ -175,9 +178,7 @@ def _validate(features, decoded, names):
                 row_size = math.prod(spec.shape)
                 if (row_size == 0 and values) or (row_size and len(values) % row_size):
                     raise errors.InvalidArgumentError(
-                        f"{_prefix(names, i)}Key: {key}, Index: {i}.  Number of values is not a "
-                        f"multiple of the elements per row.  Values size: {len(values)} but row "
-                        f"shape: {list(spec.shape)}"
+                        _stride_message(names, i, key, spec, len(values))
                     )
 
 

@@ -12,6 +12,7 @@ from swigflow.io import (
     FixedLenFeature,
     FixedLenSequenceFeature,
     RaggedFeature,
+    SparseFeature,
     VarLenFeature,
     parse_example,
     parse_single_example,
@@ -116,7 +117,7 @@ def test_var_len_and_ragged():
     ragged = parse_example(data, {"r": RaggedFeature("string", value_key="t")})["r"]
     assert ragged.row_splits.tolist() == [0, 2, 2, 3]
     assert ragged.to_list() == [[b"a", b"b"], [], [b"c"]]
-    with pytest.raises(ValueError, match="partitions"):
+    with pytest.raises(TypeError, match="partitions"):
         RaggedFeature("int64", partitions=("x",))
 
 
@@ -127,19 +128,19 @@ def test_fixed_len_sequence_pads_rows():
     assert out.tolist() == [[[1, 2], [3, 4]], [[5, 6], [-1, -1]], [[-1, -1], [-1, -1]]]
     with pytest.raises(errors.InvalidArgumentError, match="not a multiple"):
         parse_example(serialized({"p": [1, 2, 3]}), spec)
-    with pytest.raises(ValueError, match="allow_missing=True"):
+    with pytest.raises(ValueError, match="requires allow_missing to be True"):
         parse_example(data, {"p": FixedLenSequenceFeature([2], "int64")})
 
 
 def test_parse_single_example_drops_the_batch_dimension():
-    record = serialized({"i": 3, "v": [1.0, 2.0], "f": [4, 5]})[0]
+    record = serialized({"i": 3, "v": [1.0, 2.0], "f": [4, 5], "w": [1.0, 2.0]})[0]
     out = parse_single_example(
         record,
         {
             "i": FixedLenFeature([], "int64"),
             "v": VarLenFeature("float32"),
             "f": FixedLenFeature([2], "int64"),
-            "r": RaggedFeature("float32", value_key="v"),
+            "r": RaggedFeature("float32", value_key="w"),
         },
     )
     assert out["i"].shape == () and int(out["i"]) == 3
@@ -147,6 +148,22 @@ def test_parse_single_example_drops_the_batch_dimension():
     assert out["v"].dense_shape.tolist() == [2]
     assert out["f"].tolist() == [4, 5]
     assert out["r"].tolist() == [1.0, 2.0]
+
+
+def test_keys_of_different_kinds_are_refused():
+    # TensorFlow's rules: dense, sparse and ragged keys are disjoint; a key has one dtype.
+    record = serialized({"v": [1.0, 2.0]})
+    cases = [
+        ({"v": VarLenFeature("float32"), "r": RaggedFeature("float32", value_key="v")},
+         "Ragged and sparse keys must not intersect"),
+        ({"v": FixedLenFeature([2], "float32"), "r": RaggedFeature("float32", value_key="v")},
+         "Dense and ragged keys must not intersect"),
+        ({"v": VarLenFeature("float32"), "s": SparseFeature("v", "w", "float32", 3)},
+         r"Conflicting type <dtype: 'int64'> vs <dtype: 'float32'> for feature v\."),
+    ]  # fmt: skip
+    for spec, message in cases:
+        with pytest.raises(ValueError, match=message):
+            parse_example(record, spec)
 
 
 def test_bad_arguments():

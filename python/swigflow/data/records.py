@@ -296,14 +296,14 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
         options.start_epoch = base + state["epoch"]
         options.start_position = state["position"]
         features = c["features"]
-        items = list(features.items()) if features is not None else None
-        if items is not None:
+        plan = feature_spec.ParsePlan(features) if features is not None else None
+        if plan is not None:
             options.parse = True
-            options.specs = feature_spec.native_specs(features)
+            options.specs = plan.specs
         images = c.get("images")
         if images is not None:
             options.decode_images = True
-            options.image_spec = [k for k, _ in items].index(images["key"])
+            options.image_spec = plan.dense_index(images["key"])
             options.image = _images.batch_decode_options(images)
             # Crops and flips: decode_images(seed=...), else the iterator's own seed (so a state
             # resumes them too).
@@ -317,20 +317,20 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
             num_parallel_reads=c["cycle_length"],
             indexed=bool(sources) and sources[0][1] is not None,
             batch_size=c["batch_size"],
-            parse=items is not None,
+            parse=plan is not None,
             decode_images=images is not None,
             prefetch=c["prefetch"],
         )
         done = _stats.native_stages(source, pipeline)
         try:
-            yield from self._elements(pipeline, state, base, items, images)
+            yield from self._elements(pipeline, state, base, plan, images)
         finally:
             if done is not None:
                 done()
 
-    def _elements(self, pipeline, state, base, items, images):
+    def _elements(self, pipeline, state, base, plan, images):
         c = self._config
-        view = c["zero_copy"] and items is None
+        view = c["zero_copy"] and plan is None
         next_element = pipeline.NextView if view else pipeline.Next
         while True:
             item = next_element()
@@ -340,14 +340,9 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
                 return
             payload, records, native_epoch, position = item
             position = {"seed": state["seed"], "epoch": native_epoch - base, "position": position}
-            if items is not None:
+            if plan is not None:
                 image_key = images["key"] if images is not None else None
-                parsed = {
-                    key: value
-                    if key == image_key
-                    else feature_spec.assemble(spec, value[0], value[1], records)
-                    for (key, spec), value in zip(items, payload)
-                }
+                parsed = plan.assemble(payload, records, passthrough=image_key)
                 if not c["batch_size"]:
                     parsed = {k: feature_spec.drop_batch_dimension(v) for k, v in parsed.items()}
                 yield parsed, position

@@ -17,13 +17,16 @@ from swigflow.io.parsing import (
     FixedLenFeature,
     FixedLenSequenceFeature,
     RaggedFeature,
+    SparseFeature,
     VarLenFeature,
+    decode_json_example,
     parse_example,
     parse_single_example,
 )
 from swigflow.io.raw import decode_raw
 from swigflow.io.scan import RecordDamage, TFRecordScanner
 from swigflow.io.sequence_parsing import parse_sequence_example, parse_single_sequence_example
+from swigflow.io.tensor_proto import parse_tensor, serialize_tensor
 from swigflow.io.tf_record import (
     RecordBuffer,
     TFRecordCompressionType,
@@ -41,6 +44,7 @@ __all__ = [
     "RaggedFeature",
     "RecordBuffer",
     "RecordDamage",
+    "SparseFeature",
     "TFRecordCompressionType",
     "TFRecordFile",
     "TFRecordOptions",
@@ -54,6 +58,7 @@ __all__ = [
     "decode_and_crop_jpeg",
     "decode_image",
     "decode_jpeg",
+    "decode_json_example",
     "decode_png",
     "decode_raw",
     "default_index_path",
@@ -67,6 +72,8 @@ __all__ = [
     "parse_sequence_example",
     "parse_single_example",
     "parse_single_sequence_example",
+    "parse_tensor",
+    "serialize_tensor",
     "tf_record_iterator",
     "tf_record_random_reader",
 ]

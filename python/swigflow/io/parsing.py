@@ -8,26 +8,29 @@ Results are numpy arrays (strings as object arrays of bytes), :class:`swigflow.S
 import os
 
 import numpy as np
-from google.protobuf import message
+from google.protobuf import json_format, message
 
+from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.io.feature_spec import (  # the spec classes are tf.io's, exported from here too
     FixedLenFeature,
     FixedLenSequenceFeature,
+    ParsePlan,
     RaggedFeature,
+    SparseFeature,
     VarLenFeature,
-    assemble,
-    check_features,
     drop_batch_dimension,
-    native_specs,
 )
 from swigflow.io.tf_record import record_bytes
+from swigflow.train import Example
 
 __all__ = [
     "FixedLenFeature",
     "FixedLenSequenceFeature",
     "RaggedFeature",
+    "SparseFeature",
     "VarLenFeature",
+    "decode_json_example",
     "parse_example",
     "parse_single_example",
 ]
@@ -46,21 +49,24 @@ def parse_example(serialized, features, example_names=None, name=None):
     Args:
       serialized: a list (or numpy array) of serialized ``tf.train.Example`` bytes (or of
         swigflow.train.Example messages).
-      features: ``{key: FixedLenFeature | VarLenFeature | FixedLenSequenceFeature |
-        RaggedFeature}``.
+      features: ``{key: FixedLenFeature | VarLenFeature | SparseFeature |
+        FixedLenSequenceFeature | RaggedFeature}``.
       example_names: optional names of the examples, used in error messages.
       name: ignored (TensorFlow's op name).
 
     Returns:
       ``{key: result}``: numpy arrays ``[batch, *shape]`` for fixed-length features,
-      SparseTensor for VarLenFeature, RaggedTensor for RaggedFeature.
+      SparseTensor for VarLenFeature and SparseFeature, RaggedTensor for RaggedFeature.
 
     Raises:
+      ValueError: specs parse_example cannot take (unknown dimensions, keys used by features of
+        different kinds or dtypes), with TensorFlow's messages.
       InvalidArgumentError: a required feature is missing, a feature has the wrong type or number
-        of values, or a record is not a valid Example (the message names the record).
+        of values, a record is not a valid Example (the message names the record), or a
+        SparseFeature's indices or a RaggedFeature's partitions do not fit its values.
     """
     del name
-    check_features(features)
+    plan = ParsePlan(features)
     if isinstance(serialized, (bytes, bytearray, memoryview)):
         raise TypeError(
             "parse_example expects a list of serialized examples; use parse_single_example"
@@ -69,8 +75,7 @@ def parse_example(serialized, features, example_names=None, name=None):
     names = None
     if example_names is not None and len(example_names) > 0:  # [] means none, as in TF
         names = [os.fsdecode(n) if isinstance(n, bytes) else str(n) for n in example_names]
-    items = list(features.items())
-    specs = native_specs(features)
+    specs = plan.specs
     try:
         parsed = _pywrap.ParseExampleBatch(records, specs, names, _num_threads())
     except TypeError:
@@ -80,11 +85,7 @@ def parse_example(serialized, features, example_names=None, name=None):
         # their serialization. Checked only on this slow path.
         records = [record_bytes(r) for r in records]
         parsed = _pywrap.ParseExampleBatch(records, specs, names, _num_threads())
-    batch = len(records)
-    return {
-        key: assemble(spec, values, counts, batch)
-        for (key, spec), (values, counts) in zip(items, parsed)
-    }
+    return plan.assemble(parsed, len(records))
 
 
 def parse_single_example(serialized, features, example_names=None, name=None):
@@ -93,3 +94,34 @@ def parse_single_example(serialized, features, example_names=None, name=None):
     names = None if example_names is None else [example_names]
     parsed = parse_example([serialized], features, names, name)
     return {key: drop_batch_dimension(value) for key, value in parsed.items()}
+
+
+def decode_json_example(json_examples, name=None):
+    """Example protos written as JSON, serialized, as ``tf.io.decode_json_example``.
+
+    Args:
+      json_examples: a str or bytes holding one ``tf.train.Example`` in protobuf's JSON mapping
+        (``json_format.MessageToJson``), or a list / numpy array of them of any shape.
+
+    Returns:
+      The serialized Example (bytes) for one input, else an object array of bytes of the input's
+      shape.
+
+    Raises:
+      InvalidArgumentError: "Error while parsing JSON: ..." with protobuf's reason.
+    """
+    del name
+
+    def decode(text):
+        try:
+            return json_format.Parse(text, Example()).SerializeToString(deterministic=True)
+        except json_format.ParseError as e:
+            raise errors.InvalidArgumentError(f"Error while parsing JSON: {e}") from None
+
+    if isinstance(json_examples, (str, bytes)):
+        return decode(json_examples)
+    texts = np.asarray(json_examples, dtype=object)
+    out = np.empty(texts.shape, dtype=object)
+    for index, text in np.ndenumerate(texts):
+        out[index] = decode(text)
+    return out

@@ -46,6 +46,11 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
     strings = np.asarray([bytes(input_bytes)] if single else input_bytes, dtype=object)
     flat = [bytes(s) for s in strings.ravel()]
     if fixed_length is not None:
+        if fixed_length % dtype.itemsize:
+            raise errors.InvalidArgumentError(
+                f"fixed_length ({fixed_length}) must be a multiple of the size of out_type "
+                f"({dtype.itemsize})"
+            )
         flat = [s[:fixed_length].ljust(fixed_length, b"\0") for s in flat]
     if flat:
         width = len(flat[0])

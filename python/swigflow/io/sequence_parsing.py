@@ -12,14 +12,16 @@ import numpy as np
 
 from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
+from swigflow.io import ragged_partitions
 from swigflow.io.feature_spec import (
     KIND_OF_DTYPE,
     NUMPY_DTYPE,
-    ZERO_OF_DTYPE,
     FixedLenSequenceFeature,
     RaggedFeature,
     VarLenFeature,
+    check_shape,
     drop_batch_dimension,
+    padding_value,
     tf_type_name,
 )
 from swigflow.io.parsing import parse_example
@@ -46,18 +48,18 @@ def _parse_context(serialized, context_features, names):
         raise errors.InvalidArgumentError(message) from None
 
 
-def _steps(lists, key, spec, names, i):
+def _steps(lists, key, dtype, names, i):
     """The values of each step of feature list `key` in example i (None when it is missing)."""
     steps = lists.get(key)
     if steps is None:
         return None
-    want = KIND_OF_DTYPE[spec.dtype]
+    want = KIND_OF_DTYPE[dtype]
     out = []
     for t, (kind, values) in enumerate(steps):
         if kind not in (0, want):
             raise errors.InvalidArgumentError(
                 f"Name: {_name(names, i)}, Feature list: {key}, Index: {t}.  Data types don't "
-                f"match. Expected type: {tf_type_name(spec.dtype)}"
+                f"match. Expected type: {tf_type_name(dtype)}"
             )
         out.append(values)
     return out
@@ -78,6 +80,13 @@ def _dense_sequence(key, spec, per_example, names):
                 "found.  Did you mean to include it in feature_list_dense_missing_assumed_empty "
                 "or feature_list_dense_defaults?"
             )
+        total = sum(len(values) for values in steps or ())
+        if total % row_size:  # TensorFlow checks the total first, then each step
+            raise errors.InvalidArgumentError(
+                f"Feature list '{key}' has an unexpected number of values.  Total values size: "
+                f"{total} is not consistent with output shape: "
+                f"[{','.join(['?', *map(str, spec.shape)])}]"
+            )
         for t, values in enumerate(steps or ()):
             if len(values) != row_size:
                 raise errors.InvalidArgumentError(
@@ -85,10 +94,9 @@ def _dense_sequence(key, spec, per_example, names):
                     f"expected.  values size: {len(values)} but output shape: {list(spec.shape)}"
                 )
     lengths = np.array([len(s or ()) for s in per_example], dtype=np.int64)
-    fill = ZERO_OF_DTYPE[spec.dtype] if spec.default_value is None else spec.default_value
     out = np.full(
         (len(per_example), int(lengths.max(initial=0)), *spec.shape),
-        fill,
+        padding_value(spec),
         dtype=NUMPY_DTYPE[spec.dtype],
     )
     for i, steps in enumerate(per_example):
@@ -116,13 +124,41 @@ def _sparse_sequence(spec, per_example):
     )
 
 
-def _ragged_sequence(spec, per_example):
-    steps = [s or () for s in per_example]
-    inner = RaggedTensor.from_row_lengths(
-        _values([v for s in steps for step in s for v in step], spec.dtype),
-        [len(step) for s in steps for step in s],
-    )
-    return RaggedTensor.from_row_lengths(inner, [len(s) for s in steps])
+def _ragged_sequence(key, spec, lists, names):
+    """A RaggedFeature over feature lists: examples, then steps, then the partitions' rows
+    (each step partitioned on its own), then values."""
+    value_key = spec.value_key or key
+    steps = [_steps(found, value_key, spec.dtype, names, i) or [] for i, found in enumerate(lists)]
+    flat_steps = [step for s in steps for step in s]
+    counts = np.array([len(step) for step in flat_steps], dtype=np.int64)
+    values = _values([v for step in flat_steps for v in step], spec.dtype)
+    reads = []
+    for partition in spec.partitions:
+        if isinstance(partition, RaggedFeature.UniformRowLength):
+            reads.append(None)
+            continue
+        flat = []
+        for i, found in enumerate(lists):
+            partition_steps = _steps(found, partition.key, "int64", names, i)
+            if partition_steps is None:
+                partition_steps = [[]] * len(steps[i])
+            if len(partition_steps) != len(steps[i]):
+                raise ragged_partitions.misaligned(
+                    key,
+                    f"{len(steps[i])} steps of {value_key} but {len(partition_steps)} of "
+                    f"{partition.key} in example {i}",
+                )
+            flat += partition_steps
+        reads.append(
+            (
+                np.array([v for step in flat for v in step], dtype=np.int64),
+                np.array([len(step) for step in flat], dtype=np.int64),
+            )
+        )
+    result, rows = ragged_partitions.partitioned(key, spec.partitions, values, counts, reads)
+    per_step = RaggedTensor.from_row_lengths(result, rows)
+    out = RaggedTensor.from_row_lengths(per_step, [len(s) for s in steps])
+    return ragged_partitions.with_splits_dtype(out, np.dtype(spec.row_splits_dtype))
 
 
 def _check_specs(context_features, sequence_features):
@@ -135,8 +171,9 @@ def _check_specs(context_features, sequence_features):
                 f"sequence feature {key!r} must be a FixedLenSequenceFeature, VarLenFeature or "
                 f"RaggedFeature, not {type(spec).__name__}"
             )
-        if isinstance(spec, RaggedFeature) and spec.value_key not in (None, key):
-            raise ValueError("RaggedFeature value_key is not supported in sequence features")
+        if isinstance(spec, FixedLenSequenceFeature):
+            check_shape(key, spec)
+            padding_value(spec)
     if not context_features and not sequence_features:
         raise ValueError("at least one of context_features and sequence_features is required")
 
@@ -177,13 +214,14 @@ def parse_sequence_example(
             ) from None
     parsed, lengths = {}, {}
     for key, spec in (sequence_features or {}).items():
-        per_example = [_steps(found, key, spec, names, i) for i, found in enumerate(lists)]
+        if isinstance(spec, RaggedFeature):
+            parsed[key] = _ragged_sequence(key, spec, lists, names)
+            continue
+        per_example = [_steps(found, key, spec.dtype, names, i) for i, found in enumerate(lists)]
         if isinstance(spec, FixedLenSequenceFeature):
             parsed[key], lengths[key] = _dense_sequence(key, spec, per_example, names)
-        elif isinstance(spec, VarLenFeature):
-            parsed[key] = _sparse_sequence(spec, per_example)
         else:
-            parsed[key] = _ragged_sequence(spec, per_example)
+            parsed[key] = _sparse_sequence(spec, per_example)
     return context, parsed, lengths
 
 

@@ -1,4 +1,6 @@
-"""swigflow's protobuf schemas, compiled from feature.proto and example.proto beside this file.
+"""swigflow's protobuf schemas, compiled from the .proto files beside this file: feature.proto
+and example.proto (tf.train), tensor.proto and the files it imports (parse_tensor /
+serialize_tensor).
 
 The messages keep TensorFlow's full names (``tensorflow.Example``, ...), so their bytes, text
 format, JSON and ``Any`` type URLs are TensorFlow's. They live in a descriptor pool of their own,
