@@ -457,7 +457,12 @@ class Dataset:
         ``files.interleave(swigflow.data.TFRecordDataset, cycle_length=4)``), the files are read
         by the native pipeline, in parallel."""
         del deterministic, name
-        cycle_length = autotune_count(cycle_length, cpu_count()) or cpu_count()
+        if cycle_length is None or cycle_length == AUTOTUNE:  # tf.data's rule
+            parallel = autotune_count(num_parallel_calls, cpu_count())
+            if num_parallel_calls == AUTOTUNE:
+                parallel = (cpu_count() + 2) // 3
+            cycle_length = cpu_count() if parallel is None else min(parallel, cpu_count())
+        cycle_length = autotune_count(cycle_length, cpu_count())
         block_length = positive_count("block_length", 1 if block_length is None else block_length)
         for fuse in INTERLEAVE_FUSERS:
             fused = fuse(self, map_func, cycle_length, block_length)
@@ -1359,7 +1364,10 @@ class _Interleave(Unary):
             if type(dataset) is Failed:
                 return iter([dataset])  # the slot yields the error, then the next input
             if not isinstance(dataset, Dataset):
-                raise TypeError(f"interleave's function must return a Dataset, got {dataset!r}")
+                raise TypeError(
+                    "The `map_func` argument must return a `Dataset` object. Got "
+                    f"{type(dataset).__name__}: {dataset!r}"
+                )
             return iter(e for e, _ in dataset._iter(None, epoch))
 
         current = 0  # slots are opened as the cycle reaches them, as in tf.data
@@ -1477,7 +1485,10 @@ class _FromTensors(Dataset):
 
 
 def _element_of(tensors):
-    """A whole structure with from_tensor_slices' dtype rules (Python scalars included)."""
+    """A whole structure with from_tensor_slices' dtype rules (Python scalars included);
+    datasets stay datasets (elements interleave or flat_map can return)."""
+    if isinstance(tensors, Dataset):
+        return tensors
     if isinstance(tensors, dict):
         return {k: _element_of(v) for k, v in tensors.items()}
     if isinstance(tensors, tuple):

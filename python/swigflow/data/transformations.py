@@ -41,7 +41,10 @@ class Elements(ds.Dataset):
 def _made_dataset(made, what):
     if type(made) is ds.Failed or isinstance(made, ds.Dataset):
         return made
-    raise TypeError(f"{what} must return a Dataset, got {made!r}")
+    raise TypeError(
+        f"The `map_func` argument must return a `Dataset` object. Got {type(made).__name__}: "
+        f"{made!r} ({what})"
+    )
 
 
 class FlatMap(ds.Unary):
