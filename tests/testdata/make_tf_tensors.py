@@ -8,7 +8,7 @@ Run once with TensorFlow installed (it is not a dependency of swigflow or of the
 - tensor_descriptors.binpb: TensorFlow's own descriptors of TensorProto and the files it
   imports (tensor_shape.proto, types.proto, resource_handle.proto), for the schema check.
 - MANIFEST.json:
-  - "serialize": tf.io.serialize_tensor's bytes (hex) for arrays of every numpy-expressible type;
+  - "serialize": arrays of every numpy-expressible type and tf.io.serialize_tensor's bytes (hex);
   - "parse": tf.io.parse_tensor of hand-built TensorProtos (typed fields shorter or longer than
     the tensor, empty ones, bit patterns, unknown rank), with the values or the error;
   - "json": tf.io.decode_json_example's bytes (hex) or error for JSON texts;
@@ -44,6 +44,20 @@ def _plain(value):
     if array.dtype.kind == "c":
         return {"real": array.real.tolist(), "imag": array.imag.tolist(), "dtype": str(array.dtype)}
     return {"values": array.tolist(), "dtype": value.dtype.name}
+
+
+def _array(value):
+    """A numpy value as JSON the test rebuilds it from: dtype, shape and values (bytes as hex,
+    complex as [real, imag] pairs)."""
+    array = np.asarray(value)
+    flat = array.ravel()
+    if array.dtype == object:
+        values = [v.hex() for v in flat]
+    elif array.dtype.kind == "c":
+        values = [[v.real, v.imag] for v in flat.tolist()]
+    else:
+        values = flat.tolist()
+    return {"dtype": str(array.dtype), "shape": list(array.shape), "values": values}
 
 
 def _plain_list(rows):
@@ -232,7 +246,10 @@ def main():
         out.write(_descriptors())
     manifest = {
         "tensorflow": tf.__version__,
-        "serialize": {k: tf.io.serialize_tensor(v).numpy().hex() for k, v in SERIALIZE.items()},
+        "serialize": {
+            k: {"array": _array(v), "hex": tf.io.serialize_tensor(v).numpy().hex()}
+            for k, v in SERIALIZE.items()
+        },
         "parse": {
             name: {
                 "proto_hex": proto.SerializeToString().hex(),

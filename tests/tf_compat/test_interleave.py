@@ -65,6 +65,20 @@ def _repeat(values, count):
     return [[value] * value for value in np.tile(values, count)]
 
 
+def _repeat_dataset(input_values, count, cycle_length, block_length, num_parallel_calls):
+    """The dataset upstream's tests build: each x of input_values x times, interleaved."""
+    return (
+        Dataset.from_tensor_slices(np.int64(input_values))
+        .repeat(count)
+        .interleave(
+            lambda x: Dataset.from_tensors(x).repeat(x),
+            cycle_length,
+            block_length,
+            num_parallel_calls,
+        )
+    )
+
+
 @pytest.mark.parametrize(
     "input_values,cycle_length,block_length,expected_elements",
     [
@@ -115,16 +129,7 @@ def test_python_implementation(input_values, cycle_length, block_length, expecte
 def test_interleave_dataset(input_values, cycle_length, block_length, num_parallel_calls):
     """InterleaveTest.testInterleaveDataset."""
     count = 2
-    dataset = (
-        Dataset.from_tensor_slices(np.int64(input_values))
-        .repeat(count)
-        .interleave(
-            lambda x: Dataset.from_tensors(x).repeat(x),
-            cycle_length,
-            block_length,
-            num_parallel_calls,
-        )
-    )
+    dataset = _repeat_dataset(input_values, count, cycle_length, block_length, num_parallel_calls)
     expected_output = list(
         _interleave(_repeat(input_values, count), cycle_length, block_length, num_parallel_calls)
     )
@@ -217,16 +222,7 @@ def test_interleave_sparse():
 def test_sloppy_interleave_dataset(input_values, cycle_length, block_length, num_parallel_calls):
     """InterleaveTest.testSloppyInterleaveDataset."""
     count = 2
-    dataset = (
-        Dataset.from_tensor_slices(np.int64(input_values))
-        .repeat(count)
-        .interleave(
-            lambda x: Dataset.from_tensors(x).repeat(x),
-            cycle_length,
-            block_length,
-            num_parallel_calls,
-        )
-    )
+    dataset = _repeat_dataset(input_values, count, cycle_length, block_length, num_parallel_calls)
     options = Options()
     options.deterministic = False
     dataset = dataset.with_options(options)
@@ -269,7 +265,9 @@ def test_name(num_parallel_calls):
 @pytest.mark.parametrize("num_parallel_calls", [None, 1])
 def test_map_func_must_return_dataset(num_parallel_calls):
     """InterleaveTest.testMapFuncMustReturnDataset."""
-    with pytest.raises(TypeError, match="The `map_func` argument must return a `Dataset` object."):
+    with pytest.raises(
+        TypeError, match=r"The `map_func` argument must return a `Dataset` object\."
+    ):
         list(
             Dataset.from_tensors(42).interleave(
                 lambda x: [x], num_parallel_calls=num_parallel_calls
