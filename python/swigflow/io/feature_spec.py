@@ -335,12 +335,12 @@ def _ragged(key, spec, values, partitions, batch):
     return ragged_partitions.with_splits_dtype(ragged, np.dtype(spec.row_splits_dtype))
 
 
-def _sequence(spec, values, counts, batch):
+def _sequence(spec, padding, values, counts, batch):
     row_size = math.prod(spec.shape)
     rows = counts // row_size if row_size else np.zeros_like(counts)
     out = np.full(
         (batch, int(rows.max(initial=0)), *spec.shape),
-        padding_value(spec),
+        padding,
         dtype=NUMPY_DTYPE[spec.dtype],
     )
     total = int(rows.sum())
@@ -424,13 +424,12 @@ class ParsePlan:
                 native.default_float = values
             else:
                 native.default_int64 = values
-        if sequence:
-            padding_value(spec)  # checked now, used when assembling
         index = len(self.specs)
         self.specs.append(native)
         self._dense[key] = index
         if sequence:
-            return lambda parsed, batch: _sequence(spec, *parsed[index], batch)
+            padding = padding_value(spec)  # checked once, here
+            return lambda parsed, batch: _sequence(spec, padding, *parsed[index], batch)
         return lambda parsed, batch: parsed[index][0].reshape((batch, *spec.shape))
 
     def _read(self, key, dtype):

@@ -176,5 +176,4 @@ def with_splits_dtype(ragged, dtype):
             f"{splits[-1]} values are too many for int32 row splits; use row_splits_dtype=int64"
         )
     values = with_splits_dtype(ragged.values, dtype)
-    out = RaggedTensor(values, splits.astype(dtype), ragged.uniform_row_length)
-    return out
+    return RaggedTensor(values, splits.astype(dtype, copy=False), ragged.uniform_row_length)
