@@ -27,19 +27,31 @@ def _spatial(value, name):
     raise errors.InvalidArgumentError(f"{name} should be of length 1, 2 or 4, got {len(value)}")
 
 
-def _padding(padding):
-    """("SAME" | "VALID" | "EXPLICIT", explicit_paddings) from a string or [[t, b], [l, r]] /
-    4 NHWC pairs."""
+def _padding(padding, expected_length=4):
+    """("SAME" | "VALID" | "EXPLICIT", explicit_paddings) from a string or a list of
+    `expected_length` [before, after] pairs (one per dimension, batch and depth included), with
+    TensorFlow's checks and messages."""
     if isinstance(padding, str):
         return padding.upper(), []
-    pairs = [[int(a), int(b)] for a, b in padding]
-    if len(pairs) == 2:
-        pairs = [[0, 0], *pairs, [0, 0]]
-    if len(pairs) != 4:
-        raise errors.InvalidArgumentError(
-            f"explicit padding must have 2 or 4 [before, after] pairs, got {len(pairs)}"
+    if len(padding) != expected_length:
+        raise ValueError(
+            f"When padding is a list, it must be of size {expected_length}. Received: "
+            f"padding={padding} of size {len(padding)}"
         )
-    return "EXPLICIT", [p for pair in pairs for p in pair]
+    for i, pair in enumerate(padding):
+        if not isinstance(pair, (list, tuple)):
+            raise ValueError(
+                "When `padding` is a list, each element of `padding` must be a list/tuple of "
+                f"size 2. Received: padding={padding} with element at index {i} of type "
+                f"{type(pair)}"
+            )
+        if len(pair) != 2:
+            raise ValueError(
+                "When `padding` is a list, each element of `padding` must be a list/tuple of "
+                f"size 2. Received: padding={padding} with element at index {i} of size "
+                f"{len(pair)}"
+            )
+    return "EXPLICIT", [int(p) for pair in padding for p in pair]
 
 
 def _conv_attrs(strides, padding, data_format, dilations):
@@ -54,36 +66,123 @@ def _conv_attrs(strides, padding, data_format, dilations):
 
 
 def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):
-    """tf.nn.conv2d: [N, H, W, C] * [KH, KW, C, OC] -> [N, OH, OW, OC].
+    """tf.nn.conv2d: [N, H, W, C] * [KH, KW, C / groups, OC] -> [N, OH, OW, OC].
 
-    padding: "SAME" (extra cell at the bottom/right), "VALID", or explicit [[top, bottom],
-    [left, right]] (or 4 NHWC pairs).
+    Inputs may have extra leading batch dimensions. A filter with fewer input channels than the
+    input makes a grouped convolution, as in TensorFlow. padding: "SAME" (the extra cell at the
+    bottom/right), "VALID", or explicit [[0, 0], [top, bottom], [left, right], [0, 0]].
+    float32, float64, float16 (computed in float32) and int32 (sums wrap, as TensorFlow's).
     """
     del name
     attrs = _conv_attrs(strides, padding, data_format, dilations)
     if np.ndim(input) > 4:  # extra leading batch dimensions, as tf.nn.conv2d takes them
-        return custom_gradient(_conv2d_batched(attrs))(input, filters)
+        return custom_gradient(_conv2d_reshaped(attrs, 4))(input, filters)
     return gen_nn_ops.conv2d(input, filters, **attrs)
 
 
-def _conv2d_batched(attrs):
-    """Conv2D over inputs with several batch dimensions: folded into one, one taped operation."""
+def _conv2d_reshaped(attrs, input_rank, filter_shape=None):
+    """Conv2D of an input reshaped to rank 4 (its leading dimensions folded into the batch, or a
+    rank-3 input given H = 1), and of a filter reshaped to `filter_shape` where given, as one
+    taped operation: gradients come back in the callers' shapes."""
 
-    def conv2d_batched(x, w):
-        x = np.asarray(x)
-        lead = x.shape[:-3]
-        flat = x.reshape(-1, *x.shape[-3:])
-        y = gen_nn_ops.conv2d(flat, w, **attrs)
+    def conv2d_reshaped(x, w):
+        x, w = np.asarray(x), np.asarray(w)
+        image = x.shape[-3:] if input_rank == 4 else (1, *x.shape[-2:])
+        flat = x.reshape(-1, *image)
+        w4 = w.reshape(filter_shape) if filter_shape is not None else w
+        y = gen_nn_ops.conv2d(flat, w4, **attrs)
 
         def grad(dy):
-            dy = np.asarray(dy).reshape(-1, *y.shape[1:])
-            dx = gen_nn_ops.conv2d_backprop_input(_shape(flat), w, dy, **attrs)
-            dw = gen_nn_ops.conv2d_backprop_filter(flat, _shape(w), dy, **attrs)
-            return [dx.reshape(x.shape), dw]
+            dy = np.asarray(dy).reshape(y.shape)
+            dx = gen_nn_ops.conv2d_backprop_input(_shape(flat), w4, dy, **attrs)
+            dw = gen_nn_ops.conv2d_backprop_filter(flat, _shape(w4), dy, **attrs)
+            return [dx.reshape(x.shape), dw.reshape(w.shape)]
 
-        return y.reshape(*lead, *y.shape[1:]), grad
+        lead = x.shape[:-3] if input_rank == 4 else x.shape[:-2]
+        return y.reshape(*lead, *y.shape[-3 if input_rank == 4 else -2 :]), grad
 
-    return conv2d_batched
+    return conv2d_reshaped
+
+
+def convolution(
+    input, filters, strides=None, padding="VALID", data_format=None, dilations=None, name=None
+):
+    """tf.nn.convolution for 1 or 2 spatial dimensions (the filter's rank less 2): conv1d as a
+    conv2d of height 1, conv2d with any number of leading batch dimensions. strides and
+    dilations: an int or one per spatial dimension; both above 1 at once is TensorFlow's
+    ValueError."""
+    del name
+    spatial = np.ndim(filters) - 2
+    if spatial not in (1, 2):
+        raise errors.UnimplementedError(
+            f"convolution: swigflow convolves 1 or 2 spatial dimensions, the filter has {spatial}"
+        )
+    strides = _per_dimension(strides, spatial, "strides")
+    dilations = _per_dimension(dilations, spatial, "dilations")
+    if any(s > 1 for s in strides) and any(d > 1 for d in dilations):
+        raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
+    channels_first = data_format is not None and data_format.startswith("NC")
+    if spatial == 1:
+        padding2 = padding  # [N, W, C] pairs gain an H pair of zeros, as the input gains H = 1
+        if not isinstance(padding, str):
+            _padding(padding, 3)
+            padding2 = [list(padding[0]), [0, 0], *(list(p) for p in padding[1:])]
+        attrs = _conv_attrs(
+            [1, *strides], padding2, "NCHW" if channels_first else "NHWC", [1, *dilations]
+        )
+        return custom_gradient(
+            _conv2d_reshaped(attrs, 3, (1, *np.shape(filters)))
+        )(input, filters)  # fmt: skip
+    return conv2d(input, filters, strides, padding, "NCHW" if channels_first else "NHWC", dilations)
+
+
+def _per_dimension(value, n, name):
+    """An int or n ints (None: 1s), as tf.nn.convolution's strides and dilations."""
+    if value is None:
+        return [1] * n
+    if np.isscalar(value):
+        return [int(value)] * n
+    value = [int(v) for v in value]
+    if len(value) != n:
+        raise ValueError(f"{name} should be of length {n}, got {len(value)}")
+    return value
+
+
+def depthwise_conv2d(
+    input, filter, strides, padding, data_format=None, dilations=None, name=None
+):  # fmt: skip
+    """tf.nn.depthwise_conv2d: each input channel c convolved with its own filter[:, :, c, :]
+    ([KH, KW, C, M]), giving channels c * M + m. A grouped conv2d with one group per channel,
+    taped as one operation (the filter's gradient comes back as [KH, KW, C, M])."""
+    del name
+    kh, kw, c, m = np.shape(filter)
+    attrs = _conv_attrs(strides, padding, data_format or "NHWC", dilations)
+    if np.ndim(input) != 4:
+        raise errors.InvalidArgumentError(
+            f"depthwise_conv2d: input must be 4-dimensional, got shape {np.shape(input)}"
+        )
+    if np.shape(input)[3] != c:
+        raise errors.InvalidArgumentError(
+            f"input and filter must have the same depth: {np.shape(input)[3]} vs {c}"
+        )
+    return custom_gradient(_conv2d_reshaped(attrs, 4, (kh, kw, 1, c * m)))(input, filter)
+
+
+def separable_conv2d(
+    input, depthwise_filter, pointwise_filter, strides, padding, data_format=None,
+    dilations=None, name=None,
+):  # fmt: skip
+    """tf.nn.separable_conv2d: depthwise_conv2d, then a 1x1 conv2d with pointwise_filter
+    ([1, 1, C * M, OC])."""
+    del name
+    pointwise_shape = np.shape(pointwise_filter)
+    if len(pointwise_shape) != 4 or pointwise_shape[:2] != (1, 1):
+        raise ValueError(
+            f"pointwise_filter must be [1, 1, in_channels * channel_multiplier, out_channels], "
+            f"got shape {pointwise_shape}"
+        )
+    depthwise = depthwise_conv2d(input, depthwise_filter, strides, padding, data_format, dilations)
+    return conv2d(depthwise, pointwise_filter, 1, "VALID", data_format or "NHWC")
 
 
 def conv2d_backprop_input(
@@ -94,15 +193,10 @@ def conv2d_backprop_input(
     input_sizes: the input's 4 dimensions, or only its 2 spatial ones (batch and channels then
     come from out_backprop and filters, as TensorFlow allows)."""
     del name
-    sizes = np.asarray(input_sizes, dtype=np.int32)
-    if sizes.shape == (2,):
-        batch, channels = np.shape(out_backprop)[0], np.shape(filters)[2]
-        h, w = (int(v) for v in sizes)
-        sizes = np.asarray(
-            [batch, channels, h, w] if data_format == "NCHW" else [batch, h, w, channels], np.int32
-        )
     attrs = _conv_attrs(strides, padding, data_format, dilations)
-    return gen_nn_ops.conv2d_backprop_input(sizes, filters, out_backprop, **attrs)
+    return gen_nn_ops.conv2d_backprop_input(
+        np.asarray(input_sizes, dtype=np.int32), filters, out_backprop, **attrs
+    )
 
 
 def conv2d_backprop_filter(
@@ -128,8 +222,8 @@ def _pool_attrs(ksize, strides, padding, data_format):
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     """tf.nn.max_pool2d: the max of each window; padded cells never win.
 
-    padding: "SAME", "VALID", or explicit [[top, bottom], [left, right]] (or 4 NHWC pairs),
-    each smaller than the window. ksize/strides of 4 values with a depth window
+    padding: "SAME", "VALID", or explicit [[0, 0], [top, bottom], [left, right], [0, 0]], each
+    smaller than the window. ksize/strides of 4 values with a depth window
     ([1, 1, 1, k], strides [1, 1, 1, k]) pool k channels at a time instead.
     """
     del name
@@ -347,9 +441,12 @@ __all__ = [
     "conv2d",
     "conv2d_backprop_filter",
     "conv2d_backprop_input",
+    "convolution",
+    "depthwise_conv2d",
     "log_softmax",
     "max_pool",
     "max_pool2d",
     "relu",
+    "separable_conv2d",
     "softmax",
 ]

@@ -21,7 +21,7 @@ struct Case {
 
 ConvGeometry GeometryOf(const Case& c) {
   ConvGeometry g{c.batch, c.in_h,     c.in_w,     c.in_c,  c.k_h,   c.k_w, c.out_c, 0,
-                 0,       c.stride_h, c.stride_w, c.dil_h, c.dil_w, 0,     0};
+                 0,       c.stride_h, c.stride_w, c.dil_h, c.dil_w, 0,     0,       1};
   EXPECT_TRUE(
       WindowedOutputSize(g.in_h, g.k_h, g.dil_h, g.stride_h, c.padding, 0, 0, &g.out_h, &g.pad_top)
           .ok());

@@ -230,5 +230,115 @@ TEST(NnOpsFuzzTest, DirectConvolutionTiles) {
   }
 }
 
+// A tensor of `type` (float, double or int32) and `shape` holding small integers from rng, so
+// every type computes the same sums exactly.
+template <typename Rng>
+Tensor SmallInts(DataType type, std::vector<int64_t> shape, Rng& rng) {
+  Tensor t(type, std::move(shape));
+  std::uniform_int_distribution<int> value(-3, 3);
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    const int v = value(rng);
+    if (type == DataType::kFloat) t.data<float>()[i] = static_cast<float>(v);
+    if (type == DataType::kDouble) t.data<double>()[i] = v;
+    if (type == DataType::kInt32) t.data<int32_t>()[i] = v;
+  }
+  return t;
+}
+
+// The same tensor of small integers in another type.
+Tensor Cast(const Tensor& t, DataType type) {
+  Tensor out(type, t.shape());
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    const double v = t.dtype() == DataType::kFloat    ? t.data<float>()[i]
+                     : t.dtype() == DataType::kDouble ? t.data<double>()[i]
+                                                      : t.data<int32_t>()[i];
+    if (type == DataType::kFloat) out.data<float>()[i] = static_cast<float>(v);
+    if (type == DataType::kDouble) out.data<double>()[i] = v;
+    if (type == DataType::kInt32) out.data<int32_t>()[i] = static_cast<int32_t>(v);
+  }
+  return out;
+}
+
+void ExpectSameValues(const Tensor& a, const Tensor& b, const std::string& what) {
+  ASSERT_EQ(a.shape(), b.shape()) << what;
+  const Tensor da = Cast(a, DataType::kDouble), db = Cast(b, DataType::kDouble);
+  for (int64_t i = 0; i < a.num_elements(); ++i) {
+    ASSERT_EQ(da.data<double>()[i], db.data<double>()[i]) << what << " at " << i;
+  }
+}
+
+// Grouped convolutions and the int32 kernels: float (GEMM and direct paths), double and int32
+// (plain loops) give the same exact sums of small integers, group by group; ASan and UBSan watch
+// the group copies in CI.
+TEST(NnOpsFuzzTest, GroupedAndInt32Convolutions) {
+  std::mt19937_64 rng(7);
+  auto pick = [&](int lo, int hi) {
+    return static_cast<int64_t>(std::uniform_int_distribution<int>(lo, hi)(rng));
+  };
+  int computed = 0;
+  for (int iter = 0; iter < 150; ++iter) {
+    const int64_t groups = pick(1, 4), c = pick(1, 20), oc = groups * pick(1, 5);
+    const std::vector<int64_t> xs = {pick(1, 2), pick(1, 7), pick(1, 9), c * groups};
+    const std::vector<int64_t> ws = {pick(1, 3), pick(1, 3), c, oc};
+    AttrMap attrs;
+    attrs["strides"] = std::vector<int64_t>{1, pick(1, 2), pick(1, 2), 1};
+    attrs["dilations"] = std::vector<int64_t>{1, pick(1, 2), pick(1, 2), 1};
+    attrs["padding"] = std::string(pick(0, 1) ? "SAME" : "VALID");
+    const Tensor x = SmallInts(DataType::kInt32, xs, rng), w = SmallInts(DataType::kInt32, ws, rng);
+    std::vector<Tensor> y[3];
+    const DataType types[3] = {DataType::kFloat, DataType::kDouble, DataType::kInt32};
+    Status s[3];
+    for (int t = 0; t < 3; ++t)
+      s[t] = RunOp("Conv2D", {Cast(x, types[t]), Cast(w, types[t])}, attrs, &y[t]);
+    if (!s[0].ok()) {  // a window larger than a VALID input: every type says so
+      ASSERT_TRUE(errors::IsInvalidArgument(s[0])) << s[0].ToString();
+      ASSERT_EQ(s[1].ToString(), s[0].ToString());
+      ASSERT_EQ(s[2].ToString(), s[0].ToString());
+      continue;
+    }
+    ASSERT_TRUE(s[1].ok() && s[2].ok()) << s[1].ToString() << s[2].ToString();
+    ExpectSameValues(y[0][0], y[1][0], "Conv2D float vs double");
+    ExpectSameValues(y[0][0], y[2][0], "Conv2D float vs int32");
+    Tensor sizes(DataType::kInt32, {4}), filter_sizes(DataType::kInt32, {4});
+    for (size_t i = 0; i < 4; ++i) {
+      sizes.data<int32_t>()[i] = static_cast<int32_t>(xs[i]);
+      filter_sizes.data<int32_t>()[i] = static_cast<int32_t>(ws[i]);
+    }
+    const Tensor dy = SmallInts(DataType::kInt32, y[0][0].shape(), rng);
+    std::vector<Tensor> dx[3], dw[2];
+    for (int t = 0; t < 3; ++t) {
+      ASSERT_TRUE(RunOp("Conv2DBackpropInput", {sizes, Cast(w, types[t]), Cast(dy, types[t])},
+                        attrs, &dx[t])
+                      .ok());
+    }
+    ExpectSameValues(dx[0][0], dx[1][0], "Conv2DBackpropInput float vs double");
+    ExpectSameValues(dx[0][0], dx[2][0], "Conv2DBackpropInput float vs int32");
+    for (int t = 0; t < 2; ++t) {
+      ASSERT_TRUE(RunOp("Conv2DBackpropFilter",
+                        {Cast(x, types[t]), filter_sizes, Cast(dy, types[t])}, attrs, &dw[t])
+                      .ok());
+    }
+    ExpectSameValues(dw[0][0], dw[1][0], "Conv2DBackpropFilter float vs double");
+    ++computed;
+  }
+  EXPECT_GT(computed, 75);  // most draws reach the kernels
+  // int32 sums wrap modulo 2^32, as TensorFlow's: 2^30 * 2 + 2^30 * 2 = 2^32 = 0.
+  Tensor x(DataType::kInt32, {1, 1, 1, 2}), w(DataType::kInt32, {1, 1, 2, 1});
+  x.data<int32_t>()[0] = x.data<int32_t>()[1] = 1 << 30;
+  w.data<int32_t>()[0] = w.data<int32_t>()[1] = 2;
+  AttrMap attrs;
+  attrs["strides"] = std::vector<int64_t>{1, 1, 1, 1};
+  attrs["padding"] = std::string("VALID");
+  std::vector<Tensor> out;
+  ASSERT_TRUE(RunOp("Conv2D", {x, w}, attrs, &out).ok());
+  EXPECT_EQ(out[0].data<int32_t>()[0], 0);
+  // Groups must divide the input's depth and the filter's output depth (TF's messages).
+  const Status s = RunOp("Conv2D", {Floats({1, 2, 2, 4}), Floats({1, 1, 2, 3})}, attrs, &out);
+  EXPECT_TRUE(errors::IsInvalidArgument(s));
+  EXPECT_NE(s.ToString().find("output depth must be evenly divisible by number of groups: 3 vs 2"),
+            std::string::npos)
+      << s.ToString();
+}
+
 }  // namespace
 }  // namespace swigflow

@@ -87,7 +87,8 @@ def backprop_filter_ref(x, w_shape, dy, strides, padding, dilations):
 
 
 def tf_padding(padding):
-    return padding if isinstance(padding, str) else [list(p) for p in padding]
+    """A case's padding as tf.nn takes it: a string, or 4 pairs (none on batch and depth)."""
+    return padding if isinstance(padding, str) else [[0, 0], *(list(p) for p in padding), [0, 0]]
 
 
 CONV_CASES = [
@@ -223,11 +224,13 @@ def test_random_convolutions_equal_float64_references(seed):
     )
 
 
-def test_explicit_padding_in_four_pairs_and_strides_forms():
+def test_explicit_padding_and_strides_forms():
     x, w = rand(1, 6, 6, 2), rand(3, 3, 2, 2)
     a = nn.conv2d(x, w, [1, 2, 2, 1], [[0, 0], [1, 1], [2, 0], [0, 0]])
-    b = nn.conv2d(x, w, 2, [[1, 1], [2, 0]])
+    b = nn.conv2d(x, w, 2, [[0, 0], [1, 1], [2, 0], [0, 0]])
     np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="it must be of size 4"):  # TensorFlow's: 4 pairs
+        nn.conv2d(x, w, 2, [[1, 1], [2, 0]])
 
 
 def pool_ref(x, k, s, padding, kind):
@@ -322,7 +325,7 @@ def gradient_cases():
         ),
         "Conv2D": (lambda a, b: nn.conv2d(a, b, [1, 2], "SAME"), [x, w]),
         "Conv2DDilated": (
-            lambda a, b: nn.conv2d(a, b, 1, [[1, 0], [0, 2]], dilations=[2, 1]),
+            lambda a, b: nn.conv2d(a, b, 1, [[0, 0], [1, 0], [0, 2], [0, 0]], dilations=[2, 1]),
             [x, w],
         ),
         "Conv2DBackpropInput": (
@@ -451,10 +454,13 @@ def float64_cases():
         "Softmax": (lambda a: nn.softmax(a), [x]),
         "SoftmaxAxis0": (lambda a: nn.softmax(a, axis=0), [x]),
         "Conv2D": (
-            lambda a, w: nn.conv2d(a, w, 2, [[1, 0], [0, 2]]),
+            lambda a, w: nn.conv2d(a, w, 2, [[0, 0], [1, 0], [0, 2], [0, 0]]),
             [local.standard_normal((2, 5, 4, 3)), local.standard_normal((2, 3, 3, 2))],
         ),
-        "MaxPool": (lambda a: nn.max_pool2d(a, 2, 1, [[1, 0], [0, 1]]), [pool_input]),
+        "MaxPool": (
+            lambda a: nn.max_pool2d(a, 2, 1, [[0, 0], [1, 0], [0, 1], [0, 0]]),
+            [pool_input],
+        ),
         "MaxPoolDepth": (
             lambda a: nn.max_pool2d(a, [1, 1, 1, 2], [1, 1, 1, 2], "VALID"),
             [pool_input],
@@ -592,7 +598,8 @@ def test_list_ops_describes_ops_like_ops_pbtxt():
     assert (
         attrs["dilations"]["default"] == [1, 1, 1, 1] and attrs["strides"]["has_default"] is False
     )
-    assert attrs["T"]["allowed"] == ["float", "double"] and conv["kernels"] == ["float", "double"]
+    assert attrs["T"]["allowed"] == ["float", "double", "int32"]
+    assert conv["kernels"] == ["float", "double", "int32"]
     assert "convolution" in conv["doc"]
 
 
@@ -607,9 +614,9 @@ def test_list_ops_describes_ops_like_ops_pbtxt():
          "NodeDef mentions attr 'alpha' not in Op<name=Relu"),
         (lambda: nn.conv2d(rand(1, 3, 3, 1), rand(1, 1, 1, 1), 1, "FULL"), errors.InvalidArgumentError,
          'Value for attr \'padding\' of "FULL" is not in the list of allowed values: "SAME", "VALID", "EXPLICIT"'),
-        (lambda: nn.conv2d(np.ones((1, 3, 3, 1), np.int32), np.ones((1, 1, 1, 1), np.int32), 1, "SAME"),
+        (lambda: nn.conv2d(np.ones((1, 3, 3, 1), np.int64), np.ones((1, 1, 1, 1), np.int64), 1, "SAME"),
          errors.InvalidArgumentError,
-         "Value for attr 'T' of int32 is not in the list of allowed values: float, double"),
+         "Value for attr 'T' of int64 is not in the list of allowed values: float, double, int32"),
         (lambda: ops.run("MatMul", [rand(2, 3), np.ones((3, 2))]), errors.InvalidArgumentError,
          "cannot compute MatMul as input #1(zero-based) was expected to be a float tensor but is a double tensor"),
         (lambda: nn.conv2d(rand(3, 3, 1), rand(1, 1, 1, 1), 1, "SAME"), errors.InvalidArgumentError,
@@ -617,7 +624,7 @@ def test_list_ops_describes_ops_like_ops_pbtxt():
         (lambda: nn.conv2d(rand(1, 3, 3, 2), rand(1, 1, 3, 1), 1, "SAME"), errors.InvalidArgumentError,
          "input depth must be evenly divisible by filter depth: 2 vs 3"),
         (lambda: nn.conv2d(rand(1, 3, 3, 1), rand(1, 1, 1, 1), [2, 1, 1, 1], "SAME"),
-         errors.InvalidArgumentError, "does not yet support strides in the batch and depth dimensions"),
+         errors.UnimplementedError, "does not yet support strides in the batch and depth dimensions"),
         (lambda: nn.conv2d(rand(1, 3, 3, 1), rand(1, 1, 1, 1), 0, "SAME"), errors.InvalidArgumentError,
          "Row and column strides should be larger than 0."),
         (lambda: nn.conv2d(rand(1, 1, 2, 1), rand(3, 3, 1, 1), 1, "VALID"), errors.InvalidArgumentError,

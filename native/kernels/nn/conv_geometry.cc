@@ -11,7 +11,10 @@ namespace kernels {
 Status MakeConvGeometry(const OpKernelContext& ctx, const std::vector<int64_t>& input,
                         const std::vector<int64_t>& filter, bool empty_filter, ConvGeometry* g) {
   if (ctx.GetString("data_format") != "NHWC") {
-    return errors::InvalidArgument("Conv2D on the CPU supports data_format NHWC only");
+    return errors::Unimplemented(
+        "The Conv2D op currently only supports the NHWC tensor format on the CPU. The op was "
+        "given the format: ",
+        ctx.GetString("data_format"));
   }
   if (input.size() != 4) {
     return errors::InvalidArgument("input must be 4-dimensional", ShapeString(input));
@@ -24,7 +27,7 @@ Status MakeConvGeometry(const OpKernelContext& ctx, const std::vector<int64_t>& 
     return errors::InvalidArgument("Sliding window strides field must specify 4 dimensions");
   }
   if (strides[0] != 1 || strides[3] != 1) {
-    return errors::InvalidArgument(
+    return errors::Unimplemented(
         "Current implementation does not yet support strides in the batch and depth "
         "dimensions.");
   }
@@ -36,7 +39,7 @@ Status MakeConvGeometry(const OpKernelContext& ctx, const std::vector<int64_t>& 
     return errors::InvalidArgument("Sliding window dilations field must specify 4 dimensions");
   }
   if (dilations[0] != 1 || dilations[3] != 1) {
-    return errors::InvalidArgument(
+    return errors::Unimplemented(
         "Current implementation does not yet support dilations in the batch and depth "
         "dimensions.");
   }
@@ -58,22 +61,31 @@ Status MakeConvGeometry(const OpKernelContext& ctx, const std::vector<int64_t>& 
           ShapeString(filter));
     }
   }
+  // A filter with fewer input channels than the input groups them (TensorFlow's grouped
+  // convolution): group k reads input channels [k * C, (k + 1) * C) and writes output channels
+  // [k * OC / groups, (k + 1) * OC / groups).
+  int64_t groups = 1;
   if (input[3] != filter[2]) {
-    return errors::InvalidArgument(
-        "input depth must be evenly divisible by filter depth: ", input[3], " vs ", filter[2],
-        filter[2] > 0 && input[3] % filter[2] == 0 ? " (grouped convolutions are not supported)"
-                                                   : "");
+    if (input[3] == 0 || filter[2] == 0 || input[3] % filter[2] != 0) {  // not even one group
+      return errors::InvalidArgument(
+          "input depth must be evenly divisible by filter depth: ", input[3], " vs ", filter[2]);
+    }
+    groups = input[3] / filter[2];
+    if (filter[3] % groups != 0) {
+      return errors::InvalidArgument(
+          "output depth must be evenly divisible by number of groups: ", filter[3], " vs ", groups);
+    }
   }
-  *g = ConvGeometry{input[0],     input[1], input[2], input[3],   filter[0],  filter[1],
-                    filter[3],    0,        0,        strides[1], strides[2], dilations[1],
-                    dilations[2], 0,        0};
+  *g = ConvGeometry{input[0],           input[1], input[2], filter[2],  filter[0],  filter[1],
+                    filter[3] / groups, 0,        0,        strides[1], strides[2], dilations[1],
+                    dilations[2],       0,        0,        groups};
   SWIGFLOW_RETURN_IF_ERROR(WindowedOutputSize(g->in_h, g->k_h, g->dil_h, g->stride_h, padding,
                                               pads[2], pads[3], &g->out_h, &g->pad_top));
   SWIGFLOW_RETURN_IF_ERROR(WindowedOutputSize(g->in_w, g->k_w, g->dil_w, g->stride_w, padding,
                                               pads[4], pads[5], &g->out_w, &g->pad_left));
   // Indexes below are int64; keep every product of dimensions far from overflow.
   const double elements = static_cast<double>(g->batch) * g->out_h * g->out_w * g->k_h * g->k_w *
-                          std::max(g->in_c, g->out_c);
+                          std::max(g->in_c, g->out_c) * g->groups;
   if (elements > 9e15) return errors::InvalidArgument("convolution too large");
   return Status::OK();
 }

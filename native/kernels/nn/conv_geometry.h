@@ -13,16 +13,19 @@
 namespace swigflow {
 namespace kernels {
 
+// One group's convolution: in_c and out_c count the channels of one group, so the tensors hold
+// in_c * groups and out_c * groups channels (groups is 1 unless the convolution is grouped).
 struct ConvGeometry {
   int64_t batch, in_h, in_w, in_c;
   int64_t k_h, k_w, out_c;
   int64_t out_h, out_w;
   int64_t stride_h, stride_w, dil_h, dil_w;
   int64_t pad_top, pad_left;
+  int64_t groups;
 };
 
 // Checks ctx's Conv2D attributes (strides, dilations, padding, explicit_paddings, data_format)
-// and the shapes of input [N,H,W,C] and filter [KH,KW,C,OC], with TensorFlow's messages. A
+// and the shapes of input [N,H,W,C * groups] and filter [KH,KW,C,OC], with TensorFlow's messages. A
 // filter dimension may be 0 only when `empty_filter` (the backprops: their results are then
 // empty or zero, as in TensorFlow).
 Status MakeConvGeometry(const OpKernelContext& ctx, const std::vector<int64_t>& input,
