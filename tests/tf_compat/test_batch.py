@@ -1,9 +1,14 @@
 """tensorflow/python/data/kernel_tests/batch_test.py: BatchTest and BatchCheckpointTest.
 
 Not translated: the sparse and ragged cases (swigflow elements are numpy arrays; there is no
-SparseTensor or RaggedTensor element), testCheckpointLargeBatches (TF's Checkpoint objects;
-swigflow iterator states are plain dicts, tested in BatchCheckpointTest), and
-BatchRandomAccessTest (tf.data.experimental.at is not in swigflow yet).
+SparseTensor or RaggedTensor element) and testCheckpointLargeBatches (TF's Checkpoint objects;
+swigflow iterator states are plain dicts, tested in BatchCheckpointTest).
+
+BatchRandomAccessTest: random_access.at is tf.data.experimental.at. Adaptation in
+testRandomAccessBatchWithShuffle: upstream's expected batches are the order TensorFlow's Philox
+generator gives seed 2; swigflow's shuffles draw from their own generator, so the expected
+batches are the first iteration's, and the checks are upstream's (random access agrees with
+iteration and with the shuffle dataset's own random access).
 """
 
 import time
@@ -14,6 +19,7 @@ from tf_test_util import as_py, verify_checkpoints
 
 from swigflow import errors
 from swigflow.data import Dataset, Options
+from swigflow.data.experimental import at
 
 COMPONENTS = (
     np.arange(7),
@@ -136,3 +142,55 @@ def test_checkpoint():
         return Dataset.from_tensor_slices(components).batch(batch_size)
 
     verify_checkpoints(build_dataset, 8 // 2)
+
+
+@pytest.mark.parametrize("index", [-1, 2, 3, 4])
+def test_random_access_invalid_index(index):
+    """BatchRandomAccessTest.testInvalidIndex."""
+    with pytest.raises(errors.OutOfRangeError):
+        at(Dataset.from_tensor_slices([1, 2, 3, 4]).batch(2), index=index)
+
+
+def test_random_access_empty_dataset():
+    """BatchRandomAccessTest.testEmptyDataset."""
+    with pytest.raises(errors.OutOfRangeError):
+        at(Dataset.from_tensor_slices([]).batch(2), 0)
+
+
+@pytest.mark.parametrize("drop_remainder", [True, False])
+@pytest.mark.parametrize("batch_size", [1, 3, 5, 7, 10, 20])
+@pytest.mark.parametrize("count", [0, 10, 20, 30, 40, 50])
+def test_random_access_basic(count, batch_size, drop_remainder):
+    """BatchRandomAccessTest.testBasic."""
+    dataset = Dataset.from_tensor_slices(list(range(count))).batch(
+        batch_size=batch_size, drop_remainder=drop_remainder
+    )
+    num_full_batches = count // batch_size
+    for i in range(num_full_batches):
+        expected = np.arange(i * batch_size, i * batch_size + batch_size, 1, dtype=np.int32)
+        got = at(dataset, i)
+        assert got.dtype == np.int32 and got.tolist() == expected.tolist()
+    has_remainder = (not drop_remainder) and (count % batch_size != 0)
+    if has_remainder:
+        expected = np.arange(batch_size * num_full_batches, count, 1)
+        assert at(dataset, num_full_batches).tolist() == expected.tolist()
+    with pytest.raises(errors.OutOfRangeError):
+        at(dataset, index=num_full_batches + (1 if has_remainder else 0))
+
+
+def test_random_access_batch_with_shuffle():
+    """BatchRandomAccessTest.testRandomAccessBatchWithShuffle (see the module's docstring)."""
+    dataset = Dataset.from_tensor_slices([1, 2, 3, 4, 5, 6, 7])
+    shuffle_dataset = dataset.shuffle(buffer_size=10, seed=2)
+    batch_dataset = shuffle_dataset.batch(2)
+    expected_output = [b.tolist() for b in batch_dataset]
+    assert [len(b) for b in expected_output] == [2, 2, 2, 1]
+    assert sorted(v for b in expected_output for v in b) == [1, 2, 3, 4, 5, 6, 7]
+    for i in range(4):
+        assert at(batch_dataset, i).tolist() == expected_output[i]
+    # Checks the order is consistent with shuffle dataset.
+    for i in range(3):
+        assert at(shuffle_dataset, i * 2) == expected_output[i][0]
+        assert at(shuffle_dataset, i * 2 + 1) == expected_output[i][1]
+    # Checks the remainder is the last element in shuffled dataset.
+    assert at(shuffle_dataset, 6) == expected_output[3][0]

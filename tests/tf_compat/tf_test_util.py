@@ -37,13 +37,14 @@ def as_py(element):
     return element
 
 
-def verify_checkpoints(make_dataset, num_outputs):
+def verify_checkpoints(make_dataset, num_outputs, stops=None):
     """checkpoint_test_base's verify functions as iterator states: the dataset gives
     num_outputs elements, and an iterator restored from the state saved after any of them
-    (through JSON, as a file would keep it) gives the rest."""
+    (through JSON, as a file would keep it) gives the rest. `stops`: where to save, when not
+    after every element (long datasets)."""
     whole = [as_py(e) for e in make_dataset()]
     assert len(whole) == num_outputs
-    for stop in range(num_outputs + 1):
+    for stop in range(num_outputs + 1) if stops is None else stops:
         it = make_dataset().iterator()
         head = [as_py(next(it)) for _ in range(stop)]
         state = json.loads(json.dumps(it.state()))

@@ -14,6 +14,7 @@ import functools
 import itertools
 import json
 import logging
+import operator
 import os
 import queue
 import random
@@ -119,6 +120,75 @@ def check_not_past_end(resume_at, produced, field):
             f"the iterator state's {field!r} is {resume_at}, but this pass has only {produced} "
             "elements: the state is not from this pipeline"
         )
+
+
+def dataset_type(dataset):
+    """A step's name in random-access messages, as tf.data's kernel names: "RepeatDataset"."""
+    return type(dataset).__name__.lstrip("_") + "Dataset"
+
+
+def check_index(dataset, index):
+    """Raises as tf.data's random access does for an index `dataset` cannot give: an infinite
+    dataset has no random access, an index outside [0, cardinality) is out of range. (Unknown
+    cardinalities come from steps without random access; their _get raises.)"""
+    n = dataset._cardinality()
+    if n == INFINITE:
+        raise errors.FailedPreconditionError(
+            f"Dataset of type {dataset_type(dataset)} has infinite cardinality, which does not "
+            "support random access."
+        )
+    if n >= 0 and not 0 <= index < n:
+        raise errors.OutOfRangeError(f"Index out of range [0, {n}):{index}")
+
+
+def read_at(dataset, index):
+    """The element at `index` of `dataset`, read directly: a Failed element as iteration would
+    pass it along (for steps built on random access)."""
+    return dataset._get(operator.index(index))
+
+
+def element_at(dataset, index):
+    """The element at `index` of `dataset`, read directly (tf.data.experimental.at)."""
+    element = read_at(dataset, index)
+    if type(element) is Failed:
+        raise element.error
+    return element
+
+
+def random_access_blocker(dataset):
+    """None when every step of `dataset` has random access, else the first reason one has not,
+    from the outermost step in."""
+    stack, seen = [dataset], set()
+    while stack:
+        step = stack.pop()
+        if id(step) in seen:
+            continue
+        seen.add(id(step))
+        reason = step._random_access_blocker()
+        if reason is not None:
+            return reason
+        stack.extend(reversed(step._input_datasets()))
+    return None
+
+
+def buffer_shuffled(items, size, rng, passthrough):
+    """tf.data's shuffle buffer over `items`: each comes out drawn at random (rng) from the
+    next `size`; items for which passthrough(item) is true come out at once, drawing nothing.
+    Iteration and random access both shuffle through this, so they agree."""
+    buffer = []
+    for item in items:
+        if passthrough(item):
+            yield item
+        elif len(buffer) < size:
+            buffer.append(item)
+        else:
+            i = rng.randrange(len(buffer))
+            out, buffer[i] = buffer[i], item
+            yield out
+    while buffer:
+        i = rng.randrange(len(buffer))
+        buffer[i], buffer[-1] = buffer[-1], buffer[i]
+        yield buffer.pop()
 
 
 # The steps swigflow.data.transformations defines on top of this module (flat_map, window,
@@ -238,6 +308,19 @@ class Dataset:
 
     def _cardinality(self):
         return UNKNOWN
+
+    def _get(self, index):
+        """The element at position `index` of a first pass, read without iterating (random
+        access: element_at and global_shuffle), possibly Failed as iteration would give it.
+        Steps implement it, after check_index, where _random_access_blocker() is None."""
+        raise errors.UnimplementedError(
+            f"Random access is not implemented for dataset {dataset_type(self)}"
+        )
+
+    def _random_access_blocker(self):
+        """None when this step reads its elements at any index, else why not (tf.data's
+        words). The inputs answer for themselves (random_access_blocker walks them)."""
+        return f"{dataset_type(self)} does not support random access of tf.data datasets."
 
     def _signature(self):
         """The pipeline's shape, checked when an iterator is resumed from a state."""
@@ -424,12 +507,19 @@ class Dataset:
             self, positive_count("buffer_size", buffer_size), seed, reshuffle_each_iteration
         )
 
-    def repeat(self, count=None, name=None):
-        """Repeats the dataset count times (forever when None or -1)."""
+    def global_shuffle(self, seed=None, reshuffle_each_iteration=True, name=None):
+        """A uniform shuffle of the whole dataset, with no buffer: each pass reads the elements
+        at a seeded pseudo-random permutation of their indexes (tf.data's global shuffle). Every
+        step before it must have random access (see swigflow.data.experimental.at) and the
+        dataset a known, finite length; FailedPreconditionError says which step has not.
+        Seeds as in shuffle(). On a TFRecordDataset with index files it runs natively."""
         del name
-        count = None if count is None or count == -1 else int(count)
-        if count is not None and count < 0:
-            raise ValueError(f"repeat count must be >= -1, got {count}")
+        return STEPS["global_shuffle"](self, seed, bool(reshuffle_each_iteration))
+
+    def repeat(self, count=None, name=None):
+        """Repeats the dataset count times (forever when None or negative, as tf.data)."""
+        del name
+        count = None if count is None or int(count) < 0 else int(count)
         return _Repeat(self, count)
 
     def take(self, count, name=None):
@@ -904,6 +994,13 @@ class _TensorSlices(Dataset):
     def _cardinality(self):
         return self._n
 
+    def _get(self, index):
+        check_index(self, index)
+        return slice_of(self._tensors, index)
+
+    def _random_access_blocker(self):
+        return None
+
     def _check_state(self, state, where):
         if state is not None:
             check_count(state, where, 0, self._n)
@@ -1020,6 +1117,12 @@ class _Map(Unary):
 
     def _cardinality(self):
         return self._input._cardinality()
+
+    def _get(self, index):
+        return apply_fn(self._fn, self._input._get(index))
+
+    def _random_access_blocker(self):
+        return None
 
 
 class _DecodeImages(Unary):
@@ -1144,6 +1247,17 @@ class Batch(Unary):
             return n
         return n // self._size if self._drop else -(-n // self._size)
 
+    def _get(self, index):
+        check_index(self, index)
+        start = index * self._size
+        stop = min(start + self._size, self._input._cardinality())
+        elements = [self._input._get(i) for i in range(start, stop)]
+        failed = next((e for e in elements if type(e) is Failed), None)
+        return failed if failed is not None else self._combine(elements)
+
+    def _random_access_blocker(self):
+        return None
+
 
 class _Shuffle(Unary, IteratorSeeds):
     """A Python shuffle buffer, for inputs the native pipeline does not cover. Resuming replays
@@ -1162,30 +1276,33 @@ class _Shuffle(Unary, IteratorSeeds):
             seed = new_seed() if self._seed is None else self._seed
             state = {"seed": self.iterator_seed(seed) if self._reshuffle else seed, "emitted": 0}
         rng = random.Random(f"{state['seed']}:{epoch if self._reshuffle else 0}")
-        buffer = []
+        elements = (element for element, _ in self._input._iter(None, epoch))
+        # Failed elements are raised at once, as tf.data does while filling.
+        shuffled = buffer_shuffled(elements, self._size, rng, lambda e: type(e) is Failed)
         emitted = 0
-        for element, _ in self._input._iter(None, epoch):
-            if type(element) is Failed:  # raised at once, as tf.data does while filling
-                emitted += 1
-                if emitted > state["emitted"]:
-                    yield element, {"seed": state["seed"], "emitted": emitted}
-                continue
-            if len(buffer) < self._size:
-                buffer.append(element)
-                continue
-            i = rng.randrange(len(buffer))
-            out, buffer[i] = buffer[i], element
-            emitted += 1
-            if emitted > state["emitted"]:
-                yield out, {"seed": state["seed"], "emitted": emitted}
-        while buffer:
-            i = rng.randrange(len(buffer))
-            buffer[i], buffer[-1] = buffer[-1], buffer[i]
-            out = buffer.pop()
+        for out in shuffled:
             emitted += 1
             if emitted > state["emitted"]:
                 yield out, {"seed": state["seed"], "emitted": emitted}
         check_not_past_end(state["emitted"], emitted, "emitted")
+
+    def _get(self, index):
+        """The element a first iterator gives at `index` (its first epoch's order, from the
+        dataset's seed; drawn once per dataset when there is none)."""
+        check_index(self, index)
+        order = self.__dict__.get("_first_order")
+        if order is None:
+            seed = self._seed
+            if seed is None:
+                seed = self.__dict__.setdefault("_random_access_seed", new_seed())
+            rng = random.Random(f"{seed}:0")  # the first iterator's seed is the seed itself
+            indexes = range(self._input._cardinality())
+            order = list(buffer_shuffled(indexes, self._size, rng, lambda i: False))
+            self._first_order = order
+        return self._input._get(order[index])
+
+    def _random_access_blocker(self):
+        return None
 
     def _reshuffles_per_iterator(self):
         return self._reshuffle and self._seed is not None
@@ -1228,6 +1345,16 @@ class _Repeat(Unary):
             return 0 if n == 0 else INFINITE
         return n * self._count if n >= 0 else n
 
+    def _get(self, index):
+        check_index(self, index)
+        return self._input._get(index % self._input._cardinality())
+
+    def _random_access_blocker(self):
+        if self._count in (None, 0):  # tf.data's rule for global shuffles
+            count = -1 if self._count is None else 0
+            return f"`repeat({count})` does not support random access of tf.data datasets."
+        return None
+
 
 class _Take(Unary):
     def __init__(self, input_dataset, count):
@@ -1259,6 +1386,13 @@ class _Take(Unary):
         if n == INFINITE:
             return self._count
         return min(n, self._count) if n >= 0 else n
+
+    def _get(self, index):
+        check_index(self, index)
+        return self._input._get(index)
+
+    def _random_access_blocker(self):
+        return None
 
 
 class _Skip(Unary):
@@ -1295,6 +1429,13 @@ class _Skip(Unary):
             return n
         return 0 if self._count < 0 else max(0, n - self._count)
 
+    def _get(self, index):
+        check_index(self, index)
+        return self._input._get(index + self._count)
+
+    def _random_access_blocker(self):
+        return None
+
 
 class _Shard(Unary):
     def __init__(self, input_dataset, num_shards, index):
@@ -1322,6 +1463,13 @@ class _Shard(Unary):
         if n < 0:
             return n
         return n // self._n + (1 if n % self._n > self._i else 0)
+
+    def _get(self, index):
+        check_index(self, index)
+        return self._input._get(index * self._n + self._i)
+
+    def _random_access_blocker(self):
+        return None
 
 
 class _Interleave(Unary):
@@ -1447,6 +1595,12 @@ class _Prefetch(Unary):
     def _cardinality(self):
         return self._input._cardinality()
 
+    def _get(self, index):
+        return self._input._get(index)
+
+    def _random_access_blocker(self):
+        return None
+
 
 class _WithOptions(Unary):
     """with_options(): the input's elements, with the merged options to report."""
@@ -1464,6 +1618,12 @@ class _WithOptions(Unary):
     def _cardinality(self):
         return self._input._cardinality()
 
+    def _get(self, index):
+        return self._input._get(index)
+
+    def _random_access_blocker(self):
+        return None
+
 
 # --- combining datasets -------------------------------------------------------------------------
 
@@ -1478,6 +1638,13 @@ class _FromTensors(Dataset):
 
     def _cardinality(self):
         return 1
+
+    def _get(self, index):
+        check_index(self, index)
+        return self._element
+
+    def _random_access_blocker(self):
+        return None
 
     def _check_state(self, state, where):
         if state is not None:
@@ -1545,6 +1712,17 @@ class _Zip(Dataset):
             return INFINITE
         return UNKNOWN
 
+    def _get(self, index):
+        check_index(self, index)
+        elements = [d._get(index) for d in self._inputs]
+        failed = next((e for e in elements if type(e) is Failed), None)
+        if failed is not None:
+            return failed
+        return dict(zip(self._keys, elements)) if self._keys is not None else tuple(elements)
+
+    def _random_access_blocker(self):
+        return None
+
     def _signature(self):
         return "Zip(" + ",".join(d._signature() for d in self._inputs) + ")"
 
@@ -1575,6 +1753,16 @@ class _Concatenate(Dataset):
             return INFINITE
         return a + b if a >= 0 and b >= 0 else UNKNOWN
 
+    def _get(self, index):
+        check_index(self, index)
+        first = self._parts[0]._cardinality()
+        if 0 <= first <= index:
+            return self._parts[1]._get(index - first)
+        return self._parts[0]._get(index)
+
+    def _random_access_blocker(self):
+        return None
+
     def _signature(self):
         return f"Concatenate({self._parts[0]._signature()},{self._parts[1]._signature()})"
 
@@ -1600,6 +1788,13 @@ class _Enumerate(Unary):
 
     def _cardinality(self):
         return self._input._cardinality()
+
+    def _get(self, index):
+        element = self._input._get(index)
+        return element if type(element) is Failed else (np.int64(self._start + index), element)
+
+    def _random_access_blocker(self):
+        return None
 
     def _check_state(self, state, where):
         if state is not None:

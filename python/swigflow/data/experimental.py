@@ -1,6 +1,20 @@
 """tf.data.experimental's helpers that swigflow.data has."""
 
-from swigflow.data.dataset import AUTOTUNE, INFINITE, UNKNOWN
+from swigflow.data.dataset import AUTOTUNE, INFINITE, UNKNOWN, element_at
+
+
+def at(dataset, index):
+    """tf.data.experimental.at: the element at `index` of `dataset`, read directly, without
+    iterating up to it. Steps with random access: range, from_tensor_slices, from_tensors,
+    map, batch, shuffle (the order a first iterator gives), repeat, take, skip, shard, zip,
+    concatenate, enumerate, prefetch and with_options; others raise UnimplementedError.
+
+    Raises:
+      OutOfRangeError: index is outside [0, cardinality).
+      FailedPreconditionError: the dataset is infinite.
+      UnimplementedError: a step has no random access (filter, interleave, a TFRecordDataset).
+    """
+    return element_at(dataset, index)
 
 
 def parse_example_dataset(features, num_parallel_calls=1, deterministic=None):
@@ -40,6 +54,7 @@ __all__ = [
     "AUTOTUNE",
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
+    "at",
     "bucket_by_sequence_length",
     "group_by_window",
     "parse_example_dataset",

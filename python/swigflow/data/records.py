@@ -146,8 +146,8 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
         )
 
     def repeat(self, count=None, name=None):
-        count = None if count is None or count == -1 else int(count)
-        if self._config["epochs"] != 1 or (count is not None and count < 0):
+        count = None if count is None or int(count) < 0 else int(count)
+        if self._config["epochs"] != 1:
             return super().repeat(count)
         # Before a batch, batches run across epochs (as in tf.data); after, each epoch ends
         # with its own last batch. Either way each epoch is shuffled on its own.

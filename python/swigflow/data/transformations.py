@@ -1,5 +1,5 @@
 """tf.data's flat_map, window, padded_batch, rebatch, scan, group_by_window,
-bucket_by_sequence_length and cache, as steps of swigflow.data.dataset.
+bucket_by_sequence_length, cache and global_shuffle, as steps of swigflow.data.dataset.
 
 They run in Python on the elements they receive. Steps that keep elements across their input's
 positions (windows, groups, rebatched rows, a scan's state) resume by replaying the epoch from
@@ -15,6 +15,7 @@ import numpy as np
 
 from swigflow import errors
 from swigflow.data import dataset as ds
+from swigflow.data.index_shuffle import IndexPermutation
 
 
 class Elements(ds.Dataset):
@@ -604,6 +605,52 @@ class Cache(ds.Unary):
         raise TypeError("cannot split a cached dataset between workers: cache after splitting")
 
 
+class GlobalShuffle(ds.Unary, ds.IteratorSeeds):
+    """global_shuffle() of a random-access dataset: pass e reads the input at
+    IndexPermutation(n, key(seed, e)) of 0, 1, ..., so there is no buffer and a state is the
+    seed and a count. The input's random access is checked when the step is made."""
+
+    def __init__(self, input_dataset, seed, reshuffle):
+        super().__init__(input_dataset)
+        blocker = ds.random_access_blocker(input_dataset)
+        n = input_dataset._cardinality()
+        if blocker is None and n < 0:
+            length = "infinite" if n == ds.INFINITE else "unknown"
+            blocker = f"the dataset's cardinality is {length}."
+        if blocker is not None:
+            raise errors.FailedPreconditionError(
+                "`global_shuffle` requires all upstream transformations be compatible with "
+                f"random access. Got: FAILED_PRECONDITION: {blocker}"
+            )
+        # As shuffle(): without reshuffling, an unseeded order is fixed when the step is made.
+        self._seed = ds.new_seed() if seed is None and not reshuffle else seed
+        self._reshuffle = reshuffle
+
+    def _stage_name(self):
+        return "global_shuffle"
+
+    def _generate(self, state, epoch):
+        if state is None:
+            seed = ds.new_seed() if self._seed is None else self._seed
+            state = {"seed": self.iterator_seed(seed) if self._reshuffle else seed, "next": 0}
+        n = self._input._cardinality()
+        pass_key = (state["seed"] * 0x9E3779B97F4A7C15) ^ (epoch if self._reshuffle else 0)
+        permutation = IndexPermutation(n, pass_key)
+        for i in range(state["next"], n):
+            yield ds.read_at(self._input, permutation(i)), {"seed": state["seed"], "next": i + 1}
+
+    def _reshuffles_per_iterator(self):
+        return self._reshuffle and self._seed is not None
+
+    def _check_state(self, state, where):
+        if state is not None:
+            _, following = ds.state_fields(state, where, seed=-(1 << 63), next=0)
+            ds.check_count(following, f"{where}['next']", 0, self._input._cardinality())
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+
 ds.STEPS.update(
     flat_map=FlatMap,
     window=Window,
@@ -613,4 +660,5 @@ ds.STEPS.update(
     group_by_window=group_by_window,
     bucket_by_sequence_length=bucket_by_sequence_length,
     cache=Cache,
+    global_shuffle=GlobalShuffle,
 )
