@@ -768,3 +768,20 @@ def test_log_softmax_equals_tensorflow():
     )
     with pytest.raises(errors.InvalidArgumentError, match="logits must have >= 1 dimension"):
         nn.log_softmax(np.float32(1))
+
+
+def test_convolution_one_spatial_dimension_is_cross_correlation():
+    """tf.nn.convolution with a [KW, C, OC] filter: a 1-D cross-correlation per channel pair,
+    strides and explicit [N, W, C] padding included, with gradients for both operands."""
+    x = rand(2, 9, 3)
+    w = rand(4, 3, 2)
+    y = nn.convolution(x, w, strides=2, padding=[[0, 0], [1, 2], [0, 0]])
+    xp = np.pad(x.astype(np.float64), [(0, 0), (1, 2), (0, 0)])
+    ref = np.stack(
+        [np.einsum("nkc,kco->no", xp[:, i : i + 4], w) for i in range(0, xp.shape[1] - 3, 2)],
+        axis=1,
+    )
+    assert y.shape == ref.shape == (2, 5, 2)
+    np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-5)
+    conv1d = lambda a, b: nn.convolution(a, b, padding="SAME")  # noqa: E731
+    assert swigflow.test.compute_gradient_error(conv1d, [x, w]) < 2e-3
