@@ -267,9 +267,9 @@ void ExpectSameValues(const Tensor& a, const Tensor& b, const std::string& what)
   }
 }
 
-// Grouped convolutions and the int32 kernels: float (GEMM and direct paths), double and int32
-// (plain loops) give the same exact sums of small integers, group by group; ASan and UBSan watch
-// the group copies in CI.
+// Grouped and depthwise convolutions and the int32 kernels: float (GEMM and direct paths),
+// double and int32 (plain loops) give the same exact sums of small integers, group by group;
+// ASan and UBSan watch the group copies and the channel loops in CI.
 TEST(NnOpsFuzzTest, GroupedAndInt32Convolutions) {
   std::mt19937_64 rng(7);
   auto pick = [&](int lo, int hi) {
@@ -277,7 +277,9 @@ TEST(NnOpsFuzzTest, GroupedAndInt32Convolutions) {
   };
   int computed = 0;
   for (int iter = 0; iter < 150; ++iter) {
-    const int64_t groups = pick(1, 4), c = pick(1, 20), oc = groups * pick(1, 5);
+    // A third of the draws are depthwise (one input channel a group: the channel loops).
+    const int64_t groups = pick(1, 4), c = pick(0, 2) == 0 ? 1 : pick(1, 20);
+    const int64_t oc = groups * pick(1, 5);
     const std::vector<int64_t> xs = {pick(1, 2), pick(1, 7), pick(1, 9), c * groups};
     const std::vector<int64_t> ws = {pick(1, 3), pick(1, 3), c, oc};
     AttrMap attrs;

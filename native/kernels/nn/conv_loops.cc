@@ -92,6 +92,157 @@ void FilterGradientByTaps(const TapMap& windows, const T* x, const T* dy, int64_
   });
 }
 
+namespace {
+
+// acc[c * m + j] += a[c] * b[c * m + j] for c < channels, j < m: one tap of a depthwise sum
+// (a: the input's channels, b: the tap's filter row or dy's).
+template <typename T>
+void AddTap(const T* __restrict a, const T* __restrict b, int64_t channels, int64_t m,
+            Acc<T>* __restrict acc) {
+  if (m == 1) {
+    for (int64_t c = 0; c < channels; ++c) {
+      acc[c] += static_cast<Acc<T>>(a[c]) * static_cast<Acc<T>>(b[c]);
+    }
+    return;
+  }
+  for (int64_t c = 0; c < channels; ++c) {
+    const Acc<T> v = static_cast<Acc<T>>(a[c]);
+    for (int64_t j = 0; j < m; ++j) acc[c * m + j] += v * static_cast<Acc<T>>(b[c * m + j]);
+  }
+}
+
+// acc[c] += sum over j < m of a[c * m + j] * b[c * m + j]: one tap of a depthwise input gradient.
+template <typename T>
+void AddTapReduced(const T* __restrict a, const T* __restrict b, int64_t channels, int64_t m,
+                   Acc<T>* __restrict acc) {
+  if (m == 1) {
+    for (int64_t c = 0; c < channels; ++c) {
+      acc[c] += static_cast<Acc<T>>(a[c]) * static_cast<Acc<T>>(b[c]);
+    }
+    return;
+  }
+  for (int64_t c = 0; c < channels; ++c) {
+    Acc<T> sum = 0;
+    for (int64_t j = 0; j < m; ++j) {
+      sum += static_cast<Acc<T>>(a[c * m + j]) * static_cast<Acc<T>>(b[c * m + j]);
+    }
+    acc[c] += sum;
+  }
+}
+
+// Runs row_fn(row, acc) for every row of `map` in blocks of kRowsPerTask, acc holding `width`
+// zeroed sums, then stores acc into out's row.
+template <typename T, typename RowFn>
+void ForEachRow(const TapMap& map, int64_t width, T* out, ThreadPool* pool, RowFn row_fn) {
+  const int64_t rows = map.batch * map.rows_h * map.rows_w;
+  ForEach((rows + kRowsPerTask - 1) / kRowsPerTask, pool, [&](int64_t task) {
+    const int64_t end = std::min(rows, (task + 1) * kRowsPerTask);
+    std::vector<Acc<T>> acc(static_cast<size_t>(width));
+    for (int64_t row = task * kRowsPerTask; row < end; ++row) {
+      std::fill(acc.begin(), acc.end(), Acc<T>(0));
+      row_fn(row, acc.data());
+      std::transform(acc.begin(), acc.end(), out + row * width,
+                     [](Acc<T> v) { return static_cast<T>(v); });
+    }
+  });
+}
+
+}  // namespace
+
+template <typename T>
+void DepthwiseForward(const ConvGeometry& g, const T* x, const T* w, T* out, ThreadPool* pool) {
+  const TapMap map = TapMap::Window(g);
+  const int64_t channels = g.groups, m = g.out_c;
+  ForEachRow(map, channels * m, out, pool, [&](int64_t row, Acc<T>* acc) {
+    const int64_t image = row / (map.rows_h * map.rows_w);
+    const int64_t ry = row / map.rows_w % map.rows_h, rx = row % map.rows_w;
+    for (int64_t ky = 0; ky < map.k_h; ++ky) {
+      const int64_t sy = map.y.At(ry, ky);
+      if (sy < 0) continue;
+      for (int64_t kx = 0; kx < map.k_w; ++kx) {
+        const int64_t sx = map.x.At(rx, kx);
+        if (sx < 0) continue;
+        AddTap(x + ((image * map.y.size + sy) * map.x.size + sx) * channels,
+               w + (ky * map.k_w + kx) * channels * m, channels, m, acc);
+      }
+    }
+  });
+}
+
+template <typename T>
+void DepthwiseInputGradient(const ConvGeometry& g, const T* dy, const T* w, T* dx,
+                            ThreadPool* pool) {
+  const TapMap map = TapMap::Gradient(g);
+  const int64_t channels = g.groups, m = g.out_c;
+  ForEachRow(map, channels, dx, pool, [&](int64_t row, Acc<T>* acc) {
+    const int64_t image = row / (map.rows_h * map.rows_w);
+    const int64_t ry = row / map.rows_w % map.rows_h, rx = row % map.rows_w;
+    for (int64_t ky = 0; ky < map.k_h; ++ky) {
+      const int64_t sy = map.y.At(ry, ky);
+      if (sy < 0) continue;
+      for (int64_t kx = 0; kx < map.k_w; ++kx) {
+        const int64_t sx = map.x.At(rx, kx);
+        if (sx < 0) continue;
+        AddTapReduced(dy + ((image * map.y.size + sy) * map.x.size + sx) * channels * m,
+                      w + (ky * map.k_w + kx) * channels * m, channels, m, acc);
+      }
+    }
+  });
+}
+
+template <typename T>
+void DepthwiseFilterGradient(const ConvGeometry& g, const T* x, const T* dy, T* dw,
+                             ThreadPool* pool) {
+  const TapMap windows = TapMap::Window(g);
+  const int64_t channels = g.groups, m = g.out_c, width = channels * m;
+  const int64_t taps = windows.taps(), rows = windows.batch * windows.rows_h * windows.rows_w;
+  // Each block of output pixels sums into its own partial filter (all taps: small, and every
+  // pixel's x and dy are read once), then the partials are added in block order. Block sizes
+  // depend on the shape only, so the sums do not depend on the thread count.
+  const int64_t block = std::max<int64_t>(512, (rows + 255) / 256);
+  const int64_t blocks = (rows + block - 1) / block;
+  std::vector<Acc<T>> partial(static_cast<size_t>(blocks * taps * width));
+  ForEach(blocks, pool, [&](int64_t b) {
+    Acc<T>* sums = partial.data() + b * taps * width;
+    for (int64_t row = b * block; row < std::min(rows, (b + 1) * block); ++row) {
+      const int64_t image = row / (windows.rows_h * windows.rows_w);
+      const int64_t ry = row / windows.rows_w % windows.rows_h, rx = row % windows.rows_w;
+      for (int64_t ky = 0; ky < windows.k_h; ++ky) {
+        const int64_t sy = windows.y.At(ry, ky);
+        if (sy < 0) continue;
+        for (int64_t kx = 0; kx < windows.k_w; ++kx) {
+          const int64_t sx = windows.x.At(rx, kx);
+          if (sx < 0) continue;
+          AddTap(x + ((image * windows.y.size + sy) * windows.x.size + sx) * channels,
+                 dy + row * width, channels, m, sums + (ky * windows.k_w + kx) * width);
+        }
+      }
+    }
+  });
+  for (int64_t i = 0; i < taps * width; ++i) {
+    Acc<T> sum = 0;
+    for (int64_t b = 0; b < blocks; ++b) sum += partial[static_cast<size_t>(b * taps * width + i)];
+    dw[i] = static_cast<T>(sum);
+  }
+}
+
+template void DepthwiseForward(const ConvGeometry&, const float*, const float*, float*,
+                               ThreadPool*);
+template void DepthwiseForward(const ConvGeometry&, const double*, const double*, double*,
+                               ThreadPool*);
+template void DepthwiseForward(const ConvGeometry&, const int32_t*, const int32_t*, int32_t*,
+                               ThreadPool*);
+template void DepthwiseInputGradient(const ConvGeometry&, const float*, const float*, float*,
+                                     ThreadPool*);
+template void DepthwiseInputGradient(const ConvGeometry&, const double*, const double*, double*,
+                                     ThreadPool*);
+template void DepthwiseInputGradient(const ConvGeometry&, const int32_t*, const int32_t*, int32_t*,
+                                     ThreadPool*);
+template void DepthwiseFilterGradient(const ConvGeometry&, const float*, const float*, float*,
+                                      ThreadPool*);
+template void DepthwiseFilterGradient(const ConvGeometry&, const double*, const double*, double*,
+                                      ThreadPool*);
+
 template void ConvByTaps(const TapMap&, const double*, const double*, int64_t, double*,
                          ThreadPool*);
 template void ConvByTaps(const TapMap&, const int32_t*, const int32_t*, int64_t, int32_t*,

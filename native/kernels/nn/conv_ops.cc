@@ -16,7 +16,8 @@
 // operands and picks the path; the shapes and attributes are checked once, in MakeConvGeometry
 // (conv_geometry.h). double and int32 take the plain loops of conv_loops.h over the same maps.
 // Grouped convolutions (a filter with fewer input channels than the input) run group by group
-// on contiguous copies of each group's channels.
+// on contiguous copies of each group's channels; depthwise ones (one input channel a group)
+// run as loops over the channels.
 #include <algorithm>
 #include <type_traits>
 #include <vector>
@@ -94,6 +95,9 @@ void ForEachGroup(int64_t groups, GroupedOperand<const T> a, GroupedOperand<cons
          k * out.channels);
   }
 }
+
+// Groups of one input channel: the depthwise loops of conv_loops.h, on the tensors in place.
+bool IsDepthwise(const kernels::ConvGeometry& g) { return g.groups > 1 && g.in_c == 1; }
 
 // One group's convolution, contiguous operands: out [N,OH,OW,OC] from x [N,H,W,C] and
 // w [KH,KW,C,OC]. Every element of out is written.
@@ -180,6 +184,9 @@ class Conv2DOp : public OpKernel {
     Tensor* out = ctx->allocate_output(0, {g.batch, g.out_h, g.out_w, g.out_c * g.groups}, true);
     const int64_t pixels = g.batch * g.out_h * g.out_w;
     if (pixels == 0) return;
+    if (IsDepthwise(g)) {
+      return kernels::DepthwiseForward(g, x.data<T>(), w.data<T>(), out->data<T>(), ctx->pool());
+    }
     ForEachGroup<T>(g.groups, {x.data<T>(), g.batch * g.in_h * g.in_w, g.in_c},
                     {w.data<T>(), g.k_h * g.k_w * g.in_c, g.out_c},
                     {out->data<T>(), pixels, g.out_c},
@@ -212,6 +219,10 @@ class Conv2DBackpropInputOp : public OpKernel {
     const bool adds_up = std::is_same_v<T, float> && kernels::FewChannels(g.in_c, ctx->isa());
     Tensor* dx = ctx->allocate_output(0, input_sizes, g.groups > 1 || !adds_up);
     if (g.batch * g.in_h * g.in_w == 0) return;
+    if (IsDepthwise(g)) {
+      return kernels::DepthwiseInputGradient(g, dy.data<T>(), w.data<T>(), dx->data<T>(),
+                                             ctx->pool());
+    }
     ForEachGroup<T>(
         g.groups, {dy.data<T>(), g.batch * g.out_h * g.out_w, g.out_c},
         {w.data<T>(), g.k_h * g.k_w * g.in_c, g.out_c},
@@ -238,6 +249,10 @@ class Conv2DBackpropFilterOp : public OpKernel {
     Tensor* dw = ctx->allocate_output(0, filter_sizes);  // zeroed
     const int64_t taps = g.k_h * g.k_w * g.in_c, pixels = g.batch * g.out_h * g.out_w;
     if (taps == 0 || pixels == 0 || g.out_c == 0) return;  // stays zero, or is empty
+    if (IsDepthwise(g)) {
+      return kernels::DepthwiseFilterGradient(g, x.data<T>(), dy.data<T>(), dw->data<T>(),
+                                              ctx->pool());
+    }
     ForEachGroup<T>(
         g.groups, {x.data<T>(), g.batch * g.in_h * g.in_w, g.in_c}, {dy.data<T>(), pixels, g.out_c},
         {dw->data<T>(), taps, g.out_c},
