@@ -44,7 +44,11 @@ void Kernel(int64_t groups, const void* a_data, const void* b_data, int32_t* c, 
     col0 = _mm512_maskz_loadu_epi32(m0, col_offset);
     col1 = _mm512_maskz_loadu_epi32(m1, col_offset + 16);
   }
-  for (int i = 0; i < rows; ++i) {
+  // Unrolled with constant indexes, as every loop over acc: a runtime index makes GCC keep the
+  // tile in memory and spill it in the loop above (Zen 4, 1024^3: 300 -> 674 GOP/s).
+#pragma GCC unroll 16
+  for (int i = 0; i < kMr; ++i) {
+    if (i >= rows) break;
     int32_t* ci = c + i * ldc;
     __m512i r0 = acc[i][0], r1 = acc[i][1];
     if (accumulate) {

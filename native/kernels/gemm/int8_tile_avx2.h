@@ -43,7 +43,11 @@ void Avx2Int8Tile(int64_t groups, const void* a_data, const void* b_data, int32_
     col0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(col_offset));
     col1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(col_offset + 8));
   }
-  for (int i = 0; i < rows; ++i) {
+  // Unrolled with constant indexes, as every loop over acc: a runtime index makes GCC keep the
+  // tile in memory, and spill it in the loop above.
+#pragma GCC unroll 8
+  for (int i = 0; i < kMr; ++i) {
+    if (i >= rows) break;
     int32_t* ci = c + i * ldc;
     if (!full) {  // an edge tile: the shared scalar epilogue
       alignas(32) int32_t sums[kNr];
