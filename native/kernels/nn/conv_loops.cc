@@ -31,36 +31,85 @@ struct AccOf<int32_t> {
 template <typename T>
 using Acc = typename AccOf<T>::type;
 
+// Calls fn(tap, pixel) for each tap of `map`'s row that reads a source pixel: tap = ky * k_w +
+// kx, pixel = the source pixel's index in the batch (image, y, x).
+template <typename Fn>
+void ForEachTap(const TapMap& map, int64_t row, Fn fn) {
+  const int64_t image = row / (map.rows_h * map.rows_w);
+  const int64_t ry = row / map.rows_w % map.rows_h, rx = row % map.rows_w;
+  for (int64_t ky = 0; ky < map.k_h; ++ky) {
+    const int64_t sy = map.y.At(ry, ky);
+    if (sy < 0) continue;
+    for (int64_t kx = 0; kx < map.k_w; ++kx) {
+      const int64_t sx = map.x.At(rx, kx);
+      if (sx >= 0) fn(ky * map.k_w + kx, (image * map.y.size + sy) * map.x.size + sx);
+    }
+  }
+}
+
+// Runs row_fn(row, acc) for every row of `map` in blocks of kRowsPerTask, acc holding `width`
+// zeroed sums, then stores acc into out's row: one block of rows per task.
+template <typename T, typename RowFn>
+void ForEachRow(const TapMap& map, int64_t width, T* out, ThreadPool* pool, RowFn row_fn) {
+  const int64_t rows = map.batch * map.rows_h * map.rows_w;
+  ForEach((rows + kRowsPerTask - 1) / kRowsPerTask, pool, [&](int64_t task) {
+    const int64_t end = std::min(rows, (task + 1) * kRowsPerTask);
+    std::vector<Acc<T>> acc(static_cast<size_t>(width));
+    for (int64_t row = task * kRowsPerTask; row < end; ++row) {
+      std::fill(acc.begin(), acc.end(), Acc<T>(0));
+      row_fn(row, acc.data());
+      std::transform(acc.begin(), acc.end(), out + row * width,
+                     [](Acc<T> v) { return static_cast<T>(v); });
+    }
+  });
+}
+
+// acc[i] += a[i] * b[i] for i < n.
+template <typename T>
+void MulAdd(const T* __restrict a, const T* __restrict b, int64_t n, Acc<T>* __restrict acc) {
+  for (int64_t i = 0; i < n; ++i) acc[i] += static_cast<Acc<T>>(a[i]) * static_cast<Acc<T>>(b[i]);
+}
+
+// acc[c * m + j] += a[c] * b[c * m + j] for c < channels, j < m: one tap of a depthwise sum
+// (a: the input's channels, b: the tap's filter row or dy's).
+template <typename T>
+void AddTap(const T* __restrict a, const T* __restrict b, int64_t channels, int64_t m,
+            Acc<T>* __restrict acc) {
+  if (m == 1) return MulAdd(a, b, channels, acc);
+  for (int64_t c = 0; c < channels; ++c) {
+    const Acc<T> v = static_cast<Acc<T>>(a[c]);
+    for (int64_t j = 0; j < m; ++j) acc[c * m + j] += v * static_cast<Acc<T>>(b[c * m + j]);
+  }
+}
+
+// acc[c] += sum over j < m of a[c * m + j] * b[c * m + j]: one tap of a depthwise input gradient.
+template <typename T>
+void AddTapReduced(const T* __restrict a, const T* __restrict b, int64_t channels, int64_t m,
+                   Acc<T>* __restrict acc) {
+  if (m == 1) return MulAdd(a, b, channels, acc);
+  for (int64_t c = 0; c < channels; ++c) {
+    Acc<T> sum = 0;
+    for (int64_t j = 0; j < m; ++j) {
+      sum += static_cast<Acc<T>>(a[c * m + j]) * static_cast<Acc<T>>(b[c * m + j]);
+    }
+    acc[c] += sum;
+  }
+}
+
 }  // namespace
 
 template <typename T>
 void ConvByTaps(const TapMap& map, const T* src, const T* b, int64_t n, T* out, ThreadPool* pool) {
-  const int64_t rows = map.batch * map.rows_h * map.rows_w;
   const int64_t c = map.channels;
-  ForEach((rows + kRowsPerTask - 1) / kRowsPerTask, pool, [&](int64_t task) {
-    const int64_t end = std::min(rows, (task + 1) * kRowsPerTask);
-    std::vector<Acc<T>> o(static_cast<size_t>(n));
-    for (int64_t row = task * kRowsPerTask; row < end; ++row) {
-      const int64_t image = row / (map.rows_h * map.rows_w);
-      const int64_t ry = row / map.rows_w % map.rows_h, rx = row % map.rows_w;
-      std::fill(o.begin(), o.end(), Acc<T>(0));
-      for (int64_t ky = 0; ky < map.k_h; ++ky) {
-        const int64_t sy = map.y.At(ry, ky);
-        if (sy < 0) continue;
-        for (int64_t kx = 0; kx < map.k_w; ++kx) {
-          const int64_t sx = map.x.At(rx, kx);
-          if (sx < 0) continue;
-          const T* s = src + ((image * map.y.size + sy) * map.x.size + sx) * c;
-          const T* bt = b + (ky * map.k_w + kx) * c * n;
-          for (int64_t ch = 0; ch < c; ++ch) {
-            const Acc<T> v = static_cast<Acc<T>>(s[ch]);
-            const T* bc = bt + ch * n;
-            for (int64_t j = 0; j < n; ++j) o[j] += v * static_cast<Acc<T>>(bc[j]);
-          }
-        }
+  ForEachRow(map, n, out, pool, [&](int64_t row, Acc<T>* acc) {
+    ForEachTap(map, row, [&](int64_t tap, int64_t pixel) {
+      const T* s = src + pixel * c;
+      for (int64_t ch = 0; ch < c; ++ch) {
+        const Acc<T> v = static_cast<Acc<T>>(s[ch]);
+        const T* bc = b + (tap * c + ch) * n;
+        for (int64_t j = 0; j < n; ++j) acc[j] += v * static_cast<Acc<T>>(bc[j]);
       }
-      std::transform(o.begin(), o.end(), out + row * n, [](Acc<T> v) { return static_cast<T>(v); });
-    }
+    });
   });
 }
 
@@ -92,80 +141,14 @@ void FilterGradientByTaps(const TapMap& windows, const T* x, const T* dy, int64_
   });
 }
 
-namespace {
-
-// acc[c * m + j] += a[c] * b[c * m + j] for c < channels, j < m: one tap of a depthwise sum
-// (a: the input's channels, b: the tap's filter row or dy's).
-template <typename T>
-void AddTap(const T* __restrict a, const T* __restrict b, int64_t channels, int64_t m,
-            Acc<T>* __restrict acc) {
-  if (m == 1) {
-    for (int64_t c = 0; c < channels; ++c) {
-      acc[c] += static_cast<Acc<T>>(a[c]) * static_cast<Acc<T>>(b[c]);
-    }
-    return;
-  }
-  for (int64_t c = 0; c < channels; ++c) {
-    const Acc<T> v = static_cast<Acc<T>>(a[c]);
-    for (int64_t j = 0; j < m; ++j) acc[c * m + j] += v * static_cast<Acc<T>>(b[c * m + j]);
-  }
-}
-
-// acc[c] += sum over j < m of a[c * m + j] * b[c * m + j]: one tap of a depthwise input gradient.
-template <typename T>
-void AddTapReduced(const T* __restrict a, const T* __restrict b, int64_t channels, int64_t m,
-                   Acc<T>* __restrict acc) {
-  if (m == 1) {
-    for (int64_t c = 0; c < channels; ++c) {
-      acc[c] += static_cast<Acc<T>>(a[c]) * static_cast<Acc<T>>(b[c]);
-    }
-    return;
-  }
-  for (int64_t c = 0; c < channels; ++c) {
-    Acc<T> sum = 0;
-    for (int64_t j = 0; j < m; ++j) {
-      sum += static_cast<Acc<T>>(a[c * m + j]) * static_cast<Acc<T>>(b[c * m + j]);
-    }
-    acc[c] += sum;
-  }
-}
-
-// Runs row_fn(row, acc) for every row of `map` in blocks of kRowsPerTask, acc holding `width`
-// zeroed sums, then stores acc into out's row.
-template <typename T, typename RowFn>
-void ForEachRow(const TapMap& map, int64_t width, T* out, ThreadPool* pool, RowFn row_fn) {
-  const int64_t rows = map.batch * map.rows_h * map.rows_w;
-  ForEach((rows + kRowsPerTask - 1) / kRowsPerTask, pool, [&](int64_t task) {
-    const int64_t end = std::min(rows, (task + 1) * kRowsPerTask);
-    std::vector<Acc<T>> acc(static_cast<size_t>(width));
-    for (int64_t row = task * kRowsPerTask; row < end; ++row) {
-      std::fill(acc.begin(), acc.end(), Acc<T>(0));
-      row_fn(row, acc.data());
-      std::transform(acc.begin(), acc.end(), out + row * width,
-                     [](Acc<T> v) { return static_cast<T>(v); });
-    }
-  });
-}
-
-}  // namespace
-
 template <typename T>
 void DepthwiseForward(const ConvGeometry& g, const T* x, const T* w, T* out, ThreadPool* pool) {
   const TapMap map = TapMap::Window(g);
   const int64_t channels = g.groups, m = g.out_c;
   ForEachRow(map, channels * m, out, pool, [&](int64_t row, Acc<T>* acc) {
-    const int64_t image = row / (map.rows_h * map.rows_w);
-    const int64_t ry = row / map.rows_w % map.rows_h, rx = row % map.rows_w;
-    for (int64_t ky = 0; ky < map.k_h; ++ky) {
-      const int64_t sy = map.y.At(ry, ky);
-      if (sy < 0) continue;
-      for (int64_t kx = 0; kx < map.k_w; ++kx) {
-        const int64_t sx = map.x.At(rx, kx);
-        if (sx < 0) continue;
-        AddTap(x + ((image * map.y.size + sy) * map.x.size + sx) * channels,
-               w + (ky * map.k_w + kx) * channels * m, channels, m, acc);
-      }
-    }
+    ForEachTap(map, row, [&](int64_t tap, int64_t pixel) {
+      AddTap(x + pixel * channels, w + tap * channels * m, channels, m, acc);
+    });
   });
 }
 
@@ -175,18 +158,9 @@ void DepthwiseInputGradient(const ConvGeometry& g, const T* dy, const T* w, T* d
   const TapMap map = TapMap::Gradient(g);
   const int64_t channels = g.groups, m = g.out_c;
   ForEachRow(map, channels, dx, pool, [&](int64_t row, Acc<T>* acc) {
-    const int64_t image = row / (map.rows_h * map.rows_w);
-    const int64_t ry = row / map.rows_w % map.rows_h, rx = row % map.rows_w;
-    for (int64_t ky = 0; ky < map.k_h; ++ky) {
-      const int64_t sy = map.y.At(ry, ky);
-      if (sy < 0) continue;
-      for (int64_t kx = 0; kx < map.k_w; ++kx) {
-        const int64_t sx = map.x.At(rx, kx);
-        if (sx < 0) continue;
-        AddTapReduced(dy + ((image * map.y.size + sy) * map.x.size + sx) * channels * m,
-                      w + (ky * map.k_w + kx) * channels * m, channels, m, acc);
-      }
-    }
+    ForEachTap(map, row, [&](int64_t tap, int64_t pixel) {
+      AddTapReduced(dy + pixel * channels * m, w + tap * channels * m, channels, m, acc);
+    });
   });
 }
 
@@ -205,18 +179,9 @@ void DepthwiseFilterGradient(const ConvGeometry& g, const T* x, const T* dy, T* 
   ForEach(blocks, pool, [&](int64_t b) {
     Acc<T>* sums = partial.data() + b * taps * width;
     for (int64_t row = b * block; row < std::min(rows, (b + 1) * block); ++row) {
-      const int64_t image = row / (windows.rows_h * windows.rows_w);
-      const int64_t ry = row / windows.rows_w % windows.rows_h, rx = row % windows.rows_w;
-      for (int64_t ky = 0; ky < windows.k_h; ++ky) {
-        const int64_t sy = windows.y.At(ry, ky);
-        if (sy < 0) continue;
-        for (int64_t kx = 0; kx < windows.k_w; ++kx) {
-          const int64_t sx = windows.x.At(rx, kx);
-          if (sx < 0) continue;
-          AddTap(x + ((image * windows.y.size + sy) * windows.x.size + sx) * channels,
-                 dy + row * width, channels, m, sums + (ky * windows.k_w + kx) * width);
-        }
-      }
+      ForEachTap(windows, row, [&](int64_t tap, int64_t pixel) {
+        AddTap(x + pixel * channels, dy + row * width, channels, m, sums + tap * width);
+      });
     }
   });
   for (int64_t i = 0; i < taps * width; ++i) {
