@@ -391,6 +391,11 @@ void GemmU8S8(const Int8RowSource& source, int64_t m, int64_t n, int64_t k, cons
   if (k <= 0) return FillOffsets(m, n, c, ldc, row_offset, col_offset, epilogue);
   const Int8Blocking& blocking = Int8BlockingFor(isa);
   const auto pack_a = [&](int64_t i0, int64_t p0, int64_t mc, int64_t kc, uint8_t* dst) {
+    const Int8KernelInfo& kernel = blocking.kernel;
+    if (kernel.element == Int8Element::kBytes && kernel.k_group == 4 && kc % 4 == 0 &&
+        source.PackGroupsOf4(i0, mc, p0, kc, kernel.mr, dst)) {
+      return;
+    }
     uint8_t* rows = ScratchBytes(2, static_cast<size_t>(mc * kc));
     source.Rows(i0, mc, p0, kc, rows, kc);
     if (blocking.kernel.element == Int8Element::kBytes) {

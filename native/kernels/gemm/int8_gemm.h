@@ -58,6 +58,14 @@ class Int8RowSource {
   virtual ~Int8RowSource() = default;
   virtual void Rows(int64_t i0, int64_t rows, int64_t p0, int64_t kc, uint8_t* dst,
                     int64_t ld) const = 0;
+  // The same rows written straight in a byte kernel's layout for groups of 4 steps: slivers of
+  // mr rows, group g of a sliver's row r at (g * mr + r) * 4, rows past `rows` zero (p0 and kc
+  // are multiples of 4). False when the source cannot; the driver then packs Rows' output. A
+  // source that can saves one pass over A (an im2col source: its copy).
+  virtual bool PackGroupsOf4(int64_t i0, int64_t rows, int64_t p0, int64_t kc, int mr,
+                             uint8_t* dst) const {
+    return false;
+  }
 };
 
 // Work on each finished block of C: called once per block (all K steps accumulated, offsets

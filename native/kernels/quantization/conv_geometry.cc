@@ -49,6 +49,53 @@ void Im2ColRows::Rows(int64_t i0, int64_t rows, int64_t p0, int64_t kc, uint8_t*
   }
 }
 
+bool Im2ColRows::PackGroupsOf4(int64_t i0, int64_t rows, int64_t p0, int64_t kc, int mr,
+                               uint8_t* dst) const {
+  const int64_t c = g_.depth;
+  if (c % 4 != 0 || p0 % 4 != 0 || kc % 4 != 0) return false;
+  const int64_t groups = kc / 4, stride = int64_t{mr} * 4;  // bytes between a row's groups
+  const uint32_t pad_word = uint32_t{pad_} * 0x01010101u, zero = 0;
+  // Divisions only here: rows and taps are then walked with counters.
+  const int64_t tap0 = p0 / c, ch0 = p0 % c;
+  int64_t x = i0 % g_.out_w, y = i0 / g_.out_w % g_.out_h, b = i0 / (g_.out_w * g_.out_h);
+  for (int64_t ir = 0; ir < rows; ir += mr, dst += groups * stride) {
+    for (int r = 0; r < mr; ++r) {
+      uint8_t* d = dst + r * 4;
+      if (ir + r >= rows) {
+        for (int64_t q = 0; q < groups; ++q) std::memcpy(d + q * stride, &zero, 4);
+        continue;
+      }
+      const uint8_t* image = input_ + b * g_.in_h * g_.in_w * c;
+      int64_t ky = tap0 / g_.kw, kx = tap0 % g_.kw, ch = ch0;
+      for (int64_t q = 0; q < groups;) {
+        const int64_t words = std::min((c - ch) / 4, groups - q);  // within one tap
+        const int64_t iy = g_.InY(y, ky), ix = g_.InX(x, kx);
+        uint8_t* out = d + q * stride;
+        if (!g_.Inside(iy, ix)) {
+          for (int64_t w = 0; w < words; ++w) std::memcpy(out + w * stride, &pad_word, 4);
+        } else {
+          const uint8_t* src = image + (iy * g_.in_w + ix) * c + ch;
+          for (int64_t w = 0; w < words; ++w) std::memcpy(out + w * stride, src + w * 4, 4);
+        }
+        q += words;
+        ch = 0;
+        if (++kx == g_.kw) {
+          kx = 0;
+          ++ky;
+        }
+      }
+      if (++x == g_.out_w) {  // the next output pixel
+        x = 0;
+        if (++y == g_.out_h) {
+          y = 0;
+          ++b;
+        }
+      }
+    }
+  }
+  return true;
+}
+
 std::vector<int32_t> Im2ColRows::RowSums() const {
   const int64_t c = g_.depth;
   std::vector<uint32_t> pixel(static_cast<size_t>(g_.batch * g_.in_h * g_.in_w), 0);

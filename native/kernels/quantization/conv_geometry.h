@@ -43,6 +43,9 @@ class Im2ColRows : public kernels::Int8RowSource {
 
   void Rows(int64_t i0, int64_t rows, int64_t p0, int64_t kc, uint8_t* dst,
             int64_t ld) const override;
+  // Straight from the windows when a group of 4 steps never spans two taps (depth % 4 == 0).
+  bool PackGroupsOf4(int64_t i0, int64_t rows, int64_t p0, int64_t kc, int mr,
+                     uint8_t* dst) const override;
 
   // Sum of each row (pads included): the left operand's row sums.
   std::vector<int32_t> RowSums() const;

@@ -85,7 +85,9 @@ class QuantizedMatMulOp : public OpKernel {
     std::vector<uint8_t> shifted;
     const uint8_t* a_data = LeftBytes(left, a.num_elements(), &shifted);
     std::vector<int32_t> row_sums(static_cast<size_t>(m), 0), col_sums;
-    if (ta) {
+    if (right.zero == 0) {
+      // The row sums' term is -zb * sum: nothing to compute.
+    } else if (ta) {
       for (int64_t p = 0; p < k; ++p) {
         const uint8_t* row = a_data + p * m;
         for (int64_t i = 0; i < m; ++i) row_sums[static_cast<size_t>(i)] += row[i];
@@ -200,7 +202,10 @@ class QuantizedConv2DOp : public OpKernel {
     const uint8_t pad = static_cast<uint8_t>(za < 0 ? 0 : za);
     const Im2ColRows rows(g, x, pad);
     const int64_t m = g.Rows(), k = g.Steps(), n = g.out_depth;
-    std::vector<int32_t> row_sums = rows.RowSums(), col_sums;
+    // The row sums' term is -zb * sum: with a zero right zero point, nothing to compute.
+    std::vector<int32_t> row_sums =
+        right.zero == 0 ? std::vector<int32_t>(static_cast<size_t>(m), 0) : rows.RowSums();
+    std::vector<int32_t> col_sums;
     const kernels::Int8Right rhs = RightOf(right, n, false, k, n, &col_sums);
     quantization::ZeroPointTerms(za, right.zero, k, &row_sums, &col_sums);
     int32_t* c = output->data<int32_t>();
