@@ -4,8 +4,10 @@
 #
 #   tests/fuzz/run_libfuzzer.sh TARGET [SECONDS] [libFuzzer flags...]   (default: 600 seconds)
 #
-# TARGET: record_reader (native/io: readers, the scanner, index scanning and parsing) or
-# example (the Example/SequenceExample codec) or image (the JPEG/PNG decoders and batch decode). Needs clang (as root: apt-get install -y clang). Works in
+# TARGET: record_reader (native/io: readers, the scanner, index scanning and parsing), example
+# (the Example/SequenceExample codec), image (the JPEG/PNG decoders and batch decode), op_defs
+# (OpDef parsing and the op generator) or quantized_ops (TensorFlow's quantized ops on every
+# 8-bit kernel the CPU has). Needs clang (as root: apt-get install -y clang). Works in
 # .fuzz/TARGET/ (git-ignored): the binary, the growing corpus and any crash-* inputs, which
 # reproduce with: .fuzz/TARGET/fuzzer .fuzz/TARGET/crash-...
 set -euo pipefail
@@ -24,6 +26,7 @@ mkdir -p "$work/include" "$work/corpus"
 ln -sfn "$root/native" "$work/include/swigflow"  # headers are included as swigflow/...
 
 libs=()
+declare -A isa_flags=()
 case "$target" in
   record_reader)
     sources=(
@@ -63,14 +66,54 @@ case "$target" in
       tests/fuzz/op_defs_fuzzer.cc)
     cp "$root"/tests/api/golden/ops.txt "$work/corpus/"
     ;;
+  quantized_ops)
+    sources=(native/framework/status.cc native/framework/cpu_info.cc
+      native/framework/thread_pool.cc native/framework/tensor.cc native/framework/op.cc
+      native/framework/memory.cc
+      native/kernels/gemm/gemm.cc native/kernels/gemm/kernel_scalar.cc
+      native/kernels/gemm/kernel_avx2.cc native/kernels/gemm/kernel_avx512.cc
+      native/kernels/gemm/int8_gemm.cc native/kernels/gemm/int8_kernel_scalar.cc
+      native/kernels/gemm/int8_kernel_avx2.cc native/kernels/gemm/int8_kernel_avx_vnni.cc
+      native/kernels/gemm/int8_kernel_avx512_vnni.cc
+      native/kernels/gemm/config/kernel_config.cc native/kernels/gemm/config/zen4.cc
+      native/kernels/quantization/conv_geometry.cc native/kernels/quantization/fused_ops.cc
+      native/kernels/quantization/gemm_operands.cc
+      native/kernels/quantization/quantization_utils.cc
+      native/kernels/quantization/quantize_ops.cc native/kernels/quantization/quantized_ops.cc
+      tests/fuzz/quantized_ops_fuzzer.cc)
+    # Each micro-kernel is compiled for its own ISA, as in its BUILD file; the fuzzer runs the
+    # ones the CPU has.
+    declare -A isa_flags=(
+      [native/kernels/gemm/kernel_avx2.cc]="-mavx2 -mfma"
+      [native/kernels/gemm/kernel_avx512.cc]="-mavx512f -mfma"
+      [native/kernels/gemm/int8_kernel_avx2.cc]="-mavx2"
+      [native/kernels/gemm/int8_kernel_avx_vnni.cc]="-mavx2 -mavxvnni"
+      [native/kernels/gemm/int8_kernel_avx512_vnni.cc]="-mavx512f -mavx512bw -mavx512vnni"
+    )
+    cp "$root"/tests/testdata/quantized_ops_seeds/* "$work/corpus/"
+    ;;
   *)
-    echo "usage: $0 record_reader|example|image|op_defs [SECONDS] [libFuzzer flags...]" >&2
+    echo "usage: $0 record_reader|example|image|op_defs|quantized_ops [SECONDS]" \
+      "[libFuzzer flags...]" >&2
     exit 2
     ;;
 esac
-(cd "$root" && clang++ -std=c++17 -O1 -g -msse4.2 -fno-omit-frame-pointer \
-  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -I"$work/include" -I"$root" "${sources[@]}" "${libs[@]}" -lz -pthread -o "$work/fuzzer")
+flags=(-std=c++17 -O1 -g -msse4.2 -fno-omit-frame-pointer -fsanitize=address,undefined
+  -fno-sanitize-recover=undefined -I"$work/include" -I"$root")
+# One object per source, so that a source can have flags of its own (isa_flags).
+mkdir -p "$work/obj"
+objects=()
+for src in "${sources[@]}"; do
+  object="$work/obj/$(echo "$src" | tr / _).o"
+  extra=${isa_flags[$src]:-}
+  fuzzer_flag=-fsanitize=fuzzer-no-link
+  [[ "$src" == tests/fuzz/* ]] && fuzzer_flag=-fsanitize=fuzzer
+  # shellcheck disable=SC2086  # extra is a list of flags
+  (cd "$root" && clang++ "${flags[@]}" "$fuzzer_flag" $extra -c "$src" -o "$object")
+  objects+=("$object")
+done
+clang++ -fsanitize=fuzzer,address,undefined "${objects[@]}" "${libs[@]}" -lz -pthread \
+  -o "$work/fuzzer"
 
 cd "$work"
 exec ./fuzzer -max_total_time="$seconds" -max_len=65536 -timeout=10 \

@@ -4,17 +4,6 @@
 
 namespace swigflow {
 namespace quantization {
-namespace {
-
-// double -> int64 as x86's cvttsd2si does it, which is what TensorFlow's casts compile to:
-// truncation, and INT64_MIN for NaN and values out of range (a plain cast is undefined there).
-int64_t TruncateToInt64(double x) {
-  if (!(x > -9223372036854775808.0 && x < 9223372036854775808.0)) return INT64_MIN;
-  return static_cast<int64_t>(x);
-}
-
-}  // namespace
-
 RequantizeToUint8::RequantizeToUint8(float min_input, float max_input, float min_output,
                                      float max_output) {
   // TensorFlow's constants, in its mix of float and double: the input range's midpoint maps to

@@ -34,7 +34,17 @@ inline int32_t TruncateToInt32(float x) {
   return static_cast<int32_t>(x);
 }
 
-// The quantized value of `input` on T's steps over [range_min, range_max], not clamped.
+// The same for double -> int64 (cvttsd2si): INT64_MIN for NaN and out-of-range values.
+inline int64_t TruncateToInt64(double x) {
+  if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0)) {
+    return std::numeric_limits<int64_t>::min();
+  }
+  return static_cast<int64_t>(x);
+}
+
+// The quantized value of `input` on T's steps over [range_min, range_max], not clamped. A NaN
+// or huge value (infinite or NaN ranges) gives what TensorFlow's compiled casts give: x86's
+// conversion, then a wrapping add.
 template <typename T>
 int64_t FloatToQuantizedUnclamped(float input, float range_min, float range_max) {
   if (range_min == range_max) return Levels<T>::kLowest;
@@ -42,7 +52,8 @@ int64_t FloatToQuantizedUnclamped(float input, float range_min, float range_max)
   const double range = static_cast<double>(range_max - range_min) * (steps / (steps - 1.0));
   const double scale = steps / range;
   const double q = std::round(input * scale) - std::round(range_min * scale);
-  return static_cast<int64_t>(q) + Levels<T>::kLowest;
+  return static_cast<int64_t>(static_cast<uint64_t>(TruncateToInt64(q)) +
+                              static_cast<uint64_t>(Levels<T>::kLowest));
 }
 
 template <typename T>
@@ -103,8 +114,8 @@ struct QuantizeParams {
         Levels<T>::kHighest > 2147483520.0 ? 2147483520.0f : float(Levels<T>::kHighest);
     float v = std::round(x * scale) - offset;
     v = v < kLow ? kLow : v;
-    v = v > kHigh ? kHigh : v;
-    return static_cast<T>(static_cast<int32_t>(v));
+    v = v > kHigh ? kHigh : v;  // NaN stays NaN: x86's conversion makes it INT32_MIN
+    return static_cast<T>(TruncateToInt32(v));
   }
 
   float scale, offset;
