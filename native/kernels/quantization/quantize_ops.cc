@@ -78,13 +78,26 @@ Status RangedSlices(const OpKernelContext& ctx, Mode mode, const char* op, const
   return Status::OK();
 }
 
-// Runs fn(slice) for each slice over the pool.
+// Runs fn(slice, first, n, lead) over every run of a slice's elements (first: the run's first
+// element in the tensor, n: its length; lead: true for exactly one run of each slice) on the
+// pool: slices, their repeats along `pre`, and runs cut in chunks of kChunk, so that a per-tensor
+// range (one slice) uses every thread too. A slice with no elements still gets its calls (n = 0).
+constexpr int64_t kChunk = int64_t{1} << 16;
+
 template <typename Fn>
-void ForSlices(OpKernelContext* ctx, const Slices& s, const Fn& fn) {
-  if (ctx->pool() == nullptr || s.count == 1) {
-    for (int64_t i = 0; i < s.count; ++i) fn(i);
+void ForRuns(OpKernelContext* ctx, const Slices& s, const Fn& fn) {
+  const int64_t chunks = std::max<int64_t>(1, (s.post + kChunk - 1) / kChunk);
+  const int64_t tasks = s.count * s.pre * chunks;
+  const auto run = [&](int64_t t) {
+    const int64_t chunk = t % chunks, o = t / chunks % s.pre, slice = t / chunks / s.pre;
+    const int64_t begin = chunk * kChunk;
+    fn(slice, (o * s.count + slice) * s.post + begin, std::min(kChunk, s.post - begin),
+       o == 0 && chunk == 0);
+  };
+  if (ctx->pool() == nullptr || tasks <= 1) {
+    for (int64_t t = 0; t < tasks; ++t) run(t);
   } else {
-    ctx->pool()->ParallelFor(s.count, [&](int64_t i) { fn(i); });
+    ctx->pool()->ParallelFor(tasks, run);
   }
 }
 
@@ -146,18 +159,18 @@ class QuantizeV2Op : public OpKernel {
     float* out_max = ctx->allocate_output(2, range_shape)->data<float>();
     const float* x = input.data<float>();
     T* q = out->data<T>();
-    ForSlices(ctx, s, [&](int64_t slice) {
-      for (int64_t o = 0; o < s.pre; ++o) {
-        const int64_t base = (o * s.count + slice) * s.post;
-        QuantizeSlice(mode, x + base, s.post, mins[slice], maxs[slice], q + base, &out_min[slice],
-                      &out_max[slice]);
-      }
+    ForRuns(ctx, s, [&](int64_t slice, int64_t first, int64_t n, bool lead) {
+      // Every run of a slice computes the same range; its lead run reports it.
+      QuantizeRun(mode, x + first, n, mins[slice], maxs[slice], q + first,
+                  lead ? &out_min[slice] : nullptr, lead ? &out_max[slice] : nullptr);
     });
   }
 
  private:
-  void QuantizeSlice(Mode mode, const float* x, int64_t n, float input_min, float input_max, T* q,
-                     float* out_min, float* out_max) const {
+  // Quantizes n values of a slice with input range [input_min, input_max]; when out_min and
+  // out_max are given, stores the slice's output range there.
+  void QuantizeRun(Mode mode, const float* x, int64_t n, float input_min, float input_max, T* q,
+                   float* out_min, float* out_max) const {
     // The range always holds 0 and is at least ensure_minimum_range wide (relative to its
     // magnitude, and at least that much absolute).
     float min_range = std::min(0.0f, input_min);
@@ -202,8 +215,10 @@ class QuantizeV2Op : public OpKernel {
         q[i] = static_cast<T>(TruncateToInt32(half_to_even_ ? std::nearbyint(v) : std::round(v)));
       }
     }
-    *out_min = min_range;
-    *out_max = max_range;
+    if (out_min != nullptr) {
+      *out_min = min_range;
+      *out_max = max_range;
+    }
   }
 
   bool narrow_range_ = false, half_to_even_ = false;
@@ -244,27 +259,23 @@ class DequantizeOp : public OpKernel {
     const T* q = input.data<T>();
     const float lowest = static_cast<float>(Levels<T>::kLowest);
     const float highest = static_cast<float>(Levels<T>::kHighest);
-    ForSlices(ctx, s, [&](int64_t slice) {
+    ForRuns(ctx, s, [&](int64_t slice, int64_t base, int64_t n, bool) {
       const float min_range = mins[slice], max_range = maxs[slice];
-      for (int64_t o = 0; o < s.pre; ++o) {
-        const int64_t base = (o * s.count + slice) * s.post;
-        if (mode == Mode::kMinFirst) {
-          const DequantizeParams<T> q2f(min_range, max_range);
-          for (int64_t i = 0; i < s.post; ++i) y[base + i] = q2f(q[base + i]);
-        } else if (mode == Mode::kMinCombined) {
-          const float half_range = Levels<T>::kLowest < 0 ? (highest - lowest + 1) / 2.0f : 0.0f;
-          const float scale = (max_range - min_range) / (highest - lowest);
-          for (int64_t i = 0; i < s.post; ++i) {
-            y[base + i] = (static_cast<float>(q[base + i]) + half_range) * scale + min_range;
-          }
-        } else {
-          const float min_output = lowest + (narrow_range ? 1.0f : 0.0f);
-          const float scale = Levels<T>::kLowest == 0
-                                  ? max_range / highest
-                                  : std::max(min_range / min_output, max_range / highest);
-          for (int64_t i = 0; i < s.post; ++i)
-            y[base + i] = static_cast<float>(q[base + i]) * scale;
+      if (mode == Mode::kMinFirst) {
+        const DequantizeParams<T> q2f(min_range, max_range);
+        for (int64_t i = 0; i < n; ++i) y[base + i] = q2f(q[base + i]);
+      } else if (mode == Mode::kMinCombined) {
+        const float half_range = Levels<T>::kLowest < 0 ? (highest - lowest + 1) / 2.0f : 0.0f;
+        const float scale = (max_range - min_range) / (highest - lowest);
+        for (int64_t i = 0; i < n; ++i) {
+          y[base + i] = (static_cast<float>(q[base + i]) + half_range) * scale + min_range;
         }
+      } else {
+        const float min_output = lowest + (narrow_range ? 1.0f : 0.0f);
+        const float scale = Levels<T>::kLowest == 0
+                                ? max_range / highest
+                                : std::max(min_range / min_output, max_range / highest);
+        for (int64_t i = 0; i < n; ++i) y[base + i] = static_cast<float>(q[base + i]) * scale;
       }
     });
   }
