@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -92,6 +94,74 @@ INSTANTIATE_TEST_SUITE_P(
                                          Case{64, 3000, 64, false, false, false},
                                          Case{33, 17, 0, false, false, true}),
                        ::testing::Values(1, 2)));
+
+// A left operand given as rows and as runs read in place: row-major m x k bytes whose K steps
+// come in runs of `width` (an im2col source's taps). RowRuns declines widths that are not whole
+// groups, so those take the packing path.
+class RunSource : public Int8RowSource {
+ public:
+  RunSource(const std::vector<uint8_t>& a, int64_t k, int64_t width)
+      : a_(a), k_(k), width_(width) {}
+  void Rows(int64_t i0, int64_t rows, int64_t p0, int64_t kc, uint8_t* dst,
+            int64_t ld) const override {
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t p = 0; p < kc; ++p) dst[r * ld + p] = a_[(i0 + r) * k_ + p0 + p];
+    }
+  }
+  bool RowRuns(int64_t i0, int rows, int64_t p0, int64_t kc, int mr,
+               std::vector<gemm::Int8RowsItem>* items,
+               std::vector<const uint8_t*>* pointers) const override {
+    if (width_ % 4 != 0 || p0 % width_ != 0 || kc % width_ != 0) return false;
+    const size_t base = pointers->size();
+    const int64_t runs = kc / width_;
+    if (base + static_cast<size_t>(runs * mr) > pointers->capacity()) return false;
+    for (int64_t t = 0; t < runs; ++t) {
+      for (int r = 0; r < mr; ++r) {
+        const int64_t i = i0 + std::min(r, rows - 1);
+        pointers->push_back(a_.data() + i * k_ + p0 + t * width_);
+      }
+    }
+    for (int64_t t = 0; t < runs; ++t) {
+      items->push_back({pointers->data() + base + t * mr, width_ / 4});
+    }
+    return true;
+  }
+  int64_t StepAlignment() const override { return width_; }
+
+ private:
+  const std::vector<uint8_t>& a_;
+  int64_t k_, width_;
+};
+
+// Runs read in place (the AVX-512 VNNI rows kernel) and packed (every other kernel) match the
+// reference: tile tails, several K blocks whose size rounds to whole runs (width 100 does not
+// divide the blocking's kc), a width that is not whole groups, 1 and 2 threads.
+TEST(Int8Gemm, RowSourcesInPlaceAndPacked) {
+  for (const auto& [m, n, width, runs] :
+       std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t>>{
+           {1, 1, 4, 1}, {15, 33, 64, 9}, {97, 61, 100, 25}, {29, 70, 6, 7}}) {
+    const int64_t k = width * runs;
+    const Case c{m, n, k, false, false, false};
+    std::mt19937 rng(static_cast<uint32_t>(m * 31 + width));
+    std::uniform_int_distribution<int> byte(0, 255);
+    std::vector<uint8_t> a(static_cast<size_t>(m * k)), b(static_cast<size_t>(k * n));
+    for (auto& v : a) v = static_cast<uint8_t>(byte(rng));
+    for (auto& v : b) v = static_cast<uint8_t>(byte(rng));
+    std::vector<int32_t> row(static_cast<size_t>(m), 5), col(static_cast<size_t>(n), -3);
+    const std::vector<int32_t> expected = Reference(c, a, b, row, col);
+    const RunSource source(a, k, width);
+    for (int threads : {1, 2}) {
+      ThreadPool pool(threads);
+      for (Int8Isa isa : SupportedInt8Isas()) {
+        SCOPED_TRACE(std::string(Int8IsaName(isa)) + " width " + std::to_string(width));
+        std::vector<int32_t> out(static_cast<size_t>(m * n), 7);
+        GemmU8S8(source, m, n, k, Int8Right{b.data(), n, false, false}, out.data(), n, row.data(),
+                 col.data(), isa, &pool);
+        ASSERT_EQ(out, expected);
+      }
+    }
+  }
+}
 
 TEST(Int8Gemm, KernelsAndBlocking) {
   for (Int8Isa isa : SupportedInt8Isas()) {

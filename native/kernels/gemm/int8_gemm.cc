@@ -279,17 +279,24 @@ void PackB(const Int8KernelInfo& kernel, const Int8Right& b, int64_t p0, int64_t
 // Below this many multiply-adds a product stays on one thread.
 constexpr int64_t kSmallProduct = int64_t{1} << 20;
 
-// pack_a(i0, p0, mc, kc, dst) packs A's blocks; see GemmU8S8.
+// pack_a(i0, p0, mc, kc, dst) packs A's blocks; see GemmU8S8. `in_place`: a source whose rows
+// the kernel's rows_kernel may read in place instead (RowRuns), or null.
 template <typename PackAFn>
-void Gemm(const Int8Blocking& blocking, const PackAFn& pack_a, const Int8Right& b, int64_t m,
-          int64_t n, int64_t k, int32_t* c, int64_t ldc, const int32_t* row_offset,
-          const int32_t* col_offset, ThreadPool* pool, const Int8Epilogue* epilogue) {
+void Gemm(const Int8Blocking& blocking, const PackAFn& pack_a, const Int8RowSource* in_place,
+          const Int8Right& b, int64_t m, int64_t n, int64_t k, int32_t* c, int64_t ldc,
+          const int32_t* row_offset, const int32_t* col_offset, ThreadPool* pool,
+          const Int8Epilogue* epilogue) {
   const Int8KernelInfo& kernel = blocking.kernel;
   const int mr = kernel.mr, nr = kernel.nr, group = kernel.k_group;
   const int64_t group_bytes = group * ElementBytes(kernel);
   const int64_t threads = pool == nullptr || m * n * k < kSmallProduct ? 1 : pool->num_threads();
   if (threads == 1) pool = nullptr;
-  const int64_t kc_max = std::min(blocking.kc, (k + group - 1) / group * group);
+  if (kernel.rows_kernel == nullptr) in_place = nullptr;
+  // K blocks: whole runs of the in-place source (its alignment, when that is whole groups).
+  int64_t block_k = blocking.kc;
+  const int64_t align = in_place != nullptr ? in_place->StepAlignment() : 1;
+  if (align > 1 && align % group == 0) block_k = std::max(align, block_k / align * align);
+  const int64_t kc_max = std::min(block_k, (k + group - 1) / group * group);
   const int64_t nc_max = std::min(blocking.nc, (n + nr - 1) / nr * nr);
   uint8_t* packed_b = ScratchBytes(1, static_cast<size_t>(kc_max / group * nc_max * group_bytes));
   const int64_t row_slivers = (m + mr - 1) / mr;
@@ -298,8 +305,8 @@ void Gemm(const Int8Blocking& blocking, const PackAFn& pack_a, const Int8Right& 
     const int64_t col_slivers = (nc + nr - 1) / nr;
     const gemm::Grid grid = gemm::ChooseGrid(threads, row_slivers, col_slivers);
     const int64_t pack_parts = grid.rows == 1 ? grid.cols : std::min(threads, col_slivers);
-    for (int64_t pc = 0; pc < k; pc += blocking.kc) {
-      const int64_t kc = std::min(blocking.kc, k - pc);
+    for (int64_t pc = 0; pc < k; pc += block_k) {
+      const int64_t kc = std::min(block_k, k - pc);
       const int64_t groups = (kc + group - 1) / group;
       const int64_t sliver_b = groups * nr * group_bytes, sliver_a = groups * mr * group_bytes;
       gemm::RunParts(pool, pack_parts, [&](int64_t part) {
@@ -318,19 +325,45 @@ void Gemm(const Int8Blocking& blocking, const PackAFn& pack_a, const Int8Right& 
         if (i_begin >= i_end || s_begin >= s_end) return;
         const int64_t mc_max = std::min(blocking.mc, (i_end - i_begin + mr - 1) / mr * mr);
         uint8_t* packed_a = ScratchBytes(0, static_cast<size_t>(mc_max / mr * sliver_a));
+        std::vector<gemm::Int8RowsItem> items;
+        std::vector<const uint8_t*> pointers;
+        std::vector<size_t> sliver_items;  // sliver q's runs: items [sliver_items[q], [q + 1])
         for (int64_t ic = i_begin; ic < i_end; ic += blocking.mc) {
           const int64_t mc = std::min(blocking.mc, i_end - ic);
-          pack_a(ic, pc, mc, kc, packed_a);
+          // Rows read in place when the source gives every sliver's runs: made once per block,
+          // used for every column sliver. Otherwise A's block is packed.
+          bool read_in_place = in_place != nullptr;
+          if (read_in_place) {
+            items.clear();
+            pointers.clear();
+            sliver_items.assign(1, 0);
+            pointers.reserve(static_cast<size_t>(((mc + mr - 1) / mr) * (kc / align + 2) * mr));
+            for (int64_t ir = 0; ir < mc && read_in_place; ir += mr) {
+              const int rows = static_cast<int>(std::min<int64_t>(mr, mc - ir));
+              read_in_place = in_place->RowRuns(ic + ir, rows, pc, kc, mr, &items, &pointers);
+              sliver_items.push_back(items.size());
+            }
+          }
+          if (!read_in_place) pack_a(ic, pc, mc, kc, packed_a);
           for (int64_t s = s_begin; s < s_end; ++s) {
             const int cols = static_cast<int>(std::min<int64_t>(nr, nc - s * nr));
             const int64_t j = jc + s * nr;
             for (int64_t ir = 0; ir < mc; ir += mr) {
               const int rows = static_cast<int>(std::min<int64_t>(mr, mc - ir));
               const bool offsets = last && row_offset != nullptr;
-              kernel.kernel(groups, packed_a + ir / mr * sliver_a, packed_b + s * sliver_b,
-                            c + (ic + ir) * ldc + j, ldc, rows, cols, accumulate,
-                            offsets ? row_offset + ic + ir : nullptr,
-                            offsets ? col_offset + j : nullptr);
+              int32_t* tile = c + (ic + ir) * ldc + j;
+              const int32_t* tile_rows = offsets ? row_offset + ic + ir : nullptr;
+              const int32_t* tile_cols = offsets ? col_offset + j : nullptr;
+              if (read_in_place) {
+                const size_t q = static_cast<size_t>(ir / mr);
+                kernel.rows_kernel(items.data() + sliver_items[q],
+                                   static_cast<int>(sliver_items[q + 1] - sliver_items[q]),
+                                   packed_b + s * sliver_b, tile, ldc, rows, cols, accumulate,
+                                   tile_rows, tile_cols);
+              } else {
+                kernel.kernel(groups, packed_a + ir / mr * sliver_a, packed_b + s * sliver_b, tile,
+                              ldc, rows, cols, accumulate, tile_rows, tile_cols);
+              }
             }
           }
           if (last && epilogue != nullptr) {
@@ -381,7 +414,7 @@ void GemmU8S8(bool trans_a, int64_t m, int64_t n, int64_t k, const uint8_t* a, i
           dst);
     }
   };
-  Gemm(blocking, pack_a, b, m, n, k, c, ldc, row_offset, col_offset, pool, epilogue);
+  Gemm(blocking, pack_a, nullptr, b, m, n, k, c, ldc, row_offset, col_offset, pool, epilogue);
 }
 
 void GemmU8S8(const Int8RowSource& source, int64_t m, int64_t n, int64_t k, const Int8Right& b,
@@ -403,7 +436,7 @@ void GemmU8S8(const Int8RowSource& source, int64_t m, int64_t n, int64_t k, cons
     }
     PackA(blocking.kernel, [&](int64_t i, int64_t p) { return rows[i * kc + p]; }, mc, kc, dst);
   };
-  Gemm(blocking, pack_a, b, m, n, k, c, ldc, row_offset, col_offset, pool, epilogue);
+  Gemm(blocking, pack_a, &source, b, m, n, k, c, ldc, row_offset, col_offset, pool, epilogue);
 }
 
 }  // namespace kernels

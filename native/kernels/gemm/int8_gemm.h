@@ -66,6 +66,17 @@ class Int8RowSource {
                              uint8_t* dst) const {
     return false;
   }
+  // Rows [i0, i0 + rows) (rows <= mr) x steps [p0, p0 + kc) as runs a rows kernel reads in place
+  // (Int8RowsItem): appends the runs to `items`, their mr pointers each to `pointers` (reserved
+  // by the caller, so that items can point into it). False when the source cannot; the driver
+  // then packs. Steps of a run are whole groups of 4.
+  virtual bool RowRuns(int64_t i0, int rows, int64_t p0, int64_t kc, int mr,
+                       std::vector<gemm::Int8RowsItem>* items,
+                       std::vector<const uint8_t*>* pointers) const {
+    return false;
+  }
+  // A K step count the driver's K blocks should be a multiple of, for RowRuns (1: any).
+  virtual int64_t StepAlignment() const { return 1; }
 };
 
 // Work on each finished block of C: called once per block (all K steps accumulated, offsets

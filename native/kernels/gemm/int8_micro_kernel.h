@@ -28,6 +28,20 @@ using Int8MicroKernel = void (*)(int64_t groups, const void* a, const void* b, i
                                  int64_t ldc, int rows, int cols, bool accumulate,
                                  const int32_t* row_offset, const int32_t* col_offset);
 
+// A run of K steps of a tile's rows read in place instead of packed (an implicit im2col): one
+// pointer per row of the tile at the run's first byte, `groups` groups of 4 bytes after it.
+// Pointers of rows past the tile's `rows` repeat a valid row (their sums are not stored).
+struct Int8RowsItem {
+  const uint8_t* const* rows;
+  int64_t groups;
+};
+
+// The same tile as Int8MicroKernel from `count` items in K order, B packed as for it (the items'
+// groups one after the other). Byte kernels only.
+using Int8RowsKernel = void (*)(const Int8RowsItem* items, int count, const void* b, int32_t* c,
+                                int64_t ldc, int rows, int cols, bool accumulate,
+                                const int32_t* row_offset, const int32_t* col_offset);
+
 enum class Int8Element { kBytes, kInt16 };
 
 struct Int8KernelInfo {
@@ -36,6 +50,7 @@ struct Int8KernelInfo {
   int k_group = 4;
   Int8Element element = Int8Element::kBytes;
   Int8MicroKernel kernel = nullptr;
+  Int8RowsKernel rows_kernel = nullptr;  // where the kernel has one
 };
 
 // The 32 bits of one packed group of A (4 bytes or 2 int16), to broadcast.

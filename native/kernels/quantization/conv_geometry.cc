@@ -96,6 +96,35 @@ bool Im2ColRows::PackGroupsOf4(int64_t i0, int64_t rows, int64_t p0, int64_t kc,
   return true;
 }
 
+bool Im2ColRows::RowRuns(int64_t i0, int rows, int64_t p0, int64_t kc, int mr,
+                         std::vector<kernels::gemm::Int8RowsItem>* items,
+                         std::vector<const uint8_t*>* pointers) const {
+  const int64_t c = g_.depth;
+  if (c % 4 != 0 || p0 % c != 0 || kc % c != 0 || rows < 1) return false;
+  const int64_t taps = kc / c, tap0 = p0 / c;
+  // items point into pointers: it must not grow past what the caller reserved.
+  const size_t base = pointers->size();
+  if (base + static_cast<size_t>(taps * mr) > pointers->capacity()) return false;
+  pointers->resize(base + static_cast<size_t>(taps * mr));
+  const uint8_t** run = pointers->data() + base;  // run t's pointers: run[t * mr, (t + 1) * mr)
+  for (int r = 0; r < mr; ++r) {
+    const int64_t i = i0 + std::min(r, rows - 1);  // rows past the tile repeat the last one
+    const int64_t x = i % g_.out_w, y = i / g_.out_w % g_.out_h, b = i / (g_.out_w * g_.out_h);
+    const uint8_t* image = input_ + b * g_.in_h * g_.in_w * c;
+    int64_t ky = tap0 / g_.kw, kx = tap0 % g_.kw;
+    for (int64_t t = 0; t < taps; ++t) {
+      const int64_t iy = g_.InY(y, ky), ix = g_.InX(x, kx);
+      run[t * mr + r] = g_.Inside(iy, ix) ? image + (iy * g_.in_w + ix) * c : pad_pixel_.data();
+      if (++kx == g_.kw) {
+        kx = 0;
+        ++ky;
+      }
+    }
+  }
+  for (int64_t t = 0; t < taps; ++t) items->push_back({run + t * mr, c / 4});
+  return true;
+}
+
 std::vector<int32_t> Im2ColRows::RowSums() const {
   const int64_t c = g_.depth;
   std::vector<uint32_t> pixel(static_cast<size_t>(g_.batch * g_.in_h * g_.in_w), 0);

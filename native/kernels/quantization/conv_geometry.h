@@ -39,13 +39,19 @@ Status ConvShapes(const Tensor& input, const Tensor& filter, ConvGeometry* g);
 class Im2ColRows : public kernels::Int8RowSource {
  public:
   Im2ColRows(const ConvGeometry& g, const uint8_t* input, uint8_t pad)
-      : g_(g), input_(input), pad_(pad) {}
+      : g_(g), input_(input), pad_(pad), pad_pixel_(static_cast<size_t>(g.depth), pad) {}
 
   void Rows(int64_t i0, int64_t rows, int64_t p0, int64_t kc, uint8_t* dst,
             int64_t ld) const override;
   // Straight from the windows when a group of 4 steps never spans two taps (depth % 4 == 0).
   bool PackGroupsOf4(int64_t i0, int64_t rows, int64_t p0, int64_t kc, int mr,
                      uint8_t* dst) const override;
+  // One run per tap: the window's pixels in place (a pixel of pad values outside the input),
+  // when K blocks are whole taps of whole groups (depth % 4 == 0).
+  bool RowRuns(int64_t i0, int rows, int64_t p0, int64_t kc, int mr,
+               std::vector<kernels::gemm::Int8RowsItem>* items,
+               std::vector<const uint8_t*>* pointers) const override;
+  int64_t StepAlignment() const override { return g_.depth; }
 
   // Sum of each row (pads included): the left operand's row sums.
   std::vector<int32_t> RowSums() const;
@@ -54,6 +60,7 @@ class Im2ColRows : public kernels::Int8RowSource {
   const ConvGeometry& g_;
   const uint8_t* input_;
   const uint8_t pad_;
+  const std::vector<uint8_t> pad_pixel_;  // a pixel of pad values: taps outside the input
 };
 
 // For each output pixel whose window leaves the input: + za * sum over the outside taps of
