@@ -122,3 +122,8 @@ def test_at_over_combined_steps():
         at(Dataset.range(3).map(lambda x: [][x]), 1)
     with pytest.raises(errors.UnimplementedError, match="Random access is not implemented"):
         at(Dataset.range(3).window(2), 0)
+    # Through steps that have random access, the one without it is named.
+    filtered = Dataset.range(9).filter(lambda x: x > 2)
+    for ds in (filtered.repeat(2), filtered.batch(2), filtered.map(abs).take(3)):
+        with pytest.raises(errors.UnimplementedError, match=r"dataset FilterDataset$"):
+            at(ds, 0)

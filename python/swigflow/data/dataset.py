@@ -129,9 +129,20 @@ def dataset_type(dataset):
 
 def check_index(dataset, index):
     """Raises as tf.data's random access does for an index `dataset` cannot give: an infinite
-    dataset has no random access, an index outside [0, cardinality) is out of range. (Unknown
-    cardinalities come from steps without random access; their _get raises.)"""
+    dataset has no random access, an index outside [0, cardinality) is out of range, and an
+    unknown cardinality comes from a step without random access, which is named."""
     n = dataset._cardinality()
+    if n == UNKNOWN:
+        stack = [dataset]
+        while stack:  # the outermost step that does not implement _get
+            step = stack.pop()
+            if type(step)._get is Dataset._get:
+                dataset = step
+                break
+            stack.extend(reversed(step._input_datasets()))
+        raise errors.UnimplementedError(
+            f"Random access is not implemented for dataset {dataset_type(dataset)}"
+        )
     if n == INFINITE:
         raise errors.FailedPreconditionError(
             f"Dataset of type {dataset_type(dataset)} has infinite cardinality, which does not "
