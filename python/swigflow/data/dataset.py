@@ -323,14 +323,17 @@ class Dataset:
     def _get(self, index):
         """The element at position `index` of a first pass, read without iterating (random
         access: element_at and global_shuffle), possibly Failed as iteration would give it.
-        Steps implement it, after check_index, where _random_access_blocker() is None."""
+        Steps that implement it (after check_index) have random access."""
         raise errors.UnimplementedError(
             f"Random access is not implemented for dataset {dataset_type(self)}"
         )
 
     def _random_access_blocker(self):
-        """None when this step reads its elements at any index, else why not (tf.data's
-        words). The inputs answer for themselves (random_access_blocker walks them)."""
+        """None when this step reads its elements at any index (it implements _get), else why
+        not (tf.data's words). The inputs answer for themselves (random_access_blocker walks
+        them)."""
+        if type(self)._get is not Dataset._get:
+            return None
         return f"{dataset_type(self)} does not support random access of tf.data datasets."
 
     def _signature(self):
@@ -1009,9 +1012,6 @@ class _TensorSlices(Dataset):
         check_index(self, index)
         return slice_of(self._tensors, index)
 
-    def _random_access_blocker(self):
-        return None
-
     def _check_state(self, state, where):
         if state is not None:
             check_count(state, where, 0, self._n)
@@ -1131,9 +1131,6 @@ class _Map(Unary):
 
     def _get(self, index):
         return apply_fn(self._fn, self._input._get(index))
-
-    def _random_access_blocker(self):
-        return None
 
 
 class _DecodeImages(Unary):
@@ -1266,9 +1263,6 @@ class Batch(Unary):
         failed = next((e for e in elements if type(e) is Failed), None)
         return failed if failed is not None else self._combine(elements)
 
-    def _random_access_blocker(self):
-        return None
-
 
 class _Shuffle(Unary, IteratorSeeds):
     """A Python shuffle buffer, for inputs the native pipeline does not cover. Resuming replays
@@ -1311,9 +1305,6 @@ class _Shuffle(Unary, IteratorSeeds):
             order = list(buffer_shuffled(indexes, self._size, rng, lambda i: False))
             self._first_order = order
         return self._input._get(order[index])
-
-    def _random_access_blocker(self):
-        return None
 
     def _reshuffles_per_iterator(self):
         return self._reshuffle and self._seed is not None
@@ -1402,9 +1393,6 @@ class _Take(Unary):
         check_index(self, index)
         return self._input._get(index)
 
-    def _random_access_blocker(self):
-        return None
-
 
 class _Skip(Unary):
     def __init__(self, input_dataset, count):
@@ -1444,9 +1432,6 @@ class _Skip(Unary):
         check_index(self, index)
         return self._input._get(index + self._count)
 
-    def _random_access_blocker(self):
-        return None
-
 
 class _Shard(Unary):
     def __init__(self, input_dataset, num_shards, index):
@@ -1478,9 +1463,6 @@ class _Shard(Unary):
     def _get(self, index):
         check_index(self, index)
         return self._input._get(index * self._n + self._i)
-
-    def _random_access_blocker(self):
-        return None
 
 
 class _Interleave(Unary):
@@ -1609,9 +1591,6 @@ class _Prefetch(Unary):
     def _get(self, index):
         return self._input._get(index)
 
-    def _random_access_blocker(self):
-        return None
-
 
 class _WithOptions(Unary):
     """with_options(): the input's elements, with the merged options to report."""
@@ -1632,9 +1611,6 @@ class _WithOptions(Unary):
     def _get(self, index):
         return self._input._get(index)
 
-    def _random_access_blocker(self):
-        return None
-
 
 # --- combining datasets -------------------------------------------------------------------------
 
@@ -1653,9 +1629,6 @@ class _FromTensors(Dataset):
     def _get(self, index):
         check_index(self, index)
         return self._element
-
-    def _random_access_blocker(self):
-        return None
 
     def _check_state(self, state, where):
         if state is not None:
@@ -1731,9 +1704,6 @@ class _Zip(Dataset):
             return failed
         return dict(zip(self._keys, elements)) if self._keys is not None else tuple(elements)
 
-    def _random_access_blocker(self):
-        return None
-
     def _signature(self):
         return "Zip(" + ",".join(d._signature() for d in self._inputs) + ")"
 
@@ -1771,9 +1741,6 @@ class _Concatenate(Dataset):
             return self._parts[1]._get(index - first)
         return self._parts[0]._get(index)
 
-    def _random_access_blocker(self):
-        return None
-
     def _signature(self):
         return f"Concatenate({self._parts[0]._signature()},{self._parts[1]._signature()})"
 
@@ -1803,9 +1770,6 @@ class _Enumerate(Unary):
     def _get(self, index):
         element = self._input._get(index)
         return element if type(element) is Failed else (np.int64(self._start + index), element)
-
-    def _random_access_blocker(self):
-        return None
 
     def _check_state(self, state, where):
         if state is not None:
