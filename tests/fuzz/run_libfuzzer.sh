@@ -80,6 +80,9 @@ case "$target" in
       native/kernels/quantization/gemm_operands.cc
       native/kernels/quantization/quantization_utils.cc
       native/kernels/quantization/quantize_ops.cc native/kernels/quantization/quantized_ops.cc
+      native/kernels/quantization/requantize_row.cc
+      native/kernels/quantization/requantize_row_avx2.cc
+      native/kernels/quantization/requantize_row_avx512.cc
       tests/fuzz/quantized_ops_fuzzer.cc)
     # Each micro-kernel is compiled for its own ISA, as in its BUILD file; the fuzzer runs the
     # ones the CPU has.
@@ -89,6 +92,8 @@ case "$target" in
       [native/kernels/gemm/int8_kernel_avx2.cc]="-mavx2"
       [native/kernels/gemm/int8_kernel_avx_vnni.cc]="-mavx2 -mavxvnni"
       [native/kernels/gemm/int8_kernel_avx512_vnni.cc]="-mavx512f -mavx512bw -mavx512vnni"
+      [native/kernels/quantization/requantize_row_avx2.cc]="-mavx2"
+      [native/kernels/quantization/requantize_row_avx512.cc]="-mavx512f"
     )
     cp "$root"/tests/testdata/quantized_ops_seeds/* "$work/corpus/"
     ;;

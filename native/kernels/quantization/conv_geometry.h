@@ -38,8 +38,7 @@ Status ConvShapes(const Tensor& input, const Tensor& filter, ConvGeometry* g);
 // (ky, kx, c); taps outside the input read `pad`.
 class Im2ColRows : public kernels::Int8RowSource {
  public:
-  Im2ColRows(const ConvGeometry& g, const uint8_t* input, uint8_t pad)
-      : g_(g), input_(input), pad_(pad), pad_pixel_(static_cast<size_t>(g.depth), pad) {}
+  Im2ColRows(const ConvGeometry& g, const uint8_t* input, uint8_t pad);
 
   void Rows(int64_t i0, int64_t rows, int64_t p0, int64_t kc, uint8_t* dst,
             int64_t ld) const override;
@@ -61,6 +60,8 @@ class Im2ColRows : public kernels::Int8RowSource {
   const uint8_t* input_;
   const uint8_t pad_;
   const std::vector<uint8_t> pad_pixel_;  // a pixel of pad values: taps outside the input
+  // Tap (ky, kx)'s bytes from tap (0, 0) when the window is inside the input, at ky * kw + kx.
+  std::vector<int64_t> tap_offsets_;
 };
 
 // For each output pixel whose window leaves the input: + za * sum over the outside taps of

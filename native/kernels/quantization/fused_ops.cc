@@ -27,6 +27,7 @@
 #include "swigflow/kernels/quantization/conv_geometry.h"
 #include "swigflow/kernels/quantization/gemm_operands.h"
 #include "swigflow/kernels/quantization/op_inputs.h"
+#include "swigflow/kernels/quantization/requantize_row.h"
 
 namespace swigflow {
 namespace {
@@ -35,50 +36,33 @@ using quantization::ConvGeometry;
 using quantization::RequireType;
 using quantization::ScalarRange;
 
-constexpr float kRound = 12582912.0f;  // 1.5 * 2^23
-
-// The requantizing epilogue: out[i, j] = saturate(rint(max(acc * s[j] + bias[j], 0) * inv)).
+// The requantizing epilogue: each finished block's rows through RequantizeRow
+// (requantize_row.h), on the thread that computed the block.
 class BiasReluRequantize : public kernels::Int8Epilogue {
  public:
   BiasReluRequantize(std::vector<float> scale, std::vector<float> bias, float inverse_output,
-                     uint8_t* out, int64_t ldo)
+                     uint8_t* out, int64_t ldo, Isa isa)
       : scale_(std::move(scale)),
         bias_(std::move(bias)),
         inverse_output_(inverse_output),
         out_(out),
-        ldo_(ldo) {}
+        ldo_(ldo),
+        row_(quantization::RequantizeRowFor(isa)) {}
 
   void Finish(int64_t i0, int64_t rows, int64_t j0, int64_t cols, const int32_t* c,
               int64_t ldc) const override {
     for (int64_t r = 0; r < rows; ++r) {
-      Row(c + r * ldc, scale_.data() + j0, bias_.data() + j0, inverse_output_, cols,
-          out_ + (i0 + r) * ldo_ + j0);
+      row_(c + r * ldc, scale_.data() + j0, bias_.data() + j0, inverse_output_, cols,
+           out_ + (i0 + r) * ldo_ + j0);
     }
   }
 
  private:
-  // One row of a block. Restrict: the bytes written alias nothing read, so the loop vectorizes.
-  static void Row(const int32_t* __restrict acc, const float* __restrict s,
-                  const float* __restrict b, float inverse_output, int64_t n,
-                  uint8_t* __restrict out) {
-    for (int64_t j = 0; j < n; ++j) {
-      const float product = static_cast<float>(acc[j]) * s[j];
-      const float v = product + b[j];
-      // Relu, then the output scale (the same for a positive scale; a NaN gives 0). Both sides
-      // computed, then selected: a conditional float multiply would not vectorize.
-      const float scaled = v * inverse_output;
-      float q = v > 0.0f ? scaled : 0.0f;
-      q = q < 255.0f ? q : 255.0f;
-      // Round half to even without a libm call: adding 1.5 * 2^23 leaves no fraction bits, so
-      // the float addition rounds q as nearbyint does, for 0 <= q < 2^22.
-      out[j] = static_cast<uint8_t>(static_cast<int32_t>((q + kRound) - kRound));
-    }
-  }
-
   const std::vector<float> scale_, bias_;
-  const float inverse_output_;
+  const float inverse_output_;  // positive (Requantization)
   uint8_t* const out_;
   const int64_t ldo_;
+  const quantization::RequantizeRowFn row_;
 };
 
 // Input `index` as `n` floats: a one-element tensor repeated, or exactly n values.
@@ -262,12 +246,13 @@ class QuantizedConv2DWithBiasAndReluAndRequantizeOp : public OpKernel {
     const uint8_t* x = quantization::LeftBytes(left, input.num_elements(), &shifted);
     const quantization::Im2ColRows rows(g, x, static_cast<uint8_t>(left.zero));
     std::vector<int32_t> row_sums(static_cast<size_t>(m), 0), col_sums;
-    const kernels::Int8Right rhs = quantization::RightOf(right, n, false, k, n, &col_sums);
-    quantization::ZeroPointTerms(left.zero, right.zero, k, &row_sums, &col_sums);
+    const kernels::Int8Right rhs =
+        quantization::RightOf(right, n, false, k, n, is_signed ? &col_sums : nullptr);
+    if (is_signed) quantization::ZeroPointTerms(left.zero, right.zero, k, &row_sums, &col_sums);
     std::unique_ptr<int32_t[]> sums(
         new int32_t[static_cast<size_t>(m * n)]);  // every block written
     const BiasReluRequantize epilogue(std::move(scale), std::move(bias), inverse_output,
-                                      output->data<uint8_t>(), n);
+                                      output->data<uint8_t>(), n, ctx->isa());
     kernels::GemmU8S8(rows, m, n, k, rhs, sums.get(), n, is_signed ? row_sums.data() : nullptr,
                       is_signed ? col_sums.data() : nullptr, kernels::Int8IsaFor(ctx->isa()),
                       ctx->pool(), &epilogue);
@@ -335,8 +320,10 @@ class QuantizedMatMulWithBiasAndReluAndRequantizeOp : public OpKernel {
     SetOutputRange(ctx, 7);
     const quantization::Operand8 right = quantization::ScaledOperandOf(b, false);
     std::vector<int32_t> col_sums;
-    const kernels::Int8Right rhs = quantization::RightOf(right, b.dim(1), tb, k, n, &col_sums);
-    if (min_first && min_a != 0.0f) {
+    const bool shifted_input = min_first && min_a != 0.0f;
+    const kernels::Int8Right rhs =
+        quantization::RightOf(right, b.dim(1), tb, k, n, shifted_input ? &col_sums : nullptr);
+    if (shifted_input) {
       // a = s_a * (q + z) with z = 255 * min_a / (max_a - min_a): + s * z * colsum(b).
       const float z = 255.0f * min_a / (max_a - min_a);
       for (int64_t j = 0; j < n; ++j) {
@@ -347,7 +334,7 @@ class QuantizedMatMulWithBiasAndReluAndRequantizeOp : public OpKernel {
     std::unique_ptr<int32_t[]> sums(
         new int32_t[static_cast<size_t>(m * n)]);  // every block written
     const BiasReluRequantize epilogue(std::move(scale), std::move(bias), inverse_output,
-                                      out->data<uint8_t>(), n);
+                                      out->data<uint8_t>(), n, ctx->isa());
     kernels::GemmU8S8(ta, m, n, k, static_cast<const uint8_t*>(a.raw()), a.dim(1), rhs, sums.get(),
                       n, nullptr, nullptr, kernels::Int8IsaFor(ctx->isa()), ctx->pool(), &epilogue);
   }

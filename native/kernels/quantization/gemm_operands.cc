@@ -55,6 +55,8 @@ int32_t ByteSum(const uint8_t* data, int64_t n, bool is_signed) {
 
 kernels::Int8Right RightOf(const Operand8& b, int64_t ld, bool trans, int64_t k, int64_t n,
                            std::vector<int32_t>* col_sums) {
+  const kernels::Int8Right right{b.data, ld, trans, !b.is_signed};
+  if (col_sums == nullptr) return right;
   col_sums->assign(static_cast<size_t>(n), 0);
   int32_t* sums = col_sums->data();  // |sum| < 2^31 for any k < 2^24
   const int shift = b.is_signed ? 0 : -128;
@@ -72,7 +74,7 @@ kernels::Int8Right RightOf(const Operand8& b, int64_t ld, bool trans, int64_t k,
       }
     }
   }
-  return kernels::Int8Right{b.data, ld, trans, !b.is_signed};
+  return right;
 }
 
 const uint8_t* LeftBytes(const Operand8& a, int64_t n, std::vector<uint8_t>* copy) {

@@ -43,7 +43,9 @@ void ZeroPointTerms(int32_t za, int32_t zb, int64_t k, std::vector<int32_t>* row
 // The sum of n bytes, as uint8 or int8.
 int32_t ByteSum(const uint8_t* data, int64_t n, bool is_signed);
 
-// The matrix op(B) as the GEMM's right operand, and its column sums in the int8 domain.
+// The matrix op(B) as the GEMM's right operand, and its column sums in the int8 domain into
+// *col_sums unless it is null (a pass over all of B: callers whose zero-point terms do not use
+// the sums skip it).
 kernels::Int8Right RightOf(const Operand8& b, int64_t ld, bool trans, int64_t k, int64_t n,
                            std::vector<int32_t>* col_sums);
 

@@ -96,10 +96,15 @@ class QuantizedMatMulOp : public OpKernel {
       for (int64_t i = 0; i < m; ++i)
         row_sums[static_cast<size_t>(i)] = quantization::ByteSum(a_data + i * k, k, false);
     }
-    const kernels::Int8Right rhs = RightOf(right, b.dim(1), tb, k, n, &col_sums);
+    // The column sums' term is -za * sum: with a zero left zero point, nothing to compute.
+    const kernels::Int8Right rhs =
+        RightOf(right, b.dim(1), tb, k, n, left.zero != 0 ? &col_sums : nullptr);
+    col_sums.resize(static_cast<size_t>(n), 0);
     quantization::ZeroPointTerms(left.zero, right.zero, k, &row_sums, &col_sums);
-    kernels::GemmU8S8(ta, m, n, k, a_data, a.dim(1), rhs, c->data<int32_t>(), n, row_sums.data(),
-                      col_sums.data(), kernels::Int8IsaFor(ctx->isa()), ctx->pool());
+    const bool offsets = left.zero != 0 || right.zero != 0;
+    kernels::GemmU8S8(ta, m, n, k, a_data, a.dim(1), rhs, c->data<int32_t>(), n,
+                      offsets ? row_sums.data() : nullptr, offsets ? col_sums.data() : nullptr,
+                      kernels::Int8IsaFor(ctx->isa()), ctx->pool());
     float min_c, max_c;
     ProductRange(min_a, max_a, min_b, max_b, &min_c, &max_c);
     ctx->allocate_output(1, {})->data<float>()[0] = min_c;
@@ -206,11 +211,14 @@ class QuantizedConv2DOp : public OpKernel {
     std::vector<int32_t> row_sums =
         right.zero == 0 ? std::vector<int32_t>(static_cast<size_t>(m), 0) : rows.RowSums();
     std::vector<int32_t> col_sums;
-    const kernels::Int8Right rhs = RightOf(right, n, false, k, n, &col_sums);
+    const kernels::Int8Right rhs = RightOf(right, n, false, k, n, za != 0 ? &col_sums : nullptr);
+    col_sums.resize(static_cast<size_t>(n), 0);
     quantization::ZeroPointTerms(za, right.zero, k, &row_sums, &col_sums);
     int32_t* c = output->data<int32_t>();
-    kernels::GemmU8S8(rows, m, n, k, rhs, c, n, row_sums.data(), col_sums.data(),
-                      kernels::Int8IsaFor(ctx->isa()), ctx->pool());
+    const bool offsets = za != 0 || right.zero != 0;
+    kernels::GemmU8S8(rows, m, n, k, rhs, c, n, offsets ? row_sums.data() : nullptr,
+                      offsets ? col_sums.data() : nullptr, kernels::Int8IsaFor(ctx->isa()),
+                      ctx->pool());
     if (za < 0) quantization::AddBackOutsideTaps(g, za, right, c);
     float min_c, max_c;
     ProductRange(min_input, max_input, min_filter, max_filter, &min_c, &max_c);
