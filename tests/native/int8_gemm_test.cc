@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <tuple>
@@ -79,6 +80,19 @@ TEST_P(Int8GemmTest, EveryKernelMatchesTheReference) {
           static_cast<uint32_t>(row[i / c.n]) + static_cast<uint32_t>(col[i % c.n]);
       ASSERT_EQ(static_cast<uint32_t>(plain[i]) + terms, static_cast<uint32_t>(expected[i])) << i;
     }
+    if (c.k == 0) continue;
+    // B packed once gives the same integers.
+    std::vector<uint8_t> packed(Int8PackedBytes(c.k, c.n, isa));
+    PackInt8Right(rhs, c.k, c.n, isa, 1, packed.data());
+    int64_t k = 0, n = 0;
+    ASSERT_TRUE(CheckInt8Packed(packed.data(), packed.size(), isa, &k, &n).ok());
+    EXPECT_EQ(k, c.k);
+    EXPECT_EQ(n, c.n);
+    Int8Right prepacked{nullptr, 0, false, false, packed.data()};
+    std::fill(out.begin(), out.end(), 7);
+    GemmU8S8(c.trans_a, c.m, c.n, c.k, a.data(), c.trans_a ? c.m : c.k, prepacked, out.data(), c.n,
+             row.data(), col.data(), isa, &pool);
+    ASSERT_EQ(out, expected);
   }
 }
 
@@ -158,8 +172,40 @@ TEST(Int8Gemm, RowSourcesInPlaceAndPacked) {
         GemmU8S8(source, m, n, k, Int8Right{b.data(), n, false, false}, out.data(), n, row.data(),
                  col.data(), isa, &pool);
         ASSERT_EQ(out, expected);
+        // B packed once, for this source's runs.
+        std::vector<uint8_t> packed(Int8PackedBytes(k, n, isa, width));
+        PackInt8Right(Int8Right{b.data(), n, false, false}, k, n, isa, width, packed.data());
+        std::fill(out.begin(), out.end(), 7);
+        GemmU8S8(source, m, n, k, Int8Right{nullptr, 0, false, false, packed.data()}, out.data(), n,
+                 row.data(), col.data(), isa, &pool);
+        ASSERT_EQ(out, expected);
       }
     }
+  }
+}
+
+TEST(Int8Gemm, PackedWeightsAreChecked) {
+  const int64_t k = 37, n = 21;
+  std::vector<uint8_t> b(static_cast<size_t>(k * n), 3);
+  const std::vector<Int8Isa> isas = SupportedInt8Isas();
+  for (Int8Isa isa : isas) {
+    std::vector<uint8_t> packed(Int8PackedBytes(k, n, isa));
+    PackInt8Right(Int8Right{b.data(), n, false, false}, k, n, isa, 1, packed.data());
+    int64_t pk = 0, pn = 0;
+    EXPECT_TRUE(CheckInt8Packed(packed.data(), packed.size(), isa, &pk, &pn).ok());
+    const Status truncated = CheckInt8Packed(packed.data(), packed.size() - 1, isa, &pk, &pn);
+    EXPECT_NE(truncated.message().find("damaged or truncated"), std::string::npos)
+        << truncated.message();
+    for (Int8Isa other : isas) {
+      if (other == isa) continue;
+      const Status wrong = CheckInt8Packed(packed.data(), packed.size(), other, &pk, &pn);
+      EXPECT_NE(wrong.message().find("pack them again"), std::string::npos) << wrong.message();
+    }
+    packed[0] ^= 1;
+    EXPECT_NE(CheckInt8Packed(packed.data(), packed.size(), isa, &pk, &pn)
+                  .message()
+                  .find("not packed 8-bit weights"),
+              std::string::npos);
   }
 }
 
@@ -170,6 +216,10 @@ TEST(Int8Gemm, KernelsAndBlocking) {
     EXPECT_EQ(b.kc % b.kernel.k_group, 0) << Int8IsaName(isa);
     EXPECT_EQ(b.mc % b.kernel.mr, 0);
     EXPECT_EQ(b.nc % b.kernel.nr, 0);
+    if (std::getenv("SWIGFLOW_INT8_BLOCKING") != nullptr) {  // int8_gemm_small_blocks_test
+      EXPECT_EQ(b.kc, 64);
+      EXPECT_EQ(b.nc, 64);
+    }
   }
   EXPECT_EQ(Int8IsaFor(Isa::kScalar), Int8Isa::kScalar);
 }

@@ -276,6 +276,41 @@ void PackB(const Int8KernelInfo& kernel, const Int8Right& b, int64_t p0, int64_t
   }
 }
 
+// K steps per block: the blocking's, rounded to whole runs of a row source read in place (its
+// StepAlignment, when that is whole groups and the kernel reads rows in place).
+int64_t BlockK(const Int8Blocking& blocking, int64_t align) {
+  const int group = blocking.kernel.k_group;
+  if (blocking.kernel.rows_kernel == nullptr || align <= 1 || align % group != 0) {
+    return blocking.kc;
+  }
+  return std::max(align, blocking.kc / align * align);
+}
+
+// The header of PackInt8Right's bytes; the panels follow at kPackedHeaderBytes, column block by
+// column block and, within one, K block by K block: the order Gemm uses them.
+struct PackedHeader {
+  char magic[8];
+  int32_t isa, nr, k_group, element;
+  int64_t k, n, block_k, nc;
+};
+constexpr char kPackedMagic[8] = {'S', 'F', 'I', 'N', 'T', '8', 'P', '1'};
+constexpr size_t kPackedHeaderBytes = 64;  // keeps the panels 64-byte aligned
+static_assert(sizeof(PackedHeader) <= kPackedHeaderBytes, "header too large");
+
+// Bytes of the panels of every block of a k x n operand.
+size_t PanelBytes(const Int8KernelInfo& kernel, int64_t k, int64_t n, int64_t block_k, int64_t nc) {
+  size_t total = 0;
+  const int64_t group_bytes = kernel.k_group * ElementBytes(kernel);
+  for (int64_t jc = 0; jc < n; jc += nc) {
+    const int64_t slivers = (std::min(nc, n - jc) + kernel.nr - 1) / kernel.nr;
+    for (int64_t pc = 0; pc < k; pc += block_k) {
+      const int64_t groups = (std::min(block_k, k - pc) + kernel.k_group - 1) / kernel.k_group;
+      total += static_cast<size_t>(slivers * groups * kernel.nr * group_bytes);
+    }
+  }
+  return total;
+}
+
 // Below this many multiply-adds a product stays on one thread.
 constexpr int64_t kSmallProduct = int64_t{1} << 20;
 
@@ -292,13 +327,19 @@ void Gemm(const Int8Blocking& blocking, const PackAFn& pack_a, const Int8RowSour
   const int64_t threads = pool == nullptr || m * n * k < kSmallProduct ? 1 : pool->num_threads();
   if (threads == 1) pool = nullptr;
   if (kernel.rows_kernel == nullptr) in_place = nullptr;
-  // K blocks: whole runs of the in-place source (its alignment, when that is whole groups).
-  int64_t block_k = blocking.kc;
-  const int64_t align = in_place != nullptr ? in_place->StepAlignment() : 1;
-  if (align > 1 && align % group == 0) block_k = std::max(align, block_k / align * align);
+  // K blocks: whole runs of the in-place source (its alignment, when that is whole groups), or
+  // the packing's (a source whose runs they split is packed instead: RowRuns refuses them).
+  const int64_t align = in_place != nullptr ? std::max<int64_t>(1, in_place->StepAlignment()) : 1;
+  PackedHeader header{};
+  if (b.packed != nullptr) std::memcpy(&header, b.packed, sizeof(header));
+  const int64_t block_k = b.packed != nullptr ? header.block_k : BlockK(blocking, align);
   const int64_t kc_max = std::min(block_k, (k + group - 1) / group * group);
   const int64_t nc_max = std::min(blocking.nc, (n + nr - 1) / nr * nr);
-  uint8_t* packed_b = ScratchBytes(1, static_cast<size_t>(kc_max / group * nc_max * group_bytes));
+  uint8_t* packed_b =
+      b.packed != nullptr
+          ? nullptr
+          : ScratchBytes(1, static_cast<size_t>(kc_max / group * nc_max * group_bytes));
+  const uint8_t* next_panel = b.packed != nullptr ? b.packed + kPackedHeaderBytes : nullptr;
   const int64_t row_slivers = (m + mr - 1) / mr;
   for (int64_t jc = 0; jc < n; jc += blocking.nc) {
     const int64_t nc = std::min(blocking.nc, n - jc);
@@ -309,12 +350,18 @@ void Gemm(const Int8Blocking& blocking, const PackAFn& pack_a, const Int8RowSour
       const int64_t kc = std::min(block_k, k - pc);
       const int64_t groups = (kc + group - 1) / group;
       const int64_t sliver_b = groups * nr * group_bytes, sliver_a = groups * mr * group_bytes;
-      gemm::RunParts(pool, pack_parts, [&](int64_t part) {
-        const int64_t s0 = col_slivers * part / pack_parts;
-        const int64_t s1 = col_slivers * (part + 1) / pack_parts;
-        PackB(kernel, b, pc, jc + s0 * nr, kc, std::min(nc, s1 * nr) - s0 * nr,
-              packed_b + s0 * sliver_b);
-      });
+      const uint8_t* block_b = packed_b;
+      if (next_panel != nullptr) {
+        block_b = next_panel;
+        next_panel += col_slivers * sliver_b;
+      } else {
+        gemm::RunParts(pool, pack_parts, [&](int64_t part) {
+          const int64_t s0 = col_slivers * part / pack_parts;
+          const int64_t s1 = col_slivers * (part + 1) / pack_parts;
+          PackB(kernel, b, pc, jc + s0 * nr, kc, std::min(nc, s1 * nr) - s0 * nr,
+                packed_b + s0 * sliver_b);
+        });
+      }
       const bool accumulate = pc > 0, last = pc + kc >= k;
       gemm::RunParts(pool, grid.rows * grid.cols, [&](int64_t part) {
         const int64_t gr = part / grid.cols, gc = part % grid.cols;
@@ -358,10 +405,10 @@ void Gemm(const Int8Blocking& blocking, const PackAFn& pack_a, const Int8RowSour
                 const size_t q = static_cast<size_t>(ir / mr);
                 kernel.rows_kernel(items.data() + sliver_items[q],
                                    static_cast<int>(sliver_items[q + 1] - sliver_items[q]),
-                                   packed_b + s * sliver_b, tile, ldc, rows, cols, accumulate,
+                                   block_b + s * sliver_b, tile, ldc, rows, cols, accumulate,
                                    tile_rows, tile_cols);
               } else {
-                kernel.kernel(groups, packed_a + ir / mr * sliver_a, packed_b + s * sliver_b, tile,
+                kernel.kernel(groups, packed_a + ir / mr * sliver_a, block_b + s * sliver_b, tile,
                               ldc, rows, cols, accumulate, tile_rows, tile_cols);
               }
             }
@@ -437,6 +484,77 @@ void GemmU8S8(const Int8RowSource& source, int64_t m, int64_t n, int64_t k, cons
     PackA(blocking.kernel, [&](int64_t i, int64_t p) { return rows[i * kc + p]; }, mc, kc, dst);
   };
   Gemm(blocking, pack_a, &source, b, m, n, k, c, ldc, row_offset, col_offset, pool, epilogue);
+}
+
+size_t Int8PackedBytes(int64_t k, int64_t n, Int8Isa isa, int64_t step_alignment) {
+  const Int8Blocking& blocking = Int8BlockingFor(isa);
+  return kPackedHeaderBytes +
+         PanelBytes(blocking.kernel, k, n, BlockK(blocking, step_alignment), blocking.nc);
+}
+
+void PackInt8Right(const Int8Right& b, int64_t k, int64_t n, Int8Isa isa, int64_t step_alignment,
+                   uint8_t* dst) {
+  const Int8Blocking& blocking = Int8BlockingFor(isa);
+  const Int8KernelInfo& kernel = blocking.kernel;
+  PackedHeader header{};
+  std::memcpy(header.magic, kPackedMagic, sizeof(kPackedMagic));
+  header.isa = static_cast<int32_t>(isa);
+  header.nr = kernel.nr;
+  header.k_group = kernel.k_group;
+  header.element = static_cast<int32_t>(kernel.element);
+  header.k = k;
+  header.n = n;
+  header.block_k = BlockK(blocking, step_alignment);
+  header.nc = blocking.nc;
+  std::memset(dst, 0, kPackedHeaderBytes);
+  std::memcpy(dst, &header, sizeof(header));
+  uint8_t* panel = dst + kPackedHeaderBytes;
+  const int64_t group_bytes = kernel.k_group * ElementBytes(kernel);
+  for (int64_t jc = 0; jc < n; jc += header.nc) {
+    const int64_t nc = std::min(header.nc, n - jc);
+    const int64_t slivers = (nc + kernel.nr - 1) / kernel.nr;
+    for (int64_t pc = 0; pc < k; pc += header.block_k) {
+      const int64_t kc = std::min(header.block_k, k - pc);
+      PackB(kernel, b, pc, jc, kc, nc, panel);
+      panel += slivers * ((kc + kernel.k_group - 1) / kernel.k_group) * kernel.nr * group_bytes;
+    }
+  }
+}
+
+Status CheckInt8Packed(const uint8_t* packed, size_t size, Int8Isa isa, int64_t* k, int64_t* n) {
+  PackedHeader header{};
+  if (size < kPackedHeaderBytes || std::memcmp(packed, kPackedMagic, sizeof(kPackedMagic)) != 0) {
+    return errors::InvalidArgument("not packed 8-bit weights (", size, " bytes)");
+  }
+  std::memcpy(&header, packed, sizeof(header));
+  const Int8Blocking& blocking = Int8BlockingFor(isa);
+  const Int8KernelInfo& kernel = blocking.kernel;
+  if (header.isa != static_cast<int32_t>(isa) || header.nr != kernel.nr ||
+      header.k_group != kernel.k_group || header.element != static_cast<int32_t>(kernel.element)) {
+    const bool known = header.isa >= 0 && header.isa < kInt8Isas;
+    return errors::InvalidArgument(
+        "the weights were packed for the ",
+        known ? Int8IsaName(static_cast<Int8Isa>(header.isa)) : "unknown",
+        " 8-bit kernel, and "
+        "this product runs the ",
+        Int8IsaName(isa), " one: pack them again");
+  }
+  if (header.nc != blocking.nc) {
+    return errors::InvalidArgument("the weights were packed with column blocks of ", header.nc,
+                                   ", this process uses ", blocking.nc,
+                                   " (SWIGFLOW_INT8_BLOCKING): pack them again");
+  }
+  if (header.k < 1 || header.n < 1 || header.k > (int64_t{1} << 40) ||
+      header.n > (int64_t{1} << 40) || header.block_k < header.k_group ||
+      header.block_k % header.k_group != 0 ||
+      size !=
+          kPackedHeaderBytes + PanelBytes(kernel, header.k, header.n, header.block_k, header.nc)) {
+    return errors::InvalidArgument("packed 8-bit weights are damaged or truncated (", size,
+                                   " bytes)");
+  }
+  *k = header.k;
+  *n = header.n;
+  return Status::OK();
 }
 
 }  // namespace kernels

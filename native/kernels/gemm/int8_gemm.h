@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "swigflow/framework/cpu_info.h"
+#include "swigflow/framework/status.h"
 #include "swigflow/framework/thread_pool.h"
 #include "swigflow/kernels/gemm/int8_micro_kernel.h"
 
@@ -49,7 +50,25 @@ struct Int8Right {
   int64_t ld;
   bool trans;      // stored n x k
   bool unsigned_;  // uint8 storage, flipped to int8 while packing
+  // B already packed by PackInt8Right (then the fields above are not read), or null: packed
+  // from `data` on every call.
+  const uint8_t* packed = nullptr;
 };
+
+// B packed once for the products that reuse it (a layer's weights, converted once when the
+// layer is made, as BigDL does): the panels GemmU8S8 otherwise packs on every call, after a
+// header naming the kernel and blocking they were made for. Any buffer may keep the bytes (a
+// uint8 tensor); pass them as Int8Right::packed, with the same isa.
+//
+// The bytes PackInt8Right writes for a k x n operand. `step_alignment`: the StepAlignment of
+// the row sources it will meet (1 for matrices), so their rows can still be read in place.
+size_t Int8PackedBytes(int64_t k, int64_t n, Int8Isa isa, int64_t step_alignment = 1);
+void PackInt8Right(const Int8Right& b, int64_t k, int64_t n, Int8Isa isa, int64_t step_alignment,
+                   uint8_t* dst);
+// OK when `packed` (size bytes) is a whole packing for isa's kernel and this process's blocking
+// (SWIGFLOW_INT8_BLOCKING changes it), *k and *n then its operand's shape; InvalidArgument saying
+// what differs otherwise.
+Status CheckInt8Packed(const uint8_t* packed, size_t size, Int8Isa isa, int64_t* k, int64_t* n);
 
 // A left operand produced on the fly (implicit im2col): writes rows [i0, i0 + rows) x K steps
 // [p0, p0 + kc) of A row-major into dst (row stride ld).
