@@ -7,7 +7,9 @@
    ``Int8Conv2D`` / ``Int8Dense`` hold the int8 weights and the calibrated ranges;
 3. inference runs on those layers: conv or matmul + bias + Relu + requantize to quint8 in one
    pass (``QuantizedConv2DWithBiasAndReluAndRequantize`` and
-   ``QuantizedMatMulWithBiasAndReluAndRequantize``, TensorFlow's fused ops).
+   ``QuantizedMatMulWithBiasAndReluAndRequantize``, TensorFlow's fused ops). ``Int8Dense``
+   also packs its weights for the 8-bit kernel once, on its first call
+   (``SwigflowInt8PackWeights``, swigflow's op), so that later calls skip that pass.
 
 Quantization is TensorFlow's SCALED mode throughout: quint8 ``q`` stands for
 ``q * max(|min|, |max|) / 255`` and qint8 ``q`` for ``q * max(|min|, |max|) / 127``, so 0.0 is
@@ -43,7 +45,7 @@ QuantizedWeights = collections.namedtuple("QuantizedWeights", ["values", "min", 
 QuantizedWeights.__doc__ = """int8 weights and the float32 range of each output channel."""
 
 _CONV = "QuantizedConv2DWithBiasAndReluAndRequantize"
-_MATMUL = "QuantizedMatMulWithBiasAndReluAndRequantize"
+_PACKED_MATMUL = "SwigflowInt8PackedMatMulWithBiasAndReluAndRequantize"
 
 
 def _channels_first(x, axis):
@@ -357,7 +359,12 @@ class Int8Conv2D:
 class Int8Dense:
     """A float Dense + bias + Relu layer converted to INT8: ``layer(x)`` takes quint8 (uint8)
     [batch, in] over `input_range` and returns Relu(x @ kernel + bias) as quint8 over
-    `output_range` (one range for the kernel: TensorFlow's fused matmul takes one)."""
+    `output_range` (one range for the kernel: TensorFlow's fused matmul takes one).
+
+    The first call packs the int8 kernel for this machine's 8-bit GEMM kernel; later calls reuse
+    the packing (the result is the same bytes as TensorFlow's fused op). A pickled layer keeps
+    the int8 kernel, not its packing, which it makes again where it is loaded.
+    """
 
     def __init__(self, kernel, bias, input_range, output_range):
         kernel = np.asarray(kernel, np.float32)
@@ -367,9 +374,15 @@ class Int8Dense:
         self.bias = np.ascontiguousarray(bias, np.float32)
         self.input_range = _positive_range(input_range, "Int8Dense: input_range")
         self.output_range = _positive_range(output_range, "Int8Dense: output_range")
+        self._packed = None  # (packed kernel, its column sums), made by the first call
 
     def __call__(self, x):
         w = self.weights
+        if self._packed is None:
+            self._packed = ops.run("SwigflowInt8PackWeights", [w.values])
         lo, hi = self.input_range
-        args = [x, w.values, self.bias, np.float32(0), max(abs(lo), abs(hi)), w.min, w.max]
-        return ops.run(_MATMUL, [*args, *self.output_range], input_quant_mode="SCALED")[0]
+        args = [x, *self._packed, self.bias, np.float32(0), max(abs(lo), abs(hi)), w.min, w.max]
+        return ops.run(_PACKED_MATMUL, [*args, *self.output_range], input_quant_mode="SCALED")[0]
+
+    def __getstate__(self):
+        return {**self.__dict__, "_packed": None}

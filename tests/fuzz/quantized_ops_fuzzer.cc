@@ -2,7 +2,9 @@
 // QuantizedMatMul, QuantizedConv2D and the fused conv/matmul): the input bytes choose an op,
 // its shapes, types, attributes, ranges (NaN, infinities and extremes included) and data, and
 // the 8-bit kernel. Invariants: no crash or sanitizer report; each call is OK or fails with
-// INVALID_ARGUMENT, NOT_FOUND or UNIMPLEMENTED; an OK call returns the op's outputs.
+// INVALID_ARGUMENT, NOT_FOUND or UNIMPLEMENTED; an OK call returns the op's outputs; an OK
+// fused matmul gives the same bytes through swigflow's packed weights (SwigflowInt8PackWeights),
+// and a packing with a flipped bit is refused or at least does not crash.
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,5 +226,35 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           s.ToString().c_str());
   const size_t expected = name == "Dequantize" ? 1 : name == "RequantizationRange" ? 2 : 3;
   if (s.ok()) Require(outputs.size() == expected, "outputs");
+  if (name == "QuantizedMatMulWithBiasAndReluAndRequantize" && s.ok()) {
+    // swigflow's packed form must give the same bytes; a damaged packing an error or anything
+    // but a crash.
+    std::vector<Tensor> packed;
+    const swigflow::Status p =
+        swigflow::RunOp("SwigflowInt8PackWeights", {inputs[1]},
+                        {{"transpose_b", attrs["transpose_b"]}}, &packed, isa);
+    Require(p.ok() || swigflow::errors::IsInvalidArgument(p), p.ToString().c_str());
+    if (!p.ok()) return 0;
+    const bool damage = recipe.Pick(4) == 0;
+    if (damage) {
+      uint8_t* bytes = packed[0].data<uint8_t>();
+      bytes[recipe.Pick(static_cast<int>(packed[0].num_elements()))] ^= 1 << recipe.Pick(8);
+    }
+    std::vector<Tensor> in = {inputs[0], packed[0], packed[1]};
+    in.insert(in.end(), inputs.begin() + 2, inputs.end());
+    AttrMap packed_attrs = attrs;
+    packed_attrs.erase("T2");
+    packed_attrs.erase("transpose_b");
+    std::vector<Tensor> again;
+    const swigflow::Status q = swigflow::RunOp(
+        "SwigflowInt8PackedMatMulWithBiasAndReluAndRequantize", in, packed_attrs, &again, isa);
+    Require(q.ok() || (damage && swigflow::errors::IsInvalidArgument(q)), q.ToString().c_str());
+    if (q.ok() && !damage) {
+      Require(again[0].num_elements() == outputs[0].num_elements() &&
+                  memcmp(again[0].raw(), outputs[0].raw(),
+                         static_cast<size_t>(outputs[0].num_elements())) == 0,
+              "packed weights gave other bytes");
+    }
+  }
   return 0;
 }

@@ -3,6 +3,7 @@ entropy; per tensor and per channel), per-channel weight quantization, and the c
 layers against their float64 counterparts."""
 
 import os
+import pickle
 import re
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 import swigflow as sf
-from swigflow import errors, nn
+from swigflow import errors, nn, ops
 from swigflow import quantization as q
 
 rng = np.random.default_rng(11)
@@ -131,6 +132,29 @@ def test_int8_conv_and_dense_follow_float_within_the_quantization_error():
     dense = q.Int8Dense(kernel, np.full(9, 0.5, np.float32), (0, feats.max()), (0, dense_ref.max()))
     got = q.dequantize(dense(q.quantize(feats, (0, feats.max()))), (0, dense_ref.max()))
     assert np.abs(got - dense_ref).max() < 0.05 * dense_ref.max()
+
+
+def test_int8_dense_packs_its_kernel_once_and_pickles_without_the_packing(monkeypatch):
+    rng = np.random.default_rng(4)
+    kernel = rng.normal(size=(70, 33)).astype(np.float32)
+    dense = q.Int8Dense(kernel, np.full(33, 0.1, np.float32), (0, 4), (0, 3))
+    x = rng.integers(0, 256, (20, 70)).astype(np.uint8)
+    w = dense.weights
+    ranges = [np.float32(0), np.float32(4), w.min, w.max, np.float32(0), np.float32(3)]
+    want = ops.run(
+        "QuantizedMatMulWithBiasAndReluAndRequantize",
+        [x, w.values, dense.bias, *ranges],
+        input_quant_mode="SCALED",
+    )[0]
+    run, names = ops.run, []
+    monkeypatch.setattr(ops, "run", lambda name, *a, **k: names.append(name) or run(name, *a, **k))
+    np.testing.assert_array_equal(dense(x), want)
+    np.testing.assert_array_equal(dense(x), want)
+    assert names.count("SwigflowInt8PackWeights") == 1  # the kernel is packed once
+    copy = pickle.loads(pickle.dumps(dense))
+    assert len(pickle.dumps(copy)) < len(pickle.dumps(dense.weights)) + 4000  # no packing kept
+    np.testing.assert_array_equal(copy(x), want)
+    assert names.count("SwigflowInt8PackWeights") == 2  # packed again where it was loaded
 
 
 def test_layer_errors():

@@ -1,6 +1,7 @@
 """The fused inference ops QuantizedConv2DWithBiasAndReluAndRequantize and
-QuantizedMatMulWithBiasAndReluAndRequantize: against TensorFlow 2.21's oneDNN kernels call by
-call (tests/testdata/make_tf_quantization_fused.py), bit for bit on every 8-bit kernel, against
+QuantizedMatMulWithBiasAndReluAndRequantize (and swigflow's form of the latter with its weights
+packed once): against TensorFlow 2.21's oneDNN kernels call by call
+(tests/testdata/make_tf_quantization_fused.py), bit for bit on every 8-bit kernel, against
 an exact emulation of their float32 arithmetic on shapes that span several GEMM blocks, and
 against a float64 reference where TensorFlow 2.21 saturates (MIN_FIRST with min_a < 0)."""
 
@@ -22,6 +23,8 @@ GOLDEN = np.load(os.path.join(DATA, "golden.npz"))
 CALLS = MANIFEST["calls"]
 CONV = "QuantizedConv2DWithBiasAndReluAndRequantize"
 MATMUL = "QuantizedMatMulWithBiasAndReluAndRequantize"
+PACK = "SwigflowInt8PackWeights"
+PACKED = "SwigflowInt8PackedMatMulWithBiasAndReluAndRequantize"
 f32 = np.float32
 
 
@@ -29,15 +32,27 @@ def _run(call):
     return ops.run(call["op"], [GOLDEN[k] for k in call["inputs"]], **call["attrs"])
 
 
+def _run_packed(call):
+    """A matmul call with b packed once (swigflow's SwigflowInt8PackWeights and
+    SwigflowInt8PackedMatMulWithBiasAndReluAndRequantize)."""
+    inputs = [GOLDEN[k] for k in call["inputs"]]
+    attrs = dict(call["attrs"])
+    packed = ops.run(PACK, [inputs[1]], transpose_b=attrs.pop("transpose_b", False))
+    return ops.run(PACKED, [inputs[0], *packed, *inputs[2:]], **attrs)
+
+
 def _check(call):
-    got = _run(call)
-    assert len(got) == 3
-    for value, key in zip(got, call["outputs"]):
-        expected = GOLDEN[key]
-        assert value.dtype == expected.dtype and value.shape == expected.shape, key
-        np.testing.assert_array_equal(
-            value.reshape(-1).view(np.uint8), expected.reshape(-1).view(np.uint8), err_msg=key
-        )
+    runs = [_run(call)]
+    if call["op"] == MATMUL and GOLDEN[call["inputs"][1]].size:
+        runs.append(_run_packed(call))
+    for got in runs:
+        assert len(got) == 3
+        for value, key in zip(got, call["outputs"]):
+            expected = GOLDEN[key]
+            assert value.dtype == expected.dtype and value.shape == expected.shape, key
+            np.testing.assert_array_equal(
+                value.reshape(-1).view(np.uint8), expected.reshape(-1).view(np.uint8), err_msg=key
+            )
 
 
 EXACT = [i for i, c in enumerate(CALLS) if "diverges" not in c]
@@ -275,6 +290,53 @@ def test_matmul_errors():
         ops.run(MATMUL, [a, b.view(np.uint8), *rest])
 
 
+def test_packed_weights_give_the_same_bytes():
+    # Several GEMM blocks, transposes, MIN_FIRST with min_a < 0 (which needs b's column sums)
+    # and a qint32 bias: SwigflowInt8PackWeights + the packed op = TensorFlow's fused op.
+    rng = np.random.default_rng(10)
+    m, k, n = 130, 1100, 300
+    a = rng.integers(0, 256, (m, k)).astype(np.uint8)
+    b = rng.integers(-127, 128, (k, n)).astype(np.int8)
+    for bias in (rng.normal(size=n).astype(np.float32), rng.integers(-999, 999, n, np.int32)):
+        for mode, min_a in (("SCALED", 0.0), ("MIN_FIRST", 0.0), ("MIN_FIRST", -1.5)):
+            rest = [f32(min_a), f32(3.0), f32(-0.5), f32(0.5), f32(0), f32(30.0)]
+            want = ops.run(MATMUL, [a, b, bias, *rest], input_quant_mode=mode)
+            packed = ops.run(PACK, [b])
+            assert packed[0].dtype == np.uint8 and packed[1].dtype == np.int32
+            np.testing.assert_array_equal(packed[1], b.astype(np.int64).sum(axis=0))
+            got = ops.run(PACKED, [a, *packed, bias, *rest], input_quant_mode=mode)
+            for g, w in zip(got, want):
+                np.testing.assert_array_equal(g, w)
+            # Stored transposed, packed from either side.
+            packed_t = ops.run(PACK, [b.T.copy()], transpose_b=True)
+            np.testing.assert_array_equal(packed_t[0], packed[0])
+            got = ops.run(
+                PACKED,
+                [a.T.copy(), *packed_t, bias, *rest],
+                transpose_a=True,
+                input_quant_mode=mode,
+            )
+            np.testing.assert_array_equal(got[0], want[0])
+
+
+def test_packed_weights_errors():
+    a, b = np.zeros((2, 3), np.uint8), np.ones((3, 4), np.int8)
+    rest = [np.zeros(4, np.float32), f32(0), f32(1), f32(-1), f32(1), f32(0), f32(6)]
+    packed, sums = ops.run(PACK, [b])
+    with pytest.raises(errors.InvalidArgumentError, match="a has 2 columns and the packed b 3"):
+        ops.run(PACKED, [a[:, :2], packed, sums, *rest])
+    with pytest.raises(errors.InvalidArgumentError, match="damaged or truncated"):
+        ops.run(PACKED, [a, packed[:-1], sums, *rest])
+    with pytest.raises(errors.InvalidArgumentError, match="not packed 8-bit weights"):
+        ops.run(PACKED, [a, np.zeros(100, np.uint8), sums, *rest])
+    with pytest.raises(errors.InvalidArgumentError, match="b_column_sums must have"):
+        ops.run(PACKED, [a, packed, sums[:3], *rest])
+    with pytest.raises(errors.InvalidArgumentError, match="non-empty matrix"):
+        ops.run(PACK, [np.zeros((0, 4), np.int8)])
+    with pytest.raises(errors.InvalidArgumentError, match="not in the list of allowed values"):
+        ops.run(PACK, [b.view(np.uint8)])
+
+
 def test_empty_batch_and_zero_depth():
     args, attrs = _conv_args(input=np.zeros((0, 5, 5, 3), np.uint8))
     assert ops.run(CONV, args, **attrs)[0].shape == (0, 5, 5, 4)
@@ -290,4 +352,5 @@ def test_empty_batch_and_zero_depth():
 def test_not_differentiable():
     from swigflow.ops import get_gradient
 
-    assert get_gradient(CONV) is not None and get_gradient(MATMUL) is not None
+    for op in (CONV, MATMUL, PACK, PACKED):
+        assert get_gradient(op) is not None

@@ -102,7 +102,7 @@ Status Requantization(const OpKernelContext& ctx, float input_scale, int filter_
   }
   *inverse_output = 1.0f / output_scale;
   SWIGFLOW_RETURN_IF_ERROR(Finite("The input range", input_scale));
-  const Tensor& b = ctx.input(2);
+  const Tensor& b = ctx.input(filter_ranges - 3);  // every fused op: bias, min/max input, ranges
   if (b.dims() != 1 || b.dim(0) != n) {
     return errors::InvalidArgument("bias must be 1-D with one value per output channel (", n,
                                    "), but got shape ", b.ShapeString());
@@ -293,20 +293,42 @@ REGISTER_OP("QuantizedMatMulWithBiasAndReluAndRequantize")
         "computes the affine product, where TensorFlow 2.21 saturates. transpose_a and "
         "transpose_b are swigflow's extension (TensorFlow's kernel rejects them).");
 
+// TensorFlow's op (kPacked false), or swigflow's with b packed once by SwigflowInt8PackWeights
+// (its inputs after `a` shifted by one: packed_b, b_column_sums).
+template <bool kPacked>
 class QuantizedMatMulWithBiasAndReluAndRequantizeOp : public OpKernel {
  public:
   void Compute(OpKernelContext* ctx) override {
+    constexpr int kShift = kPacked ? 1 : 0;
     OP_REQUIRES_OK(ctx, RequireType(*ctx, "T1", {DataType::kQUInt8}));
-    OP_REQUIRES_OK(ctx, RequireType(*ctx, "T2", {DataType::kQInt8}));
+    if (!kPacked) OP_REQUIRES_OK(ctx, RequireType(*ctx, "T2", {DataType::kQInt8}));
     OP_REQUIRES_OK(ctx, RequireType(*ctx, "Toutput", {DataType::kQUInt8}));
     const Tensor& a = ctx->input(0);
     const Tensor& b = ctx->input(1);
-    const bool ta = ctx->GetBool("transpose_a"), tb = ctx->GetBool("transpose_b");
+    const bool ta = ctx->GetBool("transpose_a");
+    const kernels::Int8Isa isa = kernels::Int8IsaFor(ctx->isa());
     int64_t m = 0, k = 0, n = 0;
-    OP_REQUIRES_OK(ctx, kernels::MatMulShape(a, b, ta, tb, &m, &k, &n));
+    if (kPacked) {
+      OP_REQUIRES(ctx, a.dims() == 2,
+                  errors::InvalidArgument("a must be a matrix, got shape ", a.ShapeString()));
+      OP_REQUIRES_OK(ctx,
+                     kernels::CheckInt8Packed(static_cast<const uint8_t*>(b.raw()),
+                                              static_cast<size_t>(b.num_elements()), isa, &k, &n));
+      m = a.dim(ta ? 1 : 0);
+      OP_REQUIRES(
+          ctx, a.dim(ta ? 0 : 1) == k,
+          errors::InvalidArgument("a has ", a.dim(ta ? 0 : 1), " columns",
+                                  ta ? " (transposed)" : "", " and the packed b ", k, " rows"));
+      const Tensor& sums = ctx->input(2);
+      OP_REQUIRES(ctx, sums.dims() == 1 && sums.dim(0) == n,
+                  errors::InvalidArgument("b_column_sums must have the packed b's ", n,
+                                          " columns, got shape ", sums.ShapeString()));
+    } else {
+      OP_REQUIRES_OK(ctx, kernels::MatMulShape(a, b, ta, ctx->GetBool("transpose_b"), &m, &k, &n));
+    }
     float min_a = 0, max_a = 0, min_b = 0, max_b = 0;
-    OP_REQUIRES_OK(ctx, ScalarRange(*ctx, 3, &min_a, &max_a));
-    OP_REQUIRES_OK(ctx, ScalarRange(*ctx, 5, &min_b, &max_b));  // per tensor, as TensorFlow
+    OP_REQUIRES_OK(ctx, ScalarRange(*ctx, 3 + kShift, &min_a, &max_a));
+    OP_REQUIRES_OK(ctx, ScalarRange(*ctx, 5 + kShift, &min_b, &max_b));  // per tensor, as TF
     const bool min_first = ctx->GetString("input_quant_mode") == "MIN_FIRST";
     OP_REQUIRES(ctx, !min_first || max_a > min_a,
                 errors::InvalidArgument("max_a must be larger than min_a in MIN_FIRST mode, got [",
@@ -315,14 +337,21 @@ class QuantizedMatMulWithBiasAndReluAndRequantizeOp : public OpKernel {
                                         : std::max(std::fabs(min_a), std::fabs(max_a)) / 255.0f;
     std::vector<float> scale, bias;
     float inverse_output = 0;
-    OP_REQUIRES_OK(ctx, Requantization(*ctx, input_scale, 5, n, &scale, &bias, &inverse_output));
+    OP_REQUIRES_OK(
+        ctx, Requantization(*ctx, input_scale, 5 + kShift, n, &scale, &bias, &inverse_output));
     Tensor* out = ctx->allocate_output(0, {m, n}, true);
-    SetOutputRange(ctx, 7);
-    const quantization::Operand8 right = quantization::ScaledOperandOf(b, false);
-    std::vector<int32_t> col_sums;
+    SetOutputRange(ctx, 7 + kShift);
     const bool shifted_input = min_first && min_a != 0.0f;
-    const kernels::Int8Right rhs =
-        quantization::RightOf(right, b.dim(1), tb, k, n, shifted_input ? &col_sums : nullptr);
+    std::vector<int32_t> col_sums;
+    kernels::Int8Right rhs{nullptr, 0, false, false, static_cast<const uint8_t*>(b.raw())};
+    if (kPacked) {
+      const int32_t* sums = ctx->input(2).data<int32_t>();
+      if (shifted_input) col_sums.assign(sums, sums + n);
+    } else {
+      rhs = quantization::RightOf(quantization::ScaledOperandOf(b, false), b.dim(1),
+                                  ctx->GetBool("transpose_b"), k, n,
+                                  shifted_input ? &col_sums : nullptr);
+    }
     if (shifted_input) {
       // a = s_a * (q + z) with z = 255 * min_a / (max_a - min_a): + s * z * colsum(b).
       const float z = 255.0f * min_a / (max_a - min_a);
@@ -336,12 +365,77 @@ class QuantizedMatMulWithBiasAndReluAndRequantizeOp : public OpKernel {
     const BiasReluRequantize epilogue(std::move(scale), std::move(bias), inverse_output,
                                       out->data<uint8_t>(), n, ctx->isa());
     kernels::GemmU8S8(ta, m, n, k, static_cast<const uint8_t*>(a.raw()), a.dim(1), rhs, sums.get(),
-                      n, nullptr, nullptr, kernels::Int8IsaFor(ctx->isa()), ctx->pool(), &epilogue);
+                      n, nullptr, nullptr, isa, ctx->pool(), &epilogue);
   }
 };
 
 REGISTER_KERNEL("QuantizedMatMulWithBiasAndReluAndRequantize", DataType::kQUInt8,
-                QuantizedMatMulWithBiasAndReluAndRequantizeOp);
+                QuantizedMatMulWithBiasAndReluAndRequantizeOp<false>);
+
+// ---- swigflow's: weights packed once (BigDL's layers convert once) --------------------------
+
+REGISTER_OP("SwigflowInt8PackWeights")
+    .Input("b: T")
+    .Output("packed_b: uint8")
+    .Output("b_column_sums: int32")
+    .Attr("T: {qint8}")
+    .Attr("transpose_b: bool = false")
+    .Doc(
+        "swigflow's: the qint8 right operand b ([k, n], or [n, k] with transpose_b) of "
+        "QuantizedMatMulWithBiasAndReluAndRequantize packed once for this machine's 8-bit "
+        "kernel, and b's column sums. SwigflowInt8PackedMatMulWithBiasAndReluAndRequantize "
+        "takes both in place of b and skips packing b on every call. The packing is for this "
+        "process's kernel and blocking: another ISA or SWIGFLOW_INT8_BLOCKING refuses it.");
+
+class SwigflowInt8PackWeightsOp : public OpKernel {
+ public:
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& b = ctx->input(0);
+    OP_REQUIRES_OK(ctx, RequireType(*ctx, "T", {DataType::kQInt8}));
+    OP_REQUIRES(
+        ctx, b.dims() == 2 && b.num_elements() > 0,
+        errors::InvalidArgument("b must be a non-empty matrix, got shape ", b.ShapeString()));
+    const bool tb = ctx->GetBool("transpose_b");
+    const int64_t k = b.dim(tb ? 1 : 0), n = b.dim(tb ? 0 : 1);
+    std::vector<int32_t> col_sums;
+    const kernels::Int8Right rhs = quantization::RightOf(quantization::ScaledOperandOf(b, false),
+                                                         b.dim(1), tb, k, n, &col_sums);
+    const kernels::Int8Isa isa = kernels::Int8IsaFor(ctx->isa());
+    const size_t bytes = kernels::Int8PackedBytes(k, n, isa);
+    Tensor* packed = ctx->allocate_output(0, {static_cast<int64_t>(bytes)}, true);
+    kernels::PackInt8Right(rhs, k, n, isa, 1, packed->data<uint8_t>());
+    Tensor* sums = ctx->allocate_output(1, {n}, true);
+    std::copy(col_sums.begin(), col_sums.end(), sums->data<int32_t>());
+  }
+};
+
+REGISTER_KERNEL("SwigflowInt8PackWeights", DataType::kQInt8, SwigflowInt8PackWeightsOp);
+
+REGISTER_OP("SwigflowInt8PackedMatMulWithBiasAndReluAndRequantize")
+    .Input("a: T1")
+    .Input("packed_b: uint8")
+    .Input("b_column_sums: int32")
+    .Input("bias: Tbias")
+    .Input("min_a: float")
+    .Input("max_a: float")
+    .Input("min_b: float")
+    .Input("max_b: float")
+    .Input("min_freezed_output: float")
+    .Input("max_freezed_output: float")
+    .Output("out: Toutput")
+    .Output("min_out: float")
+    .Output("max_out: float")
+    .Attr("T1: quantizedtype")
+    .Attr("Tbias: {float, qint32}")
+    .Attr("Toutput: quantizedtype = quint8")
+    .Attr("transpose_a: bool = false")
+    .Attr("input_quant_mode: {'MIN_FIRST', 'SCALED'} = 'MIN_FIRST'")
+    .Doc(
+        "swigflow's: QuantizedMatMulWithBiasAndReluAndRequantize with b given as "
+        "SwigflowInt8PackWeights' two outputs; the same bytes.");
+
+REGISTER_KERNEL("SwigflowInt8PackedMatMulWithBiasAndReluAndRequantize", DataType::kQUInt8,
+                QuantizedMatMulWithBiasAndReluAndRequantizeOp<true>);
 
 }  // namespace
 }  // namespace swigflow

@@ -171,7 +171,7 @@ def NotDifferentiable(op_type):  # noqa: N802 (TensorFlow's name)
 
 
 # Quantized values are integers: there is nothing to differentiate (TensorFlow registers these
-# ops as not differentiable too).
+# ops as not differentiable too; the Swigflow* ones are swigflow's forms of them).
 for _op in (
     "QuantizeV2",
     "Dequantize",
@@ -181,6 +181,8 @@ for _op in (
     "QuantizedConv2D",
     "QuantizedMatMulWithBiasAndReluAndRequantize",
     "QuantizedConv2DWithBiasAndReluAndRequantize",
+    "SwigflowInt8PackWeights",
+    "SwigflowInt8PackedMatMulWithBiasAndReluAndRequantize",
 ):
     NotDifferentiable(_op)
 
