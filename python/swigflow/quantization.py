@@ -7,9 +7,10 @@
    ``Int8Conv2D`` / ``Int8Dense`` hold the int8 weights and the calibrated ranges;
 3. inference runs on those layers: conv or matmul + bias + Relu + requantize to quint8 in one
    pass (``QuantizedConv2DWithBiasAndReluAndRequantize`` and
-   ``QuantizedMatMulWithBiasAndReluAndRequantize``, TensorFlow's fused ops). ``Int8Dense``
-   also packs its weights for the 8-bit kernel once, on its first call
-   (``SwigflowInt8PackWeights``, swigflow's op), so that later calls skip that pass.
+   ``QuantizedMatMulWithBiasAndReluAndRequantize``, TensorFlow's fused ops). The layers
+   also pack their weights for the 8-bit kernel once, on their first call
+   (``SwigflowInt8PackWeights`` and the ``SwigflowInt8Packed*`` forms of the fused ops,
+   swigflow's), so that later calls skip that pass and give the same bytes.
 
 Quantization is TensorFlow's SCALED mode throughout: quint8 ``q`` stands for
 ``q * max(|min|, |max|) / 255`` and qint8 ``q`` for ``q * max(|min|, |max|) / 127``, so 0.0 is
@@ -44,8 +45,8 @@ TensorRange.__doc__ = """The float range of a tensor: float32 scalars, or arrays
 QuantizedWeights = collections.namedtuple("QuantizedWeights", ["values", "min", "max"])
 QuantizedWeights.__doc__ = """int8 weights and the float32 range of each output channel."""
 
-_CONV = "QuantizedConv2DWithBiasAndReluAndRequantize"
 _PACKED_MATMUL = "SwigflowInt8PackedMatMulWithBiasAndReluAndRequantize"
+_PACKED_CONV = "SwigflowInt8PackedConv2DWithBiasAndReluAndRequantize"
 
 
 def _channels_first(x, axis):
@@ -330,6 +331,9 @@ class Int8Conv2D:
 
     ``layer(x)`` takes the quint8 (uint8) NHWC input quantized over `input_range` and returns
     Relu(conv2d(x, filters) + bias) as quint8 over `output_range`, in one pass.
+
+    The first call packs the int8 filters for this machine's 8-bit kernel, as ``Int8Dense``
+    does with its kernel (a pickled layer packs them again where it is loaded).
     """
 
     def __init__(
@@ -349,11 +353,17 @@ class Int8Conv2D:
         self.attrs = dict(
             strides=[1, int(sh), int(sw), 1], padding=padding, dilations=[1, int(dh), int(dw), 1]
         )
+        self._packed = None  # (packed filters, their column sums), made by the first call
 
     def __call__(self, x):
         w = self.weights
-        args = [x, w.values, self.bias, *self.input_range, w.min, w.max, *self.output_range]
-        return ops.run(_CONV, args, **self.attrs)[0]
+        if self._packed is None:
+            self._packed = ops.run("SwigflowInt8PackWeights", [w.values])
+        args = [x, *self._packed, self.bias, *self.input_range, w.min, w.max, *self.output_range]
+        return ops.run(_PACKED_CONV, args, filter_shape=list(w.values.shape), **self.attrs)[0]
+
+    def __getstate__(self):
+        return {**self.__dict__, "_packed": None}
 
 
 class Int8Dense:

@@ -3,7 +3,7 @@
 // its shapes, types, attributes, ranges (NaN, infinities and extremes included) and data, and
 // the 8-bit kernel. Invariants: no crash or sanitizer report; each call is OK or fails with
 // INVALID_ARGUMENT, NOT_FOUND or UNIMPLEMENTED; an OK call returns the op's outputs; an OK
-// fused matmul gives the same bytes through swigflow's packed weights (SwigflowInt8PackWeights),
+// fused matmul or conv gives the same bytes through swigflow's packed weights,
 // and a packing with a flipped bit is refused or at least does not crash.
 #include <stdint.h>
 #include <stdio.h>
@@ -226,13 +226,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           s.ToString().c_str());
   const size_t expected = name == "Dequantize" ? 1 : name == "RequantizationRange" ? 2 : 3;
   if (s.ok()) Require(outputs.size() == expected, "outputs");
-  if (name == "QuantizedMatMulWithBiasAndReluAndRequantize" && s.ok()) {
+  const bool matmul = name == "QuantizedMatMulWithBiasAndReluAndRequantize";
+  if ((matmul || name == "QuantizedConv2DWithBiasAndReluAndRequantize") && s.ok()) {
     // swigflow's packed form must give the same bytes; a damaged packing an error or anything
     // but a crash.
     std::vector<Tensor> packed;
+    AttrMap pack_attrs;
+    if (matmul) pack_attrs["transpose"] = attrs["transpose_b"];
     const swigflow::Status p =
-        swigflow::RunOp("SwigflowInt8PackWeights", {inputs[1]},
-                        {{"transpose_b", attrs["transpose_b"]}}, &packed, isa);
+        swigflow::RunOp("SwigflowInt8PackWeights", {inputs[1]}, pack_attrs, &packed, isa);
     Require(p.ok() || swigflow::errors::IsInvalidArgument(p), p.ToString().c_str());
     if (!p.ok()) return 0;
     const bool damage = recipe.Pick(4) == 0;
@@ -243,11 +245,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<Tensor> in = {inputs[0], packed[0], packed[1]};
     in.insert(in.end(), inputs.begin() + 2, inputs.end());
     AttrMap packed_attrs = attrs;
-    packed_attrs.erase("T2");
-    packed_attrs.erase("transpose_b");
+    if (matmul) {
+      packed_attrs.erase("T2");
+      packed_attrs.erase("transpose_b");
+    } else {
+      packed_attrs.erase("Tfilter");
+      const Tensor& f = inputs[1];
+      packed_attrs["filter_shape"] = std::vector<int64_t>{f.dim(0), f.dim(1), f.dim(2), f.dim(3)};
+    }
     std::vector<Tensor> again;
-    const swigflow::Status q = swigflow::RunOp(
-        "SwigflowInt8PackedMatMulWithBiasAndReluAndRequantize", in, packed_attrs, &again, isa);
+    const swigflow::Status q =
+        swigflow::RunOp(matmul ? "SwigflowInt8PackedMatMulWithBiasAndReluAndRequantize"
+                               : "SwigflowInt8PackedConv2DWithBiasAndReluAndRequantize",
+                        in, packed_attrs, &again, isa);
     Require(q.ok() || (damage && swigflow::errors::IsInvalidArgument(q)), q.ToString().c_str());
     if (q.ok() && !damage) {
       Require(again[0].num_elements() == outputs[0].num_elements() &&

@@ -157,6 +157,27 @@ def test_int8_dense_packs_its_kernel_once_and_pickles_without_the_packing(monkey
     assert names.count("SwigflowInt8PackWeights") == 2  # packed again where it was loaded
 
 
+def test_int8_conv2d_packs_its_filters_once(monkeypatch):
+    rng = np.random.default_rng(5)
+    filters = rng.normal(size=(3, 3, 8, 12)).astype(np.float32)
+    conv = q.Int8Conv2D(filters, np.full(12, 0.2, np.float32), (0, 4), (0, 3), strides=2)
+    x = rng.integers(0, 256, (2, 9, 9, 8)).astype(np.uint8)
+    w = conv.weights
+    ranges = [np.float32(0), np.float32(4), w.min, w.max, np.float32(0), np.float32(3)]
+    want = ops.run(
+        "QuantizedConv2DWithBiasAndReluAndRequantize",
+        [x, w.values, conv.bias, *ranges],
+        strides=[1, 2, 2, 1],
+        padding="SAME",
+    )[0]
+    run, names = ops.run, []
+    monkeypatch.setattr(ops, "run", lambda name, *a, **k: names.append(name) or run(name, *a, **k))
+    np.testing.assert_array_equal(conv(x), want)
+    np.testing.assert_array_equal(conv(x), want)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(conv))(x), want)
+    assert names.count("SwigflowInt8PackWeights") == 2  # once here, once in the copy
+
+
 def test_layer_errors():
     with pytest.raises(errors.InvalidArgumentError, match="HWIO"):
         q.Int8Conv2D(np.zeros((3, 3, 2)), np.zeros(2), (0, 1), (0, 1))

@@ -25,6 +25,7 @@ CONV = "QuantizedConv2DWithBiasAndReluAndRequantize"
 MATMUL = "QuantizedMatMulWithBiasAndReluAndRequantize"
 PACK = "SwigflowInt8PackWeights"
 PACKED = "SwigflowInt8PackedMatMulWithBiasAndReluAndRequantize"
+PACKED_CONV = "SwigflowInt8PackedConv2DWithBiasAndReluAndRequantize"
 f32 = np.float32
 
 
@@ -33,17 +34,27 @@ def _run(call):
 
 
 def _run_packed(call):
-    """A matmul call with b packed once (swigflow's SwigflowInt8PackWeights and
-    SwigflowInt8PackedMatMulWithBiasAndReluAndRequantize)."""
+    """The call with its weights packed once (swigflow's SwigflowInt8PackWeights and the
+    SwigflowInt8Packed* form of the op)."""
     inputs = [GOLDEN[k] for k in call["inputs"]]
     attrs = dict(call["attrs"])
-    packed = ops.run(PACK, [inputs[1]], transpose_b=attrs.pop("transpose_b", False))
+    weights = inputs[1]
+    if call["op"] == CONV:
+        attrs.pop("Tfilter", None)
+        packed = ops.run(PACK, [weights])
+        return ops.run(
+            PACKED_CONV,
+            [inputs[0], *packed, *inputs[2:]],
+            filter_shape=list(weights.shape),
+            **attrs,
+        )
+    packed = ops.run(PACK, [weights], transpose=attrs.pop("transpose_b", False))
     return ops.run(PACKED, [inputs[0], *packed, *inputs[2:]], **attrs)
 
 
 def _check(call):
     runs = [_run(call)]
-    if call["op"] == MATMUL and GOLDEN[call["inputs"][1]].size:
+    if GOLDEN[call["inputs"][1]].size:
         runs.append(_run_packed(call))
     for got in runs:
         assert len(got) == 3
@@ -308,7 +319,7 @@ def test_packed_weights_give_the_same_bytes():
             for g, w in zip(got, want):
                 np.testing.assert_array_equal(g, w)
             # Stored transposed, packed from either side.
-            packed_t = ops.run(PACK, [b.T.copy()], transpose_b=True)
+            packed_t = ops.run(PACK, [b.T.copy()], transpose=True)
             np.testing.assert_array_equal(packed_t[0], packed[0])
             got = ops.run(
                 PACKED,
@@ -331,10 +342,32 @@ def test_packed_weights_errors():
         ops.run(PACKED, [a, np.zeros(100, np.uint8), sums, *rest])
     with pytest.raises(errors.InvalidArgumentError, match="b_column_sums must have"):
         ops.run(PACKED, [a, packed, sums[:3], *rest])
-    with pytest.raises(errors.InvalidArgumentError, match="non-empty matrix"):
+    with pytest.raises(errors.InvalidArgumentError, match="non-empty matrix or HWIO filter"):
         ops.run(PACK, [np.zeros((0, 4), np.int8)])
+    with pytest.raises(errors.InvalidArgumentError, match="transpose applies to matrices"):
+        ops.run(PACK, [np.ones((1, 1, 3, 4), np.int8)], transpose=True)
     with pytest.raises(errors.InvalidArgumentError, match="not in the list of allowed values"):
         ops.run(PACK, [b.view(np.uint8)])
+
+
+def test_packed_filter_errors():
+    args, attrs = _conv_args()
+    packed = ops.run(PACK, [args[1]])
+
+    def run(shape, *p):
+        return ops.run(PACKED_CONV, [args[0], *p, *args[2:]], filter_shape=shape, **attrs)
+
+    np.testing.assert_array_equal(run([3, 3, 3, 4], *packed)[0], ops.run(CONV, args, **attrs)[0])
+    with pytest.raises(errors.InvalidArgumentError, match=r"is a 18 x 4 product, the packed"):
+        run([2, 3, 3, 4], *packed)
+    with pytest.raises(errors.InvalidArgumentError, match="same depth"):
+        run([3, 3, 2, 4], *packed)
+    with pytest.raises(errors.InvalidArgumentError, match="4 sizes"):
+        run([3, 3, 4], *packed)
+    with pytest.raises(errors.InvalidArgumentError, match="filter_column_sums must have"):
+        run([3, 3, 3, 4], packed[0], packed[1][:2])
+    with pytest.raises(errors.InvalidArgumentError, match="damaged or truncated"):
+        run([3, 3, 3, 4], packed[0][:-3], packed[1])
 
 
 def test_empty_batch_and_zero_depth():
@@ -352,5 +385,5 @@ def test_empty_batch_and_zero_depth():
 def test_not_differentiable():
     from swigflow.ops import get_gradient
 
-    for op in (CONV, MATMUL, PACK, PACKED):
+    for op in (CONV, MATMUL, PACK, PACKED, PACKED_CONV):
         assert get_gradient(op) is not None

@@ -13,17 +13,28 @@ Status ConvShapes(const Tensor& input, const Tensor& filter, ConvGeometry* g) {
   if (filter.dims() != 4) {
     return errors::InvalidArgument("filter must be 4-dimensional: ", filter.ShapeString());
   }
-  if (input.dim(3) != filter.dim(2)) {
+  return ConvShapes(input, {filter.dim(0), filter.dim(1), filter.dim(2), filter.dim(3)}, g);
+}
+
+Status ConvShapes(const Tensor& input, const std::vector<int64_t>& filter_shape, ConvGeometry* g) {
+  if (input.dims() != 4) {
+    return errors::InvalidArgument("input must be 4-dimensional: ", input.ShapeString());
+  }
+  if (filter_shape.size() != 4 ||
+      std::any_of(filter_shape.begin(), filter_shape.end(), [](int64_t d) { return d < 0; })) {
+    return errors::InvalidArgument("the filter shape must be 4 sizes [kh, kw, in, out]");
+  }
+  if (input.dim(3) != filter_shape[2]) {
     return errors::InvalidArgument("input and filter must have the same depth: ", input.dim(3),
-                                   " vs ", filter.dim(2));
+                                   " vs ", filter_shape[2]);
   }
   g->batch = input.dim(0);
   g->in_h = input.dim(1);
   g->in_w = input.dim(2);
   g->depth = input.dim(3);
-  g->kh = filter.dim(0);
-  g->kw = filter.dim(1);
-  g->out_depth = filter.dim(3);
+  g->kh = filter_shape[0];
+  g->kw = filter_shape[1];
+  g->out_depth = filter_shape[3];
   return Status::OK();
 }
 

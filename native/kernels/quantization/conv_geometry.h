@@ -33,6 +33,8 @@ struct ConvGeometry {
 // The sizes of a 4-D NHWC input and HWIO filter of equal depth into `g` (batch through
 // out_depth); the strides, dilations and output placement are the op's.
 Status ConvShapes(const Tensor& input, const Tensor& filter, ConvGeometry* g);
+// The same with the filter's shape alone ([kh, kw, depth, out_depth]: a filter packed once).
+Status ConvShapes(const Tensor& input, const std::vector<int64_t>& filter_shape, ConvGeometry* g);
 
 // The im2col rows of the input, produced block by block for the GEMM: row (b, y, x), step
 // (ky, kx, c); taps outside the input read `pad`.

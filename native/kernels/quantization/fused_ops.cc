@@ -179,7 +179,8 @@ Status SpatialSize(const char* dim, int64_t in, int64_t filter, int64_t stride, 
   return Status::OK();
 }
 
-Status FusedGeometry(const OpKernelContext& ctx, ConvGeometry* g) {
+// The geometry of a fused conv; `packed`: swigflow's form, the filter's shape an attr.
+Status FusedGeometry(const OpKernelContext& ctx, bool packed, ConvGeometry* g) {
   const std::vector<int64_t>& strides = ctx.GetInts("strides");
   const std::vector<int64_t>& dilations = ctx.GetInts("dilations");
   const std::vector<int64_t>& padding_list = ctx.GetInts("padding_list");
@@ -202,7 +203,9 @@ Status FusedGeometry(const OpKernelContext& ctx, ConvGeometry* g) {
     return errors::InvalidArgument(
         "padding_list must be [0, 0, top, bottom, left, right, 0, 0] with non-negative values");
   }
-  SWIGFLOW_RETURN_IF_ERROR(quantization::ConvShapes(ctx.input(0), ctx.input(1), g));
+  SWIGFLOW_RETURN_IF_ERROR(
+      packed ? quantization::ConvShapes(ctx.input(0), ctx.GetInts("filter_shape"), g)
+             : quantization::ConvShapes(ctx.input(0), ctx.input(1), g));
   g->stride_h = strides[1];
   g->stride_w = strides[2];
   g->dilation_h = dilations[1];
@@ -218,51 +221,79 @@ Status FusedGeometry(const OpKernelContext& ctx, ConvGeometry* g) {
                      &g->out_w, &g->left);
 }
 
+// TensorFlow's op (kPacked false), or swigflow's with the filter packed once by
+// SwigflowInt8PackWeights (its inputs after `input` shifted by one: packed_filter,
+// filter_column_sums; the filter's shape an attr).
+template <bool kPacked>
 class QuantizedConv2DWithBiasAndReluAndRequantizeOp : public OpKernel {
  public:
   void Compute(OpKernelContext* ctx) override {
+    constexpr int kShift = kPacked ? 1 : 0;
     OP_REQUIRES_OK(ctx, RequireType(*ctx, "Tinput", {DataType::kQUInt8, DataType::kQInt8}));
-    OP_REQUIRES_OK(ctx, RequireType(*ctx, "Tfilter", {DataType::kQInt8}));
+    if (!kPacked) OP_REQUIRES_OK(ctx, RequireType(*ctx, "Tfilter", {DataType::kQInt8}));
     OP_REQUIRES_OK(ctx, RequireType(*ctx, "out_type", {DataType::kQUInt8}));
     ConvGeometry g;
-    OP_REQUIRES_OK(ctx, FusedGeometry(*ctx, &g));
+    OP_REQUIRES_OK(ctx, FusedGeometry(*ctx, kPacked, &g));
+    const kernels::Int8Isa isa = kernels::Int8IsaFor(ctx->isa());
+    const int64_t m = g.Rows(), k = g.Steps(), n = g.out_depth;
+    if (kPacked) {
+      const Tensor& packed = ctx->input(1);
+      int64_t pk = 0, pn = 0;
+      OP_REQUIRES_OK(
+          ctx, kernels::CheckInt8Packed(static_cast<const uint8_t*>(packed.raw()),
+                                        static_cast<size_t>(packed.num_elements()), isa, &pk, &pn));
+      OP_REQUIRES(ctx, pk == k && pn == n,
+                  errors::InvalidArgument("filter_shape [", g.kh, ", ", g.kw, ", ", g.depth, ", ",
+                                          n, "] is a ", k, " x ", n, " product, the packed filter ",
+                                          pk, " x ", pn));
+      const Tensor& sums = ctx->input(2);
+      OP_REQUIRES(ctx, sums.dims() == 1 && sums.dim(0) == n,
+                  errors::InvalidArgument("filter_column_sums must have the filter's ", n,
+                                          " output channels, got shape ", sums.ShapeString()));
+    }
     float min_input = 0, max_input = 0;
-    OP_REQUIRES_OK(ctx, ScalarRange(*ctx, 3, &min_input, &max_input));
+    OP_REQUIRES_OK(ctx, ScalarRange(*ctx, 3 + kShift, &min_input, &max_input));
     const Tensor& input = ctx->input(0);
     const bool is_signed = ctx->GetType("Tinput") == DataType::kQInt8;
     const float input_scale =
         std::max(std::fabs(min_input), std::fabs(max_input)) / (is_signed ? 127.0f : 255.0f);
-    const int64_t m = g.Rows(), k = g.Steps(), n = g.out_depth;
     std::vector<float> scale, bias;
     float inverse_output = 0;
-    OP_REQUIRES_OK(ctx, Requantization(*ctx, input_scale, 5, n, &scale, &bias, &inverse_output));
+    OP_REQUIRES_OK(
+        ctx, Requantization(*ctx, input_scale, 5 + kShift, n, &scale, &bias, &inverse_output));
     Tensor* output = ctx->allocate_output(0, {g.batch, g.out_h, g.out_w, n}, true);
-    SetOutputRange(ctx, 7);
+    SetOutputRange(ctx, 7 + kShift);
     // SCALED: 0.0 is the value 0, so the pads are 0 and a quint8 input needs no zero-point
     // terms; a qint8 input shifted to uint8 has zero point 128: C -= 128 * colsum(filter).
     const quantization::Operand8 left = quantization::ScaledOperandOf(input, true);
-    const quantization::Operand8 right = quantization::ScaledOperandOf(ctx->input(1), false);
     std::vector<uint8_t> shifted;
     const uint8_t* x = quantization::LeftBytes(left, input.num_elements(), &shifted);
     const quantization::Im2ColRows rows(g, x, static_cast<uint8_t>(left.zero));
     std::vector<int32_t> row_sums(static_cast<size_t>(m), 0), col_sums;
-    const kernels::Int8Right rhs =
-        quantization::RightOf(right, n, false, k, n, is_signed ? &col_sums : nullptr);
-    if (is_signed) quantization::ZeroPointTerms(left.zero, right.zero, k, &row_sums, &col_sums);
+    kernels::Int8Right rhs{nullptr, 0, false, false,
+                           static_cast<const uint8_t*>(ctx->input(1).raw())};
+    if (kPacked) {
+      const int32_t* sums = ctx->input(2).data<int32_t>();
+      if (is_signed) col_sums.assign(sums, sums + n);
+    } else {
+      const quantization::Operand8 right = quantization::ScaledOperandOf(ctx->input(1), false);
+      rhs = quantization::RightOf(right, n, false, k, n, is_signed ? &col_sums : nullptr);
+    }
+    // The filter's zero point is 0 (SCALED qint8).
+    if (is_signed) quantization::ZeroPointTerms(left.zero, 0, k, &row_sums, &col_sums);
     std::unique_ptr<int32_t[]> sums(
         new int32_t[static_cast<size_t>(m * n)]);  // every block written
     const BiasReluRequantize epilogue(std::move(scale), std::move(bias), inverse_output,
                                       output->data<uint8_t>(), n, ctx->isa());
     kernels::GemmU8S8(rows, m, n, k, rhs, sums.get(), n, is_signed ? row_sums.data() : nullptr,
-                      is_signed ? col_sums.data() : nullptr, kernels::Int8IsaFor(ctx->isa()),
-                      ctx->pool(), &epilogue);
+                      is_signed ? col_sums.data() : nullptr, isa, ctx->pool(), &epilogue);
   }
 };
 
 REGISTER_KERNEL("QuantizedConv2DWithBiasAndReluAndRequantize", DataType::kQUInt8,
-                QuantizedConv2DWithBiasAndReluAndRequantizeOp);
+                QuantizedConv2DWithBiasAndReluAndRequantizeOp<false>);
 REGISTER_KERNEL("QuantizedConv2DWithBiasAndReluAndRequantize", DataType::kQInt8,
-                QuantizedConv2DWithBiasAndReluAndRequantizeOp);
+                QuantizedConv2DWithBiasAndReluAndRequantizeOp<false>);
 
 // ---- QuantizedMatMulWithBiasAndReluAndRequantize ----------------------------------------------
 
@@ -375,41 +406,79 @@ REGISTER_KERNEL("QuantizedMatMulWithBiasAndReluAndRequantize", DataType::kQUInt8
 // ---- swigflow's: weights packed once (BigDL's layers convert once) --------------------------
 
 REGISTER_OP("SwigflowInt8PackWeights")
-    .Input("b: T")
-    .Output("packed_b: uint8")
-    .Output("b_column_sums: int32")
+    .Input("weights: T")
+    .Output("packed: uint8")
+    .Output("column_sums: int32")
     .Attr("T: {qint8}")
-    .Attr("transpose_b: bool = false")
+    .Attr("transpose: bool = false")
     .Doc(
-        "swigflow's: the qint8 right operand b ([k, n], or [n, k] with transpose_b) of "
-        "QuantizedMatMulWithBiasAndReluAndRequantize packed once for this machine's 8-bit "
-        "kernel, and b's column sums. SwigflowInt8PackedMatMulWithBiasAndReluAndRequantize "
-        "takes both in place of b and skips packing b on every call. The packing is for this "
+        "swigflow's: qint8 weights packed once for this machine's 8-bit kernel, and their "
+        "column sums: a matmul's b ([k, n], or [n, k] with transpose) or a conv's HWIO filter "
+        "(as the [kh * kw * in, out] product it is). SwigflowInt8PackedMatMulWithBiasAndReluAnd"
+        "Requantize and SwigflowInt8PackedConv2DWithBiasAndReluAndRequantize take both in "
+        "place of the weights and skip packing them on every call. The packing is for this "
         "process's kernel and blocking: another ISA or SWIGFLOW_INT8_BLOCKING refuses it.");
 
 class SwigflowInt8PackWeightsOp : public OpKernel {
  public:
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& b = ctx->input(0);
+    const Tensor& w = ctx->input(0);
     OP_REQUIRES_OK(ctx, RequireType(*ctx, "T", {DataType::kQInt8}));
-    OP_REQUIRES(
-        ctx, b.dims() == 2 && b.num_elements() > 0,
-        errors::InvalidArgument("b must be a non-empty matrix, got shape ", b.ShapeString()));
-    const bool tb = ctx->GetBool("transpose_b");
-    const int64_t k = b.dim(tb ? 1 : 0), n = b.dim(tb ? 0 : 1);
+    OP_REQUIRES(ctx, (w.dims() == 2 || w.dims() == 4) && w.num_elements() > 0,
+                errors::InvalidArgument("weights must be a non-empty matrix or HWIO filter, got "
+                                        "shape ",
+                                        w.ShapeString()));
+    const bool filter = w.dims() == 4, trans = ctx->GetBool("transpose");
+    OP_REQUIRES(ctx, !(filter && trans),
+                errors::InvalidArgument("transpose applies to matrices, not filters"));
+    const int64_t n = filter ? w.dim(3) : w.dim(trans ? 0 : 1);
+    const int64_t k = w.num_elements() / n;
+    // A filter's K steps come in runs of its depth (one per tap): K blocks keep them whole.
+    const int64_t alignment = filter ? w.dim(2) : 1;
     std::vector<int32_t> col_sums;
-    const kernels::Int8Right rhs = quantization::RightOf(quantization::ScaledOperandOf(b, false),
-                                                         b.dim(1), tb, k, n, &col_sums);
+    const kernels::Int8Right rhs = quantization::RightOf(quantization::ScaledOperandOf(w, false),
+                                                         trans ? k : n, trans, k, n, &col_sums);
     const kernels::Int8Isa isa = kernels::Int8IsaFor(ctx->isa());
-    const size_t bytes = kernels::Int8PackedBytes(k, n, isa);
+    const size_t bytes = kernels::Int8PackedBytes(k, n, isa, alignment);
     Tensor* packed = ctx->allocate_output(0, {static_cast<int64_t>(bytes)}, true);
-    kernels::PackInt8Right(rhs, k, n, isa, 1, packed->data<uint8_t>());
+    kernels::PackInt8Right(rhs, k, n, isa, alignment, packed->data<uint8_t>());
     Tensor* sums = ctx->allocate_output(1, {n}, true);
     std::copy(col_sums.begin(), col_sums.end(), sums->data<int32_t>());
   }
 };
 
 REGISTER_KERNEL("SwigflowInt8PackWeights", DataType::kQInt8, SwigflowInt8PackWeightsOp);
+
+REGISTER_OP("SwigflowInt8PackedConv2DWithBiasAndReluAndRequantize")
+    .Input("input: Tinput")
+    .Input("packed_filter: uint8")
+    .Input("filter_column_sums: int32")
+    .Input("bias: Tbias")
+    .Input("min_input: float")
+    .Input("max_input: float")
+    .Input("min_filter: float")
+    .Input("max_filter: float")
+    .Input("min_freezed_output: float")
+    .Input("max_freezed_output: float")
+    .Output("output: out_type")
+    .Output("min_output: float")
+    .Output("max_output: float")
+    .Attr("Tinput: quantizedtype")
+    .Attr("Tbias: {float, qint32}")
+    .Attr("out_type: quantizedtype = quint8")
+    .Attr("filter_shape: list(int)")
+    .Attr("strides: list(int)")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("dilations: list(int) = [1, 1, 1, 1]")
+    .Attr("padding_list: list(int) = []")
+    .Doc(
+        "swigflow's: QuantizedConv2DWithBiasAndReluAndRequantize with the filter given as "
+        "SwigflowInt8PackWeights' two outputs and its HWIO shape; the same bytes.");
+
+REGISTER_KERNEL("SwigflowInt8PackedConv2DWithBiasAndReluAndRequantize", DataType::kQUInt8,
+                QuantizedConv2DWithBiasAndReluAndRequantizeOp<true>);
+REGISTER_KERNEL("SwigflowInt8PackedConv2DWithBiasAndReluAndRequantize", DataType::kQInt8,
+                QuantizedConv2DWithBiasAndReluAndRequantizeOp<true>);
 
 REGISTER_OP("SwigflowInt8PackedMatMulWithBiasAndReluAndRequantize")
     .Input("a: T1")

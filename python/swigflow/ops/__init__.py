@@ -183,6 +183,7 @@ for _op in (
     "QuantizedConv2DWithBiasAndReluAndRequantize",
     "SwigflowInt8PackWeights",
     "SwigflowInt8PackedMatMulWithBiasAndReluAndRequantize",
+    "SwigflowInt8PackedConv2DWithBiasAndReluAndRequantize",
 ):
     NotDifferentiable(_op)
 
