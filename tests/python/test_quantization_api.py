@@ -134,7 +134,21 @@ def test_int8_conv_and_dense_follow_float_within_the_quantization_error():
     assert np.abs(got - dense_ref).max() < 0.05 * dense_ref.max()
 
 
-def test_int8_dense_packs_its_kernel_once_and_pickles_without_the_packing(monkeypatch):
+def _packs_once(monkeypatch, layer, x, want):
+    """layer(x) == want on two calls and after a pickle round trip, with the weights packed
+    once in the layer and once more in its copy (which does not carry the packing)."""
+    run, names = ops.run, []
+    monkeypatch.setattr(ops, "run", lambda name, *a, **k: names.append(name) or run(name, *a, **k))
+    np.testing.assert_array_equal(layer(x), want)
+    np.testing.assert_array_equal(layer(x), want)
+    assert names.count("SwigflowInt8PackWeights") == 1
+    copy = pickle.loads(pickle.dumps(layer))
+    assert len(pickle.dumps(copy)) < len(pickle.dumps(layer.weights)) + 4000  # no packing kept
+    np.testing.assert_array_equal(copy(x), want)
+    assert names.count("SwigflowInt8PackWeights") == 2
+
+
+def test_int8_dense_packs_its_kernel_once(monkeypatch):
     rng = np.random.default_rng(4)
     kernel = rng.normal(size=(70, 33)).astype(np.float32)
     dense = q.Int8Dense(kernel, np.full(33, 0.1, np.float32), (0, 4), (0, 3))
@@ -146,15 +160,7 @@ def test_int8_dense_packs_its_kernel_once_and_pickles_without_the_packing(monkey
         [x, w.values, dense.bias, *ranges],
         input_quant_mode="SCALED",
     )[0]
-    run, names = ops.run, []
-    monkeypatch.setattr(ops, "run", lambda name, *a, **k: names.append(name) or run(name, *a, **k))
-    np.testing.assert_array_equal(dense(x), want)
-    np.testing.assert_array_equal(dense(x), want)
-    assert names.count("SwigflowInt8PackWeights") == 1  # the kernel is packed once
-    copy = pickle.loads(pickle.dumps(dense))
-    assert len(pickle.dumps(copy)) < len(pickle.dumps(dense.weights)) + 4000  # no packing kept
-    np.testing.assert_array_equal(copy(x), want)
-    assert names.count("SwigflowInt8PackWeights") == 2  # packed again where it was loaded
+    _packs_once(monkeypatch, dense, x, want)
 
 
 def test_int8_conv2d_packs_its_filters_once(monkeypatch):
@@ -170,12 +176,7 @@ def test_int8_conv2d_packs_its_filters_once(monkeypatch):
         strides=[1, 2, 2, 1],
         padding="SAME",
     )[0]
-    run, names = ops.run, []
-    monkeypatch.setattr(ops, "run", lambda name, *a, **k: names.append(name) or run(name, *a, **k))
-    np.testing.assert_array_equal(conv(x), want)
-    np.testing.assert_array_equal(conv(x), want)
-    np.testing.assert_array_equal(pickle.loads(pickle.dumps(conv))(x), want)
-    assert names.count("SwigflowInt8PackWeights") == 2  # once here, once in the copy
+    _packs_once(monkeypatch, conv, x, want)
 
 
 def test_layer_errors():
