@@ -325,7 +325,22 @@ def _positive_range(value_range, what):
     return np.float32(lo), np.float32(hi)
 
 
-class Int8Conv2D:
+class _Int8Layer:
+    """What the INT8 layers share: their int8 weights packed for this machine's 8-bit kernel on
+    first use (SwigflowInt8PackWeights), and pickled without that packing."""
+
+    _packed = None  # (packed weights, their column sums)
+
+    def _packed_weights(self):
+        if self._packed is None:
+            self._packed = ops.run("SwigflowInt8PackWeights", [self.weights.values])
+        return self._packed
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k != "_packed"}
+
+
+class Int8Conv2D(_Int8Layer):
     """A float Conv2D + bias + Relu layer converted to INT8 (BigDL's step 2): int8 filters per
     output channel, quint8 activations in and out over their calibrated ranges.
 
@@ -353,20 +368,15 @@ class Int8Conv2D:
         self.attrs = dict(
             strides=[1, int(sh), int(sw), 1], padding=padding, dilations=[1, int(dh), int(dw), 1]
         )
-        self._packed = None  # (packed filters, their column sums), made by the first call
 
     def __call__(self, x):
         w = self.weights
-        if self._packed is None:
-            self._packed = ops.run("SwigflowInt8PackWeights", [w.values])
-        args = [x, *self._packed, self.bias, *self.input_range, w.min, w.max, *self.output_range]
+        packed = self._packed_weights()
+        args = [x, *packed, self.bias, *self.input_range, w.min, w.max, *self.output_range]
         return ops.run(_PACKED_CONV, args, filter_shape=list(w.values.shape), **self.attrs)[0]
 
-    def __getstate__(self):
-        return {**self.__dict__, "_packed": None}
 
-
-class Int8Dense:
+class Int8Dense(_Int8Layer):
     """A float Dense + bias + Relu layer converted to INT8: ``layer(x)`` takes quint8 (uint8)
     [batch, in] over `input_range` and returns Relu(x @ kernel + bias) as quint8 over
     `output_range` (one range for the kernel: TensorFlow's fused matmul takes one).
@@ -384,15 +394,10 @@ class Int8Dense:
         self.bias = np.ascontiguousarray(bias, np.float32)
         self.input_range = _positive_range(input_range, "Int8Dense: input_range")
         self.output_range = _positive_range(output_range, "Int8Dense: output_range")
-        self._packed = None  # (packed kernel, its column sums), made by the first call
 
     def __call__(self, x):
         w = self.weights
-        if self._packed is None:
-            self._packed = ops.run("SwigflowInt8PackWeights", [w.values])
         lo, hi = self.input_range
-        args = [x, *self._packed, self.bias, np.float32(0), max(abs(lo), abs(hi)), w.min, w.max]
-        return ops.run(_PACKED_MATMUL, [*args, *self.output_range], input_quant_mode="SCALED")[0]
-
-    def __getstate__(self):
-        return {**self.__dict__, "_packed": None}
+        args = [x, *self._packed_weights(), self.bias, np.float32(0), max(abs(lo), abs(hi))]
+        args += [w.min, w.max, *self.output_range]
+        return ops.run(_PACKED_MATMUL, args, input_quant_mode="SCALED")[0]
