@@ -111,33 +111,38 @@ INSTANTIATE_TEST_SUITE_P(
 
 // A left operand given as rows and as runs read in place: row-major m x k bytes whose K steps
 // come in runs of `width` (an im2col source's taps). RowRuns declines widths that are not whole
-// groups, so those take the packing path.
+// groups, so those take the packing path. Even rows give an origin and the shared offsets, odd
+// rows origin 0 and a table of addresses (both forms of Int8RowRuns).
 class RunSource : public Int8RowSource {
  public:
-  RunSource(const std::vector<uint8_t>& a, int64_t k, int64_t width)
-      : a_(a), k_(k), width_(width) {}
+  RunSource(const std::vector<uint8_t>& a, int64_t k, int64_t width) : a_(a), k_(k), width_(width) {
+    for (int64_t p = 0; p < k; p += width) run_offsets_.push_back(p);
+  }
   void Rows(int64_t i0, int64_t rows, int64_t p0, int64_t kc, uint8_t* dst,
             int64_t ld) const override {
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t p = 0; p < kc; ++p) dst[r * ld + p] = a_[(i0 + r) * k_ + p0 + p];
     }
   }
-  bool RowRuns(int64_t i0, int rows, int64_t p0, int64_t kc, int mr,
-               std::vector<gemm::Int8RowsItem>* items,
-               std::vector<const uint8_t*>* pointers) const override {
+  bool RowRuns(int64_t i0, int rows, int64_t p0, int64_t kc, int mr, const Int8RunsSlot& slot,
+               gemm::Int8RowRuns* runs) const override {
     if (width_ % 4 != 0 || p0 % width_ != 0 || kc % width_ != 0) return false;
-    const size_t base = pointers->size();
-    const int64_t runs = kc / width_;
-    if (base + static_cast<size_t>(runs * mr) > pointers->capacity()) return false;
-    for (int64_t t = 0; t < runs; ++t) {
-      for (int r = 0; r < mr; ++r) {
-        const int64_t i = i0 + std::min(r, rows - 1);
-        pointers->push_back(a_.data() + i * k_ + p0 + t * width_);
+    const int64_t count = kc / width_;
+    for (int r = 0; r < rows; ++r) {
+      const uint8_t* row = a_.data() + (i0 + r) * k_ + p0;
+      if (r % 2 == 0) {
+        slot.origins[r] = reinterpret_cast<uintptr_t>(row);
+        slot.offsets[r] = run_offsets_.data();
+      } else {
+        int64_t* table = slot.tables + r * count;
+        for (int64_t t = 0; t < count; ++t) {
+          table[t] = static_cast<int64_t>(reinterpret_cast<uintptr_t>(row + t * width_));
+        }
+        slot.origins[r] = 0;
+        slot.offsets[r] = table;
       }
     }
-    for (int64_t t = 0; t < runs; ++t) {
-      items->push_back({pointers->data() + base + t * mr, width_ / 4});
-    }
+    *runs = {slot.origins, slot.offsets, static_cast<int>(count), width_ / 4};
     return true;
   }
   int64_t StepAlignment() const override { return width_; }
@@ -145,6 +150,7 @@ class RunSource : public Int8RowSource {
  private:
   const std::vector<uint8_t>& a_;
   int64_t k_, width_;
+  std::vector<int64_t> run_offsets_;  // run t at t * width_
 };
 
 // Runs read in place (the AVX-512 VNNI rows kernel) and packed (every other kernel) match the
@@ -222,6 +228,45 @@ TEST(Int8Gemm, KernelsAndBlocking) {
     }
   }
   EXPECT_EQ(Int8IsaFor(Isa::kScalar), Int8Isa::kScalar);
+}
+
+// Every edge tile: the AVX-512 VNNI kernel has one instantiation per tile height (1..14) and
+// width in vectors (1 or 2), chosen by the rows and columns a tile stores. Heights 1..29 cover
+// each height as a last sliver; widths 1..65 each vector count, full and masked, as a last
+// sliver. In place and packed, with and without the zero-point terms' epilogue.
+TEST(Int8Gemm, EveryTileEdge) {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> byte(0, 255);
+  const int64_t k = 24;
+  for (int64_t m = 1; m <= 29; ++m) {
+    for (int64_t n : {1, 15, 16, 17, 31, 32, 33, 48, 63, 64, 65}) {
+      const Case c{m, n, k, false, false, false};
+      std::vector<uint8_t> a(static_cast<size_t>(m * k)), b(static_cast<size_t>(k * n));
+      for (auto& v : a) v = static_cast<uint8_t>(byte(rng));
+      for (auto& v : b) v = static_cast<uint8_t>(byte(rng));
+      std::vector<int32_t> row(static_cast<size_t>(m)), col(static_cast<size_t>(n));
+      for (auto& v : row) v = byte(rng) - 128;
+      for (auto& v : col) v = byte(rng) * 1000;
+      const std::vector<int32_t> expected = Reference(c, a, b, row, col);
+      const RunSource source(a, k, 8);
+      for (Int8Isa isa : SupportedInt8Isas()) {
+        SCOPED_TRACE(std::string(Int8IsaName(isa)) + " " + std::to_string(m) + "x" +
+                     std::to_string(n));
+        const Int8Right rhs{b.data(), n, false, false};
+        std::vector<int32_t> out(static_cast<size_t>(m * n), 7);
+        GemmU8S8(false, m, n, k, a.data(), k, rhs, out.data(), n, row.data(), col.data(), isa,
+                 nullptr);
+        ASSERT_EQ(out, expected);
+        std::fill(out.begin(), out.end(), 7);
+        GemmU8S8(source, m, n, k, rhs, out.data(), n, row.data(), col.data(), isa, nullptr);
+        ASSERT_EQ(out, expected);
+        GemmU8S8(source, m, n, k, rhs, out.data(), n, nullptr, nullptr, isa, nullptr);
+        for (size_t i = 0; i < out.size(); ++i) {
+          ASSERT_EQ(out[i] + row[i / n] + col[i % n], expected[i]) << i;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -372,24 +372,29 @@ void Gemm(const Int8Blocking& blocking, const PackAFn& pack_a, const Int8RowSour
         if (i_begin >= i_end || s_begin >= s_end) return;
         const int64_t mc_max = std::min(blocking.mc, (i_end - i_begin + mr - 1) / mr * mr);
         uint8_t* packed_a = ScratchBytes(0, static_cast<size_t>(mc_max / mr * sliver_a));
-        std::vector<gemm::Int8RowsItem> items;
-        std::vector<const uint8_t*> pointers;
-        std::vector<size_t> sliver_items;  // sliver q's runs: items [sliver_items[q], [q + 1])
+        // Slivers' runs read in place: one slot each (Int8RunsSlot), sized for the largest block.
+        std::vector<gemm::Int8RowRuns> runs;
+        std::vector<uintptr_t> origins;
+        std::vector<const int64_t*> offsets;
+        std::vector<int64_t> tables;
+        if (in_place != nullptr) {
+          const size_t rows = static_cast<size_t>(mc_max),
+                       per_row = static_cast<size_t>(kc / align);
+          runs.resize(rows / static_cast<size_t>(mr));
+          origins.resize(rows);
+          offsets.resize(rows);
+          tables.resize(rows * per_row);
+        }
         for (int64_t ic = i_begin; ic < i_end; ic += blocking.mc) {
           const int64_t mc = std::min(blocking.mc, i_end - ic);
           // Rows read in place when the source gives every sliver's runs: made once per block,
           // used for every column sliver. Otherwise A's block is packed.
           bool read_in_place = in_place != nullptr;
-          if (read_in_place) {
-            items.clear();
-            pointers.clear();
-            sliver_items.assign(1, 0);
-            pointers.reserve(static_cast<size_t>(((mc + mr - 1) / mr) * (kc / align + 2) * mr));
-            for (int64_t ir = 0; ir < mc && read_in_place; ir += mr) {
-              const int rows = static_cast<int>(std::min<int64_t>(mr, mc - ir));
-              read_in_place = in_place->RowRuns(ic + ir, rows, pc, kc, mr, &items, &pointers);
-              sliver_items.push_back(items.size());
-            }
+          for (int64_t ir = 0; ir < mc && read_in_place; ir += mr) {
+            const int rows = static_cast<int>(std::min<int64_t>(mr, mc - ir));
+            const Int8RunsSlot slot{origins.data() + ir, offsets.data() + ir,
+                                    tables.data() + ir * (kc / align)};
+            read_in_place = in_place->RowRuns(ic + ir, rows, pc, kc, mr, slot, &runs[ir / mr]);
           }
           if (!read_in_place) pack_a(ic, pc, mc, kc, packed_a);
           for (int64_t s = s_begin; s < s_end; ++s) {
@@ -402,11 +407,8 @@ void Gemm(const Int8Blocking& blocking, const PackAFn& pack_a, const Int8RowSour
               const int32_t* tile_rows = offsets ? row_offset + ic + ir : nullptr;
               const int32_t* tile_cols = offsets ? col_offset + j : nullptr;
               if (read_in_place) {
-                const size_t q = static_cast<size_t>(ir / mr);
-                kernel.rows_kernel(items.data() + sliver_items[q],
-                                   static_cast<int>(sliver_items[q + 1] - sliver_items[q]),
-                                   block_b + s * sliver_b, tile, ldc, rows, cols, accumulate,
-                                   tile_rows, tile_cols);
+                kernel.rows_kernel(runs[static_cast<size_t>(ir / mr)], block_b + s * sliver_b, tile,
+                                   ldc, rows, cols, accumulate, tile_rows, tile_cols);
               } else {
                 kernel.kernel(groups, packed_a + ir / mr * sliver_a, block_b + s * sliver_b, tile,
                               ldc, rows, cols, accumulate, tile_rows, tile_cols);

@@ -70,6 +70,14 @@ void PackInt8Right(const Int8Right& b, int64_t k, int64_t n, Int8Isa isa, int64_
 // what differs otherwise.
 Status CheckInt8Packed(const uint8_t* packed, size_t size, Int8Isa isa, int64_t* k, int64_t* n);
 
+// Room for one sliver's Int8RowRuns: mr origins, mr offset table pointers, and mr tables of
+// kc / StepAlignment() offsets for rows whose runs a shared table does not give.
+struct Int8RunsSlot {
+  uintptr_t* origins;
+  const int64_t** offsets;
+  int64_t* tables;
+};
+
 // A left operand produced on the fly (implicit im2col): writes rows [i0, i0 + rows) x K steps
 // [p0, p0 + kc) of A row-major into dst (row stride ld).
 class Int8RowSource {
@@ -86,12 +94,11 @@ class Int8RowSource {
     return false;
   }
   // Rows [i0, i0 + rows) (rows <= mr) x steps [p0, p0 + kc) as runs a rows kernel reads in place
-  // (Int8RowsItem): appends the runs to `items`, their mr pointers each to `pointers` (reserved
-  // by the caller, so that items can point into it). False when the source cannot; the driver
-  // then packs. Steps of a run are whole groups of 4.
+  // (Int8RowRuns), written into `slot`; *runs then points there or at tables the source keeps.
+  // False when the source cannot; the driver then packs. Runs are StepAlignment() steps of
+  // whole groups of 4, and kc a multiple of it.
   virtual bool RowRuns(int64_t i0, int rows, int64_t p0, int64_t kc, int mr,
-                       std::vector<gemm::Int8RowsItem>* items,
-                       std::vector<const uint8_t*>* pointers) const {
+                       const Int8RunsSlot& slot, gemm::Int8RowRuns* runs) const {
     return false;
   }
   // A K step count the driver's K blocks should be a multiple of, for RowRuns (1: any).

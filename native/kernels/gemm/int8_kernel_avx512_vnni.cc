@@ -14,9 +14,14 @@ namespace {
 
 constexpr int kMr = 14, kNr = 32, kGroup = 4;
 
+// Every function below is instantiated for each tile height kRows <= kMr and width kVecs (16
+// columns a vector): an edge tile sums only the rows and columns it stores. M = 256 in slivers
+// of 14 would otherwise multiply 266 rows, N = 1000 in slivers of 32 1024 columns.
+
 // Adds the zero-point terms and stores (or accumulates) the tile's top-left rows x cols.
-inline void StoreTile(__m512i (&acc)[kMr][2], int32_t* c, int64_t ldc, int rows, int cols,
-                      bool accumulate, const int32_t* row_offset, const int32_t* col_offset) {
+template <int kRows, int kVecs>
+inline void StoreTile(__m512i (&acc)[kMr][2], int32_t* c, int64_t ldc, int cols, bool accumulate,
+                      const int32_t* row_offset, const int32_t* col_offset) {
   const __mmask16 m0 = static_cast<__mmask16>(cols >= 16 ? 0xffff : (1u << cols) - 1);
   const __mmask16 m1 = static_cast<__mmask16>(cols >= 32  ? 0xffff
                                               : cols > 16 ? (1u << (cols - 16)) - 1
@@ -24,87 +29,116 @@ inline void StoreTile(__m512i (&acc)[kMr][2], int32_t* c, int64_t ldc, int rows,
   __m512i col0 = _mm512_setzero_si512(), col1 = _mm512_setzero_si512();
   if (col_offset != nullptr) {
     col0 = _mm512_maskz_loadu_epi32(m0, col_offset);
-    col1 = _mm512_maskz_loadu_epi32(m1, col_offset + 16);
+    if (kVecs == 2) col1 = _mm512_maskz_loadu_epi32(m1, col_offset + 16);
   }
   // Unrolled with constant indexes, as every loop over acc: a runtime index makes GCC keep the
   // tile in memory and spill it in the K loop (Zen 4, 1024^3: 300 -> 674 GOP/s).
 #pragma GCC unroll 16
-  for (int i = 0; i < kMr; ++i) {
-    if (i >= rows) break;
+  for (int i = 0; i < kRows; ++i) {
     int32_t* ci = c + i * ldc;
     __m512i r0 = acc[i][0], r1 = acc[i][1];
     if (accumulate) {
       r0 = _mm512_add_epi32(r0, _mm512_maskz_loadu_epi32(m0, ci));
-      r1 = _mm512_add_epi32(r1, _mm512_maskz_loadu_epi32(m1, ci + 16));
+      if (kVecs == 2) r1 = _mm512_add_epi32(r1, _mm512_maskz_loadu_epi32(m1, ci + 16));
     }
     if (col_offset != nullptr) {
       const __m512i row = _mm512_set1_epi32(row_offset[i]);
       r0 = _mm512_add_epi32(r0, _mm512_add_epi32(row, col0));
-      r1 = _mm512_add_epi32(r1, _mm512_add_epi32(row, col1));
+      if (kVecs == 2) r1 = _mm512_add_epi32(r1, _mm512_add_epi32(row, col1));
     }
     _mm512_mask_storeu_epi32(ci, m0, r0);
-    _mm512_mask_storeu_epi32(ci + 16, m1, r1);
+    if (kVecs == 2) _mm512_mask_storeu_epi32(ci + 16, m1, r1);
   }
 }
 
-inline void PrefetchTile(const int32_t* c, int64_t ldc, int rows) {
-  for (int i = 0; i < rows; ++i) {
+template <int kRows>
+inline void PrefetchTile(const int32_t* c, int64_t ldc) {
+#pragma GCC unroll 16
+  for (int i = 0; i < kRows; ++i) {
     _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + kNr - 1), _MM_HINT_T0);
   }
 }
 
+// One group of K steps into the tile: B's vectors for the group, A's row i at row(i).
+template <int kRows, int kVecs, typename RowGroup>
+inline void MultiplyGroup(__m512i (&acc)[kMr][2], const __m512i* b, const RowGroup& row) {
+  const __m512i b0 = _mm512_loadu_si512(b);
+  const __m512i b1 = kVecs == 2 ? _mm512_loadu_si512(b + 1) : _mm512_setzero_si512();
+#pragma GCC unroll 16
+  for (int i = 0; i < kRows; ++i) {
+    const __m512i ai = _mm512_set1_epi32(LoadGroup(row(i)));
+    acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], ai, b0);
+    if (kVecs == 2) acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], ai, b1);
+  }
+}
+
+template <int kRows, int kVecs>
 void Kernel(int64_t groups, const void* a_data, const void* b_data, int32_t* c, int64_t ldc,
-            int rows, int cols, bool accumulate, const int32_t* row_offset,
-            const int32_t* col_offset) {
+            int cols, bool accumulate, const int32_t* row_offset, const int32_t* col_offset) {
   const auto* a = static_cast<const uint8_t*>(a_data);
   const auto* b = static_cast<const __m512i*>(b_data);
   __m512i acc[kMr][2];
 #pragma GCC unroll 16
   for (int i = 0; i < kMr; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_si512();
-  PrefetchTile(c, ldc, rows);
+  PrefetchTile<kRows>(c, ldc);
   for (int64_t g = 0; g < groups; ++g, a += kMr * kGroup, b += 2) {
-    const __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 1);
-#pragma GCC unroll 16
-    for (int i = 0; i < kMr; ++i) {
-      const __m512i ai = _mm512_set1_epi32(LoadGroup(a + i * kGroup));
-      acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], ai, b0);
-      acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], ai, b1);
-    }
+    MultiplyGroup<kRows, kVecs>(acc, b, [a](int i) { return a + i * kGroup; });
   }
-  StoreTile(acc, c, ldc, rows, cols, accumulate, row_offset, col_offset);
+  StoreTile<kRows, kVecs>(acc, c, ldc, cols, accumulate, row_offset, col_offset);
 }
 
 // The tile from rows read in place: the same sums in the same order as Kernel over their packed
 // copy.
-void RowsKernel(const Int8RowsItem* items, int count, const void* b_data, int32_t* c, int64_t ldc,
-                int rows, int cols, bool accumulate, const int32_t* row_offset,
-                const int32_t* col_offset) {
+template <int kRows, int kVecs>
+void RowsKernel(const Int8RowRuns& a, const void* b_data, int32_t* c, int64_t ldc, int cols,
+                bool accumulate, const int32_t* row_offset, const int32_t* col_offset) {
   const auto* b = static_cast<const __m512i*>(b_data);
   __m512i acc[kMr][2];
 #pragma GCC unroll 16
   for (int i = 0; i < kMr; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_si512();
-  PrefetchTile(c, ldc, rows);
-  for (int t = 0; t < count; ++t) {
-    const uint8_t* const* row = items[t].rows;
-    const int64_t groups = items[t].groups;
-    for (int64_t g = 0; g < groups; ++g, b += 2) {
-      const __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 1);
+  PrefetchTile<kRows>(c, ldc);
+  for (int t = 0; t < a.runs; ++t) {
+    const uint8_t* row[kRows];
 #pragma GCC unroll 16
-      for (int i = 0; i < kMr; ++i) {
-        const __m512i ai = _mm512_set1_epi32(LoadGroup(row[i] + g * kGroup));
-        acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], ai, b0);
-        acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], ai, b1);
-      }
+    for (int i = 0; i < kRows; ++i) {
+      row[i] =
+          reinterpret_cast<const uint8_t*>(a.origins[i] + static_cast<uintptr_t>(a.offsets[i][t]));
+    }
+    for (int64_t g = 0; g < a.groups; ++g, b += 2) {
+      MultiplyGroup<kRows, kVecs>(acc, b, [&row, g](int i) { return row[i] + g * kGroup; });
     }
   }
-  StoreTile(acc, c, ldc, rows, cols, accumulate, row_offset, col_offset);
+  StoreTile<kRows, kVecs>(acc, c, ldc, cols, accumulate, row_offset, col_offset);
+}
+
+// Tables of the instantiations, [rows - 1][vectors - 1].
+template <int... kRows>
+struct Instances {
+  using KernelFn = void (*)(int64_t, const void*, const void*, int32_t*, int64_t, int, bool,
+                            const int32_t*, const int32_t*);
+  using RowsFn = void (*)(const Int8RowRuns&, const void*, int32_t*, int64_t, int, bool,
+                          const int32_t*, const int32_t*);
+  static constexpr KernelFn kKernels[][2] = {{Kernel<kRows, 1>, Kernel<kRows, 2>}...};
+  static constexpr RowsFn kRowsKernels[][2] = {{RowsKernel<kRows, 1>, RowsKernel<kRows, 2>}...};
+};
+using Tiles = Instances<1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14>;
+
+void AnyKernel(int64_t groups, const void* a, const void* b, int32_t* c, int64_t ldc, int rows,
+               int cols, bool accumulate, const int32_t* row_offset, const int32_t* col_offset) {
+  Tiles::kKernels[rows - 1][cols > 16](groups, a, b, c, ldc, cols, accumulate, row_offset,
+                                       col_offset);
+}
+
+void AnyRowsKernel(const Int8RowRuns& a, const void* b, int32_t* c, int64_t ldc, int rows, int cols,
+                   bool accumulate, const int32_t* row_offset, const int32_t* col_offset) {
+  Tiles::kRowsKernels[rows - 1][cols > 16](a, b, c, ldc, cols, accumulate, row_offset, col_offset);
 }
 
 }  // namespace
 
 Int8KernelInfo Avx512VnniInt8Kernel() {
-  return {"avx512_vnni", kMr, kNr, kGroup, Int8Element::kBytes, Kernel, RowsKernel};
+  return {"avx512_vnni", kMr, kNr, kGroup, Int8Element::kBytes, AnyKernel, AnyRowsKernel};
 }
 
 }  // namespace gemm

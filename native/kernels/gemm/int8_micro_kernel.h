@@ -28,19 +28,24 @@ using Int8MicroKernel = void (*)(int64_t groups, const void* a, const void* b, i
                                  int64_t ldc, int rows, int cols, bool accumulate,
                                  const int32_t* row_offset, const int32_t* col_offset);
 
-// A run of K steps of a tile's rows read in place instead of packed (an implicit im2col): one
-// pointer per row of the tile at the run's first byte, `groups` groups of 4 bytes after it.
-// Pointers of rows past the tile's `rows` repeat a valid row (their sums are not stored).
-struct Int8RowsItem {
-  const uint8_t* const* rows;
-  int64_t groups;
+// A tile's rows read in place instead of packed (an implicit im2col): `runs` runs of `groups`
+// groups of 4 bytes each, run t of row i at the address origins[i] + offsets[i][t]. Addresses
+// are added as integers: rows of one window share a table of offsets from their origin (a
+// convolution's taps), while a row whose runs lie in different buffers (a window that leaves
+// the input, its outside taps reading a pad pixel) has origin 0 and a table of addresses.
+// Only the tile's rows are read.
+struct Int8RowRuns {
+  const uintptr_t* origins = nullptr;       // one per row
+  const int64_t* const* offsets = nullptr;  // one table of `runs` offsets per row
+  int runs = 0;
+  int64_t groups = 0;  // per run
 };
 
-// The same tile as Int8MicroKernel from `count` items in K order, B packed as for it (the items'
-// groups one after the other). Byte kernels only.
-using Int8RowsKernel = void (*)(const Int8RowsItem* items, int count, const void* b, int32_t* c,
-                                int64_t ldc, int rows, int cols, bool accumulate,
-                                const int32_t* row_offset, const int32_t* col_offset);
+// The same tile as Int8MicroKernel from rows read in place, in K order: B packed as for it (the
+// runs' groups one after the other). Byte kernels only.
+using Int8RowsKernel = void (*)(const Int8RowRuns& a, const void* b, int32_t* c, int64_t ldc,
+                                int rows, int cols, bool accumulate, const int32_t* row_offset,
+                                const int32_t* col_offset);
 
 enum class Int8Element { kBytes, kInt16 };
 

@@ -117,23 +117,18 @@ Im2ColRows::Im2ColRows(const ConvGeometry& g, const uint8_t* input, uint8_t pad)
 }
 
 bool Im2ColRows::RowRuns(int64_t i0, int rows, int64_t p0, int64_t kc, int mr,
-                         std::vector<kernels::gemm::Int8RowsItem>* items,
-                         std::vector<const uint8_t*>* pointers) const {
+                         const kernels::Int8RunsSlot& slot,
+                         kernels::gemm::Int8RowRuns* runs) const {
   const int64_t c = g_.depth;
-  if (c % 4 != 0 || p0 % c != 0 || kc % c != 0 || rows < 1) return false;
+  if (c % 4 != 0 || p0 % c != 0 || kc % c != 0 || rows < 1 || rows > mr) return false;
   const int64_t taps = kc / c, tap0 = p0 / c;
-  // items point into pointers: it must not grow past what the caller reserved.
-  const size_t base = pointers->size();
-  if (base + static_cast<size_t>(taps * mr) > pointers->capacity()) return false;
-  pointers->resize(base + static_cast<size_t>(taps * mr));
-  const uint8_t** run = pointers->data() + base;  // run t's pointers: run[t * mr, (t + 1) * mr)
   // Row i0's pixel by division; each later row steps x, then y, then the image (this runs once
   // per sliver of every block: divisions per row were an eighth of a 3x3 convolution's time).
   int64_t x = i0 % g_.out_w, y = i0 / g_.out_w % g_.out_h, b = i0 / (g_.out_w * g_.out_h);
   const int64_t last_y = g_.InY(0, g_.kh - 1) - g_.InY(0, 0);  // the window's extent
   const int64_t last_x = g_.InX(0, g_.kw - 1) - g_.InX(0, 0);
-  for (int r = 0; r < mr; ++r) {
-    if (r > 0 && r < rows && ++x == g_.out_w) {  // rows past the tile repeat the last one
+  for (int r = 0; r < rows; ++r) {
+    if (r > 0 && ++x == g_.out_w) {
       x = 0;
       if (++y == g_.out_h) {
         y = 0;
@@ -143,21 +138,30 @@ bool Im2ColRows::RowRuns(int64_t i0, int rows, int64_t p0, int64_t kc, int mr,
     const uint8_t* image = input_ + b * g_.in_h * g_.in_w * c;
     const int64_t iy0 = g_.InY(y, 0), ix0 = g_.InX(x, 0);
     if (g_.Inside(iy0, ix0) && g_.Inside(iy0 + last_y, ix0 + last_x)) {
-      const uint8_t* origin = image + (iy0 * g_.in_w + ix0) * c;
-      for (int64_t t = 0; t < taps; ++t) run[t * mr + r] = origin + tap_offsets_[tap0 + t];
+      // A window inside the input: its origin and the taps' shared offsets.
+      slot.origins[r] = reinterpret_cast<uintptr_t>(image + (iy0 * g_.in_w + ix0) * c);
+      slot.offsets[r] = tap_offsets_.data() + tap0;
       continue;
     }
+    // A window that leaves the input: the address of each tap, in the pixel or the pad pixel.
+    int64_t* table = slot.tables + r * taps;
     int64_t ky = tap0 / g_.kw, kx = tap0 % g_.kw;
     for (int64_t t = 0; t < taps; ++t) {
       const int64_t iy = g_.InY(y, ky), ix = g_.InX(x, kx);
-      run[t * mr + r] = g_.Inside(iy, ix) ? image + (iy * g_.in_w + ix) * c : pad_pixel_.data();
+      const uint8_t* tap = g_.Inside(iy, ix) ? image + (iy * g_.in_w + ix) * c : pad_pixel_.data();
+      table[t] = static_cast<int64_t>(reinterpret_cast<uintptr_t>(tap));
       if (++kx == g_.kw) {
         kx = 0;
         ++ky;
       }
     }
+    slot.origins[r] = 0;
+    slot.offsets[r] = table;
   }
-  for (int64_t t = 0; t < taps; ++t) items->push_back({run + t * mr, c / 4});
+  runs->origins = slot.origins;
+  runs->offsets = slot.offsets;
+  runs->runs = static_cast<int>(taps);
+  runs->groups = c / 4;
   return true;
 }
 

@@ -48,10 +48,10 @@ class Im2ColRows : public kernels::Int8RowSource {
   bool PackGroupsOf4(int64_t i0, int64_t rows, int64_t p0, int64_t kc, int mr,
                      uint8_t* dst) const override;
   // One run per tap: the window's pixels in place (a pixel of pad values outside the input),
-  // when K blocks are whole taps of whole groups (depth % 4 == 0).
+  // when K blocks are whole taps of whole groups (depth % 4 == 0). Windows inside the input
+  // share tap_offsets_; only the others get tables of their own.
   bool RowRuns(int64_t i0, int rows, int64_t p0, int64_t kc, int mr,
-               std::vector<kernels::gemm::Int8RowsItem>* items,
-               std::vector<const uint8_t*>* pointers) const override;
+               const kernels::Int8RunsSlot& slot, kernels::gemm::Int8RowRuns* runs) const override;
   int64_t StepAlignment() const override { return g_.depth; }
 
   // Sum of each row (pads included): the left operand's row sums.
