@@ -1,5 +1,6 @@
 #include "swig/py_ops.h"
 
+#include <iterator>
 #include <memory>
 #include <string>
 #include <utility>
@@ -40,7 +41,14 @@ bool TensorFromNumpy(PyObject* object, swigflow::Tensor* out) {
   PyArrayObject* array = reinterpret_cast<PyArrayObject*>(object);
   swigflow::DataType type = swigflow::DataType::kInvalid;
   for (const auto& entry : kNumpyTypes) {
-    if (PyArray_EquivTypenums(entry.second, PyArray_TYPE(array))) type = entry.first;
+    if (entry.second == PyArray_TYPE(array)) type = entry.first;
+  }
+  // Another number for the same type (NPY_LONGLONG for int64 where NPY_LONG is): equivalence is
+  // the slow test (numpy's cast tables), so it comes second.
+  for (size_t i = 0; type == swigflow::DataType::kInvalid && i < std::size(kNumpyTypes); ++i) {
+    if (PyArray_EquivTypenums(kNumpyTypes[i].second, PyArray_TYPE(array))) {
+      type = kNumpyTypes[i].first;
+    }
   }
   if (type == swigflow::DataType::kInvalid) {
     PyErr_Format(PyExc_TypeError,

@@ -327,17 +327,22 @@ def _positive_range(value_range, what):
 
 class _Int8Layer:
     """What the INT8 layers share: their int8 weights packed for this machine's 8-bit kernel on
-    first use (SwigflowInt8PackWeights), and pickled without that packing."""
+    first use (SwigflowInt8PackWeights), with the bias and ranges the op takes after them, and
+    pickled without that packing."""
 
-    _packed = None  # (packed weights, their column sums)
+    _call = None  # (the op's inputs after x, its attrs), made on first use
 
-    def _packed_weights(self):
-        if self._packed is None:
-            self._packed = ops.run("SwigflowInt8PackWeights", [self.weights.values])
-        return self._packed
+    def _run(self, op, x):
+        if self._call is None:
+            packed = ops.run("SwigflowInt8PackWeights", [self.weights.values])
+            # Scalars as 0-d arrays once, rather than converted on every call.
+            inputs = [*packed, *(np.asarray(v) for v in self._other_inputs())]
+            self._call = inputs, self._attrs()
+        inputs, attrs = self._call
+        return ops.run(op, [x, *inputs], **attrs)[0]
 
     def __getstate__(self):
-        return {k: v for k, v in self.__dict__.items() if k != "_packed"}
+        return {k: v for k, v in self.__dict__.items() if k != "_call"}
 
 
 class Int8Conv2D(_Int8Layer):
@@ -348,7 +353,8 @@ class Int8Conv2D(_Int8Layer):
     Relu(conv2d(x, filters) + bias) as quint8 over `output_range`, in one pass.
 
     The first call packs the int8 filters for this machine's 8-bit kernel, as ``Int8Dense``
-    does with its kernel (a pickled layer packs them again where it is loaded).
+    does with its kernel (a pickled layer packs them again where it is loaded), and fixes the
+    bias and ranges the layer runs with: a converted layer is not meant to change.
     """
 
     def __init__(
@@ -370,10 +376,14 @@ class Int8Conv2D(_Int8Layer):
         )
 
     def __call__(self, x):
+        return self._run(_PACKED_CONV, x)
+
+    def _attrs(self):
+        return dict(self.attrs, filter_shape=list(self.weights.values.shape))
+
+    def _other_inputs(self):
         w = self.weights
-        packed = self._packed_weights()
-        args = [x, *packed, self.bias, *self.input_range, w.min, w.max, *self.output_range]
-        return ops.run(_PACKED_CONV, args, filter_shape=list(w.values.shape), **self.attrs)[0]
+        return [self.bias, *self.input_range, w.min, w.max, *self.output_range]
 
 
 class Int8Dense(_Int8Layer):
@@ -381,9 +391,10 @@ class Int8Dense(_Int8Layer):
     [batch, in] over `input_range` and returns Relu(x @ kernel + bias) as quint8 over
     `output_range` (one range for the kernel: TensorFlow's fused matmul takes one).
 
-    The first call packs the int8 kernel for this machine's 8-bit GEMM kernel; later calls reuse
-    the packing (the result is the same bytes as TensorFlow's fused op). A pickled layer keeps
-    the int8 kernel, not its packing, which it makes again where it is loaded.
+    The first call packs the int8 kernel for this machine's 8-bit GEMM kernel and fixes the bias
+    and ranges the layer runs with; later calls reuse them (the result is the same bytes as
+    TensorFlow's fused op). A pickled layer keeps the int8 kernel, not its packing, which it
+    makes again where it is loaded.
     """
 
     def __init__(self, kernel, bias, input_range, output_range):
@@ -396,8 +407,13 @@ class Int8Dense(_Int8Layer):
         self.output_range = _positive_range(output_range, "Int8Dense: output_range")
 
     def __call__(self, x):
+        return self._run(_PACKED_MATMUL, x)
+
+    def _attrs(self):
+        return {"input_quant_mode": "SCALED"}
+
+    def _other_inputs(self):
         w = self.weights
         lo, hi = self.input_range
-        args = [x, *self._packed_weights(), self.bias, np.float32(0), max(abs(lo), abs(hi))]
-        args += [w.min, w.max, *self.output_range]
-        return ops.run(_PACKED_MATMUL, args, input_quant_mode="SCALED")[0]
+        bound = max(abs(lo), abs(hi))
+        return [self.bias, np.float32(0), bound, w.min, w.max, *self.output_range]

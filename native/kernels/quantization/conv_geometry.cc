@@ -119,38 +119,44 @@ Im2ColRows::Im2ColRows(const ConvGeometry& g, const uint8_t* input, uint8_t pad)
 bool Im2ColRows::RowRuns(int64_t i0, int rows, int64_t p0, int64_t kc, int mr,
                          const kernels::Int8RunsSlot& slot,
                          kernels::gemm::Int8RowRuns* runs) const {
-  const int64_t c = g_.depth;
+  // A copy in locals: stores to the int64_t tables could otherwise alias g_'s fields, which
+  // would then be read again for every row.
+  const ConvGeometry g = g_;
+  const int64_t c = g.depth;
   if (c % 4 != 0 || p0 % c != 0 || kc % c != 0 || rows < 1 || rows > mr) return false;
   const int64_t taps = kc / c, tap0 = p0 / c;
   // Row i0's pixel by division; each later row steps x, then y, then the image (this runs once
   // per sliver of every block: divisions per row were an eighth of a 3x3 convolution's time).
-  int64_t x = i0 % g_.out_w, y = i0 / g_.out_w % g_.out_h, b = i0 / (g_.out_w * g_.out_h);
-  const int64_t last_y = g_.InY(0, g_.kh - 1) - g_.InY(0, 0);  // the window's extent
-  const int64_t last_x = g_.InX(0, g_.kw - 1) - g_.InX(0, 0);
+  int64_t x = i0 % g.out_w, y = i0 / g.out_w % g.out_h, b = i0 / (g.out_w * g.out_h);
+  const int64_t last_y = g.InY(0, g.kh - 1) - g.InY(0, 0);  // the window's extent
+  const int64_t last_x = g.InX(0, g.kw - 1) - g.InX(0, 0);
+  const int64_t* const shared = tap_offsets_.data() + tap0;
+  const uint8_t* const pad = pad_pixel_.data();
+  const int64_t ky0 = tap0 / g.kw, kx0 = tap0 % g.kw;
   for (int r = 0; r < rows; ++r) {
-    if (r > 0 && ++x == g_.out_w) {
+    if (r > 0 && ++x == g.out_w) {
       x = 0;
-      if (++y == g_.out_h) {
+      if (++y == g.out_h) {
         y = 0;
         ++b;
       }
     }
-    const uint8_t* image = input_ + b * g_.in_h * g_.in_w * c;
-    const int64_t iy0 = g_.InY(y, 0), ix0 = g_.InX(x, 0);
-    if (g_.Inside(iy0, ix0) && g_.Inside(iy0 + last_y, ix0 + last_x)) {
+    const uint8_t* image = input_ + b * g.in_h * g.in_w * c;
+    const int64_t iy0 = g.InY(y, 0), ix0 = g.InX(x, 0);
+    if (g.Inside(iy0, ix0) && g.Inside(iy0 + last_y, ix0 + last_x)) {
       // A window inside the input: its origin and the taps' shared offsets.
-      slot.origins[r] = reinterpret_cast<uintptr_t>(image + (iy0 * g_.in_w + ix0) * c);
-      slot.offsets[r] = tap_offsets_.data() + tap0;
+      slot.origins[r] = reinterpret_cast<uintptr_t>(image + (iy0 * g.in_w + ix0) * c);
+      slot.offsets[r] = shared;
       continue;
     }
     // A window that leaves the input: the address of each tap, in the pixel or the pad pixel.
     int64_t* table = slot.tables + r * taps;
-    int64_t ky = tap0 / g_.kw, kx = tap0 % g_.kw;
+    int64_t ky = ky0, kx = kx0;
     for (int64_t t = 0; t < taps; ++t) {
-      const int64_t iy = g_.InY(y, ky), ix = g_.InX(x, kx);
-      const uint8_t* tap = g_.Inside(iy, ix) ? image + (iy * g_.in_w + ix) * c : pad_pixel_.data();
+      const int64_t iy = g.InY(y, ky), ix = g.InX(x, kx);
+      const uint8_t* tap = g.Inside(iy, ix) ? image + (iy * g.in_w + ix) * c : pad;
       table[t] = static_cast<int64_t>(reinterpret_cast<uintptr_t>(tap));
-      if (++kx == g_.kw) {
+      if (++kx == g.kw) {
         kx = 0;
         ++ky;
       }

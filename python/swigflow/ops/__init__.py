@@ -34,6 +34,9 @@ _NATIVE_TYPES = (np.float32, np.float64, np.int32, np.int64)
 _NARROW_TYPES = (np.uint8, np.int8, np.int16, np.uint16)
 _NARROW_NAMES = {"uint8", "int8", "int16", "uint16", "quint8", "qint8", "qint16", "quint16"}
 _TAKES_NARROW = {}  # op name -> whether some input may be a narrow integer
+# The dtypes (native byte order) an input keeps as it is: run's quick path.
+_READY = frozenset(np.dtype(t) for t in _NATIVE_TYPES)
+_READY_NARROW = _READY | frozenset(np.dtype(t) for t in _NARROW_TYPES)
 
 
 def _takes_narrow(op_name):
@@ -85,13 +88,17 @@ def run(op_name, inputs, **attrs):
         or inputs the kernel rejects (messages follow TensorFlow's).
     """
     sources = list(inputs)
-    given = [np.asarray(x) for x in sources]
-    narrow = any(x.dtype.type in _NARROW_TYPES for x in given) and _takes_narrow(op_name)
-    arrays = [_as_input(x, narrow) for x in given]
+    given = [x if type(x) is np.ndarray else np.asarray(x) for x in sources]
+    kinds = {x.dtype.type for x in given}
+    narrow = not kinds.isdisjoint(_NARROW_TYPES) and _takes_narrow(op_name)
+    ready = _READY_NARROW if narrow else _READY
+    # Arrays that already qualify go as they are; flags.carray (C order, aligned, writeable) is
+    # the one quick test, and _as_input settles every other case.
+    arrays = [x if x.dtype in ready and x.flags.carray else _as_input(x, narrow) for x in given]
     outputs = _pywrap.RunOp(op_name, arrays, attrs)
-    if any(x.dtype == np.float16 for x in given):
+    if np.float16 in kinds:
         outputs = [o.astype(np.float16) if o.dtype == np.float32 else o for o in outputs]
-    tapes = _tapes()
+    tapes = getattr(_LOCAL, "tapes", None)
     if tapes:
         op = Operation(op_name, arrays, outputs, attrs, sources)
         for tape in tapes:
