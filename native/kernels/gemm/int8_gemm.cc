@@ -178,6 +178,41 @@ void PackRowBytes(const Int8KernelInfo& kernel, const uint8_t* a, int64_t lda, i
         continue;
       }
       const uint8_t* src = a + (ir + r) * lda;
+      if (group == 4 && r + 4 <= mr && ir + r + 4 <= mc) {
+        // Four rows at once, four groups at a time: a 4 x 4 transpose of 32-bit words turns
+        // 16 bytes of each row into each group's 16 bytes of the four rows (a quarter of the
+        // stores of one word at a time).
+        int64_t g = 0;
+        for (; g + 4 <= full; g += 4) {
+          const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + g * 4));
+          const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + lda + g * 4));
+          const __m128i r2 =
+              _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * lda + g * 4));
+          const __m128i r3 =
+              _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 3 * lda + g * 4));
+          const __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpackhi_epi32(r0, r1);
+          const __m128i t2 = _mm_unpacklo_epi32(r2, r3), t3 = _mm_unpackhi_epi32(r2, r3);
+          uint8_t* out = d + g * mr * 4;
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_unpacklo_epi64(t0, t2));
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(out + mr * 4), _mm_unpackhi_epi64(t0, t2));
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * mr * 4),
+                           _mm_unpacklo_epi64(t1, t3));
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 3 * mr * 4),
+                           _mm_unpackhi_epi64(t1, t3));
+        }
+        for (; g < full; ++g) {
+          for (int q = 0; q < 4; ++q) std::memcpy(d + g * mr * 4 + q * 4, src + q * lda + g * 4, 4);
+        }
+        if (full < groups) {
+          for (int q = 0; q < 4; ++q) {
+            uint8_t* last = d + full * mr * 4 + q * 4;
+            std::memset(last, 0, 4);
+            std::memcpy(last, src + q * lda + full * 4, static_cast<size_t>(kc - full * 4));
+          }
+        }
+        r += 3;  // the loop's ++r moves past the four
+        continue;
+      }
       if (group == 4) {  // a constant size: one 32-bit move a group, not a call to memcpy
         for (int64_t g = 0; g < full; ++g) std::memcpy(d + g * mr * 4, src + g * 4, 4);
       } else {
