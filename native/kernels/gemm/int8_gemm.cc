@@ -398,6 +398,13 @@ void Gemm(const Int8Blocking& blocking, const PackAFn& pack_a, const Int8RowSour
         });
       }
       const bool accumulate = pc > 0, last = pc + kc >= k;
+      // Tiles requantized in the kernel's registers: all of K in this block, and a kernel that
+      // can (with rows read in place too, when they are).
+      const gemm::Int8Requantize* requantize =
+          epilogue != nullptr && pc == 0 && last && kernel.requantizing_kernel != nullptr &&
+                  (in_place == nullptr || kernel.requantizing_rows_kernel != nullptr)
+              ? epilogue->Requantize()
+              : nullptr;
       gemm::RunParts(pool, grid.rows * grid.cols, [&](int64_t part) {
         const int64_t gr = part / grid.cols, gc = part % grid.cols;
         const int64_t i_begin = row_slivers * gr / grid.rows * mr;
@@ -441,7 +448,21 @@ void Gemm(const Int8Blocking& blocking, const PackAFn& pack_a, const Int8RowSour
               int32_t* tile = c + (ic + ir) * ldc + j;
               const int32_t* tile_rows = offsets ? row_offset + ic + ir : nullptr;
               const int32_t* tile_cols = offsets ? col_offset + j : nullptr;
-              if (read_in_place) {
+              if (requantize != nullptr) {
+                const int64_t i = ic + ir;
+                const gemm::Int8Requantize q{
+                    requantize->scale + j, requantize->bias + j, requantize->inverse_output,
+                    requantize->out + i * requantize->ldo + j, requantize->ldo};
+                if (read_in_place) {
+                  kernel.requantizing_rows_kernel(runs[static_cast<size_t>(ir / mr)],
+                                                  block_b + s * sliver_b, q, rows, cols, tile_rows,
+                                                  tile_cols);
+                } else {
+                  kernel.requantizing_kernel(groups, packed_a + ir / mr * sliver_a,
+                                             block_b + s * sliver_b, q, rows, cols, tile_rows,
+                                             tile_cols);
+                }
+              } else if (read_in_place) {
                 kernel.rows_kernel(runs[static_cast<size_t>(ir / mr)], block_b + s * sliver_b, tile,
                                    ldc, rows, cols, accumulate, tile_rows, tile_cols);
               } else {
@@ -450,7 +471,7 @@ void Gemm(const Int8Blocking& blocking, const PackAFn& pack_a, const Int8RowSour
               }
             }
           }
-          if (last && epilogue != nullptr) {
+          if (last && epilogue != nullptr && requantize == nullptr) {
             const int64_t j0 = jc + s_begin * nr;
             epilogue->Finish(ic, mc, j0, std::min(nc, s_end * nr) - s_begin * nr, c + ic * ldc + j0,
                              ldc);

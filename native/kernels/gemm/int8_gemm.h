@@ -114,6 +114,10 @@ class Int8Epilogue {
   // Rows [i0, i0 + rows) x columns [j0, j0 + cols) of C; `c` points at element (i0, j0).
   virtual void Finish(int64_t i0, int64_t rows, int64_t j0, int64_t cols, const int32_t* c,
                       int64_t ldc) const = 0;
+  // Finish's work as a kernel can do it on a finished tile in its registers (out, scale and bias
+  // at C's element (0, 0)), or null when only Finish can. The driver uses it when the kernel
+  // can and K is one block; C is then not written.
+  virtual const gemm::Int8Requantize* Requantize() const { return nullptr; }
 };
 
 // C[m x n] = op(A)[m x k] * B'[k x n] (+ row_offset[i] + col_offset[j] when row_offset is not

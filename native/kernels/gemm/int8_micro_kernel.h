@@ -47,6 +47,27 @@ using Int8RowsKernel = void (*)(const Int8RowRuns& a, const void* b, int32_t* c,
                                 int rows, int cols, bool accumulate, const int32_t* row_offset,
                                 const int32_t* col_offset);
 
+// The fused inference ops' last step done on a finished tile in the kernel's registers instead
+// of on stored sums: out[i * ldo + j] = RequantizeRow's value (quantization/requantize_row.h) of
+// the sum of row i, column j (offsets included), with that column's scale and bias. Given at the
+// tile's first row and column.
+struct Int8Requantize {
+  const float* scale = nullptr;
+  const float* bias = nullptr;
+  float inverse_output = 0;
+  uint8_t* out = nullptr;
+  int64_t ldo = 0;
+};
+
+// The same tiles as Int8MicroKernel and Int8RowsKernel over all of K (one block), requantized to
+// `q` instead of stored.
+using Int8RequantizingKernel = void (*)(int64_t groups, const void* a, const void* b,
+                                        const Int8Requantize& q, int rows, int cols,
+                                        const int32_t* row_offset, const int32_t* col_offset);
+using Int8RequantizingRowsKernel = void (*)(const Int8RowRuns& a, const void* b,
+                                            const Int8Requantize& q, int rows, int cols,
+                                            const int32_t* row_offset, const int32_t* col_offset);
+
 enum class Int8Element { kBytes, kInt16 };
 
 struct Int8KernelInfo {
@@ -56,6 +77,9 @@ struct Int8KernelInfo {
   Int8Element element = Int8Element::kBytes;
   Int8MicroKernel kernel = nullptr;
   Int8RowsKernel rows_kernel = nullptr;  // where the kernel has one
+  // Where the kernel requantizes in registers (with rows_kernel, when it has one).
+  Int8RequantizingKernel requantizing_kernel = nullptr;
+  Int8RequantizingRowsKernel requantizing_rows_kernel = nullptr;
 };
 
 // The 32 bits of one packed group of A (4 bytes or 2 int16), to broadcast.

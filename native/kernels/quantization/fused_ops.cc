@@ -47,7 +47,8 @@ class BiasReluRequantize : public kernels::Int8Epilogue {
         inverse_output_(inverse_output),
         out_(out),
         ldo_(ldo),
-        row_(quantization::RequantizeRowFor(isa)) {}
+        row_(quantization::RequantizeRowFor(isa)),
+        tile_{scale_.data(), bias_.data(), inverse_output_, out_, ldo_} {}
 
   void Finish(int64_t i0, int64_t rows, int64_t j0, int64_t cols, const int32_t* c,
               int64_t ldc) const override {
@@ -57,12 +58,15 @@ class BiasReluRequantize : public kernels::Int8Epilogue {
     }
   }
 
+  const kernels::gemm::Int8Requantize* Requantize() const override { return &tile_; }
+
  private:
   const std::vector<float> scale_, bias_;
   const float inverse_output_;  // positive (Requantization)
   uint8_t* const out_;
   const int64_t ldo_;
   const quantization::RequantizeRowFn row_;
+  const kernels::gemm::Int8Requantize tile_;  // the same, for kernels that requantize tiles
 };
 
 // Input `index` as `n` floats: a one-element tensor repeated, or exactly n values.
