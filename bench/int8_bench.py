@@ -202,10 +202,17 @@ def main():
             text += f"  vs TF {rate['int8'] / rate['tf']:6.2f}x ({rate['tf']:6.1f})"
         print(text)
 
+    print(
+        "TF's stateless ops, int32 sums, weights packed per call "
+        "(PyTorch: prepacked Linear, Conv2d with 8-bit outputs):"
+    )
     for s in GEMMS:
         row("gemm {}x{}x{}".format(*s), 2 * s[0] * s[1] * s[2], s)
     row("conv 3x3 56x56x64->64", 2 * n_ * h * w * c * o * r * r, "conv")
-    print("Inference layers, bias + ReLU + requantize to 8 bits (PyTorch: LinearReLU, ConvReLU2d):")
+    print(
+        "Inference layers, weights packed once, bias + ReLU + requantize to 8 bits "
+        "(PyTorch: LinearReLU, ConvReLU2d), the like-for-like pair:"
+    )
     for s in GEMMS:
         row("dense {}x{}x{}".format(*s), 2 * s[0] * s[1] * s[2], ("layer", s))
     row("conv 3x3 56x56x64->64", 2 * n_ * h * w * c * o * r * r, ("layer", "conv"))
