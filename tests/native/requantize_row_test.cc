@@ -102,8 +102,10 @@ class Requantizing : public kernels::Int8Epilogue {
 };
 
 // Tiles requantized in a kernel's registers (the AVX-512 VNNI kernel; others keep Finish) give
-// Finish's bytes: every tile height and width at the edges, with and without zero-point terms,
-// from a matrix and from convolution windows read in place, 1 and 2 threads.
+// Finish's bytes, and convolution windows read in place those of their packed copy: every tile
+// height and width at the edges, with and without zero-point terms, 1 and 2 threads. Run again
+// with small blocks (requantize_row_small_blocks_test), K spans several blocks: windows read
+// from a later tap on, and Finish only.
 TEST(RequantizeRow, TilesRequantizedInRegistersGiveTheSameBytes) {
   std::mt19937 rng(7);
   std::uniform_int_distribution<int> byte(0, 255);
@@ -132,33 +134,37 @@ TEST(RequantizeRow, TilesRequantizedInRegistersGiveTheSameBytes) {
       const kernels::Int8Right rhs{b.data(), n, false, false};
       for (kernels::Int8Isa isa : kernels::SupportedInt8Isas()) {
         for (bool offsets : {false, true}) {
+          const int32_t* r = offsets ? row.data() : nullptr;
+          const int32_t* c = offsets ? col.data() : nullptr;
+          // The bytes of windows read in place or packed, tiles requantized in registers or
+          // sums finished by blocks.
+          const auto run = [&](bool in_place, bool in_registers) {
+            std::vector<uint8_t> bytes(static_cast<size_t>(m * n), 0xEE);
+            std::vector<int32_t> sums(static_cast<size_t>(m * n));
+            const Requantizing epilogue(scale, bias, 0.75f, bytes.data(), n, in_registers);
+            if (in_place) {
+              kernels::GemmU8S8(windows, m, n, k, rhs, sums.data(), n, r, c, isa, &pool, &epilogue);
+            } else {
+              kernels::GemmU8S8(false, m, n, k, a.data(), k, rhs, sums.data(), n, r, c, isa, &pool,
+                                &epilogue);
+            }
+            return bytes;
+          };
+          const std::vector<uint8_t> want = run(false, false);
           for (bool in_place : {false, true}) {
-            SCOPED_TRACE(std::string(kernels::Int8IsaName(isa)) + " n=" + std::to_string(n) +
-                         (offsets ? " offsets" : "") + (in_place ? " in place" : ""));
-            std::vector<uint8_t> out[2];
             for (bool in_registers : {false, true}) {
-              std::vector<uint8_t>& bytes = out[in_registers];
-              bytes.assign(static_cast<size_t>(m * n), 0xEE);
-              std::vector<int32_t> sums(static_cast<size_t>(m * n));
-              const Requantizing epilogue(scale, bias, 0.75f, bytes.data(), n, in_registers);
-              const int32_t* r = offsets ? row.data() : nullptr;
-              const int32_t* c = offsets ? col.data() : nullptr;
-              if (in_place) {
-                kernels::GemmU8S8(windows, m, n, k, rhs, sums.data(), n, r, c, isa, &pool,
-                                  &epilogue);
-              } else {
-                kernels::GemmU8S8(false, m, n, k, a.data(), k, rhs, sums.data(), n, r, c, isa,
-                                  &pool, &epilogue);
-              }
+              SCOPED_TRACE(std::string(kernels::Int8IsaName(isa)) + " n=" + std::to_string(n) +
+                           (offsets ? " offsets" : "") + (in_place ? " in place" : "") +
+                           (in_registers ? " in registers" : ""));
+              EXPECT_EQ(run(in_place, in_registers), want);
             }
-            EXPECT_EQ(out[1], out[0]);
-            // Neither all clipped nor all zero: most bytes fall inside (0, 255) (one column
-            // alone may lean to one side).
-            if (n >= 16) {
-              EXPECT_GT(std::count_if(out[0].begin(), out[0].end(),
-                                      [](uint8_t v) { return v > 0 && v < 255; }),
-                        m * n / 4);
-            }
+          }
+          // Neither all clipped nor all zero: most bytes fall inside (0, 255) (one column alone
+          // may lean to one side).
+          if (n >= 16) {
+            EXPECT_GT(
+                std::count_if(want.begin(), want.end(), [](uint8_t v) { return v > 0 && v < 255; }),
+                m * n / 4);
           }
         }
       }
