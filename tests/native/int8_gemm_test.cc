@@ -222,7 +222,7 @@ TEST(Int8Gemm, KernelsAndBlocking) {
     EXPECT_EQ(b.kc % b.kernel.k_group, 0) << Int8IsaName(isa);
     EXPECT_EQ(b.mc % b.kernel.mr, 0);
     EXPECT_EQ(b.nc % b.kernel.nr, 0);
-    if (std::getenv("SWIGFLOW_INT8_BLOCKING") != nullptr) {  // int8_gemm_small_blocks_test
+    if (std::getenv("SWIGFLOW_INT8_BLOCKING") != nullptr) {  // int8_gemm_test_small_blocks
       EXPECT_EQ(b.kc, 64);
       EXPECT_EQ(b.nc, 64);
     }

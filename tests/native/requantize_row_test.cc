@@ -104,7 +104,7 @@ class Requantizing : public kernels::Int8Epilogue {
 // Tiles requantized in a kernel's registers (the AVX-512 VNNI kernel; others keep Finish) give
 // Finish's bytes, and convolution windows read in place those of their packed copy: every tile
 // height and width at the edges, with and without zero-point terms, 1 and 2 threads. Run again
-// with small blocks (requantize_row_small_blocks_test), K spans several blocks: windows read
+// with small blocks (requantize_row_test_small_blocks), K spans several blocks: windows read
 // from a later tap on, and Finish only.
 TEST(RequantizeRow, TilesRequantizedInRegistersGiveTheSameBytes) {
   std::mt19937 rng(7);
