@@ -97,14 +97,17 @@ struct Problem {
   }
 };
 
-// (m, n, k): tile and block edges of every kernel (MR 4/6/14, NR 8/16/32, KC 192-384), zero
-// sizes, the GEMV shapes (column split, 8-row blocks and their remainder), several N panels
-// and K panels on two threads (a column-split grid), and a row-split grid.
+// (m, n, k): tile and block edges of every kernel (MR 4/6/14 and every tile height below, NR
+// 8/16/32, KC 192-1024), zero sizes, the GEMV shapes (column split, 16- and 8-row blocks and
+// their remainder), several N panels and K panels on two threads (a column-split grid), a
+// row-split grid, A blocks of equal height, and B read in place (M < 64, full slivers in place,
+// the last one packed) against B packed (M = 64).
 const std::vector<std::tuple<int64_t, int64_t, int64_t>> kShapes = {
-    {1, 1, 1},       {1, 37, 5},     {37, 1, 5},      {2, 2, 1},      {5, 7, 3},     {6, 16, 8},
-    {7, 17, 9},      {11, 31, 191},  {12, 32, 192},   {13, 33, 193},  {14, 32, 384}, {15, 33, 385},
-    {25, 65, 257},   {145, 40, 300}, {0, 5, 5},       {5, 0, 5},      {5, 5, 0},     {64, 600, 64},
-    {200, 300, 400}, {1, 5000, 70},  {30, 4200, 800}, {700, 90, 130},
+    {1, 1, 1},       {1, 37, 5},      {37, 1, 5},      {2, 2, 1},      {5, 7, 3},     {6, 16, 8},
+    {7, 17, 9},      {11, 31, 191},   {12, 32, 192},   {13, 33, 193},  {14, 32, 384}, {15, 33, 385},
+    {25, 65, 257},   {145, 40, 300},  {0, 5, 5},       {5, 0, 5},      {5, 5, 0},     {64, 600, 64},
+    {200, 300, 400}, {1, 5000, 70},   {30, 4200, 800}, {700, 90, 130}, {3, 40, 20},   {10, 70, 33},
+    {1, 300, 90},    {63, 100, 1100}, {64, 100, 50},
 };
 
 TEST(GemmTest, EveryIsaThreadCountAndTransposeAgainstFloat64) {
@@ -123,6 +126,75 @@ TEST(GemmTest, EveryIsaThreadCountAndTransposeAgainstFloat64) {
         ASSERT_EQ(0, std::memcmp(one_thread.data(), two_threads.data(),
                                  one_thread.size() * sizeof(float)))
             << what << ": 1 and 2 threads differ";
+      }
+    }
+  }
+}
+
+// The micro-kernels' batch-reduce entry points, every layout of A (packed, rows in place, steps
+// in place) and every tile height up to MR, edge columns, several items, B packed or in place,
+// and accumulation into C, against a float64 sum of the same terms.
+TEST(GemmTest, BatchReduceEveryLayoutAndTileHeight) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+  for (Isa isa : AvailableIsas()) {
+    const gemm::KernelInfo& k = KernelFor(isa);
+    const int mr = k.mr, nr = k.nr;
+    const int64_t kc = 19, lda = 23, ldb = nr + 5, ldc = nr + 3;
+    constexpr int kItems = 3;
+    std::vector<float> a(static_cast<size_t>(kItems * (mr * lda + kc * lda + kc * mr)));
+    std::vector<float> b(static_cast<size_t>(kItems * kc * ldb));
+    for (auto& x : a) x = real(rng);
+    for (auto& x : b) x = real(rng);
+    for (int layout = 0; layout < 3; ++layout) {
+      for (int rows = 1; rows <= mr; ++rows) {
+        for (int cols : {nr, nr - 1, 1}) {
+          for (bool b_in_place : {false, true}) {
+            if (b_in_place && cols != nr) continue;  // whole slivers only
+            for (bool accumulate : {false, true}) {
+              std::vector<gemm::BatchItem> items;
+              const auto value_of_a = [&](int t, int i, int64_t p) {
+                const float* base = a.data() + t * (a.size() / kItems);
+                return layout == 0   ? base[p * mr + i]
+                       : layout == 1 ? base[i * lda + p]
+                                     : base[p * lda + i];
+              };
+              for (int t = 0; t < kItems; ++t) {
+                gemm::BatchItem item{a.data() + t * (a.size() / kItems), layout == 0 ? 0 : lda,
+                                     b.data() + t * kc * ldb, kc};
+                item.ldb = b_in_place ? ldb : 0;
+                items.push_back(item);
+              }
+              // Packed B: the items read B's rows as if they were nr apart.
+              const int64_t step_b = b_in_place ? ldb : nr;
+              std::vector<float> c(static_cast<size_t>(mr * ldc));
+              for (auto& x : c) x = real(rng);
+              const std::vector<float> before = c;
+              const gemm::BatchReduceKernel fn = layout == 0   ? k.batch_reduce_packed
+                                                 : layout == 1 ? k.batch_reduce
+                                                               : k.batch_reduce_steps;
+              fn(items.data(), kItems, c.data(), ldc, rows, cols, accumulate);
+              for (int i = 0; i < mr; ++i) {
+                for (int64_t j = 0; j < ldc; ++j) {
+                  const size_t at = static_cast<size_t>(i * ldc + j);
+                  if (i >= rows || j >= cols) {
+                    ASSERT_EQ(c[at], before[at]) << "wrote outside the tile";
+                    continue;
+                  }
+                  double sum = accumulate ? before[at] : 0.0;
+                  for (int t = 0; t < kItems; ++t) {
+                    for (int64_t p = 0; p < kc; ++p) {
+                      sum += double{value_of_a(t, i, p)} * b[t * kc * ldb + p * step_b + j];
+                    }
+                  }
+                  ASSERT_NEAR(c[at], sum, 1e-4)
+                      << IsaName(isa) << " layout " << layout << " rows " << rows << " cols "
+                      << cols << " in place " << b_in_place << " at " << i << "," << j;
+                }
+              }
+            }
+          }
+        }
       }
     }
   }

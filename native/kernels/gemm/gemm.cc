@@ -73,34 +73,43 @@ struct Operand {
 };
 
 // Rows [i0, i0 + mc) x columns [p0, p0 + kc) of op(A), as slivers of MR rows: each sliver is kc
-// steps of MR values, zero past the last row.
-void PackA(const Operand& a, int64_t i0, int64_t p0, int64_t mc, int64_t kc, int mr, float* dst) {
+// steps of MR values, zero past the last row. A row of A is a sliver's line; a row of a
+// transposed A is one of its steps.
+void PackA(const KernelInfo& kernel, const Operand& a, int64_t i0, int64_t p0, int64_t mc,
+           int64_t kc, float* dst) {
+  const int mr = kernel.mr;
   for (int64_t ir = 0; ir < mc; ir += mr, dst += kc * mr) {
     const int rows = static_cast<int>(std::min<int64_t>(mr, mc - ir));
-    for (int64_t p = 0; p < kc; ++p) {
-      float* d = dst + p * mr;
-      int i = 0;
-      for (; i < rows; ++i) d[i] = a.at(i0 + ir + i, p0 + p);
-      for (; i < mr; ++i) d[i] = 0.0f;
+    if (a.trans) {
+      kernel.pack_a_steps(a.data + p0 * a.ld + i0 + ir, a.ld, rows, kc, dst);
+    } else {
+      kernel.pack_a_lines(a.data + (i0 + ir) * a.ld + p0, a.ld, rows, kc, dst);
     }
   }
 }
 
 // Rows [p0, p0 + kc) x columns [j0, j0 + nc) of op(B), as slivers of NR columns: each sliver is
-// kc steps of NR values, zero past the last column.
-void PackB(const Operand& b, int64_t p0, int64_t j0, int64_t kc, int64_t nc, int nr, float* dst) {
-  for (int64_t jr = 0; jr < nc; jr += nr, dst += kc * nr) {
-    const int cols = static_cast<int>(std::min<int64_t>(nr, nc - jr));
-    for (int64_t p = 0; p < kc; ++p) {
-      float* d = dst + p * nr;
-      int j = 0;
-      if (!b.trans) {
-        const float* src = b.data + (p0 + p) * b.ld + j0 + jr;
-        for (; j < cols; ++j) d[j] = src[j];
-      } else {
-        for (; j < cols; ++j) d[j] = b.at(p0 + p, j0 + jr + j);
-      }
-      for (; j < nr; ++j) d[j] = 0.0f;
+// kc steps of NR values, zero past the last column. A row of B is a step of a sliver; a row of a
+// transposed B one of its lines.
+void PackB(const KernelInfo& kernel, const Operand& b, int64_t p0, int64_t j0, int64_t kc,
+           int64_t nc, float* dst) {
+  const int nr = kernel.nr;
+  if (b.trans) {
+    for (int64_t jr = 0; jr < nc; jr += nr, dst += kc * nr) {
+      const int cols = static_cast<int>(std::min<int64_t>(nr, nc - jr));
+      kernel.pack_b_lines(b.data + (j0 + jr) * b.ld + p0, b.ld, cols, kc, dst);
+    }
+    return;
+  }
+  // Rows of B are read a few at a time across the whole panel, not sliver by sliver down the
+  // panel: a few sequential streams instead of kc short, page-strided ones.
+  constexpr int64_t kSteps = 16;
+  for (int64_t p = 0; p < kc; p += kSteps) {
+    const int64_t steps = std::min(kSteps, kc - p);
+    for (int64_t jr = 0; jr < nc; jr += nr) {
+      const int cols = static_cast<int>(std::min<int64_t>(nr, nc - jr));
+      kernel.pack_b_steps(b.data + (p0 + p) * b.ld + j0 + jr, b.ld, cols, steps,
+                          dst + jr * kc + p * nr);
     }
   }
 }
@@ -112,7 +121,7 @@ float* ThreadBuffer(int which, size_t n) {
     std::unique_ptr<float[]> data;
     size_t size = 0;
   };
-  thread_local Buffer buffers[2];
+  thread_local Buffer buffers[3];
   Buffer& b = buffers[which];
   if (b.size < n) {
     b.data.reset(new float[n]);  // default-initialized: not zeroed
@@ -125,26 +134,57 @@ float* ThreadBuffer(int which, size_t n) {
 // the packed panels costs more than it saves.
 constexpr int64_t kSmallProduct = int64_t{1} << 18;
 
-// Rows [i_begin, i_end) of C times slivers [s_begin, s_end) of the packed kc-step panel of B
-// (nc columns, starting at c's first): A's blocks are packed here, per thread, then every
-// tile gets its kc steps.
+// Below this many rows of C, B is not packed: the micro-kernel reads its rows in place, since
+// a product this short does too few multiply-adds per element of B to repay copying it (M = 32:
+// packing B took a third of the time). B's last, partial sliver is still packed, by the thread
+// that uses it.
+constexpr int64_t kInPlaceBRows = 64;
+
+// Where a thread finds the slivers of one kc x nc panel of B: packed by all threads together,
+// or (`in_place`) in B itself, rows [pc, pc + kc) from column jc on.
+struct PanelB {
+  const float* packed = nullptr;
+  const Operand* in_place = nullptr;
+  int64_t pc = 0, jc = 0;
+};
+
+// Rows [i_begin, i_end) of C times slivers [s_begin, s_end) of a kc-step panel of B (nc
+// columns, starting at c's first): A's blocks are packed here, per thread, then every tile gets
+// its kc steps.
 template <typename PackAFn>
-void MultiplyPanel(const KernelInfo& kernel, const PackAFn& pack_a, const float* packed_b,
-                   int64_t i_begin, int64_t i_end, int64_t pc, int64_t kc, int64_t s_begin,
-                   int64_t s_end, int64_t nc, float* c, int64_t ldc, bool accumulate) {
+void MultiplyPanel(const KernelInfo& kernel, const PackAFn& pack_a, const PanelB& panel,
+                   int64_t i_begin, int64_t i_end, int64_t kc, int64_t s_begin, int64_t s_end,
+                   int64_t nc, float* c, int64_t ldc, bool accumulate) {
   const int mr = kernel.mr, nr = kernel.nr;
-  const int64_t mc_used = std::min(kernel.mc, (i_end - i_begin + mr - 1) / mr * mr);
-  float* packed_a = ThreadBuffer(0, static_cast<size_t>(mc_used * kc));
-  for (int64_t ic = i_begin; ic < i_end; ic += kernel.mc) {
-    const int64_t mc = std::min(kernel.mc, i_end - ic);
-    pack_a(ic, pc, mc, kc, packed_a);
+  // Blocks of equal size (whole slivers) rather than full blocks and a short last one: each B
+  // sliver is then used by as many A slivers in every block.
+  const int64_t row_slivers = (i_end - i_begin + mr - 1) / mr;
+  const int64_t blocks = (row_slivers * mr + kernel.mc - 1) / kernel.mc;
+  const int64_t block_rows = (row_slivers + blocks - 1) / blocks * mr;
+  float* packed_a = ThreadBuffer(0, static_cast<size_t>(block_rows * kc));
+  for (int64_t ic = i_begin; ic < i_end; ic += block_rows) {
+    const int64_t mc = std::min(block_rows, i_end - ic);
+    pack_a(ic, panel.pc, mc, kc, packed_a);
     for (int64_t s = s_begin; s < s_end; ++s) {
       const int cols = static_cast<int>(std::min<int64_t>(nr, nc - s * nr));
-      const float* b_sliver = packed_b + s * kc * nr;
+      gemm::BatchItem item{nullptr, 0, panel.packed + s * kc * nr, kc};
+      if (panel.in_place != nullptr) {
+        const Operand& b = *panel.in_place;
+        const float* rows_of_b = b.data + panel.pc * b.ld + panel.jc + s * nr;
+        if (cols == nr) {
+          item.b = rows_of_b;
+          item.ldb = b.ld;
+        } else {
+          float* sliver = ThreadBuffer(2, static_cast<size_t>(kc * nr));
+          kernel.pack_b_steps(rows_of_b, b.ld, cols, kc, sliver);
+          item.b = sliver;
+        }
+      }
       for (int64_t ir = 0; ir < mc; ir += mr) {
         const int rows = static_cast<int>(std::min<int64_t>(mr, mc - ir));
-        kernel.kernel(kc, packed_a + ir * kc, b_sliver, c + (ic + ir) * ldc + s * nr, ldc, rows,
-                      cols, accumulate);
+        item.a = packed_a + ir * kc;
+        kernel.batch_reduce_packed(&item, 1, c + (ic + ir) * ldc + s * nr, ldc, rows, cols,
+                                   accumulate);
       }
     }
   }
@@ -160,10 +200,12 @@ void Gemm(const KernelInfo& kernel, const PackAFn& pack_a, const Operand& b, int
   const int nr = kernel.nr;
   const int64_t threads = pool == nullptr || m * n * k < kSmallProduct ? 1 : pool->num_threads();
   if (threads == 1) pool = nullptr;
+  const bool b_in_place = !b.trans && m < kInPlaceBRows;
   const int64_t kc_used = std::min(kernel.kc, k);
   const int64_t nc_used = std::min(kernel.nc, (n + nr - 1) / nr * nr);
-  // The caller's buffer, read by every thread; tasks only ever take buffer 0 for themselves.
-  float* packed_b = ThreadBuffer(1, static_cast<size_t>(kc_used * nc_used));
+  // The caller's buffer, read by every thread; tasks only ever take buffers 0 and 2 for
+  // themselves.
+  float* packed_b = b_in_place ? nullptr : ThreadBuffer(1, static_cast<size_t>(kc_used * nc_used));
   const int64_t row_slivers = (m + kernel.mr - 1) / kernel.mr;
   for (int64_t jc = 0; jc < n; jc += kernel.nc) {
     const int64_t nc = std::min(kernel.nc, n - jc);
@@ -174,12 +216,20 @@ void Gemm(const KernelInfo& kernel, const PackAFn& pack_a, const Operand& b, int
     const int64_t pack_parts = grid.rows == 1 ? grid.cols : std::min(threads, col_slivers);
     for (int64_t pc = 0; pc < k; pc += kernel.kc) {
       const int64_t kc = std::min(kernel.kc, k - pc);
-      RunParts(pool, pack_parts, [&](int64_t part) {
-        const int64_t s0 = col_slivers * part / pack_parts;
-        const int64_t s1 = col_slivers * (part + 1) / pack_parts;
-        PackB(b, pc, jc + s0 * nr, kc, std::min(nc, s1 * nr) - s0 * nr, nr,
-              packed_b + s0 * kc * nr);
-      });
+      PanelB panel;
+      panel.pc = pc;
+      panel.jc = jc;
+      if (b_in_place) {
+        panel.in_place = &b;
+      } else {
+        panel.packed = packed_b;
+        RunParts(pool, pack_parts, [&](int64_t part) {
+          const int64_t s0 = col_slivers * part / pack_parts;
+          const int64_t s1 = col_slivers * (part + 1) / pack_parts;
+          PackB(kernel, b, pc, jc + s0 * nr, kc, std::min(nc, s1 * nr) - s0 * nr,
+                packed_b + s0 * kc * nr);
+        });
+      }
       const bool add = pc > 0 || accumulate;
       RunParts(pool, grid.rows * grid.cols, [&](int64_t part) {
         const int64_t gr = part / grid.cols, gc = part % grid.cols;
@@ -188,8 +238,8 @@ void Gemm(const KernelInfo& kernel, const PackAFn& pack_a, const Operand& b, int
         const int64_t s_begin = col_slivers * gc / grid.cols;
         const int64_t s_end = col_slivers * (gc + 1) / grid.cols;
         if (i_begin >= i_end || s_begin >= s_end) return;
-        MultiplyPanel(kernel, pack_a, packed_b, i_begin, i_end, pc, kc, s_begin, s_end, nc, c + jc,
-                      ldc, add);
+        MultiplyPanel(kernel, pack_a, panel, i_begin, i_end, kc, s_begin, s_end, nc, c + jc, ldc,
+                      add);
       });
     }
   }
@@ -260,7 +310,7 @@ void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const fl
   }
   if (n == 1) return GemvColumn(op_a, op_b, m, k, c, ldc);
   const auto pack_a = [&](int64_t i0, int64_t p0, int64_t mc, int64_t kc, float* dst) {
-    PackA(op_a, i0, p0, mc, kc, kernel.mr, dst);
+    PackA(kernel, op_a, i0, p0, mc, kc, dst);
   };
   Gemm(kernel, pack_a, op_b, m, n, k, c, ldc, false, pool);
 }

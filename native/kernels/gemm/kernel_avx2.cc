@@ -26,12 +26,13 @@ inline void Tile(const BatchItem* items, int count, float* c, int64_t ldc, int r
     const float* a = items[t].a;
     const float* b = items[t].b;
     const int64_t lda = items[t].lda, kc = items[t].kc;
+    const int64_t ldb = items[t].ldb > 0 ? items[t].ldb : kNr;
     const float* row[kMr];
     for (int i = 0; i < kMr; ++i) {
       const int last = i < rows ? i : rows - 1;
       row[i] = kLayout == kRows ? a + last * lda : a + last;
     }
-    for (int64_t p = 0; p < kc; ++p, b += kNr) {
+    for (int64_t p = 0; p < kc; ++p, b += ldb) {
       const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
 #pragma GCC unroll 16
       for (int i = 0; i < kMr; ++i) {

@@ -1,7 +1,10 @@
-// AVX-512 micro-kernel, 12 x 32: twenty-four zmm accumulators, two zmm of B per step and one
-// broadcast of A (27 of the 32 registers). Edge tiles use masked loads and stores. Compiled
+// AVX-512 micro-kernel, 14 x 32: twenty-eight zmm accumulators, two zmm of B per step and one
+// broadcast of A (31 of the 32 registers). Edge tiles use masked loads and stores. Compiled
 // with -mavx512f (see BUILD).
 #include <immintrin.h>
+
+#include <array>
+#include <utility>
 
 #include "swigflow/kernels/gemm/micro_kernel.h"
 
@@ -12,21 +15,21 @@ namespace {
 
 constexpr int kMr = 14, kNr = 32;
 
-// One body for the three layouts of A and for batches of items (see micro_kernel.h). Rows past
-// `rows` repeat the last valid one, whose results are not stored, so A is never read past its
-// end.
-template <Layout kLayout>
-inline void Tile(const BatchItem* items, int count, float* c, int64_t ldc, int rows, int cols,
-                 bool accumulate) {
-  __m512 acc[kMr][2];
+// One body for the three layouts of A, for batches of items and for every tile height (see
+// micro_kernel.h): a tile of kHeight rows does kHeight rows' work, so edge tiles and short products
+// (M = 32 is 14 + 14 + 4) cost what they compute.
+template <Layout kLayout, int kHeight>
+void TileOf(const BatchItem* items, int count, float* c, int64_t ldc, int cols, bool accumulate) {
+  __m512 acc[kHeight][2];
   // Fully unrolled row loops keep every accumulator in a register (GCC does not unroll them
   // on its own and would keep the tile in memory).
 #pragma GCC unroll 16
-  for (int i = 0; i < kMr; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  for (int i = 0; i < kHeight; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
   // The C tile is stored (and read, when accumulating) after the loop: fetch it meanwhile (2-4%
   // on Zen 4 from 1024^3 up). Prefetching packed A ahead gained nothing there: the hardware
   // prefetchers follow its stream.
-  for (int i = 0; i < rows; ++i) {
+#pragma GCC unroll 16
+  for (int i = 0; i < kHeight; ++i) {
     _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + kNr - 1), _MM_HINT_T0);
   }
@@ -34,17 +37,13 @@ inline void Tile(const BatchItem* items, int count, float* c, int64_t ldc, int r
     const float* a = items[t].a;
     const float* b = items[t].b;
     const int64_t lda = items[t].lda, kc = items[t].kc;
-    const float* row[kMr];
-    for (int i = 0; i < kMr; ++i) {
-      const int last = i < rows ? i : rows - 1;
-      row[i] = kLayout == kRows ? a + last * lda : a + last;
-    }
-    for (int64_t p = 0; p < kc; ++p, b += kNr) {
+    const int64_t ldb = items[t].ldb > 0 ? items[t].ldb : kNr;
+    for (int64_t p = 0; p < kc; ++p, b += ldb) {
       const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
 #pragma GCC unroll 16
-      for (int i = 0; i < kMr; ++i) {
-        const __m512 ai = _mm512_set1_ps(kLayout == kRows    ? row[i][p]
-                                         : kLayout == kSteps ? row[i][p * lda]
+      for (int i = 0; i < kHeight; ++i) {
+        const __m512 ai = _mm512_set1_ps(kLayout == kRows    ? a[i * lda + p]
+                                         : kLayout == kSteps ? a[p * lda + i]
                                                              : a[p * kMr + i]);
         acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
         acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
@@ -56,7 +55,8 @@ inline void Tile(const BatchItem* items, int count, float* c, int64_t ldc, int r
   const __mmask16 m1 = static_cast<__mmask16>(cols >= 32  ? 0xffff
                                               : cols > 16 ? (1u << (cols - 16)) - 1
                                                           : 0);
-  for (int i = 0; i < rows; ++i) {
+#pragma GCC unroll 16
+  for (int i = 0; i < kHeight; ++i) {
     float* ci = c + i * ldc;
     if (accumulate) {
       acc[i][0] = _mm512_add_ps(acc[i][0], _mm512_maskz_loadu_ps(m0, ci));
@@ -65,6 +65,21 @@ inline void Tile(const BatchItem* items, int count, float* c, int64_t ldc, int r
     _mm512_mask_storeu_ps(ci, m0, acc[i][0]);
     _mm512_mask_storeu_ps(ci + 16, m1, acc[i][1]);
   }
+}
+
+using TileFn = void (*)(const BatchItem*, int, float*, int64_t, int, bool);
+
+template <Layout kLayout, int... kHeights>
+constexpr std::array<TileFn, kMr> Heights(std::integer_sequence<int, kHeights...>) {
+  return {TileOf<kLayout, kHeights + 1>...};
+}
+
+template <Layout kLayout>
+void Tile(const BatchItem* items, int count, float* c, int64_t ldc, int rows, int cols,
+          bool accumulate) {
+  static constexpr std::array<TileFn, kMr> kTiles =
+      Heights<kLayout>(std::make_integer_sequence<int, kMr>());
+  kTiles[rows - 1](items, count, c, ldc, cols, accumulate);
 }
 
 struct FmaOps {

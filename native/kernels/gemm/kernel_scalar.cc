@@ -19,12 +19,13 @@ void Tile(const BatchItem* items, int count, float* c, int64_t ldc, int rows, in
     const float* a = items[t].a;
     const float* b = items[t].b;
     const int64_t lda = items[t].lda, kc = items[t].kc;
+    const int64_t ldb = items[t].ldb > 0 ? items[t].ldb : kNr;
     const float* row[kMr];
     for (int i = 0; i < kMr; ++i) {
       const int last = i < rows ? i : rows - 1;
       row[i] = kLayout == kRows ? a + last * lda : a + last;
     }
-    for (int64_t p = 0; p < kc; ++p, b += kNr) {
+    for (int64_t p = 0; p < kc; ++p, b += ldb) {
       for (int i = 0; i < kMr; ++i) {
         const float ai = kLayout == kRows    ? row[i][p]
                          : kLayout == kSteps ? row[i][p * lda]

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "swigflow/kernels/gemm/pack.h"
+
 namespace swigflow {
 namespace kernels {
 namespace gemm {
@@ -21,14 +23,16 @@ using MicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* 
 using StridedMicroKernel = void (*)(int64_t kc, const float* a, int64_t lda, const float* b,
                                     float* c, int64_t ldc, int rows, int cols, bool accumulate);
 
-// One term of a batch-reduce product: kc steps of A read in place (rows, row i at
-// a[i * lda + p], or steps, row i at a[p * lda + i]) times a packed sliver of B (kc steps of NR
-// values).
+// One term of a batch-reduce product: kc steps of A (packed, or read in place: rows, row i at
+// a[i * lda + p], or steps, row i at a[p * lda + i]) times kc steps of NR values of B, step p at
+// b + p * ldb: a packed sliver when ldb is 0 (it means NR), else B's rows read in place (whole
+// slivers only: all NR values are read).
 struct BatchItem {
   const float* a;
   int64_t lda;
   const float* b;
   int64_t kc;
+  int64_t ldb = 0;
 };
 
 // The C tile = the sum of every item's product (+ C when `accumulate`), kept in registers from
@@ -49,6 +53,10 @@ using FmaLoopFn = int64_t (*)(int64_t iterations);
 using AxpyRowsFn = void (*)(int64_t n, int rows, const float* alpha, const float* b, int64_t ldb,
                             float* c);
 
+// Packs `count` (<= the sliver width) values of kc steps into a sliver; see pack.h for the two
+// ways its values can lie in memory.
+using PackFn = void (*)(const float* src, int64_t ld, int count, int64_t kc, float* dst);
+
 struct KernelInfo {
   int mr = 0, nr = 0;  // register tile
   // Cache blocking (A block mc x kc, B panel kc x nc): set from the machine's KernelConfig by
@@ -65,6 +73,12 @@ struct KernelInfo {
   BatchReduceKernel batch_reduce = nullptr;
   // The same with each item's A in steps in place (row i at a[p * lda + i]), as `stepped`.
   BatchReduceKernel batch_reduce_steps = nullptr;
+  // The same with A packed (lda unused): `kernel` with B read in place, for products too short
+  // to repay packing B.
+  BatchReduceKernel batch_reduce_packed = nullptr;
+  // Packing into slivers of MR (A) and NR (B) values, from lines or from steps (pack.h).
+  PackFn pack_a_lines = nullptr, pack_a_steps = nullptr;
+  PackFn pack_b_lines = nullptr, pack_b_steps = nullptr;
 };
 
 // Where a micro-kernel reads A: packed (row i at a[p * MR + i]), rows in place (row i at
@@ -99,6 +113,10 @@ enum Layout { kPacked, kRows, kSteps };
                         int cols, bool accumulate) {                                              \
     Tile<kSteps>(items, count, c, ldc, rows, cols, accumulate);                                   \
   }                                                                                               \
+  void BatchReducePacked(const BatchItem* items, int count, float* c, int64_t ldc, int rows,      \
+                         int cols, bool accumulate) {                                             \
+    Tile<kPacked>(items, count, c, ldc, rows, cols, accumulate);                                  \
+  }                                                                                               \
   void AxpyRows(int64_t n, int rows, const float* alpha, const float* b, int64_t ldb, float* c) { \
     AxpyRowsLoop(n, rows, alpha, b, ldb, c);                                                      \
   }                                                                                               \
@@ -115,6 +133,11 @@ enum Layout { kPacked, kRows, kSteps };
     info.stepped = SteppedKernel;                                                                 \
     info.batch_reduce = BatchReduce;                                                              \
     info.batch_reduce_steps = BatchReduceSteps;                                                   \
+    info.batch_reduce_packed = BatchReducePacked;                                                 \
+    info.pack_a_lines = PackLines<kMr>;                                                           \
+    info.pack_a_steps = PackSteps<kMr>;                                                           \
+    info.pack_b_lines = PackLines<kNr>;                                                           \
+    info.pack_b_steps = PackSteps<kNr>;                                                           \
     return info;                                                                                  \
   }
 
@@ -123,6 +146,34 @@ enum Layout { kPacked, kRows, kSteps };
 inline void AxpyRowsLoop(int64_t n, int rows, const float* alpha, const float* b, int64_t ldb,
                          float* __restrict c) {
   int r = 0;
+  for (; r + 16 <= rows; r += 16) {
+    const float* __restrict b0 = b + r * ldb;
+    const float* __restrict b8 = b0 + 8 * ldb;
+    const float a0 = alpha[r], a1 = alpha[r + 1], a2 = alpha[r + 2], a3 = alpha[r + 3],
+                a4 = alpha[r + 4], a5 = alpha[r + 5], a6 = alpha[r + 6], a7 = alpha[r + 7];
+    const float a8 = alpha[r + 8], a9 = alpha[r + 9], a10 = alpha[r + 10], a11 = alpha[r + 11],
+                a12 = alpha[r + 12], a13 = alpha[r + 13], a14 = alpha[r + 14], a15 = alpha[r + 15];
+    for (int64_t j = 0; j < n; ++j) {
+      float s = c[j];
+      s += a0 * b0[j];
+      s += a1 * b0[ldb + j];
+      s += a2 * b0[2 * ldb + j];
+      s += a3 * b0[3 * ldb + j];
+      s += a4 * b0[4 * ldb + j];
+      s += a5 * b0[5 * ldb + j];
+      s += a6 * b0[6 * ldb + j];
+      s += a7 * b0[7 * ldb + j];
+      s += a8 * b8[j];
+      s += a9 * b8[ldb + j];
+      s += a10 * b8[2 * ldb + j];
+      s += a11 * b8[3 * ldb + j];
+      s += a12 * b8[4 * ldb + j];
+      s += a13 * b8[5 * ldb + j];
+      s += a14 * b8[6 * ldb + j];
+      s += a15 * b8[7 * ldb + j];
+      c[j] = s;
+    }
+  }
   for (; r + 8 <= rows; r += 8) {
     const float* __restrict b0 = b + r * ldb;
     const float a0 = alpha[r], a1 = alpha[r + 1], a2 = alpha[r + 2], a3 = alpha[r + 3],

@@ -11,28 +11,49 @@ namespace kernels {
 
 bool FewChannels(int64_t channels, Isa isa) { return channels < ConfigFor(isa).few_channels; }
 
-bool UseDirect(int64_t src_c, int64_t row_w, Isa isa) {
+namespace {
+
+// A window row's taps read consecutive source pixels when the x taps are one pixel apart
+// (undilated forward windows): their (kx, c) values are then one contiguous run of
+// k_w * channels, and B's rows (ky, kx, c) are in the same order. One item per window row
+// instead of one per tap: the RGB stem's 3-channel taps become runs of 21 values.
+bool MergesRowTaps(const TapMap& map) { return map.x.tap_step == 1 && map.x.divisor == 1; }
+
+}  // namespace
+
+bool UseDirect(const TapMap& map, Isa isa) {
   const int64_t mr = KernelFor(isa).mr;
+  const int64_t row_w = map.rows_w;
   const int64_t tiles = (row_w + mr - 1) / mr;
-  return !FewChannels(src_c, isa) && row_w > 0 &&
+  const int64_t run = MergesRowTaps(map) ? map.k_w * map.channels : map.channels;
+  return !FewChannels(run, isa) && row_w > 0 &&
          row_w * 100 >= tiles * mr * ConfigFor(isa).min_row_fill_pct;
 }
 
 void DirectConv(const TapMap& map, const float* src, const float* b, int64_t out_c, float* out,
                 Isa isa, ThreadPool* pool) {
-  // Tap t of output pixel (oy, ox) reads source pixel (oy * step_y + ty, ox * step_x + tx).
-  std::vector<std::pair<int64_t, int64_t>> taps;  // (ty, tx)
+  const int64_t src_c = map.channels;
+  // A run: `run_px` source pixels from (oy * step_y + ty, ox * step_x + tx) on, whose values
+  // multiply B's rows from `b_row` on.
+  struct Run {
+    int64_t ty, tx, b_row;
+  };
+  const bool merged = MergesRowTaps(map);
+  const int64_t run_px = merged ? map.k_w : 1;
+  const int64_t run_c = run_px * src_c;
+  std::vector<Run> runs;
   for (int64_t ky = 0; ky < map.k_h; ++ky) {
-    for (int64_t kx = 0; kx < map.k_w; ++kx) {
-      taps.emplace_back(ky * map.y.tap_step + map.y.offset, kx * map.x.tap_step + map.x.offset);
+    for (int64_t kx = 0; kx < map.k_w; kx += run_px) {
+      runs.push_back({ky * map.y.tap_step + map.y.offset, kx * map.x.tap_step + map.x.offset,
+                      (ky * map.k_w + kx) * src_c});
     }
   }
   const int64_t step_y = map.y.scale, step_x = map.x.scale;
-  const int64_t src_h = map.y.size, src_w = map.x.size, src_c = map.channels;
+  const int64_t src_h = map.y.size, src_w = map.x.size;
   const int64_t out_h = map.rows_h, out_w = map.rows_w;
   const gemm::KernelInfo& k = KernelFor(isa);
   const int mr = k.mr, nr = k.nr;
-  const int64_t kdim = static_cast<int64_t>(taps.size()) * src_c;
+  const int64_t kdim = map.taps() * src_c;
   const int64_t slivers = (out_c + nr - 1) / nr;
   std::vector<float> packed_b(static_cast<size_t>(slivers * kdim * nr), 0.0f);
   for (int64_t j = 0; j < slivers; ++j) {
@@ -45,56 +66,62 @@ void DirectConv(const TapMap& map, const float* src, const float* b, int64_t out
   const int64_t kc_max = k.kc;
   const int64_t rows_total = map.batch * out_h;
   auto work = [&](int64_t r0, int64_t r1) {
-    // One batch-reduce item per (tap, block of channels): the tile stays in registers across
-    // all of them. Taps whose window reaches into the padding get their rows copied (zeros
-    // outside) into `padded`, one mr x src_c block per tap.
+    // One batch-reduce item per (run, block of its values): the tile stays in registers across
+    // all of them. Runs whose window reaches into the padding get their rows copied (zeros
+    // outside) into `padded`, one mr x run_c block per run. A tile's items are made once and
+    // serve every sliver of B (their b moves from one sliver to the next).
     std::vector<gemm::BatchItem> items;
-    items.reserve(taps.size() * static_cast<size_t>((src_c + kc_max - 1) / kc_max));
-    std::vector<float> padded(taps.size() * static_cast<size_t>(mr * src_c));
+    items.reserve(runs.size() * static_cast<size_t>((run_c + kc_max - 1) / kc_max));
+    std::vector<float> padded(runs.size() * static_cast<size_t>(mr * run_c));
     for (int64_t row = r0; row < r1; ++row) {
       const int64_t n = row / out_h, oy = row % out_h;
       float* out_row = out + row * out_w * out_c;
-      for (int64_t j = 0; j < slivers; ++j) {
-        const int cols = static_cast<int>(std::min<int64_t>(nr, out_c - j * nr));
-        const float* b_sliver = packed_b.data() + j * kdim * nr;
-        for (int64_t ox0 = 0; ox0 < out_w; ox0 += mr) {
-          const int rows = static_cast<int>(std::min<int64_t>(mr, out_w - ox0));
-          float* tile = out_row + ox0 * out_c + j * nr;
-          items.clear();
-          for (size_t t = 0; t < taps.size(); ++t) {
-            const int64_t sy = oy * step_y + taps[t].first;
-            if (sy < 0 || sy >= src_h) continue;  // a row of padding adds nothing
-            const int64_t sx0 = ox0 * step_x + taps[t].second;
-            const int64_t sx_last = sx0 + (rows - 1) * step_x;
-            const float* line = src + (n * src_h + sy) * src_w * src_c;
-            const float* a = line + sx0 * src_c;
-            int64_t lda = step_x * src_c;
-            if (sx0 < 0 || sx_last >= src_w) {
-              float* block = padded.data() + t * static_cast<size_t>(mr * src_c);
-              for (int i = 0; i < rows; ++i) {
-                const int64_t sx = sx0 + i * step_x;
-                float* dst = block + i * src_c;
-                if (sx >= 0 && sx < src_w) {
-                  std::copy(line + sx * src_c, line + (sx + 1) * src_c, dst);
-                } else {
-                  std::fill(dst, dst + src_c, 0.0f);
-                }
+      for (int64_t ox0 = 0; ox0 < out_w; ox0 += mr) {
+        const int rows = static_cast<int>(std::min<int64_t>(mr, out_w - ox0));
+        items.clear();
+        for (size_t t = 0; t < runs.size(); ++t) {
+          const int64_t sy = oy * step_y + runs[t].ty;
+          if (sy < 0 || sy >= src_h) continue;  // a row of padding adds nothing
+          const int64_t sx0 = ox0 * step_x + runs[t].tx;
+          const int64_t sx_last = sx0 + (rows - 1) * step_x + run_px - 1;
+          const float* line = src + (n * src_h + sy) * src_w * src_c;
+          const float* a = line + sx0 * src_c;
+          int64_t lda = step_x * src_c;
+          if (sx0 < 0 || sx_last >= src_w) {
+            float* block = padded.data() + t * static_cast<size_t>(mr * run_c);
+            for (int i = 0; i < rows; ++i) {
+              // Pixels [first, first + run_px) of the line, those inside it copied at once.
+              const int64_t first = sx0 + i * step_x;
+              const int64_t lo = std::clamp<int64_t>(first, 0, src_w);
+              const int64_t hi = std::clamp<int64_t>(first + run_px, 0, src_w);
+              float* dst = block + i * run_c;
+              if (lo >= hi) {
+                std::fill(dst, dst + run_c, 0.0f);
+                continue;
               }
-              a = block;
-              lda = src_c;
+              std::fill(dst, dst + (lo - first) * src_c, 0.0f);
+              std::copy(line + lo * src_c, line + hi * src_c, dst + (lo - first) * src_c);
+              std::fill(dst + (hi - first) * src_c, dst + run_c, 0.0f);
             }
-            for (int64_t c0 = 0; c0 < src_c; c0 += kc_max) {
-              items.push_back({a + c0, lda, b_sliver + (static_cast<int64_t>(t) * src_c + c0) * nr,
-                               std::min(kc_max, src_c - c0)});
-            }
+            a = block;
+            lda = run_c;
           }
+          for (int64_t c0 = 0; c0 < run_c; c0 += kc_max) {
+            items.push_back({a + c0, lda, packed_b.data() + (runs[t].b_row + c0) * nr,
+                             std::min(kc_max, run_c - c0)});
+          }
+        }
+        for (int64_t j = 0; j < slivers; ++j) {
+          const int cols = static_cast<int>(std::min<int64_t>(nr, out_c - j * nr));
+          float* tile = out_row + ox0 * out_c + j * nr;
           if (items.empty()) {  // every tap fell in the padding
             for (int i = 0; i < rows; ++i)
               std::fill(tile + i * out_c, tile + i * out_c + cols, 0.0f);
-          } else {
-            k.batch_reduce(items.data(), static_cast<int>(items.size()), tile, out_c, rows, cols,
-                           false);
+            continue;
           }
+          k.batch_reduce(items.data(), static_cast<int>(items.size()), tile, out_c, rows, cols,
+                         false);
+          for (gemm::BatchItem& item : items) item.b += kdim * nr;
         }
       }
     }

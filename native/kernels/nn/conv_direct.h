@@ -21,17 +21,20 @@ namespace kernels {
 // of columns. One threshold for the three uses.
 bool FewChannels(int64_t channels, Isa isa);
 
-// Whether DirectConv suits a map whose source has `src_c` channels and whose rows are `row_w`
-// pixels wide: not FewChannels, and since tiles never span two rows, rows must fill them well
-// (KernelConfig::min_row_fill_pct: 56 of 60 places for 56-wide rows and 12-row tiles pass 90%,
-// 28 of 36 for 28-wide ones do not). The packed implicit GEMM is used otherwise.
-bool UseDirect(int64_t src_c, int64_t row_w, Isa isa);
+// Whether DirectConv suits `map` (a forward window, or the input gradient at stride 1): the
+// run of K one item reads is not FewChannels (the channels, or a whole window row of them where
+// DirectConv merges a row's taps), and since tiles never span two rows, rows must fill them
+// well (KernelConfig::min_row_fill_pct: 56 of 56 places for 56-wide rows and 14-row tiles,
+// 112 of 112 for the stem's). The packed implicit GEMM is used otherwise.
+bool UseDirect(const TapMap& map, Isa isa);
 
 // out[pixel, oc] = sum over (tap, c) of src at the pixel's tap times b[(tap, c), oc], for a map
 // whose divisors are 1 (a forward window, or the input gradient at stride 1). MR neighbouring
 // pixels of one tap are MR source pixels `x.scale` apart, a strided matrix the strided
-// micro-kernel reads directly; only tiles that reach into the padding are packed (one tap at a
-// time). b ([taps * channels, out_c]) is packed once per call.
+// micro-kernel reads directly; where a window row's taps are consecutive pixels (undilated
+// forward windows), the row is one run of k_w * C values read the same way. Only tiles that
+// reach into the padding are packed (one run at a time). b ([taps * channels, out_c]) is packed
+// once per call.
 void DirectConv(const TapMap& map, const float* src, const float* b, int64_t out_c, float* out,
                 Isa isa, ThreadPool* pool);
 

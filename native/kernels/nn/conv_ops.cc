@@ -109,7 +109,7 @@ void Forward(OpKernelContext* ctx, const kernels::ConvGeometry& g, const float* 
                           ctx->pool());
   }
   const kernels::TapMap windows = kernels::TapMap::Window(g);
-  if (kernels::UseDirect(g.in_c, g.out_w, ctx->isa())) {
+  if (kernels::UseDirect(windows, ctx->isa())) {
     return kernels::DirectConv(windows, x, w, g.out_c, out, ctx->isa(), ctx->pool());
   }
   kernels::SgemmPackedA(kernels::TapRows(windows, x), false, m, g.out_c, k, w, g.out_c, out,
@@ -135,7 +135,7 @@ void InputGradient(OpKernelContext* ctx, const kernels::ConvGeometry& g, const f
   const kernels::TapMap gradients = kernels::TapMap::Gradient(g);
   // At stride 1 the map's divisors are 1: input pixel (iy, ix) reads dy at
   // (iy + pad - ky * dil, ix + pad - kx * dil), windows DirectConv reads in place.
-  if (g.stride_h == 1 && g.stride_w == 1 && kernels::UseDirect(g.out_c, g.in_w, ctx->isa())) {
+  if (g.stride_h == 1 && g.stride_w == 1 && kernels::UseDirect(gradients, ctx->isa())) {
     return kernels::DirectConv(gradients, dy, wt.data(), g.in_c, dx, ctx->isa(), ctx->pool());
   }
   kernels::SgemmPackedA(kernels::TapRows(gradients, dy), false, m, g.in_c, k, wt.data(), g.in_c, dx,
