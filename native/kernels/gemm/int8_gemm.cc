@@ -92,10 +92,16 @@ const Int8Blocking& Int8BlockingFor(Int8Isa isa) {
   std::call_once(once[i], [&] {
     Int8Blocking b;
     b.kernel = KernelOf(isa);
-    if (!BlockingFromEnvironment(&b.mc, &b.kc, &b.nc)) {
+    const KernelConfig& config = ConfigFor(VectorIsaOf(isa));
+    if (BlockingFromEnvironment(&b.mc, &b.kc, &b.nc)) {
+      // as given
+    } else if (config.int8_kc > 0) {  // the named config's own
+      b.mc = config.int8_mc;
+      b.kc = config.int8_kc;
+      b.nc = config.int8_nc;
+    } else {
       // The FP32 config's bytes: its B sliver (kc x nr floats) stays in L1/L2 and its A block
       // (mc x kc floats) in L2; 8-bit slivers of the same size hold 4x the steps.
-      const KernelConfig& config = ConfigFor(VectorIsaOf(isa));
       const gemm::KernelInfo& fp32 = KernelFor(VectorIsaOf(isa));
       const int64_t sliver_bytes = config.kc * fp32.nr * int64_t{sizeof(float)};
       b.kc = std::max<int64_t>(64, sliver_bytes / (b.kernel.nr * ElementBytes(b.kernel)));

@@ -15,6 +15,11 @@ namespace {
 
 constexpr int kMr = 14, kNr = 32;
 
+// Row i of a tile read in place is kScale[i] rows (0, 1, 2, 4 or 8: x86's address scales) after
+// base kBase[i] (bases at rows 0, 3, 6, 9 and 12).
+constexpr int kBase[kMr] = {0, 0, 0, 1, 0, 1, 2, 1, 0, 3, 2, 1, 4, 3};
+constexpr int kScale[kMr] = {0, 1, 2, 0, 4, 2, 0, 4, 8, 0, 4, 8, 0, 4};
+
 // One body for the three layouts of A, for batches of items and for every tile height (see
 // micro_kernel.h): a tile of kHeight rows does kHeight rows' work, so edge tiles and short products
 // (M = 32 is 14 + 14 + 4) cost what they compute.
@@ -38,15 +43,25 @@ void TileOf(const BatchItem* items, int count, float* c, int64_t ldc, int cols, 
     const float* b = items[t].b;
     const int64_t lda = items[t].lda, kc = items[t].kc;
     const int64_t ldb = items[t].ldb > 0 ? items[t].ldb : kNr;
+    // Rows in place: row i is base[kBase[i]][kScale[i] * lda] with five bases three rows apart,
+    // so that one register of lda and x86's scaled addressing reach all fourteen rows (with a
+    // pointer per row, four of them were reloaded from the stack at every step).
+    const float* base[5];
+#pragma GCC unroll 8
+    for (int r = 0; r < 5; ++r) base[r] = kLayout == kRows && 3 * r < kHeight ? a + 3 * r * lda : a;
     for (int64_t p = 0; p < kc; ++p, b += ldb) {
       const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
 #pragma GCC unroll 16
       for (int i = 0; i < kHeight; ++i) {
-        const __m512 ai = _mm512_set1_ps(kLayout == kRows    ? a[i * lda + p]
+        const __m512 ai = _mm512_set1_ps(kLayout == kRows    ? base[kBase[i]][kScale[i] * lda]
                                          : kLayout == kSteps ? a[p * lda + i]
                                                              : a[p * kMr + i]);
         acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
         acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
+      }
+      if (kLayout == kRows) {
+#pragma GCC unroll 8
+        for (auto& row : base) ++row;
       }
     }
   }

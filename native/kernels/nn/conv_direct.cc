@@ -30,7 +30,7 @@ bool UseDirect(const TapMap& map, Isa isa) {
          row_w * 100 >= tiles * mr * ConfigFor(isa).min_row_fill_pct;
 }
 
-void DirectConv(const TapMap& map, const float* src, const float* b, int64_t out_c, float* out,
+void DirectConv(const TapMap& map, const float* src, const TapMatrix& b, int64_t out_c, float* out,
                 Isa isa, ThreadPool* pool) {
   const int64_t src_c = map.channels;
   // A run: `run_px` source pixels from (oy * step_y + ty, ox * step_x + tx) on, whose values
@@ -55,12 +55,18 @@ void DirectConv(const TapMap& map, const float* src, const float* b, int64_t out
   const int mr = k.mr, nr = k.nr;
   const int64_t kdim = map.taps() * src_c;
   const int64_t slivers = (out_c + nr - 1) / nr;
-  std::vector<float> packed_b(static_cast<size_t>(slivers * kdim * nr), 0.0f);
+  // B's slivers, each kdim steps of nr values: a tap's rows of B are its steps, or its lines
+  // when B is stored with the last two axes swapped.
+  std::vector<float> packed_b(static_cast<size_t>(slivers * kdim * nr));
   for (int64_t j = 0; j < slivers; ++j) {
-    const int64_t cols = std::min<int64_t>(nr, out_c - j * nr);
-    for (int64_t p = 0; p < kdim; ++p) {
-      std::copy(b + p * out_c + j * nr, b + p * out_c + j * nr + cols,
-                packed_b.data() + (j * kdim + p) * nr);
+    const int cols = static_cast<int>(std::min<int64_t>(nr, out_c - j * nr));
+    for (int64_t t = 0; t < map.taps(); ++t) {
+      float* dst = packed_b.data() + (j * kdim + t * src_c) * nr;
+      if (b.swapped) {
+        k.pack_b_lines(b.data + (t * out_c + j * nr) * src_c, src_c, cols, src_c, dst);
+      } else {
+        k.pack_b_steps(b.data + t * src_c * out_c + j * nr, out_c, cols, src_c, dst);
+      }
     }
   }
   const int64_t kc_max = k.kc;

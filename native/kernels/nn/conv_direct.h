@@ -28,14 +28,22 @@ bool FewChannels(int64_t channels, Isa isa);
 // 112 of 112 for the stem's). The packed implicit GEMM is used otherwise.
 bool UseDirect(const TapMap& map, Isa isa);
 
+// The right operand of DirectConv, b[(tap, c), oc], stored as [taps, channels, out_c] or, when
+// `swapped`, as [taps, out_c, channels]: the filter [KH, KW, C, OC] as the input gradient reads
+// it (channels = OC, out_c = C), packed from the filter itself rather than from a copy with its
+// last two axes swapped.
+struct TapMatrix {
+  const float* data;
+  bool swapped;
+};
+
 // out[pixel, oc] = sum over (tap, c) of src at the pixel's tap times b[(tap, c), oc], for a map
 // whose divisors are 1 (a forward window, or the input gradient at stride 1). MR neighbouring
 // pixels of one tap are MR source pixels `x.scale` apart, a strided matrix the strided
 // micro-kernel reads directly; where a window row's taps are consecutive pixels (undilated
 // forward windows), the row is one run of k_w * C values read the same way. Only tiles that
-// reach into the padding are packed (one run at a time). b ([taps * channels, out_c]) is packed
-// once per call.
-void DirectConv(const TapMap& map, const float* src, const float* b, int64_t out_c, float* out,
+// reach into the padding are packed (one run at a time). b is packed once per call.
+void DirectConv(const TapMap& map, const float* src, const TapMatrix& b, int64_t out_c, float* out,
                 Isa isa, ThreadPool* pool);
 
 // dw[(tap, c), oc] = sum over output pixels of x at the pixel's tap times dy there. For one

@@ -110,7 +110,7 @@ void Forward(OpKernelContext* ctx, const kernels::ConvGeometry& g, const float* 
   }
   const kernels::TapMap windows = kernels::TapMap::Window(g);
   if (kernels::UseDirect(windows, ctx->isa())) {
-    return kernels::DirectConv(windows, x, w, g.out_c, out, ctx->isa(), ctx->pool());
+    return kernels::DirectConv(windows, x, {w, false}, g.out_c, out, ctx->isa(), ctx->pool());
   }
   kernels::SgemmPackedA(kernels::TapRows(windows, x), false, m, g.out_c, k, w, g.out_c, out,
                         g.out_c, false, ctx->isa(), ctx->pool());
@@ -129,15 +129,16 @@ void InputGradient(OpKernelContext* ctx, const kernels::ConvGeometry& g, const f
     return kernels::AddWindowGradients(g, w, dy, dx, ctx->isa(), ctx->pool());
   }
   const int64_t m = g.batch * g.in_h * g.in_w, k = g.k_h * g.k_w * g.out_c;
+  const kernels::TapMap gradients = kernels::TapMap::Gradient(g);
+  // At stride 1 the map's divisors are 1: input pixel (iy, ix) reads dy at
+  // (iy + pad - ky * dil, ix + pad - kx * dil), windows DirectConv reads in place. B is the
+  // filter read with its last two axes swapped.
+  if (g.stride_h == 1 && g.stride_w == 1 && kernels::UseDirect(gradients, ctx->isa())) {
+    return kernels::DirectConv(gradients, dy, {w, true}, g.in_c, dx, ctx->isa(), ctx->pool());
+  }
   // B[(ky, kx, oc), c] = w[ky, kx, c, oc]: the filter with its last two axes swapped.
   std::vector<float> wt(static_cast<size_t>(k * g.in_c));
   SwapLastAxes(w, g.k_h * g.k_w, g.in_c, g.out_c, wt.data());
-  const kernels::TapMap gradients = kernels::TapMap::Gradient(g);
-  // At stride 1 the map's divisors are 1: input pixel (iy, ix) reads dy at
-  // (iy + pad - ky * dil, ix + pad - kx * dil), windows DirectConv reads in place.
-  if (g.stride_h == 1 && g.stride_w == 1 && kernels::UseDirect(gradients, ctx->isa())) {
-    return kernels::DirectConv(gradients, dy, wt.data(), g.in_c, dx, ctx->isa(), ctx->pool());
-  }
   kernels::SgemmPackedA(kernels::TapRows(gradients, dy), false, m, g.in_c, k, wt.data(), g.in_c, dx,
                         g.in_c, false, ctx->isa(), ctx->pool());
 }

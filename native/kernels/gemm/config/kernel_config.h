@@ -27,6 +27,9 @@ struct KernelConfig {
   // slivers of the mc x kc block of packed A stream from L2; the kc x nc panel of packed B,
   // shared by the threads, lives in L2/L3. mc and nc are multiples of mr and nr.
   int64_t mc = 0, kc = 0, nc = 0;
+  // The 8-bit GEMM's blocking on the same vector ISA, in elements; 0 derives it from the FP32
+  // blocking above (blocks of the same bytes).
+  int64_t int8_mc = 0, int8_kc = 0, int8_nc = 0;
   // Convolutions: below `few_channels` channels a tap's run of K is too short to fill register
   // tiles (the RGB stem), so the direct paths are not used; the direct forward path also wants
   // output rows to fill at least `min_row_fill_pct` percent of their mr-pixel tiles.
