@@ -141,61 +141,30 @@ enum Layout { kPacked, kRows, kSteps };
     return info;                                                                                  \
   }
 
+// c[j] += alpha[0] * b[j] + ... + alpha[kRows - 1] * b[(kRows - 1) * ldb + j], in row order: one
+// load and store of c per kRows FMAs.
+template <int kRows>
+inline void AxpyBlock(int64_t n, const float* alpha, const float* __restrict b, int64_t ldb,
+                      float* __restrict c) {
+  float a[kRows];
+#pragma GCC unroll 16
+  for (int q = 0; q < kRows; ++q) a[q] = alpha[q];
+  for (int64_t j = 0; j < n; ++j) {
+    float s = c[j];
+#pragma GCC unroll 16
+    for (int q = 0; q < kRows; ++q) s += a[q] * b[q * ldb + j];
+    c[j] = s;
+  }
+}
+
 // Written once, compiled in each kernel library with that library's ISA flags (and -O3, so the
-// loops are vectorized). Eight rows at a time: one load and store of c per eight FMAs.
+// loops are vectorized). Sixteen rows at a time, then eight, then one.
 inline void AxpyRowsLoop(int64_t n, int rows, const float* alpha, const float* b, int64_t ldb,
-                         float* __restrict c) {
+                         float* c) {
   int r = 0;
-  for (; r + 16 <= rows; r += 16) {
-    const float* __restrict b0 = b + r * ldb;
-    const float* __restrict b8 = b0 + 8 * ldb;
-    const float a0 = alpha[r], a1 = alpha[r + 1], a2 = alpha[r + 2], a3 = alpha[r + 3],
-                a4 = alpha[r + 4], a5 = alpha[r + 5], a6 = alpha[r + 6], a7 = alpha[r + 7];
-    const float a8 = alpha[r + 8], a9 = alpha[r + 9], a10 = alpha[r + 10], a11 = alpha[r + 11],
-                a12 = alpha[r + 12], a13 = alpha[r + 13], a14 = alpha[r + 14], a15 = alpha[r + 15];
-    for (int64_t j = 0; j < n; ++j) {
-      float s = c[j];
-      s += a0 * b0[j];
-      s += a1 * b0[ldb + j];
-      s += a2 * b0[2 * ldb + j];
-      s += a3 * b0[3 * ldb + j];
-      s += a4 * b0[4 * ldb + j];
-      s += a5 * b0[5 * ldb + j];
-      s += a6 * b0[6 * ldb + j];
-      s += a7 * b0[7 * ldb + j];
-      s += a8 * b8[j];
-      s += a9 * b8[ldb + j];
-      s += a10 * b8[2 * ldb + j];
-      s += a11 * b8[3 * ldb + j];
-      s += a12 * b8[4 * ldb + j];
-      s += a13 * b8[5 * ldb + j];
-      s += a14 * b8[6 * ldb + j];
-      s += a15 * b8[7 * ldb + j];
-      c[j] = s;
-    }
-  }
-  for (; r + 8 <= rows; r += 8) {
-    const float* __restrict b0 = b + r * ldb;
-    const float a0 = alpha[r], a1 = alpha[r + 1], a2 = alpha[r + 2], a3 = alpha[r + 3],
-                a4 = alpha[r + 4], a5 = alpha[r + 5], a6 = alpha[r + 6], a7 = alpha[r + 7];
-    for (int64_t j = 0; j < n; ++j) {
-      float s = c[j];
-      s += a0 * b0[j];
-      s += a1 * b0[ldb + j];
-      s += a2 * b0[2 * ldb + j];
-      s += a3 * b0[3 * ldb + j];
-      s += a4 * b0[4 * ldb + j];
-      s += a5 * b0[5 * ldb + j];
-      s += a6 * b0[6 * ldb + j];
-      s += a7 * b0[7 * ldb + j];
-      c[j] = s;
-    }
-  }
-  for (; r < rows; ++r) {
-    const float* __restrict br = b + r * ldb;
-    const float ar = alpha[r];
-    for (int64_t j = 0; j < n; ++j) c[j] += ar * br[j];
-  }
+  for (; r + 16 <= rows; r += 16) AxpyBlock<16>(n, alpha + r, b + r * ldb, ldb, c);
+  for (; r + 8 <= rows; r += 8) AxpyBlock<8>(n, alpha + r, b + r * ldb, ldb, c);
+  for (; r < rows; ++r) AxpyBlock<1>(n, alpha + r, b + r * ldb, ldb, c);
 }
 
 // kChains independent chains of FMAs on the vector type of `Ops` (Ops::Set1(float),
