@@ -1,8 +1,8 @@
 // The micro-kernels behind Sgemm, one per instruction set, each compiled with its own flags.
 //
-// A micro-kernel multiplies a packed sliver of A (kc steps of MR values) by a packed sliver of B
-// (kc steps of NR values) and writes the MR x NR product to C (rows of stride ldc): stored, or
-// added when `accumulate`. Only the top-left rows x cols of the tile are written (edges).
+// A micro-kernel computes an MR x NR tile of C (rows of stride ldc) as a sum of products of kc
+// steps of A (MR values a step) by kc steps of B (NR values a step), and stores it, or adds it
+// when `accumulate`. Only the top-left rows x cols of the tile are written (edges).
 #ifndef SWIGFLOW_KERNELS_GEMM_MICRO_KERNEL_H_
 #define SWIGFLOW_KERNELS_GEMM_MICRO_KERNEL_H_
 
@@ -13,15 +13,6 @@
 namespace swigflow {
 namespace kernels {
 namespace gemm {
-
-using MicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                             int rows, int cols, bool accumulate);
-
-// The same product with A read in place instead of packed: row i of the sliver is
-// a[i * lda + p] for p < kc. Rows past `rows` are not read. For convolutions, whose windows are
-// often plain strided matrices of the input that need no packing at all.
-using StridedMicroKernel = void (*)(int64_t kc, const float* a, int64_t lda, const float* b,
-                                    float* c, int64_t ldc, int rows, int cols, bool accumulate);
 
 // One term of a batch-reduce product: kc steps of A (packed, or read in place: rows, row i at
 // a[i * lda + p], or steps, row i at a[p * lda + i]) times kc steps of NR values of B, step p at
@@ -62,19 +53,15 @@ struct KernelInfo {
   // Cache blocking (A block mc x kc, B panel kc x nc): set from the machine's KernelConfig by
   // KernelFor, not by the ISA files.
   int64_t mc = 0, kc = 0, nc = 0;
-  MicroKernel kernel = nullptr;
   FmaLoopFn fma_throughput = nullptr;
   FmaLoopFn fma_latency = nullptr;
   AxpyRowsFn axpy_rows = nullptr;
-  StridedMicroKernel strided = nullptr;
-  // Steps in place: row i of the sliver is a[p * lda + i] (MR consecutive values a step, steps
-  // lda apart), e.g. channels of successive pixels.
-  StridedMicroKernel stepped = nullptr;
+  // By where each item's A lies: rows in place (row i at a[i * lda + p], e.g. neighbouring
+  // output pixels of one tap), steps in place (row i at a[p * lda + i]: MR consecutive values a
+  // step, steps lda apart, e.g. channels of successive pixels) or packed (lda unused: the GEMM
+  // driver's slivers).
   BatchReduceKernel batch_reduce = nullptr;
-  // The same with each item's A in steps in place (row i at a[p * lda + i]), as `stepped`.
   BatchReduceKernel batch_reduce_steps = nullptr;
-  // The same with A packed (lda unused): `kernel` with B read in place, for products too short
-  // to repay packing B.
   BatchReduceKernel batch_reduce_packed = nullptr;
   // Packing into slivers of MR (A) and NR (B) values, from lines or from steps (pack.h).
   PackFn pack_a_lines = nullptr, pack_a_steps = nullptr;
@@ -90,21 +77,6 @@ enum Layout { kPacked, kRows, kSteps };
 // (A read in the given layout; lda unused when packed), and gets its entry points and the
 // Describe() that lists them in a KernelInfo from this.
 #define SWIGFLOW_MICRO_KERNEL_ENTRY_POINTS                                                        \
-  void Kernel(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int rows,        \
-              int cols, bool accumulate) {                                                        \
-    const BatchItem item{a, 0, b, kc};                                                            \
-    Tile<kPacked>(&item, 1, c, ldc, rows, cols, accumulate);                                      \
-  }                                                                                               \
-  void StridedKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c,           \
-                     int64_t ldc, int rows, int cols, bool accumulate) {                          \
-    const BatchItem item{a, lda, b, kc};                                                          \
-    Tile<kRows>(&item, 1, c, ldc, rows, cols, accumulate);                                        \
-  }                                                                                               \
-  void SteppedKernel(int64_t kc, const float* a, int64_t lda, const float* b, float* c,           \
-                     int64_t ldc, int rows, int cols, bool accumulate) {                          \
-    const BatchItem item{a, lda, b, kc};                                                          \
-    Tile<kSteps>(&item, 1, c, ldc, rows, cols, accumulate);                                       \
-  }                                                                                               \
   void BatchReduce(const BatchItem* items, int count, float* c, int64_t ldc, int rows, int cols,  \
                    bool accumulate) {                                                             \
     Tile<kRows>(items, count, c, ldc, rows, cols, accumulate);                                    \
@@ -125,12 +97,9 @@ enum Layout { kPacked, kRows, kSteps };
     KernelInfo info;                                                                              \
     info.mr = kMr;                                                                                \
     info.nr = kNr;                                                                                \
-    info.kernel = Kernel;                                                                         \
     info.fma_throughput = FmaChains<FmaOps, kMr * kNr / FmaOps::kLanes>;                          \
     info.fma_latency = FmaChains<FmaOps, 1>;                                                      \
     info.axpy_rows = AxpyRows;                                                                    \
-    info.strided = StridedKernel;                                                                 \
-    info.stepped = SteppedKernel;                                                                 \
     info.batch_reduce = BatchReduce;                                                              \
     info.batch_reduce_steps = BatchReduceSteps;                                                   \
     info.batch_reduce_packed = BatchReducePacked;                                                 \
