@@ -735,6 +735,9 @@ class Pipeline::Impl {
   void AssembleEpochs() {
     std::unique_ptr<Element> batch;
     const size_t batch_size = o_.batch_size > 0 ? static_cast<size_t>(o_.batch_size) : 1;
+    // A batch's bytes are about the last one's: reserving them up front saves the string's
+    // doublings, each a copy of everything appended so far (megabytes for image batches).
+    size_t expected_bytes = 0;
     int64_t epoch = o_.start_epoch;
     int64_t position = 0;
     for (; o_.epochs < 0 || epoch < o_.epochs; ++epoch) {
@@ -744,12 +747,22 @@ class Pipeline::Impl {
       while (Next(e.get(), &record)) {
         if (cancelled_) return;
         if (position++ < skip) continue;  // resuming: emitted before the checkpoint
-        if (batch == nullptr) batch = std::make_unique<Element>();
+        if (batch == nullptr) {
+          batch = std::make_unique<Element>();
+          batch->data.reserve(expected_bytes);
+          const size_t records = std::min<size_t>(batch_size, 4096);
+          batch->ends.reserve(records);
+          batch->files.reserve(records);
+          batch->offsets.reserve(records);
+        }
         batch->data += record.payload;
         batch->ends.push_back(batch->data.size());
         batch->files.push_back(record.file);
         batch->offsets.push_back(record.offset);
-        if (batch->size() >= batch_size && !Flush(&batch, epoch, position)) return;
+        if (batch->size() >= batch_size) {
+          expected_bytes = batch->data.size() + batch->data.size() / 8;
+          if (!Flush(&batch, epoch, position)) return;
+        }
       }
       if (cancelled_) return;
       if (!e->error.ok()) {

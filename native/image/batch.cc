@@ -15,6 +15,7 @@ namespace {
 // Per-thread scratch: the decoded crop before resizing, and a reusable JPEG decoder.
 struct Scratch {
   JpegDecoder jpeg;
+  std::vector<Plane> planes;
   std::vector<uint8_t> pixels;
   Allocator Allocate() {
     return [this](const Shape& shape, size_t* stride) -> void* {
@@ -64,15 +65,8 @@ Window ScaleWindow(const Window& w, int m, int64_t scaled_height, int64_t scaled
   return s;
 }
 
-Status Store(const Scratch& scratch, const Shape& decoded, const Window& window, bool flip,
-             const BatchDecodeOptions& o, void* out) {
-  ImageRef in;
-  in.type = SampleType::kUint8;
-  in.channels = decoded.channels;
-  in.row_stride = decoded.width * decoded.channels;
-  in.data = scratch.pixels.data() + window.y * in.row_stride + window.x * decoded.channels;
-  in.height = window.height;
-  in.width = window.width;
+// Where image `out` goes, as the options lay it out (flipped: columns right to left).
+OutputRef OutputFor(const BatchDecodeOptions& o, bool flip, void* out) {
   OutputRef r;
   r.type = o.type;
   r.height = o.height;
@@ -87,7 +81,7 @@ Status Store(const Scratch& scratch, const Shape& decoded, const Window& window,
     r.x_stride = o.channels;
   }
   r.data = out;
-  if (flip) {  // write the columns right to left
+  if (flip) {
     const size_t element = o.type == SampleType::kFloat32 ? 4 : 1;
     r.data = static_cast<char*>(out) + (o.width - 1) * r.x_stride * element;
     r.x_stride = -r.x_stride;
@@ -102,7 +96,27 @@ Status Store(const Scratch& scratch, const Shape& decoded, const Window& window,
       r.bias[c] = -mean / std;
     }
   }
-  return Resize(in, o.method, o.antialias, r);
+  return r;
+}
+
+Status Store(const Scratch& scratch, const Shape& decoded, const Window& window, bool flip,
+             const BatchDecodeOptions& o, void* out) {
+  ImageRef in;
+  in.type = SampleType::kUint8;
+  in.channels = decoded.channels;
+  in.row_stride = decoded.width * decoded.channels;
+  in.data = scratch.pixels.data() + window.y * in.row_stride + window.x * decoded.channels;
+  in.height = window.height;
+  in.width = window.width;
+  return Resize(in, o.method, o.antialias, OutputFor(o, flip, out));
+}
+
+// Whether fast mode resamples JPEG planes (DecodePlanes + ResizePlanes) instead of decoding to
+// RGB: it skips libjpeg's upsampling and colour conversion at full size (bilinear resizes only).
+// It pays for random crops too, although the RGB decode would skip the columns outside the
+// window (Zen 4, 500x375 -> 224x224: 780 against 910 us whole, 700 against 750 cropped).
+bool PlanesFit(const BatchDecodeOptions& o) {
+  return o.fast && o.method == ResizeMethod::kBilinear && !o.antialias && ResizePlanesVectorized();
 }
 
 }  // namespace
@@ -166,6 +180,15 @@ Status DecodeImageInto(std::string_view data, uint64_t seed, const BatchDecodeOp
     }
     jo.crop = window.height < scaled.height || window.width < scaled.width;
     jo.window = window;
+    if (PlanesFit(o)) {
+      const Status planar = scratch.jpeg.DecodePlanes(jo, &scratch.planes);
+      if (!errors::IsUnimplemented(planar)) {
+        SWIGFLOW_RETURN_IF_ERROR(planar);
+        const bool flip = o.flip && (rng.Next() >> 63) != 0;
+        return ResizePlanes(scratch.planes.data(), static_cast<int>(scratch.planes.size()), window,
+                            o.channels, OutputFor(o, flip, out));
+      }
+    }
     SWIGFLOW_RETURN_IF_ERROR(scratch.jpeg.Decode(jo, scratch.Allocate(), &decoded));
     window = Window{0, 0, decoded.height, decoded.width};  // the decode was the crop
   } else if (format == Format::kPng) {

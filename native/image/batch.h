@@ -36,9 +36,12 @@ struct BatchDecodeOptions {
   SampleType type = SampleType::kUint8;  // or kFloat32: (pixel / 255 - mean) / std
   bool nchw = false;
   std::vector<float> mean, std;  // per channel (empty: 0 and 1), for float output
-  // libjpeg-turbo's scaled IDCT (the smallest of 1/8, 2/8, 4/8 that keeps the crop at least the
-  // target size: the scales with SIMD IDCTs) and no fancy upsampling. TensorFlow exposes the
-  // same trades (ratio, fancy_upscaling).
+  // Fast mode, decoding less where TensorFlow's own options (ratio, fancy_upscaling) allow a
+  // trade: libjpeg-turbo's scaled IDCT (the smallest of 1/8, 2/8, 4/8 that keeps the crop at
+  // least the target size: the scales with SIMD IDCTs), and JPEG's Y, Cb, Cr planes resampled
+  // as stored (ResizePlanes), so no full-size chroma upsampling or colour conversion happens.
+  // Pixels differ from the exact step by float rounding with 4:4:4 chroma, by a few levels on
+  // average with subsampled chroma. CMYK and other JPEGs decode to RGB without fancy upsampling.
   bool fast = false;
   ResizeMethod method = ResizeMethod::kBilinear;
   bool antialias = false;

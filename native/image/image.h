@@ -28,6 +28,20 @@ struct Shape {
 // RESOURCE_EXHAUSTED.
 using Allocator = std::function<void*(const Shape& shape, size_t* row_stride)>;
 
+// A rectangle of an image's pixels.
+struct Window {
+  int64_t y = 0, x = 0, height = 0, width = 0;
+};
+
+// One component of an image as JPEG stores it (Y, Cb or Cr, or gray), at its own sampling:
+// sample (i, j) stands for the full-resolution pixels [i * y_factor, (i + 1) * y_factor) x
+// [j * x_factor, (j + 1) * x_factor), centred on them (JFIF's siting).
+struct Plane {
+  const uint8_t* data = nullptr;
+  int64_t height = 0, width = 0, row_stride = 0;
+  int y_factor = 1, x_factor = 1;
+};
+
 // The most pixels (height * width) a decoder accepts. A header claiming more is rejected before
 // anything is allocated: a decompression bomb costs nothing. Process-wide; default
 // kDefaultMaxPixels (178,956,970, as Pillow's, about 0.5 GiB of RGB).

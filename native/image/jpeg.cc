@@ -1,5 +1,6 @@
 #include "swigflow/image/jpeg.h"
 
+#include <algorithm>
 #include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +15,9 @@ namespace swigflow {
 namespace image {
 
 namespace {
+
+// DecodePlanes' components: Y, Cb and Cr.
+constexpr int kMaxPlanes = 3;
 
 // Rows per jpeg_read_scanlines: more than an iMCU row (at most 16 with 2x2 chroma), so merged
 // upsampling writes its row pairs straight into the output instead of through a spare row.
@@ -118,6 +122,9 @@ struct JpegDecoder::State {
   bool have_header = false;
   // kRowsPerRead decoded rows, when they cannot go straight to the output.
   std::vector<uint8_t> row;
+  // DecodePlanes' samples, and one iMCU row's row pointers into them, per component.
+  std::vector<uint8_t> planes[kMaxPlanes];
+  std::vector<JSAMPROW> plane_rows[kMaxPlanes];
 };
 
 JpegDecoder::JpegDecoder() : state_(new State()) {}
@@ -328,6 +335,121 @@ Status JpegDecoder::Decode(const JpegDecodeOptions& options, const Allocator& al
       std::memset(out + static_cast<size_t>(y) * stride, 0,
                   static_cast<size_t>(w.width) * channels);
     }
+  }
+  return Status::OK();
+}
+
+namespace {
+
+// A component's sampling relative to the output image at the configured scale (the IDCT may
+// scale chroma up itself): 1, 2 or 4 along each axis, else 0 (the planes cannot describe it).
+int SamplingRatio(int max_factor, int min_scaled, int factor, int scaled) {
+  const int full = max_factor * min_scaled, own = factor * scaled;
+  if (own <= 0 || full % own != 0) return 0;
+  const int ratio = full / own;
+  return ratio == 1 || ratio == 2 || ratio == 4 ? ratio : 0;
+}
+
+}  // namespace
+
+Status JpegDecoder::DecodePlanes(const JpegDecodeOptions& options, std::vector<Plane>* planes) {
+  State* s = state_.get();
+  if (!s->have_header) return errors::FailedPrecondition("JpegDecoder: no header read");
+  jpeg_decompress_struct* cinfo = &s->cinfo;
+  const bool ycc = cinfo->jpeg_color_space == JCS_YCbCr && cinfo->num_components == 3;
+  const bool gray = cinfo->jpeg_color_space == JCS_GRAYSCALE && cinfo->num_components == 1;
+  if ((!ycc && !gray) || options.try_recover_truncated) {
+    return errors::Unimplemented("JPEG planes: not a YCbCr or grayscale decode");
+  }
+  // Set before setjmp, read after a longjmp: volatile keeps it out of registers.
+  volatile bool started = false;
+  if (setjmp(s->err.jump)) {
+    jpeg_abort_decompress(cinfo);
+    cinfo->raw_data_out = FALSE;
+    if (!started) s->have_header = false;
+    return DecodeError(s->err.message);
+  }
+  SWIGFLOW_RETURN_IF_ERROR(Configure(options, cinfo));
+  jpeg_calc_output_dimensions(cinfo);
+  const int count = gray || options.channels == 1 ? 1 : 3;
+  int ratio[kMaxPlanes][2];
+  for (int c = 0; c < count; ++c) {
+    const jpeg_component_info& comp = cinfo->comp_info[c];
+    ratio[c][0] = SamplingRatio(cinfo->max_v_samp_factor, cinfo->min_DCT_scaled_size,
+                                comp.v_samp_factor, comp.DCT_scaled_size);
+    ratio[c][1] = SamplingRatio(cinfo->max_h_samp_factor, cinfo->min_DCT_scaled_size,
+                                comp.h_samp_factor, comp.DCT_scaled_size);
+    if (ratio[c][0] == 0 || ratio[c][1] == 0) {
+      return errors::Unimplemented("JPEG planes: unsupported sampling");
+    }
+  }
+  const int64_t height = cinfo->output_height, width = cinfo->output_width;
+  int64_t bottom = height;
+  if (options.crop) {
+    const Window& w = options.window;
+    if (w.height <= 0 || w.width <= 0 || w.y < 0 || w.x < 0 || w.y + w.height > height ||
+        w.x + w.width > width) {
+      return errors::InvalidArgument("crop window [y=", w.y, ", x=", w.x, ", h=", w.height,
+                                     ", w=", w.width, "] is not inside the ", width, "x", height,
+                                     " image");
+    }
+    bottom = w.y + w.height;
+  }
+  s->have_header = false;  // one decode per Start
+  started = true;
+  s->src.recover = false;
+  cinfo->raw_data_out = TRUE;
+  for (int c = count; c < cinfo->num_components; ++c) cinfo->comp_info[c].component_needed = FALSE;
+  if (!jpeg_start_decompress(cinfo)) {  // suspended: a progressive file cut before its last scan
+    jpeg_abort_decompress(cinfo);
+    cinfo->raw_data_out = FALSE;
+    return errors::InvalidArgument("Invalid JPEG data: truncated before the last scan");
+  }
+  // Each jpeg_read_raw_data call gives one iMCU row: v_samp_factor blocks of DCT_scaled_size
+  // rows per component, every block of width_in_blocks written in full.
+  const int64_t lines_per_row = cinfo->max_v_samp_factor * cinfo->min_DCT_scaled_size;
+  const int64_t rows_wanted =
+      std::min<int64_t>((bottom + lines_per_row - 1) / lines_per_row, cinfo->total_iMCU_rows);
+  JSAMPARRAY data[kMaxPlanes] = {};
+  size_t stride[kMaxPlanes];
+  int block_rows[kMaxPlanes];
+  int64_t plane_height[kMaxPlanes], plane_width[kMaxPlanes];  // comp_info dies with the decode
+  for (int c = 0; c < count; ++c) {
+    const jpeg_component_info& comp = cinfo->comp_info[c];
+    plane_height[c] = comp.downsampled_height;
+    plane_width[c] = comp.downsampled_width;
+    const int64_t padded_blocks =
+        (comp.width_in_blocks + comp.h_samp_factor - 1) / comp.h_samp_factor * comp.h_samp_factor;
+    stride[c] = static_cast<size_t>(padded_blocks * comp.DCT_scaled_size);
+    block_rows[c] = comp.v_samp_factor * comp.DCT_scaled_size;
+    s->planes[c].resize(stride[c] * static_cast<size_t>(rows_wanted * block_rows[c]));
+    s->plane_rows[c].resize(static_cast<size_t>(block_rows[c]));
+    data[c] = s->plane_rows[c].data();
+  }
+  int64_t rows_done = 0;
+  for (; rows_done < rows_wanted; ++rows_done) {
+    for (int c = 0; c < count; ++c) {
+      uint8_t* first = s->planes[c].data() + rows_done * block_rows[c] * stride[c];
+      for (int r = 0; r < block_rows[c]; ++r) data[c][r] = first + r * stride[c];
+    }
+    if (jpeg_read_raw_data(cinfo, data, static_cast<JDIMENSION>(lines_per_row)) == 0) break;
+  }
+  jpeg_abort_decompress(cinfo);
+  cinfo->raw_data_out = FALSE;
+  if (rows_done < rows_wanted) {  // suspended: the data ended
+    return errors::InvalidArgument("Invalid JPEG data: truncated after ",
+                                   std::min(rows_done * lines_per_row, height), " of ", height,
+                                   " rows");
+  }
+  planes->resize(static_cast<size_t>(count));
+  for (int c = 0; c < count; ++c) {
+    Plane& p = (*planes)[c];
+    p.data = s->planes[c].data();
+    p.row_stride = static_cast<int64_t>(stride[c]);
+    p.width = plane_width[c];
+    p.height = std::min<int64_t>(plane_height[c], rows_done * block_rows[c]);
+    p.y_factor = ratio[c][0];
+    p.x_factor = ratio[c][1];
   }
   return Status::OK();
 }

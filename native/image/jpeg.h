@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "swigflow/framework/status.h"
 #include "swigflow/image/image.h"
@@ -25,11 +26,6 @@ enum class DctMethod : int {
   kFloat = 2,            // JDCT_FLOAT
 };
 
-// A rectangle in the decoded (scaled) image.
-struct Window {
-  int64_t y = 0, x = 0, height = 0, width = 0;
-};
-
 struct JpegDecodeOptions {
   int channels = 0;  // 0: the file's (1 for grayscale, else 3); 1 or 3
   // The IDCT scales the image by scale_num / scale_denom: tf's `ratio` r is 1/r; libjpeg-turbo
@@ -40,8 +36,8 @@ struct JpegDecodeOptions {
   bool try_recover_truncated = false;
   float acceptable_fraction = 1.0f;  // rows that must decode when recovering truncated data
   DctMethod dct_method = DctMethod::kIntegerFast;
-  bool crop = false;  // decode only `window` (rows outside it are skipped, columns cropped by
-  Window window;      // iMCU where the library can: decode_and_crop_jpeg)
+  bool crop = false;  // decode only `window`, in the decoded (scaled) image: rows outside it are
+  Window window;  // skipped, columns cropped by iMCU where the library can (decode_and_crop_jpeg)
 };
 
 constexpr int kMaxScans = 1000;
@@ -61,6 +57,14 @@ class JpegDecoder {
   Status OutputShape(const JpegDecodeOptions& options, Shape* shape);
   // Decodes into memory from `allocate`; *shape is the result's.
   Status Decode(const JpegDecodeOptions& options, const Allocator& allocate, Shape* shape);
+  // Decodes the components as stored, for a caller that resamples them anyway: no upsampling and
+  // no colour conversion (libjpeg's raw data), so the chroma planes stay at their own sampling.
+  // YCbCr files give Y, Cb, Cr (Y alone when options.channels is 1), grayscale files one plane,
+  // at options' scale and IDCT. With options.crop only the rows down to the window's bottom are
+  // decoded (columns are not cropped). The planes live in the decoder until the next Start.
+  // UNIMPLEMENTED, with the decoder still ready for Decode, for what the planes cannot describe:
+  // CMYK/YCCK/RGB files, sampling ratios other than 1, 2 or 4, try_recover_truncated.
+  Status DecodePlanes(const JpegDecodeOptions& options, std::vector<Plane>* planes);
 
   struct State;  // libjpeg's structures (jpeg.cc)
 

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <climits>
 #include <cmath>
+#include <cstring>
 #include <utility>
 
 #include "swigflow/framework/cpu_info.h"
@@ -237,7 +239,15 @@ void StoreRun(const ResizeKernels& k, SampleType type, const float* v, int64_t v
 }  // namespace
 
 const ResizeKernels& ResizeKernelsFor(Isa isa) {
-  return isa == Isa::kScalar ? sse2::kResizeKernels : avx2::kResizeKernels;
+  switch (isa) {
+    case Isa::kScalar:
+      return sse2::kResizeKernels;
+    case Isa::kAvx2:
+      return avx2::kResizeKernels;
+    case Isa::kAvx512:
+      return avx512::kResizeKernels;
+  }
+  return sse2::kResizeKernels;
 }
 
 Status ComputeTaps(ResizeMethod method, bool antialias, int64_t in_size, int64_t out_size,
@@ -258,47 +268,144 @@ Status ComputeTaps(ResizeMethod method, bool antialias, int64_t in_size, int64_t
   return Status::OK();
 }
 
+namespace {
+
+// Writes output rows from a line of floats, as OutputRef describes: HWC rows from an
+// interleaved line (x * channels + c), CHW rows from a planar one (c * width + x), any other
+// strides element by element. Mirrored output (negative x_stride) is written left to right, so
+// the line must hold its outputs reversed (ReverseOutputs on the x taps).
+class RowWriter {
+ public:
+  RowWriter(const OutputRef& out, int channels, const ResizeKernels& k)
+      : out_(out), k_(k), channels_(channels), element_(ElementSize(out.type)) {
+    base_ = static_cast<char*>(out.data);
+    x_stride_ = out.x_stride;
+    if (x_stride_ < 0) {
+      base_ += (out.width - 1) * x_stride_ * static_cast<int64_t>(element_);
+      x_stride_ = -x_stride_;
+    }
+    affine_ = !out.scale.empty();
+    interleaved_ = x_stride_ == channels && out.c_stride == 1;
+    planar_ = !interleaved_ && x_stride_ == 1;
+    if (interleaved_ && affine_) {  // per element, so the store loop runs straight along the row
+      const int64_t length = out.width * channels;
+      scale_row_.resize(static_cast<size_t>(length));
+      bias_row_.resize(static_cast<size_t>(length));
+      for (int64_t i = 0; i < length; ++i) {
+        scale_row_[i] = out.scale[i % channels];
+        bias_row_[i] = out.bias[i % channels];
+      }
+    }
+  }
+
+  bool planar() const { return planar_; }
+  bool mirrored() const { return out_.x_stride < 0; }
+  // Row y when it takes interleaved bytes as they are (uint8, no scale), else null.
+  uint8_t* BytesRow(int64_t y) const {
+    if (!interleaved_ || affine_ || out_.type != SampleType::kUint8) return nullptr;
+    return reinterpret_cast<uint8_t*>(base_) + y * out_.y_stride;
+  }
+
+  void Write(int64_t y, const float* line) const {
+    char* row = base_ + y * out_.y_stride * static_cast<int64_t>(element_);
+    const float* scale = out_.scale.data();
+    const float* bias = out_.bias.data();
+    if (interleaved_) {
+      StoreRun(k_, out_.type, line, 1, out_.width * channels_,
+               affine_ ? scale_row_.data() : nullptr, bias_row_.data(), 1, row);
+    } else if (planar_) {
+      for (int c = 0; c < channels_; ++c) {
+        StoreRun(k_, out_.type, line + c * out_.width, 1, out_.width, affine_ ? scale + c : nullptr,
+                 affine_ ? bias + c : nullptr, 0,
+                 row + c * out_.c_stride * static_cast<int64_t>(element_));
+      }
+    } else {
+      for (int64_t x = 0; x < out_.width; ++x) {
+        for (int c = 0; c < channels_; ++c) {
+          StoreRun(k_, out_.type, line + x * channels_ + c, 1, 1, affine_ ? scale + c : nullptr,
+                   affine_ ? bias + c : nullptr, 0,
+                   row + (x * x_stride_ + c * out_.c_stride) * static_cast<int64_t>(element_));
+        }
+      }
+    }
+  }
+
+ private:
+  const OutputRef& out_;
+  const ResizeKernels& k_;
+  const int channels_;
+  const size_t element_;
+  char* base_;
+  int64_t x_stride_;
+  bool affine_, interleaved_, planar_;
+  // Reused between calls on a thread: the per-element scale and bias of an interleaved row.
+  static thread_local std::vector<float> scale_row_, bias_row_;
+};
+
+thread_local std::vector<float> RowWriter::scale_row_, RowWriter::bias_row_;
+
+Status CheckOutput(const OutputRef& out, int channels) {
+  if (out.height <= 0 || out.width <= 0) {
+    return errors::InvalidArgument("cannot resize to ", out.width, "x", out.height);
+  }
+  if (!out.scale.empty() &&
+      (out.scale.size() != static_cast<size_t>(channels) || out.bias.size() != out.scale.size())) {
+    return errors::InvalidArgument("scale and bias need one value per channel");
+  }
+  return Status::OK();
+}
+
+// Bilinear taps (TF2's half-pixel centres) of output samples [0, out_size) over `first` +
+// [0, size) of the full-resolution axis, on a plane whose samples stand for `factor` pixels
+// each, centred on them. Taps stay inside the plane samples the range touches (so a crop's edge
+// does not read past it) and are relative to the first of those, *lo.
+void PlaneTaps(int64_t first, int64_t size, int64_t out_size, int factor, int64_t plane_size,
+               int64_t* lo, int64_t* count, UniformTaps* taps) {
+  *lo = std::min(first / factor, plane_size - 1);
+  const int64_t hi = std::clamp((first + size - 1) / factor, *lo, plane_size - 1);
+  *count = hi - *lo + 1;
+  const double scale = static_cast<double>(size) / static_cast<double>(out_size);
+  Taps t;
+  for (int64_t o = 0; o < out_size; ++o) {
+    const double pixel = (static_cast<double>(o) + 0.5) * scale - 0.5 + static_cast<double>(first);
+    const double pos = (pixel + 0.5) / factor - 0.5 - static_cast<double>(*lo);
+    const double floor = std::floor(pos);
+    const int64_t a = std::clamp<int64_t>(static_cast<int64_t>(floor), 0, *count - 1);
+    const int64_t b = std::clamp<int64_t>(static_cast<int64_t>(floor) + 1, 0, *count - 1);
+    const float lerp = static_cast<float>(pos - floor);
+    if (b <= a) {
+      const float w[1] = {1};
+      Add(&t, a, w, 1);
+    } else {
+      const float w[2] = {1 - lerp, lerp};
+      Add(&t, a, w, 2);
+    }
+  }
+  *taps = Uniform(t, *count);
+}
+
+}  // namespace
+
 Status Resize(const ImageRef& in, ResizeMethod method, bool antialias, const OutputRef& out) {
   if (in.channels <= 0 || in.height <= 0 || in.width <= 0 || out.height <= 0 || out.width <= 0) {
     return errors::InvalidArgument("cannot resize a ", in.width, "x", in.height, "x", in.channels,
                                    " image to ", out.width, "x", out.height);
   }
-  if (!out.scale.empty() && (out.scale.size() != static_cast<size_t>(in.channels) ||
-                             out.bias.size() != out.scale.size())) {
-    return errors::InvalidArgument("scale and bias need one value per channel");
-  }
+  SWIGFLOW_RETURN_IF_ERROR(CheckOutput(out, in.channels));
   Taps tx, ty;
   SWIGFLOW_RETURN_IF_ERROR(ComputeTaps(method, antialias, in.width, out.width, &tx));
   SWIGFLOW_RETURN_IF_ERROR(ComputeTaps(method, antialias, in.height, out.height, &ty));
   UniformTaps ux = Uniform(tx, in.width);
   const UniformTaps uy = Uniform(ty, in.height);
   const int channels = in.channels;
-  const size_t element = ElementSize(out.type);
-  char* base = static_cast<char*>(out.data);
-  int64_t x_stride = out.x_stride;
-  if (x_stride < 0) {
-    base += (out.width - 1) * x_stride * static_cast<int64_t>(element);
-    x_stride = -x_stride;
-    ReverseOutputs(&ux);
-  }
-  const bool affine = !out.scale.empty();
-  const bool interleaved = x_stride == channels && out.c_stride == 1;  // HWC rows
-  const bool planar = x_stride == 1;                                   // CHW rows
   const ResizeKernels& k = ResizeKernelsFor(SelectedIsa());
+  const RowWriter writer(out, channels, k);
+  if (writer.mirrored()) ReverseOutputs(&ux);
   // Vertically first (whole contiguous rows), then horizontally over output rows only.
   const int64_t row_length = in.width * channels;
-  const int64_t line_length = out.width * channels;
-  thread_local std::vector<float> combined, line, scale_row, bias_row;
+  thread_local std::vector<float> combined, line;
   combined.resize(static_cast<size_t>(row_length + kResizeRowPadding));
-  line.resize(static_cast<size_t>(line_length + kResizeRowPadding));
-  if (interleaved && affine) {  // per element, so the store loop runs straight along the row
-    scale_row.resize(static_cast<size_t>(line_length));
-    bias_row.resize(static_cast<size_t>(line_length));
-    for (int64_t i = 0; i < line_length; ++i) {
-      scale_row[i] = out.scale[i % channels];
-      bias_row[i] = out.bias[i % channels];
-    }
-  }
+  line.resize(static_cast<size_t>(out.width * channels + kResizeRowPadding));
   for (int64_t y = 0; y < out.height; ++y) {
     const float* w = uy.weights.data() + y * uy.n;
     const int64_t offset = uy.start[y] * in.row_stride;
@@ -316,34 +423,181 @@ Status Resize(const ImageRef& in, ResizeMethod method, bool antialias, const Out
                    combined.data());
         break;
     }
-    char* row = base + y * out.y_stride * static_cast<int64_t>(element);
-    if (interleaved) {
-      k.columns(combined.data(), channels, ux.start.data(), ux.weights.data(), ux.n, out.width,
-                line.data());
-      StoreRun(k, out.type, line.data(), 1, line_length, affine ? scale_row.data() : nullptr,
-               bias_row.data(), 1, row);
-    } else if (planar) {
-      k.columns_planar(combined.data(), channels, ux.start.data(), ux.weights.data(), ux.n,
-                       out.width, line.data());
-      for (int c = 0; c < channels; ++c) {
-        StoreRun(k, out.type, line.data() + c * out.width, 1, out.width,
-                 affine ? &out.scale[c] : nullptr, affine ? &out.bias[c] : nullptr, 0,
-                 row + c * out.c_stride * static_cast<int64_t>(element));
+    (writer.planar() ? k.columns_planar : k.columns)(combined.data(), channels, ux.start.data(),
+                                                     ux.weights.data(), ux.n, out.width,
+                                                     line.data());
+    writer.Write(y, line.data());
+  }
+  return Status::OK();
+}
+
+namespace {
+
+// UniformTaps with two taps per output, laid out for ResizeKernels::columns_grouped.
+struct GroupedTaps {
+  int per_group = 0;  // 0: the taps do not fit; use columns
+  int64_t groups = 0;
+  std::vector<int32_t> base, rel;
+  std::vector<float> w0, w1;
+};
+
+// Groups `t` for kernels with `lanes` group lanes: the largest group size whose every group's
+// taps lie within 2 * lanes samples of its first. Outputs past the last are padded with copies
+// of it (the line written must have room for a whole last group).
+GroupedTaps Group(const UniformTaps& t, int lanes) {
+  GroupedTaps g;
+  const int64_t outs = static_cast<int64_t>(t.start.size());
+  if (lanes == 0 || t.n != 2 || outs == 0) return g;
+  for (int per_group : {lanes, lanes / 2}) {
+    if (per_group < 8) break;
+    const int64_t groups = (outs + per_group - 1) / per_group;
+    bool fits = true;
+    g.base.assign(static_cast<size_t>(groups), 0);
+    for (int64_t k = 0; k < groups && fits; ++k) {
+      int64_t lo = INT64_MAX, hi = 0;
+      for (int64_t o = k * per_group; o < (k + 1) * per_group; ++o) {
+        const int64_t start = t.start[std::min(o, outs - 1)];
+        lo = std::min(lo, start);
+        hi = std::max(hi, start);
       }
+      fits = hi + 1 - lo < 2 * lanes;
+      g.base[k] = static_cast<int32_t>(lo);
+    }
+    if (!fits) continue;
+    g.per_group = per_group;
+    g.groups = groups;
+    const int64_t padded = groups * per_group;
+    g.rel.resize(static_cast<size_t>(padded));
+    g.w0.resize(static_cast<size_t>(padded));
+    g.w1.resize(static_cast<size_t>(padded));
+    for (int64_t o = 0; o < padded; ++o) {
+      const int64_t from = std::min(o, outs - 1);
+      g.rel[o] = static_cast<int32_t>(t.start[from] - g.base[o / per_group]);
+      g.w0[o] = t.weights[from * 2];
+      g.w1[o] = t.weights[from * 2 + 1];
+    }
+    return g;
+  }
+  return GroupedTaps();
+}
+
+// ResizePlanes' taps for one geometry: every image of a batch has the same, so a thread keeps
+// the last one.
+struct PlanePlan {
+  struct Key {
+    int64_t wy, wx, wh, ww, oh, ow;
+    int64_t plane[3][4];  // height, width, y_factor, x_factor
+    int count;
+    bool mirrored;
+    int lanes;
+    bool operator==(const Key& o) const { return std::memcmp(this, &o, sizeof(Key)) == 0; }
+  };
+  struct Pass {
+    int64_t x0 = 0, columns = 0, y0 = 0;
+    UniformTaps ux, uy;
+    GroupedTaps grouped;
+  };
+  Key key;
+  bool valid = false;
+  Pass pass[3];
+};
+
+}  // namespace
+
+Status ResizePlanes(const Plane* planes, int count, const Window& window, int channels,
+                    const OutputRef& out) {
+  if ((count != 1 && count != 3) || (channels != 1 && channels != 3)) {
+    return errors::InvalidArgument("cannot convert ", count, " planes to ", channels, " channels");
+  }
+  if (window.height <= 0 || window.width <= 0 || window.y < 0 || window.x < 0) {
+    return errors::InvalidArgument("empty or negative window");
+  }
+  SWIGFLOW_RETURN_IF_ERROR(CheckOutput(out, channels));
+  if (channels == 1) count = 1;  // gray: Y alone
+  for (int p = 0; p < count; ++p) {
+    const Plane& plane = planes[p];
+    if (plane.height <= 0 || plane.width <= 0 || plane.x_factor <= 0 || plane.y_factor <= 0 ||
+        window.y / plane.y_factor >= plane.height || window.x / plane.x_factor >= plane.width) {
+      return errors::InvalidArgument("the window is not inside plane ", p);
+    }
+  }
+  const ResizeKernels& k = ResizeKernelsFor(SelectedIsa());
+  const RowWriter writer(out, channels, k);
+  PlanePlan::Key key;
+  std::memset(&key, 0, sizeof(key));  // the padding too: keys compare as bytes
+  key.wy = window.y;
+  key.wx = window.x;
+  key.wh = window.height;
+  key.ww = window.width;
+  key.oh = out.height;
+  key.ow = out.width;
+  for (int p = 0; p < count; ++p) {
+    key.plane[p][0] = planes[p].height;
+    key.plane[p][1] = planes[p].width;
+    key.plane[p][2] = planes[p].y_factor;
+    key.plane[p][3] = planes[p].x_factor;
+  }
+  key.count = count;
+  key.mirrored = writer.mirrored();
+  key.lanes = k.group_lanes;
+  thread_local PlanePlan plan;
+  if (!plan.valid || !(plan.key == key)) {
+    plan.valid = false;
+    for (int p = 0; p < count; ++p) {
+      PlanePlan::Pass& s = plan.pass[p];
+      int64_t rows;
+      PlaneTaps(window.x, window.width, out.width, planes[p].x_factor, planes[p].width, &s.x0,
+                &s.columns, &s.ux);
+      PlaneTaps(window.y, window.height, out.height, planes[p].y_factor, planes[p].height, &s.y0,
+                &rows, &s.uy);
+      if (key.mirrored) ReverseOutputs(&s.ux);
+      s.grouped = Group(s.ux, k.group_lanes);
+    }
+    plan.key = key;
+    plan.valid = true;
+  }
+  // Room past each row for a grouped pass's whole last window and group.
+  const int64_t slack = std::max<int64_t>(kResizeRowPadding, 2 * k.group_lanes);
+  thread_local std::vector<float> combined, values, line;
+  int64_t widest = 0;
+  for (int p = 0; p < count; ++p) widest = std::max(widest, plan.pass[p].columns);
+  combined.resize(static_cast<size_t>(widest + slack));
+  const int64_t value_stride = out.width + slack;
+  values.resize(static_cast<size_t>(3 * value_stride));
+  line.resize(static_cast<size_t>(3 * out.width + kResizeRowPadding));
+  for (int64_t y = 0; y < out.height; ++y) {
+    for (int p = 0; p < count; ++p) {
+      const Plane& plane = planes[p];
+      const PlanePlan::Pass& s = plan.pass[p];
+      const uint8_t* first = plane.data + (s.y0 + s.uy.start[y]) * plane.row_stride + s.x0;
+      float* v = values.data() + p * value_stride;
+      k.rows_u8(first, plane.row_stride, s.columns, s.uy.weights.data() + y * s.uy.n, s.uy.n,
+                combined.data());
+      const GroupedTaps& g = s.grouped;
+      if (g.per_group > 0) {
+        k.columns_grouped(combined.data(), g.per_group, g.base.data(), g.rel.data(), g.w0.data(),
+                          g.w1.data(), g.groups, v);
+      } else {
+        k.columns(combined.data(), 1, s.ux.start.data(), s.ux.weights.data(), s.ux.n, out.width, v);
+      }
+    }
+    const float* y_values = values.data();
+    if (channels == 1) {
+      writer.Write(y, y_values);
+    } else if (uint8_t* bytes = count == 3 && k.to_rgb_u8 ? writer.BytesRow(y) : nullptr) {
+      k.to_rgb_u8(y_values, y_values + value_stride, y_values + 2 * value_stride, out.width, bytes);
     } else {
-      k.columns(combined.data(), channels, ux.start.data(), ux.weights.data(), ux.n, out.width,
-                line.data());
-      for (int64_t x = 0; x < out.width; ++x) {
-        for (int c = 0; c < channels; ++c) {
-          StoreRun(k, out.type, line.data() + x * channels + c, 1, 1,
-                   affine ? &out.scale[c] : nullptr, affine ? &out.bias[c] : nullptr, 0,
-                   row + (x * x_stride + c * out.c_stride) * static_cast<int64_t>(element));
-        }
-      }
+      const bool ycc = count == 3;
+      k.to_rgb(y_values, ycc ? y_values + value_stride : nullptr,
+               ycc ? y_values + 2 * value_stride : nullptr, out.width, writer.planar(),
+               line.data());
+      writer.Write(y, line.data());
     }
   }
   return Status::OK();
 }
+
+bool ResizePlanesVectorized() { return ResizeKernelsFor(SelectedIsa()).group_lanes > 0; }
 
 }  // namespace image
 }  // namespace swigflow

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "swigflow/framework/status.h"
+#include "swigflow/image/image.h"
 
 namespace swigflow {
 namespace image {
@@ -67,6 +68,20 @@ struct OutputRef {
 };
 
 Status Resize(const ImageRef& in, ResizeMethod method, bool antialias, const OutputRef& out);
+
+// The store step of a fast JPEG decode (JpegDecoder::DecodePlanes): `window` (full-resolution
+// pixels) of an image given as its Y, Cb, Cr planes (count 3) or its gray plane (count 1),
+// resized bilinearly with half-pixel centres, each plane on its own sampling grid, then
+// converted to `channels` (3: RGB with libjpeg's coefficients; 1: Y) before the store. Chroma is
+// interpolated between its samples, where libjpeg would replicate them or triangle-filter them
+// to full resolution first, and nothing is rounded between the colour conversion and the
+// resize: values are within a few levels of decoding to RGB and then resizing.
+Status ResizePlanes(const Plane* planes, int count, const Window& window, int channels,
+                    const OutputRef& out);
+
+// Whether ResizePlanes runs on vector kernels here (AVX2 and up). Without them (SSE2) it is
+// slower than decoding to RGB and Resize.
+bool ResizePlanesVectorized();
 
 }  // namespace image
 }  // namespace swigflow

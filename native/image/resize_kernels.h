@@ -32,6 +32,21 @@ struct ResizeKernels {
   // The same into planes: out[c * out_width + o].
   void (*columns_planar)(const float* row, int channels, const int64_t* start, const float* w,
                          int n, int64_t out_width, float* out);
+  // One-channel, two-tap horizontal pass in groups of `per_group` outputs (group_lanes or, with
+  // 16 lanes, 8): the outputs of group g read row[base[g] + rel[o]] and the sample after it, all
+  // within the 2 * group_lanes floats from row + base[g] (which must be readable), and
+  // out[o] = w0[o] * a + w1[o] * b, as `columns` computes it. Vector permutes instead of one
+  // load per tap. group_lanes is 0 (and columns_grouped null) in builds without them.
+  int group_lanes;
+  void (*columns_grouped)(const float* row, int per_group, const int32_t* base, const int32_t* rel,
+                          const float* w0, const float* w1, int64_t groups, float* out);
+  // JFIF's YCbCr (full range, chroma centred on 128) to RGB, libjpeg's coefficients: out[x * 3 +
+  // c], or out[c * n + x] when planar. cb == cr == nullptr: gray, R = G = B = Y.
+  void (*to_rgb)(const float* y, const float* cb, const float* cr, int64_t n, bool planar,
+                 float* out);
+  // to_rgb then store_u8 (no scale) into n interleaved RGB pixels, in one pass: the same bytes.
+  // Null in builds without byte shuffles (SSE2).
+  void (*to_rgb_u8)(const float* y, const float* cb, const float* cr, int64_t n, uint8_t* dst);
   // Store: dst[i] = v[i * v_stride] * scale[i * sb_stride] + bias[i * sb_stride] for i < count
   // (scale == nullptr: v alone), integers rounded half up and saturated. Vectorized for
   // v_stride 1 and sb_stride 0 or 1.
@@ -49,9 +64,12 @@ extern const ResizeKernels kResizeKernels;
 namespace avx2 {
 extern const ResizeKernels kResizeKernels;
 }  // namespace avx2
+namespace avx512 {
+extern const ResizeKernels kResizeKernels;
+}  // namespace avx512
 
-// The build for `isa` (AVX-512 machines run the AVX2 one: these loops are bound by loads and
-// conversions, not by vector width).
+// The build for `isa`. The AVX-512 build differs from the AVX2 one in columns_grouped (16-lane
+// two-register permutes); its other loops are bound by loads and conversions, not vector width.
 const ResizeKernels& ResizeKernelsFor(Isa isa);
 
 }  // namespace image

@@ -12,6 +12,7 @@
 #include "swigflow/image/batch.h"
 #include "swigflow/image/jpeg.h"
 #include "swigflow/image/png.h"
+#include "swigflow/image/resize.h"
 
 namespace {
 
@@ -63,6 +64,40 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     crop.crop = true;
     crop.window = im::Window{1, 1, shape.height - 2, shape.width - 2};
     RequireTyped(im::DecodeJpeg(data, size, crop, Into(&pixels, 1), &shape));
+  }
+
+  {  // the fast step's planes, resampled whole
+    im::JpegDecoder decoder;
+    im::Shape scaled;
+    std::vector<im::Plane> planes;
+    if (decoder.Start(data, size, &header).ok() && decoder.OutputShape(jo, &scaled).ok()) {
+      s = decoder.DecodePlanes(jo, &planes);
+      Require(
+          s.ok() || swigflow::errors::IsInvalidArgument(s) || swigflow::errors::IsUnimplemented(s),
+          "planes status");
+      if (s.ok()) {
+        Require(planes.size() == 1 || planes.size() == 3, "plane count");
+        for (const im::Plane& p : planes) {
+          Require(p.height > 0 && (p.height - 1) * p.y_factor < scaled.height &&
+                      p.height * p.y_factor >= scaled.height && p.width > 0 &&
+                      (p.width - 1) * p.x_factor < scaled.width &&
+                      p.width * p.x_factor >= scaled.width,
+                  "plane size");
+        }
+        std::vector<uint8_t> small(7 * 5 * 3);
+        im::OutputRef r;
+        r.type = im::SampleType::kUint8;
+        r.data = small.data();
+        r.height = 7;
+        r.width = 5;
+        r.y_stride = 15;
+        r.x_stride = 3;
+        Require(im::ResizePlanes(planes.data(), static_cast<int>(planes.size()),
+                                 im::Window{0, 0, scaled.height, scaled.width}, 3, r)
+                    .ok(),
+                "resampling decoded planes");
+      }
+    }
   }
 
   im::PngDecodeOptions po;

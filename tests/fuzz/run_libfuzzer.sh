@@ -53,9 +53,16 @@ case "$target" in
     cp "$root"/tests/testdata/example_seeds/* "$work/corpus/"
     ;;
   image)
-    sources=(native/framework/status.cc native/framework/thread_pool.cc native/image/batch.cc
-      native/image/crop.cc native/image/image.cc native/image/jpeg.cc native/image/png.cc
-      native/image/resize.cc tests/fuzz/image_fuzzer.cc)
+    sources=(native/framework/status.cc native/framework/cpu_info.cc
+      native/framework/thread_pool.cc native/image/batch.cc native/image/crop.cc
+      native/image/image.cc native/image/jpeg.cc native/image/png.cc native/image/resize.cc
+      native/image/resize_kernels_sse2.cc native/image/resize_kernels_avx2.cc
+      native/image/resize_kernels_avx512.cc tests/fuzz/image_fuzzer.cc)
+    declare -A isa_flags=(
+      [native/image/resize_kernels_avx2.cc]="-mavx2"
+      [native/image/resize_kernels_avx512.cc]="-mavx512f -mavx512bw -mavx512dq -mavx512vl
+        -ffp-contract=off"
+    )
     libs=(-ljpeg -lpng16)
     cp "$root"/tests/testdata/tf_images/*.jpg "$root"/tests/testdata/tf_images/*.png "$work/corpus/"
     ;;

@@ -230,12 +230,9 @@ TEST(Resize, SaturatesAndRoundsHalfUp) {
   }
 }
 
-// The SSE2 and AVX2 builds of the loops give the same bits (no FMA contraction, the same order
-// of additions), so results never depend on the machine.
-TEST(ResizeKernels, SameBitsOnEveryInstructionSet) {
-  if (!GetCpuFeatures().avx2) GTEST_SKIP() << "no AVX2 on this machine";
-  const ResizeKernels& a = sse2::kResizeKernels;
-  const ResizeKernels& b = avx2::kResizeKernels;
+// The builds of the loops give the same bits (no FMA contraction, the same order of additions),
+// so results never depend on the machine.
+void ExpectSameBits(const ResizeKernels& a, const ResizeKernels& b) {
   std::mt19937 rng(3);
   for (int64_t length : {1, 7, 16, 33, 100, 1500}) {
     for (int n = 1; n <= 6; ++n) {
@@ -290,8 +287,77 @@ TEST(ResizeKernels, SameBitsOnEveryInstructionSet) {
           ASSERT_EQ(0, std::memcmp(fa.data(), fb.data(), length * 4));
         }
       }
+      std::vector<float> y(length), cb(length), cr(length);
+      for (auto* p : {&y, &cb, &cr}) {
+        for (auto& x : *p) x = std::uniform_real_distribution<float>(0, 255)(rng);
+      }
+      const float* chromas[] = {nullptr, cb.data()};
+      for (bool planar : {false, true}) {
+        for (const float* chroma : chromas) {
+          std::vector<float> ra(3 * length), rb(3 * length);
+          a.to_rgb(y.data(), chroma, chroma ? cr.data() : nullptr, length, planar, ra.data());
+          b.to_rgb(y.data(), chroma, chroma ? cr.data() : nullptr, length, planar, rb.data());
+          ASSERT_EQ(0, std::memcmp(ra.data(), rb.data(), length * 12));
+        }
+      }
     }
   }
+}
+
+// to_rgb_u8 is to_rgb then store_u8, and columns_grouped is columns, in the build that has them.
+void ExpectFusedLoopsAgree(const ResizeKernels& k) {
+  std::mt19937 rng(5);
+  for (int64_t n : {1, 2, 9, 10, 11, 16, 17, 224, 225}) {
+    std::vector<float> y(n), cb(n), cr(n);
+    for (auto* p : {&y, &cb, &cr}) {
+      // Past [0, 255] after conversion too, where the stores saturate.
+      for (auto& x : *p) x = std::uniform_real_distribution<float>(-20, 275)(rng);
+    }
+    std::vector<float> rgb(3 * n);
+    k.to_rgb(y.data(), cb.data(), cr.data(), n, false, rgb.data());
+    std::vector<uint8_t> want(3 * n), got(3 * n + 1, 0xAB);
+    k.store_u8(rgb.data(), 1, 3 * n, nullptr, nullptr, 0, want.data());
+    if (k.to_rgb_u8 != nullptr) {
+      k.to_rgb_u8(y.data(), cb.data(), cr.data(), n, got.data());
+      ASSERT_EQ(0, std::memcmp(want.data(), got.data(), 3 * n)) << n;
+      ASSERT_EQ(got[3 * n], 0xAB) << "wrote past the row, n " << n;
+    }
+  }
+  if (k.group_lanes == 0) return;
+  for (int per_group : {k.group_lanes, k.group_lanes / 2}) {
+    if (per_group < 8) continue;
+    for (int64_t groups : {1, 3, 14}) {
+      const int64_t outs = groups * per_group, in = groups * 2 * k.group_lanes + 2;
+      std::vector<float> row(in + 2 * k.group_lanes), w0(outs), w1(outs), weights(2 * outs);
+      for (auto& v : row) v = std::uniform_real_distribution<float>(-10, 300)(rng);
+      std::vector<int32_t> base(groups), rel(outs);
+      std::vector<int64_t> start(outs);
+      for (int64_t g = 0; g < groups; ++g) {
+        base[g] = static_cast<int32_t>(rng() % (in - 2 * k.group_lanes));
+        for (int64_t o = g * per_group; o < (g + 1) * per_group; ++o) {
+          rel[o] = static_cast<int32_t>(rng() % (2 * k.group_lanes - 1));
+          start[o] = base[g] + rel[o];
+          w0[o] = weights[2 * o] = std::uniform_real_distribution<float>(0, 1)(rng);
+          w1[o] = weights[2 * o + 1] = 1 - w0[o];
+        }
+      }
+      std::vector<float> a(outs), b(outs);
+      k.columns(row.data(), 1, start.data(), weights.data(), 2, outs, a.data());
+      k.columns_grouped(row.data(), per_group, base.data(), rel.data(), w0.data(), w1.data(),
+                        groups, b.data());
+      ASSERT_EQ(0, std::memcmp(a.data(), b.data(), outs * 4)) << per_group << " " << groups;
+    }
+  }
+}
+
+TEST(ResizeKernels, SameBitsOnEveryInstructionSet) {
+  ExpectFusedLoopsAgree(sse2::kResizeKernels);
+  if (!GetCpuFeatures().avx2) GTEST_SKIP() << "no AVX2 on this machine";
+  ExpectSameBits(sse2::kResizeKernels, avx2::kResizeKernels);
+  ExpectFusedLoopsAgree(avx2::kResizeKernels);
+  if (!GetCpuFeatures().avx512) GTEST_SKIP() << "no AVX-512 on this machine";
+  ExpectSameBits(sse2::kResizeKernels, avx512::kResizeKernels);
+  ExpectFusedLoopsAgree(avx512::kResizeKernels);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@ policies, layouts and normalization, and bounded decoding of hostile headers."""
 
 import json
 import logging
+import os
 
 import numpy as np
 import pytest
@@ -219,6 +220,50 @@ def test_fast_mode_is_close(shard, tmp_path):
     )
     diff = np.abs(exact["image/encoded"].astype(int) - fast["image/encoded"].astype(int))
     assert diff.mean() < 4
+
+
+# TF's test JPEGs (tests/testdata/tf_images): every sampling, progressive, restart markers, odd
+# sizes, gray and CMYK. At (48, 64) none is scaled in the IDCT, so fast=True differs from the
+# exact step only in resampling the planes (chroma interpolated on its own grid).
+TF_JPEGS = {
+    "baseline_420.jpg": True,
+    "baseline_422.jpg": True,
+    "baseline_444.jpg": False,
+    "progressive_420.jpg": True,
+    "progressive_444.jpg": False,
+    "restart_markers.jpg": True,
+    "odd_17x23.jpg": True,
+    "odd_1x1.jpg": False,
+    "grayscale.jpg": False,
+    "cmyk.jpg": False,  # not YCbCr: decoded to RGB as in the exact step
+}
+
+
+@pytest.mark.parametrize("name", sorted(TF_JPEGS))
+def test_fast_mode_on_every_kind_of_jpeg(name, tmp_path):
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "testdata", "tf_images", name), "rb") as f:
+        data = f.read()
+    path = str(tmp_path / "one.tfrecord")
+    with sf.io.TFRecordWriter(path) as w:
+        w.write(_example(data, 0))
+    for crop in (None, "center", "random"):
+        kwargs = dict(size=(48, 64), crop=crop, flip=True, seed=3)
+        exact, fast = (
+            _first(_native(path, fast=fast, **kwargs)).astype(int) for fast in (False, True)
+        )
+        diff = np.abs(exact - fast)
+        if TF_JPEGS[name]:  # subsampled chroma
+            assert diff.mean() < 3, (crop, diff.mean())
+        else:  # only float rounding between colour conversion and resize
+            assert diff.max() <= 1, (crop, diff.max())
+        # The float NCHW output is the same resampling, unrounded.
+        floats = _first(_native(path, fast=True, dtype="float32", layout="NCHW", **kwargs))
+        np.testing.assert_allclose(floats.transpose(1, 2, 0) * 255, fast, atol=0.5 + 1e-3)
+
+
+def _first(dataset):
+    return next(iter(dataset))["image/encoded"][0]
 
 
 def test_bad_arguments():
