@@ -211,8 +211,8 @@ PyObject* ImageSampleDistortedBoundingBox(long long height, long long width, PyO
                        static_cast<long long>(w.height), static_cast<long long>(w.width));
 }
 
-PyObject* ImageDecodeBatch(PyObject* contents, unsigned long long seed,
-                           const image::BatchDecodeOptions& options) {
+PyObject* ImageDecodeBatch(PyObject* contents, unsigned long long seed, long long epoch,
+                           long long position, const image::BatchDecodeOptions& options) {
   const sfi::BatchDecodeOptions& o = options;
   const Status valid = sfi::CheckBatchDecodeOptions(o);
   if (!valid.ok()) return StatusResult(valid);
@@ -238,7 +238,9 @@ PyObject* ImageDecodeBatch(PyObject* contents, unsigned long long seed,
     return nullptr;
   }
   std::vector<uint64_t> seeds(static_cast<size_t>(n));
-  for (size_t i = 0; i < seeds.size(); ++i) seeds[i] = swigflow::MixSeed(seed, i);
+  for (size_t i = 0; i < seeds.size(); ++i) {
+    seeds[i] = sfi::ImageSeed(seed, epoch, position + static_cast<int64_t>(i));
+  }
   std::vector<Status> statuses;
   void* out = PyArray_DATA(reinterpret_cast<PyArrayObject*>(result));
   Status s = WithoutGil([&] {

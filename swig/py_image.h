@@ -36,9 +36,10 @@ PyObject* ImageSampleDistortedBoundingBox(long long height, long long width, PyO
                                           unsigned long long seed);
 
 // decode_images on the Python path: a list of encoded images to one array (see
-// data/images.py). Image i uses the seed MixSeed(seed, i).
-PyObject* ImageDecodeBatch(PyObject* contents, unsigned long long seed,
-                           const image::BatchDecodeOptions& options);
+// data/images.py). Image i is record position + i of the epoch: image::ImageSeed(seed, epoch,
+// position + i), as on the native pipeline.
+PyObject* ImageDecodeBatch(PyObject* contents, unsigned long long seed, long long epoch,
+                           long long position, const image::BatchDecodeOptions& options);
 
 }  // namespace python
 }  // namespace swigflow

@@ -28,8 +28,7 @@ uint64_t EpochSeed(const PipelineOptions& o, int64_t epoch, uint64_t stream) {
 }
 
 constexpr uint64_t kGlobalShuffleStream = 1;
-constexpr uint64_t kBufferShuffleStream = 2;
-constexpr uint64_t kImageStream = 3;
+constexpr uint64_t kBufferShuffleStream = 2;  // 3: image::ImageSeed
 
 // tf.data's shuffle buffer: fill with `size` items, then emit a uniformly chosen one and put
 // the next input in its place; once the input ends, drain in random order.
@@ -822,10 +821,9 @@ class Pipeline::Impl {
       return errors::InvalidArgument("decode_images needs one image per record");
     }
     std::vector<uint64_t> seeds(n);
-    const uint64_t base = MixSeed(o_.image_seed, kImageStream) + static_cast<uint64_t>(e->epoch);
     for (size_t i = 0; i < n; ++i) {
       const int64_t position = e->position - static_cast<int64_t>(n) + static_cast<int64_t>(i);
-      seeds[i] = MixSeed(base, static_cast<uint64_t>(position));
+      seeds[i] = image::ImageSeed(o_.image_seed, e->epoch, position);
     }
     e->images.resize(n * bytes);
     std::vector<Status> statuses;

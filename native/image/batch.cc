@@ -145,6 +145,12 @@ Status CheckBatchDecodeOptions(const BatchDecodeOptions& o) {
   return CheckDistortOptions(o.distort);
 }
 
+uint64_t ImageSeed(uint64_t seed, int64_t epoch, int64_t position) {
+  constexpr uint64_t kStream = 3;  // the pipeline's streams: 1 and 2 shuffle, 3 images
+  return MixSeed(MixSeed(seed, kStream) + static_cast<uint64_t>(epoch),
+                 static_cast<uint64_t>(position));
+}
+
 size_t DecodedImageBytes(const BatchDecodeOptions& o) {
   return static_cast<size_t>(o.height * o.width * o.channels) *
          (o.type == SampleType::kFloat32 ? 4 : 1);

@@ -54,6 +54,11 @@ size_t DecodedImageBytes(const BatchDecodeOptions& options);
 // The shape of n decoded images: [n, height, width, channels], or [n, channels, height, width].
 std::array<int64_t, 4> DecodedBatchShape(const BatchDecodeOptions& options, int64_t n);
 
+// The seed of the image `position` records into epoch `epoch` of a decode_images step seeded
+// with `seed`: the one contract for its crops and flips, on the native pipeline and the Python
+// path alike, so a seed gives the same augmentations on both.
+uint64_t ImageSeed(uint64_t seed, int64_t epoch, int64_t position);
+
 // Decodes one image into `out` (DecodedImageBytes long); `seed` drives its random crop and flip.
 Status DecodeImageInto(std::string_view data, uint64_t seed, const BatchDecodeOptions& options,
                        void* out);

@@ -152,6 +152,17 @@ def test_python_path_random_crops_resume_and_vary_by_epoch(shard):
     assert len(list(resumed)) == 5 and next(again)["image/encoded"].shape == first.shape
 
 
+def test_one_seed_gives_the_same_crops_on_both_paths(shard):
+    path, _ = shard
+    kwargs = dict(size=(16, 20), crop="random", flip=True, seed=9, fast=True)
+    parsed = sf.data.TFRecordDataset(path).batch(5).parse(SPEC)
+    native = [b["image/encoded"] for b in parsed.decode_images(**kwargs)]
+    python = [b["image/encoded"] for b in parsed.map(lambda e: e).decode_images(**kwargs)]
+    assert len(native) == len(python) == 3
+    for a, b in zip(native, python):
+        np.testing.assert_array_equal(a, b)
+
+
 @pytest.fixture()
 def damaged(tmp_path):
     path = str(tmp_path / "damaged.tfrecord")

@@ -1138,9 +1138,10 @@ class _Map(Unary):
 
 
 class _DecodeImages(Unary):
-    """decode_images on the Python path. Batch b of epoch e is seeded from (seed, e, b), and b is
-    in the state, so a resumed iterator crops and flips as the first one did. seed=None draws a
-    seed per iterator, kept in its state."""
+    """decode_images on the Python path. Image i of the epoch crops and flips as the native
+    pipeline's image i does for the same seed; the count of images is in the state, so a resumed
+    iterator crops and flips as the first one did. seed=None draws a seed per iterator, kept in
+    its state."""
 
     def __init__(self, input_dataset, key, options, seed):
         super().__init__(input_dataset)
@@ -1149,7 +1150,7 @@ class _DecodeImages(Unary):
         self._seed = seed
 
     def _generate(self, state, epoch):
-        from swigflow.data.images import decode_batch
+        from swigflow.data.images import decode_batch, image_count
 
         if state is None:
             seed = new_seed() if self._seed is None else int(self._seed)
@@ -1157,11 +1158,11 @@ class _DecodeImages(Unary):
         else:
             seed, count, inner = state["seed"], state["count"], state["input"]
         for element, position in self._input._iter(inner, epoch):
-            batch_seed = (seed * 0x9E3779B97F4A7C15 + epoch * 0xBF58476D1CE4E5B9 + count) % 2**64
-            count += 1
+            first = count
             if type(element) is not Failed:
                 try:
-                    element = decode_batch(element, self._key, self._options, batch_seed)
+                    count += image_count(element, self._key)
+                    element = decode_batch(element, self._key, self._options, seed, epoch, first)
                 except Exception as e:  # as a failed map call: raised for this element only
                     element = Failed(e)
             yield element, {"seed": seed, "count": count, "input": position}

@@ -83,18 +83,35 @@ def describe(options):
     return ",".join(str(options[k]) for k in keys) + f",{options['mean']},{options['std']}"
 
 
-def decode_batch(element, key, options, seed):
-    """decode_images on the Python path for one batch of parsed features: the same dict with
-    `key`'s bytes replaced by the decoded array. Image i's crop and flip use MixSeed(seed, i)."""
+def seed_bits(seed):
+    """A decode_images seed as both paths take it (63 bits)."""
+    return int(seed) & ((1 << 63) - 1)
+
+
+def _images_of(element, key):
     if not isinstance(element, dict) or key not in element:
         raise errors.InvalidArgumentError(
             f"decode_images needs parsed elements (dicts) with the key {key!r}; "
             "put it after .batch(n).parse(spec)"
         )
-    images = np.asarray(element[key], dtype=object)
+    return np.asarray(element[key], dtype=object)
+
+
+def image_count(element, key):
+    """How many images (records) a parsed element holds under `key`."""
+    return _images_of(element, key).size
+
+
+def decode_batch(element, key, options, seed, epoch=0, position=0):
+    """decode_images on the Python path for one batch of parsed features: the same dict with
+    `key`'s bytes replaced by the decoded array. Image i is record position + i of the epoch,
+    and its crop and flip are the native pipeline's for the same (seed, epoch, position)."""
+    images = _images_of(element, key)
     single = images.ndim == 0
     contents = [bytes(b) for b in images.reshape(-1)]
-    out = _pywrap.ImageDecodeBatch(contents, seed & ((1 << 64) - 1), batch_decode_options(options))
+    out = _pywrap.ImageDecodeBatch(
+        contents, seed_bits(seed), int(epoch), int(position), batch_decode_options(options)
+    )
     result = dict(element)
     result[key] = out[0] if single else out
     return result

@@ -308,7 +308,7 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
             # Crops and flips: decode_images(seed=...), else the iterator's own seed (so a state
             # resumes them too).
             image_seed = c["image_seed"] if c["image_seed"] is not None else state["seed"][1]
-            options.image_seed = int(image_seed) & ((1 << 63) - 1)
+            options.image_seed = _images.seed_bits(image_seed)
         options.collect_stats = _stats.collecting()
         pipeline = _pywrap.PyPipeline.Create(options)
         source = _stats.SourceInfo(
