@@ -20,15 +20,18 @@ namespace image {
 namespace SWIGFLOW_RESIZE_ISA {
 namespace {
 
-// The row loops' vectors: a whole register of the build.
+// Vector widths of the build. The row loops use whole registers. The stores and the colour
+// conversion use 8 lanes from AVX2 up (their packs and shuffles are AVX2's): scalar clamps and
+// conversions would compile to branches, which mispredict on photographs.
 #if defined(__AVX512F__)
-constexpr int kRowLanes = 16;
+constexpr int kRowLanes = 16, kLanes = 8;
 #elif defined(__AVX2__)
-constexpr int kRowLanes = 8;
+constexpr int kRowLanes = 8, kLanes = 8;
 #else
-constexpr int kRowLanes = 4;
+constexpr int kRowLanes = 4, kLanes = 4;
 #endif
 typedef float RowV __attribute__((vector_size(kRowLanes * sizeof(float))));
+typedef float FV __attribute__((vector_size(kLanes * sizeof(float))));
 
 // kRowLanes samples as floats (GCC scalarizes __builtin_convertvector from byte vectors).
 template <typename T>
@@ -295,15 +298,6 @@ inline T Convert(float v) {
     return Saturate<T>(v);
   }
 }
-
-// Stores run on vectors as wide as the build's registers: scalar clamps and conversions compile
-// to branches, which mispredict on photographs.
-#if defined(__AVX2__)
-constexpr int kLanes = 8;
-#else
-constexpr int kLanes = 4;
-#endif
-typedef float FV __attribute__((vector_size(kLanes * sizeof(float))));
 
 inline FV LoadV(const float* p) {
   FV v;
