@@ -30,6 +30,60 @@ bool UseDirect(const TapMap& map, Isa isa) {
          row_w * 100 >= tiles * mr * ConfigFor(isa).min_row_fill_pct;
 }
 
+namespace {
+
+// Pixels [first, first + count) of a line of `width` pixels of `channels` values into dst, zeros
+// for those outside the line.
+void CopyWithPadding(const float* line, int64_t width, int64_t channels, int64_t first,
+                     int64_t count, float* dst) {
+  const int64_t lo = std::clamp<int64_t>(first, 0, width);
+  const int64_t hi = std::clamp<int64_t>(first + count, 0, width);
+  if (lo >= hi) {
+    std::fill(dst, dst + count * channels, 0.0f);
+    return;
+  }
+  std::fill(dst, dst + (lo - first) * channels, 0.0f);
+  std::copy(line + lo * channels, line + hi * channels, dst + (lo - first) * channels);
+  std::fill(dst + (hi - first) * channels, dst + count * channels, 0.0f);
+}
+
+// Padded copies of line spans, kept while later output rows read them again: a source row
+// serves k_h output rows (one per window row), so its spans are copied once, not k_h times.
+// First in, first out over enough slots for the spans of k_h + 1 source rows.
+class SpanCache {
+ public:
+  SpanCache(size_t slots, size_t slot_floats)
+      : keys_(slots, Key{-1, 0, 0}), data_(slots * slot_floats), slot_floats_(slot_floats) {}
+
+  // Pixels [first, first + count) of `line` (source row `row` of the batch), zeros outside it.
+  const float* Get(int64_t row, int64_t first, int64_t count, const float* line, int64_t width,
+                   int64_t channels) {
+    const Key key{row, first, count};
+    for (size_t i = 0; i < keys_.size(); ++i) {
+      if (keys_[i].row == key.row && keys_[i].first == key.first && keys_[i].count == count) {
+        return data_.data() + i * slot_floats_;
+      }
+    }
+    const size_t i = next_;
+    next_ = (next_ + 1) % keys_.size();
+    keys_[i] = key;
+    float* dst = data_.data() + i * slot_floats_;
+    CopyWithPadding(line, width, channels, first, count, dst);
+    return dst;
+  }
+
+ private:
+  struct Key {
+    int64_t row, first, count;
+  };
+  std::vector<Key> keys_;
+  std::vector<float> data_;
+  size_t slot_floats_;
+  size_t next_ = 0;
+};
+
+}  // namespace
+
 void DirectConv(const TapMap& map, const float* src, const TapMatrix& b, int64_t out_c, float* out,
                 Isa isa, ThreadPool* pool) {
   const int64_t src_c = map.channels;
@@ -73,12 +127,19 @@ void DirectConv(const TapMap& map, const float* src, const TapMatrix& b, int64_t
   const int64_t rows_total = map.batch * out_h;
   auto work = [&](int64_t r0, int64_t r1) {
     // One batch-reduce item per (run, block of its values): the tile stays in registers across
-    // all of them. Runs whose window reaches into the padding get their rows copied (zeros
-    // outside) into `padded`, one mr x run_c block per run. A tile's items are made once and
-    // serve every sliver of B (their b moves from one sliver to the next).
+    // all of them. Runs whose window reaches into the padding read a copy with zeros outside
+    // the line. A tile's items are made once and serve every sliver of B (their b moves from
+    // one sliver to the next).
     std::vector<gemm::BatchItem> items;
     items.reserve(runs.size() * static_cast<size_t>((run_c + kc_max - 1) / kc_max));
-    std::vector<float> padded(runs.size() * static_cast<size_t>(mr * run_c));
+    // A run's copy: one span of the line's pixels when the rows' runs overlap or touch (kept
+    // for the next output rows), else mr runs of run_c values.
+    const bool spans = step_x <= run_px;
+    const int64_t tiles = (out_w + mr - 1) / mr;
+    const int64_t offsets = merged ? 1 : map.k_w;  // x offsets of runs[]
+    SpanCache cache(spans ? static_cast<size_t>((map.k_h + 1) * tiles * offsets) : 0,
+                    static_cast<size_t>(((mr - 1) * step_x + run_px) * src_c));
+    std::vector<float> padded(spans ? 0 : runs.size() * static_cast<size_t>(mr * run_c));
     for (int64_t row = r0; row < r1; ++row) {
       const int64_t n = row / out_h, oy = row % out_h;
       float* out_row = out + row * out_w * out_c;
@@ -93,21 +154,12 @@ void DirectConv(const TapMap& map, const float* src, const TapMatrix& b, int64_t
           const float* line = src + (n * src_h + sy) * src_w * src_c;
           const float* a = line + sx0 * src_c;
           int64_t lda = step_x * src_c;
-          if (sx0 < 0 || sx_last >= src_w) {
+          if ((sx0 < 0 || sx_last >= src_w) && spans) {
+            a = cache.Get(n * src_h + sy, sx0, sx_last + 1 - sx0, line, src_w, src_c);
+          } else if (sx0 < 0 || sx_last >= src_w) {
             float* block = padded.data() + t * static_cast<size_t>(mr * run_c);
             for (int i = 0; i < rows; ++i) {
-              // Pixels [first, first + run_px) of the line, those inside it copied at once.
-              const int64_t first = sx0 + i * step_x;
-              const int64_t lo = std::clamp<int64_t>(first, 0, src_w);
-              const int64_t hi = std::clamp<int64_t>(first + run_px, 0, src_w);
-              float* dst = block + i * run_c;
-              if (lo >= hi) {
-                std::fill(dst, dst + run_c, 0.0f);
-                continue;
-              }
-              std::fill(dst, dst + (lo - first) * src_c, 0.0f);
-              std::copy(line + lo * src_c, line + hi * src_c, dst + (lo - first) * src_c);
-              std::fill(dst + (hi - first) * src_c, dst + run_c, 0.0f);
+              CopyWithPadding(line, src_w, src_c, sx0 + i * step_x, run_px, block + i * run_c);
             }
             a = block;
             lda = run_c;
