@@ -13,11 +13,14 @@ bool FewChannels(int64_t channels, Isa isa) { return channels < ConfigFor(isa).f
 
 namespace {
 
-// A window row's taps read consecutive source pixels when the x taps are one pixel apart
-// (undilated forward windows): their (kx, c) values are then one contiguous run of
-// k_w * channels, and B's rows (ky, kx, c) are in the same order. One item per window row
-// instead of one per tap: the RGB stem's 3-channel taps become runs of 21 values.
-bool MergesRowTaps(const TapMap& map) { return map.x.tap_step == 1 && map.x.divisor == 1; }
+// A window row's taps read consecutive source pixels when the x taps are one pixel apart:
+// forward windows, undilated, and the input gradient at stride 1, whose taps walk dy's pixels
+// right to left (tap_step -1). Their values, from the leftmost pixel on, are then one
+// contiguous run of k_w * channels, and B's rows are packed in that pixel order. One item per
+// window row instead of one per tap: the RGB stem's 3-channel taps become runs of 21 values.
+bool MergesRowTaps(const TapMap& map) {
+  return (map.x.tap_step == 1 || map.x.tap_step == -1) && map.x.divisor == 1;
+}
 
 }  // namespace
 
@@ -95,11 +98,18 @@ void DirectConv(const TapMap& map, const float* src, const TapMatrix& b, int64_t
   const bool merged = MergesRowTaps(map);
   const int64_t run_px = merged ? map.k_w : 1;
   const int64_t run_c = run_px * src_c;
+  // Merged runs start at the leftmost pixel: the last tap when the taps walk right to left, and
+  // B's rows of a window row are packed in pixel order (`position` of tap (ky, kx)).
+  const bool reversed = merged && map.x.tap_step < 0;
+  const auto position = [&](int64_t ky, int64_t kx) {
+    return ky * map.k_w + (reversed ? map.k_w - 1 - kx : kx);
+  };
   std::vector<Run> runs;
   for (int64_t ky = 0; ky < map.k_h; ++ky) {
     for (int64_t kx = 0; kx < map.k_w; kx += run_px) {
-      runs.push_back({ky * map.y.tap_step + map.y.offset, kx * map.x.tap_step + map.x.offset,
-                      (ky * map.k_w + kx) * src_c});
+      const int64_t first = reversed ? map.k_w - 1 : kx;  // the run's leftmost pixel's tap
+      runs.push_back({ky * map.y.tap_step + map.y.offset, first * map.x.tap_step + map.x.offset,
+                      position(ky, first) * src_c});
     }
   }
   const int64_t step_y = map.y.scale, step_x = map.x.scale;
@@ -115,7 +125,7 @@ void DirectConv(const TapMap& map, const float* src, const TapMatrix& b, int64_t
   for (int64_t j = 0; j < slivers; ++j) {
     const int cols = static_cast<int>(std::min<int64_t>(nr, out_c - j * nr));
     for (int64_t t = 0; t < map.taps(); ++t) {
-      float* dst = packed_b.data() + (j * kdim + t * src_c) * nr;
+      float* dst = packed_b.data() + (j * kdim + position(t / map.k_w, t % map.k_w) * src_c) * nr;
       if (b.swapped) {
         k.pack_b_lines(b.data + (t * out_c + j * nr) * src_c, src_c, cols, src_c, dst);
       } else {

@@ -41,8 +41,10 @@ struct TapMatrix {
 // whose divisors are 1 (a forward window, or the input gradient at stride 1). MR neighbouring
 // pixels of one tap are MR source pixels `x.scale` apart, a strided matrix the strided
 // micro-kernel reads directly; where a window row's taps are consecutive pixels (undilated
-// forward windows), the row is one run of k_w * C values read the same way. Only tiles that
-// reach into the padding are packed (one run at a time). b is packed once per call.
+// forward windows, and the input gradient at stride 1 from its leftmost tap), the row is one run
+// of k_w * C values read the same way. Tiles that reach into the padding read a copy of the
+// line's span with zeros outside it, kept for the output rows that read it next. b is packed
+// once per call.
 void DirectConv(const TapMap& map, const float* src, const TapMatrix& b, int64_t out_c, float* out,
                 Isa isa, ThreadPool* pool);
 
