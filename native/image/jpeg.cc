@@ -221,6 +221,17 @@ Status Configure(const JpegDecodeOptions& o, jpeg_decompress_struct* cinfo) {
   return Status::OK();
 }
 
+// INVALID_ARGUMENT unless `w` is a non-empty window of a height x width image.
+Status CheckWindow(const Window& w, int64_t height, int64_t width) {
+  if (w.height <= 0 || w.width <= 0 || w.y < 0 || w.x < 0 || w.y + w.height > height ||
+      w.x + w.width > width) {
+    return errors::InvalidArgument("crop window [y=", w.y, ", x=", w.x, ", h=", w.height,
+                                   ", w=", w.width, "] is not inside the ", width, "x", height,
+                                   " image");
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status JpegDecoder::OutputShape(const JpegDecodeOptions& options, Shape* shape) {
@@ -264,12 +275,10 @@ Status JpegDecoder::Decode(const JpegDecodeOptions& options, const Allocator& al
   Window w{0, 0, full_height, full_width};
   if (options.crop) {
     w = options.window;
-    if (w.height <= 0 || w.width <= 0 || w.y < 0 || w.x < 0 || w.y + w.height > full_height ||
-        w.x + w.width > full_width) {
+    const Status inside = CheckWindow(w, full_height, full_width);
+    if (!inside.ok()) {
       jpeg_abort_decompress(cinfo);
-      return errors::InvalidArgument("crop window [y=", w.y, ", x=", w.x, ", h=", w.height,
-                                     ", w=", w.width, "] is not inside the ", full_width, "x",
-                                     full_height, " image");
+      return inside;
     }
   }
   const int channels = OutputComponents(*cinfo, options.channels);
@@ -387,12 +396,7 @@ Status JpegDecoder::DecodePlanes(const JpegDecodeOptions& options, std::vector<P
   int64_t bottom = height;
   if (options.crop) {
     const Window& w = options.window;
-    if (w.height <= 0 || w.width <= 0 || w.y < 0 || w.x < 0 || w.y + w.height > height ||
-        w.x + w.width > width) {
-      return errors::InvalidArgument("crop window [y=", w.y, ", x=", w.x, ", h=", w.height,
-                                     ", w=", w.width, "] is not inside the ", width, "x", height,
-                                     " image");
-    }
+    SWIGFLOW_RETURN_IF_ERROR(CheckWindow(w, height, width));
     bottom = w.y + w.height;
   }
   s->have_header = false;  // one decode per Start
