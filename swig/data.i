@@ -9,7 +9,7 @@
 %rename("%s") swigflow::data::PipelineOptions;
 %rename("%s") swigflow::data::kMaxPrefetch;
 %rename("%s", %$isvariable, %$ismember) "";
-%ignore swigflow::data::PipelineOptions::files;  // AddSourceFile
+%ignore swigflow::data::PipelineOptions::files;  // AddSourceFiles
 %include "swigflow/data/pipeline.h"
 %unignoreall
 
@@ -20,7 +20,7 @@ SWIGFLOW_RELEASE_GIL(swigflow::python::PyPipeline::Create)
 SWIGFLOW_RELEASE_GIL(swigflow::python::PyPipeline::~PyPipeline)
 
 %ignoreall
-%rename("%s") swigflow::python::AddSourceFile;
+%rename("%s") swigflow::python::AddSourceFiles;
 %rename("%s") swigflow::python::PyPipeline;
 %rename("%s") swigflow::python::PyPipeline::~PyPipeline;
 %rename("%s") swigflow::python::PyPipeline::Create;

@@ -39,19 +39,35 @@ PyObject* ImagesToArray(const image::BatchDecodeOptions& o, data::Element* e) {
 
 }  // namespace
 
-void AddSourceFile(data::PipelineOptions* options, const std::string& path, PyObject* offsets) {
-  data::SourceFile file;
-  file.path = path;
-  if (offsets != Py_None) {
-    PyArrayObject* array = reinterpret_cast<PyArrayObject*>(
-        PyArray_FROMANY(offsets, NPY_UINT64, 1, 1, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST));
-    if (array == nullptr) return;
-    const auto* begin = static_cast<const uint64_t*>(PyArray_DATA(array));
-    file.offsets.assign(begin, begin + PyArray_SIZE(array));
-    Py_DECREF(array);
-    file.indexed = true;
+PyObject* AddSourceFiles(data::PipelineOptions* options, PyObject* paths, PyObject* offsets) {
+  if (!PyList_Check(paths) ||
+      (offsets != Py_None &&
+       (!PyList_Check(offsets) || PyList_GET_SIZE(offsets) != PyList_GET_SIZE(paths)))) {
+    PyErr_SetString(PyExc_TypeError,
+                    "AddSourceFiles: a list of paths, and None or as many offsets");
+    return nullptr;
   }
-  options->files.push_back(std::move(file));
+  const Py_ssize_t n = PyList_GET_SIZE(paths);
+  options->files.reserve(options->files.size() + static_cast<size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    Py_ssize_t size;
+    const char* path = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(paths, i), &size);
+    if (path == nullptr) return nullptr;
+    data::SourceFile file;
+    file.path.assign(path, static_cast<size_t>(size));
+    if (offsets != Py_None) {
+      PyArrayObject* array = reinterpret_cast<PyArrayObject*>(
+          PyArray_FROMANY(PyList_GET_ITEM(offsets, i), NPY_UINT64, 1, 1,
+                          NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST));
+      if (array == nullptr) return nullptr;
+      const auto* begin = static_cast<const uint64_t*>(PyArray_DATA(array));
+      file.offsets.assign(begin, begin + PyArray_SIZE(array));
+      Py_DECREF(array);
+      file.indexed = true;
+    }
+    options->files.push_back(std::move(file));
+  }
+  Py_RETURN_NONE;
 }
 
 Status PyPipeline::Create(const data::PipelineOptions& options,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "swigflow/framework/thread_pool.h"
+
 namespace swigflow {
 namespace data {
 
@@ -166,6 +168,7 @@ void FileReaders::Release(size_t k) {
 }
 
 void FileReaders::Run() {
+  SetCurrentThreadName("sf-read");
   std::string spare;  // the last file's buffer, for the next
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {

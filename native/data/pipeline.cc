@@ -282,6 +282,7 @@ class IndexedRecords : public Source {
 
   // A C++ exception (out of memory) ends the worker's data with its Status.
   void Run(size_t worker) {
+    SetCurrentThreadName("sf-read");
     const Status s = CatchExceptions([&] {
       Read(worker);
       return Status::OK();
@@ -409,13 +410,17 @@ class Pipeline::Impl {
           path, o_.record_options, o_.on_error != OnError::kSkipRecord, Readers(o_.cycle_length),
           o_.collect_stats ? &read_ : nullptr,
           o_.collect_stats ? &assemble_.input_wait_ns : nullptr);
+      // The stages' pools are their own: sharing one would serialize decoding whenever a parse
+      // holds it. They do not spin between jobs, since every core is wanted by another stage.
+      const int threads = ThreadPool::Default()->num_threads();
       if (o_.decode_images) {
-        // A pool of its own: sharing the default pool with the parser would serialize decoding
-        // whenever a parse holds it.
-        decode_pool_ = std::make_unique<ThreadPool>(ThreadPool::Default()->num_threads());
+        decode_pool_ = std::make_unique<ThreadPool>(threads, /*spin=*/false);
         decoder_ = std::thread([this] { DecodeImages(); });
       }
-      if (o_.parse) parser_ = std::thread([this] { Parse(); });
+      if (o_.parse) {
+        parse_pool_ = std::make_unique<ThreadPool>(threads, /*spin=*/false);
+        parser_ = std::thread([this] { Parse(); });
+      }
       assembler_ = std::thread([this] { Assemble(); });
     } catch (...) {  // a thread could not start: stop the other before the members go
       Stop();
@@ -505,7 +510,7 @@ class Pipeline::Impl {
       StageStats parse = stage("parse", parse_);
       parse.input_wait_ns = raw.pop_wait_ns;
       parse = one_thread(parse, parse_end_, done.push_wait_ns);
-      parse.threads = ThreadPool::Default()->num_threads();
+      parse.threads = parse_pool_->num_threads();
       s.stages.push_back(parse);
       queue("parse", done);
     }
@@ -608,6 +613,7 @@ class Pipeline::Impl {
   // A C++ exception (out of memory, a reader thread that cannot start) ends the dataset with
   // its Status.
   void Assemble() {
+    SetCurrentThreadName("sf-assemble");
     const Status s = CatchExceptions([&] {
       AssembleEpochs();
       return Status::OK();
@@ -781,13 +787,15 @@ class Pipeline::Impl {
   }
 
   void Parse() {
-    const int threads = ThreadPool::Default()->num_threads();
+    SetCurrentThreadName("sf-parse");
+    const int threads = parse_pool_->num_threads();
     Output output;
     while (raw_.Pop(&output)) {
       if (output.status.ok()) {
         Element& e = *output.element;
         output.status = CatchExceptions([&] {
-          return example::ParseExampleBatch(RecordViews(e), o_.specs, nullptr, threads, &e.parsed);
+          return example::ParseExampleBatch(RecordViews(e), o_.specs, nullptr, threads, &e.parsed,
+                                            parse_pool_.get());
         });
         if (output.status.ok()) {
           AddTo(&parse_.elements, 1);
@@ -878,6 +886,7 @@ class Pipeline::Impl {
   }
 
   void DecodeImages() {
+    SetCurrentThreadName("sf-decode");
     Output output;
     while (parsed_.Pop(&output)) {
       if (output.status.ok()) {
@@ -920,6 +929,7 @@ class Pipeline::Impl {
   std::mutex damages_mu_;
   std::vector<io::RecordDamage> damages_;    // guarded by damages_mu_
   std::unique_ptr<ThreadPool> decode_pool_;  // with decode_images
+  std::unique_ptr<ThreadPool> parse_pool_;   // with parse
   std::thread decoder_;
   std::thread parser_;
   std::thread assembler_;  // last: starts once everything it uses exists

@@ -437,7 +437,7 @@ void Concatenate(std::vector<std::vector<ParsedFeature>>* parts, std::vector<Par
 Status ParseExampleBatch(const std::vector<std::string_view>& serialized,
                          const std::vector<FeatureSpec>& specs,
                          const std::vector<std::string>* names, int num_threads,
-                         std::vector<ParsedFeature>* out) {
+                         std::vector<ParsedFeature>* out, ThreadPool* pool) {
   SWIGFLOW_RETURN_IF_ERROR(CheckBatch(serialized, specs, names));
   // Contiguous parts, one per thread, concatenated in order: the result never depends on the
   // number of threads, and the first error in record order is the one reported.
@@ -452,8 +452,8 @@ Status ParseExampleBatch(const std::vector<std::string_view>& serialized,
     const size_t begin = n * p / parts, end = n * (p + 1) / parts;
     statuses[p] = parser.Parse(serialized, begin, end, end - begin, &results[p]);
   };
-  ThreadPool::Default()->ParallelFor(static_cast<int64_t>(parts),
-                                     [&](int64_t p) { work(static_cast<size_t>(p)); });
+  if (pool == nullptr) pool = ThreadPool::Default();
+  pool->ParallelFor(static_cast<int64_t>(parts), [&](int64_t p) { work(static_cast<size_t>(p)); });
   for (const Status& s : statuses) SWIGFLOW_RETURN_IF_ERROR(s);
   Concatenate(&results, out);
   return Status::OK();

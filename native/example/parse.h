@@ -18,6 +18,7 @@
 
 #include "swigflow/example/example.h"
 #include "swigflow/framework/status.h"
+#include "swigflow/framework/thread_pool.h"
 
 namespace swigflow {
 namespace example {
@@ -81,12 +82,12 @@ struct ParsedFeature {
 };
 
 // Parses serialized[i] for every spec. `names` (optional, else "<unknown>") appear in errors.
-// Splits large batches into at most `num_threads` parts run on ThreadPool::Default(); the result
-// does not depend on the split.
+// Splits large batches into at most `num_threads` parts run on `pool` (null:
+// ThreadPool::Default()); the result does not depend on the split.
 Status ParseExampleBatch(const std::vector<std::string_view>& serialized,
                          const std::vector<FeatureSpec>& specs,
                          const std::vector<std::string>* names, int num_threads,
-                         std::vector<ParsedFeature>* out);
+                         std::vector<ParsedFeature>* out, ThreadPool* pool = nullptr);
 
 // ParseExampleBatch's result, parsed by one background thread in consecutive parts of
 // `part_records` records while the calling thread consumes them: consume(begin, strings) runs on

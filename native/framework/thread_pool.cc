@@ -1,14 +1,27 @@
 #include "swigflow/framework/thread_pool.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <system_error>
 
 namespace swigflow {
 
-ThreadPool::ThreadPool(int num_threads) {
+void SetCurrentThreadName(const char* name) {
+#if defined(__linux__)
+  char truncated[16];  // the kernel's limit, with the terminator
+  snprintf(truncated, sizeof(truncated), "%s", name);
+  pthread_setname_np(pthread_self(), truncated);
+#else
+  (void)name;
+#endif
+}
+
+ThreadPool::ThreadPool(int num_threads, bool spin) : spin_(spin) {
   for (int i = 1; i < num_threads; ++i) {
     try {
       workers_.emplace_back([this, i] { WorkerLoop(i); });
@@ -54,7 +67,8 @@ namespace {
 constexpr auto kSpin = std::chrono::microseconds(50);
 
 template <typename Done>
-void SpinFor(Done done) {
+void SpinFor(bool spin, Done done) {
+  if (!spin) return;
   const auto until = std::chrono::steady_clock::now() + kSpin;
   for (int i = 0; !done(); ++i) {
     if (i % 64 == 63 && std::chrono::steady_clock::now() > until) return;
@@ -67,9 +81,10 @@ void SpinFor(Done done) {
 }  // namespace
 
 void ThreadPool::WorkerLoop(int index) {
+  SetCurrentThreadName("sf-pool");
   uint64_t seen = 0;
   for (;;) {
-    SpinFor([&] { return generation_.load(std::memory_order_acquire) != seen; });
+    SpinFor(spin_, [&] { return generation_.load(std::memory_order_acquire) != seen; });
     {
       std::unique_lock<std::mutex> lock(mu_);
       work_ready_.wait(lock, [&] { return stopping_ || generation_ != seen; });
@@ -110,7 +125,7 @@ void ThreadPool::Run(int64_t n, const std::function<void(int64_t)>& fn, bool pin
   }
   work_ready_.notify_all();
   RunTasks(0);
-  SpinFor([&] { return active_.load(std::memory_order_acquire) == 0; });
+  SpinFor(spin_, [&] { return active_.load(std::memory_order_acquire) == 0; });
   std::unique_lock<std::mutex> lock(mu_);
   work_done_.wait(lock, [&] { return active_ == 0; });  // workers are done with fn_
   fn_ = nullptr;

@@ -17,12 +17,21 @@
 
 namespace swigflow {
 
+// Names the calling thread (at most 15 characters are kept) so that `top -H`, perf and gdb tell
+// swigflow's threads apart. Does nothing where threads cannot be named.
+void SetCurrentThreadName(const char* name);
+
 class ThreadPool {
  public:
   // A pool that runs work on `num_threads` threads in all: the caller and num_threads - 1
   // workers (so 1 means everything runs in the caller). Workers that cannot be started (a
   // thread limit) are left out: the pool then has fewer threads, never fails.
-  explicit ThreadPool(int num_threads);
+  //
+  // spin: a waiting thread (a worker between jobs, the caller for its workers) first spins
+  // briefly before it sleeps, since waking from a futex costs as much as a small job. That suits
+  // kernels called back to back. A pool whose callers share the cores with other busy threads (a
+  // pipeline's stages) should not spin: on a loaded machine the spinning takes their core.
+  explicit ThreadPool(int num_threads, bool spin = true);
   ~ThreadPool();
 
   ThreadPool(const ThreadPool&) = delete;
@@ -62,6 +71,7 @@ class ThreadPool {
   std::atomic<uint64_t> generation_{0};  // bumped for every job
   std::atomic<int> active_{0};           // workers still inside the current job
   bool stopping_ = false;                // guarded by mu_
+  const bool spin_;
 
   const std::function<void(int64_t)>* fn_ = nullptr;  // the current job
   int64_t n_ = 0;

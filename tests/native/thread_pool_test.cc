@@ -1,11 +1,13 @@
 #include "swigflow/framework/thread_pool.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <new>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -15,13 +17,17 @@ namespace swigflow {
 namespace {
 
 TEST(ThreadPoolTest, RunsEveryTaskOnce) {
-  for (int threads : {1, 2, 4}) {
-    ThreadPool pool(threads);
-    EXPECT_EQ(pool.num_threads(), threads);
-    for (int64_t n : {0, 1, 2, 7, 1000}) {
-      std::vector<std::atomic<int>> hits(n);
-      pool.ParallelFor(n, [&](int64_t i) { hits[i]++; });
-      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << threads << " " << n;
+  for (bool spin : {true, false}) {
+    for (int threads : {1, 2, 4}) {
+      ThreadPool pool(threads, spin);
+      EXPECT_EQ(pool.num_threads(), threads);
+      for (int64_t n : {0, 1, 2, 7, 1000}) {
+        std::vector<std::atomic<int>> hits(n);
+        pool.ParallelFor(n, [&](int64_t i) { hits[i]++; });
+        for (int64_t i = 0; i < n; ++i) {
+          ASSERT_EQ(hits[i].load(), 1) << spin << " " << threads << " " << n;
+        }
+      }
     }
   }
 }
@@ -104,15 +110,41 @@ TEST(ThreadPoolTest, ConcurrentCallersAllFinish) {
 }
 
 TEST(ThreadPoolTest, ManySmallJobs) {  // stresses the hand-over between jobs (run under ASan)
-  ThreadPool pool(3);
-  int64_t sum = 0;
-  std::vector<int64_t> part(3);
-  for (int job = 0; job < 20000; ++job) {
-    pool.ParallelFor(3, [&](int64_t i) { part[i] = i + job; });
-    sum += part[0] + part[1] + part[2];
+  for (bool spin : {true, false}) {    // without spinning, every hand-over goes through the futex
+    ThreadPool pool(3, spin);
+    int64_t sum = 0;
+    std::vector<int64_t> part(3);
+    for (int job = 0; job < 20000; ++job) {
+      pool.ParallelFor(3, [&](int64_t i) { part[i] = i + job; });
+      sum += part[0] + part[1] + part[2];
+    }
+    EXPECT_EQ(sum, 20000LL * 3 + 3LL * (20000LL * 19999 / 2)) << spin;
   }
-  EXPECT_EQ(sum, 20000LL * 3 + 3LL * (20000LL * 19999 / 2));
 }
+
+#if defined(__linux__)
+std::string ThreadName(std::thread::native_handle_type thread) {
+  char name[16] = {};
+  pthread_getname_np(thread, name, sizeof(name));
+  return name;
+}
+
+TEST(ThreadPoolTest, ThreadsAreNamed) {
+  std::string inside;
+  std::thread named([&] {
+    SetCurrentThreadName("sf-a-name-longer-than-15");
+    inside = ThreadName(pthread_self());
+  });
+  named.join();
+  EXPECT_EQ(inside, "sf-a-name-longe");  // the kernel keeps 15 characters
+  ThreadPool pool(2);
+  std::string worker;
+  pool.ParallelForPinned(2, [&](int64_t i) {
+    if (i == 1) worker = ThreadName(pthread_self());
+  });
+  EXPECT_EQ(worker, "sf-pool");
+}
+#endif
 
 TEST(CpuInfoTest, FeaturesAreConsistent) {
   const CpuFeatures& f = GetCpuFeatures();

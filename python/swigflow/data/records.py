@@ -61,6 +61,8 @@ def _as_files(filenames):
         filenames = filenames.ravel()
         filenames = filenames.tolist() if filenames.dtype.kind in "USO" else list(filenames)
     filenames = list(filenames)
+    if all(type(f) is str for f in filenames):  # the usual list of paths: nothing to convert
+        return filenames
     for f in filenames:
         if not _is_file(f):
             raise TypeError(
@@ -246,16 +248,17 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
         found = _index.checked_default_index(path)
         return None if found is None else found[0]
 
-    def _sources(self, files):
-        """(path, offsets or None) per file. Offsets are used only when every file has them,
-        so the first file without an index ends the lookups (a stat, not one per file)."""
-        sources = []
+    def _index_offsets(self, files):
+        """Every file's record offsets from its index file, or None. Offsets are used only when
+        every file has them, so the first file without an index ends the lookups (a stat, not
+        one per file)."""
+        offsets = []
         for f in files:
-            offsets = self._offsets(f)
-            if offsets is None:
-                return [(f, None) for f in files]
-            sources.append((f, offsets))
-        return sources
+            found = self._offsets(f)
+            if found is None:
+                return None
+            offsets.append(found)
+        return offsets
 
     def _generate(self, state, epoch):
         c = self._config
@@ -270,13 +273,12 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
                 seeds.append(seed)
             state = {"seed": seeds, "epoch": 0, "position": 0}
         files = self._file_list(epoch)
-        sources = self._sources(files)
+        offsets = self._index_offsets(files)
         # One native seed for both shuffles; enclosing repeat()s move the epoch range.
         seed = (state["seed"][0] * 0x9E3779B97F4A7C15 ^ state["seed"][1]) & ((1 << 63) - 1)
         base = epoch * epochs if epochs > 0 else 0
         options = _pywrap.PipelineOptions()
-        for path, offsets in sources:
-            _pywrap.AddSourceFile(options, path, offsets)
+        _pywrap.AddSourceFiles(options, files, offsets)
         options.record_options = native_options(self._compression)
         options.cycle_length = c["cycle_length"]
         options.block_length = c["block_length"]
@@ -315,7 +317,7 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
             files=files,
             compression=self._compression,
             num_parallel_reads=c["cycle_length"],
-            indexed=bool(sources) and sources[0][1] is not None,
+            indexed=bool(files) and offsets is not None,
             batch_size=c["batch_size"],
             parse=plan is not None,
             decode_images=images is not None,
