@@ -667,6 +667,9 @@ out = {
     "dw": nn.conv2d_backprop_filter(x, w.shape, dy, [1, 1], "SAME").tobytes().hex(),
     "pool": nn.max_pool2d(x, 3, 2, "SAME").tobytes().hex(),
 }
+# One sliver of output channels and many rows of dy: the filter gradient sums the rows in parts.
+x2, dy2 = rng.standard_normal((4, 20, 20, 16)).astype(np.float32), rng.standard_normal((4, 20, 20, 8)).astype(np.float32)
+out["dw_parts"] = nn.conv2d_backprop_filter(x2, [3, 3, 16, 8], dy2, [1, 1], "SAME").tobytes().hex()
 print(json.dumps(out))
 """
 
@@ -689,17 +692,27 @@ def test_every_isa_path_and_thread_count():
         rng.standard_normal((3, 3, 17, 37)).astype(np.float32),
     )
     ref = conv_ref(x, w, [1, 1], "SAME", [1, 1]).ravel()
+    rng.standard_normal((2, 15, 24, 37))  # the child's dy, drawn before x2 and dy2
+    x2 = rng.standard_normal((4, 20, 20, 16)).astype(np.float32)
+    dy2 = rng.standard_normal((4, 20, 20, 8)).astype(np.float32)
+    dw_ref = backprop_filter_ref(x2, (3, 3, 16, 8), dy2, [1, 1], "SAME", [1, 1]).ravel()
     seen = {}
     for isa in ("scalar", "avx2", "avx512"):
-        for threads in ("1", "2"):
+        for threads in ("1", "2", "4"):
             name, out = run_child(SWIGFLOW_ISA=isa, SWIGFLOW_NUM_THREADS=threads)
             seen[(isa, threads)] = out
             if name != isa:
                 continue  # the machine lacks it: the child fell back (and said so)
             np.testing.assert_allclose(out["y"], ref, atol=2e-4)
-        one, two = seen[(isa, "1")], seen[(isa, "2")]
-        for key in one:
-            assert one[key].tobytes() == two[key].tobytes(), (isa, key)  # bit-identical
+            np.testing.assert_allclose(out["dw_parts"], dw_ref, atol=2e-3)
+        one = seen[(isa, "1")]
+        for threads in ("2", "4"):
+            for key in one:  # bit-identical
+                assert one[key].tobytes() == seen[(isa, threads)][key].tobytes(), (
+                    isa,
+                    threads,
+                    key,
+                )
 
 
 def test_tapes_record_their_own_thread_only():

@@ -1,6 +1,8 @@
 #include "swigflow/kernels/nn/conv_direct.h"
 
 #include <algorithm>
+#include <functional>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -207,6 +209,25 @@ namespace {
 // every tap and channel block reads it.
 constexpr int64_t kFilterGradientGroupBytes = 256 << 10;
 
+// The filter gradient is split over output-channel slivers, each summing every row of dy in
+// order. Fewer slivers than the machine has cores would leave cores idle: the rows are then split
+// into parts too, each summed into a gradient of its own, and the parts are added in part order.
+// The split depends on the shape and the machine, never on the threads a call runs on, so the
+// result is the same for any SWIGFLOW_NUM_THREADS.
+constexpr int64_t kFilterGradientPartRows = 16;         // the fewest rows of dy a part sums
+constexpr int64_t kFilterGradientPartBytes = 32 << 20;  // the most the parts' gradients take
+
+// How many parts the filter gradient's rows are split into (above).
+int64_t FilterGradientParts(const ConvGeometry& g, int64_t slivers) {
+  static const int64_t cores = std::max<int64_t>(std::thread::hardware_concurrency(), 1);
+  if (slivers >= cores) return 1;
+  const int64_t rows = g.batch * g.out_h;
+  const int64_t dw_bytes = g.k_h * g.k_w * g.in_c * g.out_c * 4;
+  const int64_t parts = std::min({(cores + slivers - 1) / slivers, rows / kFilterGradientPartRows,
+                                  kFilterGradientPartBytes / std::max<int64_t>(dw_bytes, 1)});
+  return std::max<int64_t>(parts, 1);
+}
+
 }  // namespace
 
 void DirectFilterGradient(const ConvGeometry& g, const float* x, const float* dy, float* dw,
@@ -215,25 +236,23 @@ void DirectFilterGradient(const ConvGeometry& g, const float* x, const float* dy
   const int mr = k.mr, nr = k.nr;
   const int64_t slivers = (g.out_c + nr - 1) / nr;
   const int64_t blocks = (g.in_c + mr - 1) / mr;  // of channels
-  const int64_t threads = pool == nullptr ? 1 : pool->num_threads();
-  const int64_t groups = slivers >= threads ? 1 : std::min(blocks, threads);
-  const int64_t items = slivers * groups;
   const int64_t taps = g.k_h * g.k_w;
-  auto work = [&](int64_t item) {
-    const int64_t j = item / groups, group = item % groups;
-    const int64_t b0 = blocks * group / groups, b1 = blocks * (group + 1) / groups;
+  const int64_t total_rows = g.batch * g.out_h;
+  // Sliver j's tiles for channel blocks [b0, b1), summed over dy's rows [r_begin, r_end), into
+  // out (laid out as dw; every element of those tiles is written).
+  auto sum_rows = [&](int64_t j, int64_t b0, int64_t b1, int64_t r_begin, int64_t r_end,
+                      float* out) {
     const int cols = static_cast<int>(std::min<int64_t>(nr, g.out_c - j * nr));
     // dy's rows are packed a group at a time, and each (tap, channel block) tile sums the
     // whole group in registers (a batch-reduce item per row) before it is stored.
-    const int64_t total_rows = g.batch * g.out_h;
-    const int64_t group_rows =
-        std::clamp<int64_t>(kFilterGradientGroupBytes / (g.out_w * nr * 4), 1, total_rows);
+    const int64_t group_rows = std::clamp<int64_t>(kFilterGradientGroupBytes / (g.out_w * nr * 4),
+                                                   1, std::max<int64_t>(r_end - r_begin, 1));
     std::vector<float> packed(static_cast<size_t>(group_rows * g.out_w * nr), 0.0f);
     std::vector<bool> touched(static_cast<size_t>(taps * (b1 - b0)), false);
     std::vector<gemm::BatchItem> batch;
     batch.reserve(static_cast<size_t>(group_rows));
-    for (int64_t r0 = 0; r0 < total_rows; r0 += group_rows) {
-      const int64_t r1 = std::min(total_rows, r0 + group_rows);
+    for (int64_t r0 = r_begin; r0 < r_end; r0 += group_rows) {
+      const int64_t r1 = std::min(r_end, r0 + group_rows);
       for (int64_t r = r0; r < r1; ++r) {
         const float* dy_row = dy + r * g.out_w * g.out_c + j * nr;
         float* dst = packed.data() + (r - r0) * g.out_w * nr;
@@ -263,7 +282,7 @@ void DirectFilterGradient(const ConvGeometry& g, const float* x, const float* dy
             }
             if (batch.empty()) continue;
             const int rows = static_cast<int>(std::min<int64_t>(mr, g.in_c - b * mr));
-            float* tile = dw + (t * g.in_c + b * mr) * g.out_c + j * nr;
+            float* tile = out + (t * g.in_c + b * mr) * g.out_c + j * nr;
             const size_t flag = static_cast<size_t>(t * (b1 - b0) + (b - b0));
             k.batch_reduce_steps(batch.data(), static_cast<int>(batch.size()), tile, g.out_c, rows,
                                  cols, touched[flag]);
@@ -277,17 +296,48 @@ void DirectFilterGradient(const ConvGeometry& g, const float* x, const float* dy
       for (int64_t b = b0; b < b1; ++b) {
         if (touched[static_cast<size_t>(t * (b1 - b0) + (b - b0))]) continue;
         const int rows = static_cast<int>(std::min<int64_t>(mr, g.in_c - b * mr));
-        float* tile = dw + (t * g.in_c + b * mr) * g.out_c + j * nr;
+        float* tile = out + (t * g.in_c + b * mr) * g.out_c + j * nr;
         for (int i = 0; i < rows; ++i)
           std::fill(tile + i * g.out_c, tile + i * g.out_c + cols, 0.0f);
       }
     }
   };
-  if (items <= 1 || pool == nullptr) {
-    for (int64_t item = 0; item < items; ++item) work(item);
-    return;
+  auto run = [&](int64_t tasks, const std::function<void(int64_t)>& task) {
+    if (tasks <= 1 || pool == nullptr) {
+      for (int64_t i = 0; i < tasks; ++i) task(i);
+    } else {
+      pool->ParallelFor(tasks, task);
+    }
+  };
+
+  const int64_t parts = FilterGradientParts(g, slivers);
+  if (parts == 1) {
+    // Slivers, and when they are fewer than the threads, groups of channel blocks too: the
+    // split changes which thread sums a tile, never the order of its sum.
+    const int64_t threads = pool == nullptr ? 1 : pool->num_threads();
+    const int64_t groups = slivers >= threads ? 1 : std::min(blocks, threads);
+    return run(slivers * groups, [&](int64_t item) {
+      const int64_t j = item / groups, group = item % groups;
+      sum_rows(j, blocks * group / groups, blocks * (group + 1) / groups, 0, total_rows, dw);
+    });
   }
-  pool->ParallelFor(items, work);
+  // Every tile of every part, then each element's parts added in part order.
+  const int64_t size = taps * g.in_c * g.out_c;
+  std::vector<float> partial(static_cast<size_t>(parts * size));
+  run(slivers * parts, [&](int64_t item) {
+    const int64_t part = item / slivers, j = item % slivers;
+    sum_rows(j, 0, blocks, total_rows * part / parts, total_rows * (part + 1) / parts,
+             partial.data() + part * size);
+  });
+  constexpr int64_t kSumChunk = 4096;
+  run((size + kSumChunk - 1) / kSumChunk, [&](int64_t chunk) {
+    const int64_t end = std::min(size, (chunk + 1) * kSumChunk);
+    for (int64_t i = chunk * kSumChunk; i < end; ++i) {
+      float sum = partial[static_cast<size_t>(i)];
+      for (int64_t p = 1; p < parts; ++p) sum += partial[static_cast<size_t>(p * size + i)];
+      dw[i] = sum;
+    }
+  });
 }
 
 void AddWindowGradients(const ConvGeometry& g, const float* w, const float* dy, float* dx, Isa isa,

@@ -52,8 +52,9 @@ void DirectConv(const TapMap& map, const float* src, const TapMatrix& b, int64_t
 // output row and one tap, MR consecutive channels of successive pixels are a "stepped" matrix
 // of x (steps stride_w * C apart), which the stepped micro-kernel reads directly; dy's rows are
 // packed a group at a time and every (tap, channel block) tile sums the group's rows in
-// registers (batch-reduce). Work is split over
-// output-channel slivers (then channel blocks).
+// registers (batch-reduce). Work is split over output-channel slivers (then channel blocks);
+// with fewer slivers than the machine has cores, dy's rows are split into parts as well, summed
+// apart and added in a fixed order, so the result never depends on the number of threads.
 void DirectFilterGradient(const ConvGeometry& g, const float* x, const float* dy, float* dw,
                           Isa isa, ThreadPool* pool);
 
