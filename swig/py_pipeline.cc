@@ -50,11 +50,12 @@ PyObject* AddSourceFiles(data::PipelineOptions* options, PyObject* paths, PyObje
   const Py_ssize_t n = PyList_GET_SIZE(paths);
   options->files.reserve(options->files.size() + static_cast<size_t>(n));
   for (Py_ssize_t i = 0; i < n; ++i) {
-    Py_ssize_t size;
-    const char* path = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(paths, i), &size);
-    if (path == nullptr) return nullptr;
+    // Encoded as the OS expects (surrogateescape), as every path argument is (record_io.i).
+    PyObject* encoded = nullptr;
+    if (!PyUnicode_FSConverter(PyList_GET_ITEM(paths, i), &encoded)) return nullptr;
     data::SourceFile file;
-    file.path.assign(path, static_cast<size_t>(size));
+    file.path.assign(PyBytes_AS_STRING(encoded), static_cast<size_t>(PyBytes_GET_SIZE(encoded)));
+    Py_DECREF(encoded);
     if (offsets != Py_None) {
       PyArrayObject* array = reinterpret_cast<PyArrayObject*>(
           PyArray_FROMANY(PyList_GET_ITEM(offsets, i), NPY_UINT64, 1, 1,

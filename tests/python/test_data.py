@@ -3,6 +3,7 @@
 import json
 import logging
 import os
+import pathlib
 import shutil
 
 import numpy as np
@@ -52,6 +53,19 @@ def test_parallel_reads_interleave_one_record_per_file(tmp_path):
     # As tf.data: file 1 ends on its slot's next turn, which then passes; file 2 takes the slot
     # on the turn after.
     assert got == [0, 1000, 1, 2, 2000, 2001]
+
+
+def test_file_names_of_every_kind(tmp_path):
+    # Names that are not UTF-8 (bytes, and str with surrogate escapes), os.PathLike and str mixed
+    # in one list: the file list reaches the native pipeline in one call, encoded as the OS does.
+    paths = make_files(str(tmp_path), [2, 3, 1])
+    odd = os.fsencode(tmp_path) + b"/caf\xe9-\xff.tfrecord"
+    os.rename(paths[1], odd)
+    names = [pathlib.Path(paths[0]), odd, paths[2]]
+    assert ids(TFRecordDataset(names)) == [0, 1, 1000, 1001, 1002, 2000]
+    assert ids(TFRecordDataset([paths[0], os.fsdecode(odd)])) == [0, 1, 1000, 1001, 1002]
+    with pytest.raises(TypeError, match=r"must contain `tf\.string` elements"):
+        TFRecordDataset([paths[0], 7])
 
 
 def test_every_record_once_per_epoch_with_shuffles(files):
