@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
       for (size_t k = 0; k < order.size(); ++k) {
         do {
           if (!readers.Take(k, &chunk) || !chunk.status.ok()) std::abort();
-          records += chunk.records.size();
+          records += chunk.size();
         } while (!chunk.end);
         readers.Release(k);
       }

@@ -13,8 +13,8 @@ namespace {
 // A reader keeps the previous file's buffer for the next unless it grew this large (a file of
 // huge records): then it goes back to the allocator.
 constexpr size_t kMaxSpareBuffer = size_t{4} << 20;
-// Room for a small file's records from the start (the vector grows from there).
-constexpr size_t kFirstChunkRecords = 32;
+// Taken chunks kept for the readers: enough for every reader and the consumer's turnover.
+constexpr size_t kSpareChunks = 8;
 
 }  // namespace
 
@@ -26,6 +26,7 @@ FileReaders::FileReaders(std::function<const std::string&(uint32_t)> path,
       stop_at_damage_(stop_at_damage),
       counters_(counters),
       take_wait_ns_(take_wait_ns) {
+  spares_.reserve(kSpareChunks);
   try {
     for (int t = 0; t < std::max(threads, 1); ++t) threads_.emplace_back([this] { Run(); });
   } catch (...) {  // a thread could not start: stop the others before the members go
@@ -107,40 +108,49 @@ FileReaders::Job* FileReaders::Pick() {
 }
 
 bool FileReaders::Take(size_t k, Chunk* chunk) {
-  Chunk taken;
+  Chunk dropped;  // freed after the lock
   bool wake_reader = false;
-  {
-    std::unique_lock<std::mutex> lock(mu_);
-    auto it = window_.find(k);
-    if (it == window_.end()) {  // taken out of order: a bug in the consumer, not in the data
-      taken.end = true;
-      taken.status = errors::Internal("file ", k, " of the sequence is not being read");
-    } else {
-      Job& job = it->second;
-      if (job.count == 0 && !stopped_) {
-        // Readers may all be asleep (they are woken in batches): make sure one comes for it.
-        if (!job.busy) work_.notify_one();
-        waiting_for_ = k;
-        const int64_t start = NowNs();  // only when blocked
-        ready_.wait(lock, [&] { return stopped_ || job.count > 0; });
-        if (take_wait_ns_ != nullptr) AddTo(take_wait_ns_, NowNs() - start);
-        waiting_for_ = kNobody;
-      }
-      if (stopped_) return false;
-      wake_reader = job.count == kChunksAhead;  // its reader stopped for room: there is some now
-      std::swap(taken, job.chunks[job.head]);
-      job.head = (job.head + 1) % kChunksAhead;
-      --job.count;
-      queued_bytes_ -= taken.bytes;
-      if (over_budget_ && queued_bytes_ <= kAheadBytes / 2) {  // refill in one batch
-        over_budget_ = false;
-        wake_reader = true;
-      }
-    }
+  std::unique_lock<std::mutex> lock(mu_);
+  auto it = window_.find(k);
+  if (it == window_.end()) {  // taken out of order: a bug in the consumer, not in the data
+    chunk->Clear();
+    chunk->end = true;
+    chunk->status = errors::Internal("file ", k, " of the sequence is not being read");
+    return true;
   }
+  Job& job = it->second;
+  if (job.count == 0 && !stopped_) {
+    // Readers may all be asleep (they are woken in batches): make sure one comes for it.
+    if (!job.busy) work_.notify_one();
+    waiting_for_ = k;
+    const int64_t start = NowNs();  // only when blocked
+    ready_.wait(lock, [&] { return stopped_ || job.count > 0; });
+    if (take_wait_ns_ != nullptr) AddTo(take_wait_ns_, NowNs() - start);
+    waiting_for_ = kNobody;
+  }
+  if (stopped_) return false;
+  wake_reader = job.count == kChunksAhead;  // its reader stopped for room: there is some now
+  Chunk& next = job.chunks[job.head];
+  std::swap(*chunk, next);
+  Recycle(&next, &dropped);  // the consumer's previous chunk
+  job.head = (job.head + 1) % kChunksAhead;
+  --job.count;
+  queued_bytes_ -= chunk->bytes();
+  if (over_budget_ && queued_bytes_ <= kAheadBytes / 2) {  // refill in one batch
+    over_budget_ = false;
+    wake_reader = true;
+  }
+  lock.unlock();
   if (wake_reader) work_.notify_one();
-  std::swap(*chunk, taken);  // the consumer's previous chunk goes outside the lock
   return true;
+}
+
+void FileReaders::Recycle(Chunk* chunk, Chunk* dropped) {
+  if (spares_.size() < kSpareChunks && chunk->data.capacity() <= kMaxSpareBuffer) {
+    spares_.push_back(std::move(*chunk));
+  } else {
+    *dropped = std::move(*chunk);
+  }
 }
 
 void FileReaders::Release(size_t k) {
@@ -151,7 +161,7 @@ void FileReaders::Release(size_t k) {
     if (it == window_.end()) return;
     Job& job = it->second;
     for (size_t c = 0; c < job.count; ++c) {  // abandoned before its end
-      queued_bytes_ -= job.chunks[(job.head + c) % kChunksAhead].bytes;
+      queued_bytes_ -= job.chunks[(job.head + c) % kChunksAhead].bytes();
     }
     if (job.busy) {
       job.released = true;
@@ -170,6 +180,7 @@ void FileReaders::Release(size_t k) {
 void FileReaders::Run() {
   SetCurrentThreadName("sf-read");
   std::string spare;  // the last file's buffer, for the next
+  Chunk chunk;
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     Job* job = nullptr;
@@ -181,16 +192,22 @@ void FileReaders::Run() {
     }
     job->busy = true;
     ++busy_;
+    if (chunk.entries.capacity() == 0 && !spares_.empty()) {  // no memory of its own
+      chunk = std::move(spares_.back());
+      spares_.pop_back();
+    }
     lock.unlock();
     const int64_t start = counters_ != nullptr ? NowNs() : 0;
-    Chunk chunk = ReadChunk(job, &spare);
+    if (chunk.data.capacity() > kMaxSpareBuffer) chunk = Chunk();
+    chunk.Clear();
+    ReadChunk(job, &chunk, &spare);
     if (counters_ != nullptr) CountChunk(chunk, NowNs() - start);
     lock.lock();
 
     job->busy = false;
     --busy_;
     job->done = chunk.end;
-    if (job->released) {
+    if (job->released) {  // what it read is dropped: `chunk` is filled again next time
       for (auto it = window_.begin(); it != window_.end(); ++it) {
         if (&it->second == job) {
           FillWindow(window_.extract(it));
@@ -198,7 +215,7 @@ void FileReaders::Run() {
         }
       }
     } else {
-      queued_bytes_ += chunk.bytes;
+      queued_bytes_ += chunk.bytes();
       std::swap(job->chunks[(job->head + job->count) % kChunksAhead], chunk);
       ++job->count;
     }
@@ -213,12 +230,11 @@ void FileReaders::Run() {
 void FileReaders::CountChunk(const Chunk& chunk, int64_t ns) {
   AddTo(&counters_->busy_ns, ns);
   AddTo(&counters_->elements, 1);
-  AddTo(&counters_->records, static_cast<int64_t>(chunk.records.size()));
-  AddTo(&counters_->bytes, static_cast<int64_t>(chunk.bytes));
+  AddTo(&counters_->records, static_cast<int64_t>(chunk.size()));
+  AddTo(&counters_->bytes, static_cast<int64_t>(chunk.bytes()));
 }
 
-Chunk FileReaders::ReadChunk(Job* job, std::string* spare) {
-  Chunk chunk;
+void FileReaders::ReadChunk(Job* job, Chunk* chunk, std::string* spare) {
   const uint32_t file = job->file;
   // A C++ exception (out of memory) ends the file with its Status instead of std::terminate.
   Status s = CatchExceptions([&] {
@@ -228,32 +244,24 @@ Chunk FileReaders::ReadChunk(Job* job, std::string* spare) {
       job->scanner->set_stop_at_damage(stop_at_damage_);
       if (counters_ != nullptr) AddTo(&counters_->files, 1);
     }
-    chunk.records.reserve(kFirstChunkRecords);
     for (;;) {
-      Record record;
-      record.file = file;
-      const Status next = job->scanner->Next(&record.offset, &record.payload);
-      for (io::RecordDamage& d : job->scanner->TakeDamages()) {
-        Record damaged;
-        damaged.file = file;
-        damaged.damage = std::make_unique<io::RecordDamage>(std::move(d));
-        chunk.records.push_back(std::move(damaged));
-      }
+      uint64_t offset;
+      std::string_view payload;
+      const Status next = job->scanner->Next(&offset, &payload);
+      for (io::RecordDamage& d : job->scanner->TakeDamages()) chunk->AddDamage(file, std::move(d));
       if (!next.ok()) return next;
-      chunk.bytes += record.payload.size();
-      chunk.records.push_back(std::move(record));
-      if (chunk.records.size() >= kChunkRecords || chunk.bytes >= kChunkBytes) return Status::OK();
+      chunk->Add(file, offset, payload);
+      if (chunk->size() >= kChunkRecords || chunk->bytes() >= kChunkBytes) return Status::OK();
     }
   });
-  if (s.ok()) return chunk;  // more to come
-  chunk.end = true;
-  if (!errors::IsOutOfRange(s)) chunk.status = s;
+  if (s.ok()) return;  // more to come
+  chunk->end = true;
+  if (!errors::IsOutOfRange(s)) chunk->status = s;
   if (job->scanner != nullptr) {  // the file is finished: close it, keep its buffer
     std::string buffer = job->scanner->TakeBuffer();
     if (buffer.capacity() <= kMaxSpareBuffer) *spare = std::move(buffer);
     job->scanner.reset();
   }
-  return chunk;
 }
 
 }  // namespace data

@@ -25,6 +25,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -44,12 +45,52 @@ struct Record {
   std::unique_ptr<io::RecordDamage> damage;  // set on a damaged record (kept small: records move)
 };
 
-// Consecutive records of one file.
+// Consecutive records, their payloads end to end in one buffer: a reader allocates nothing per
+// record, and the consumer copies each payload into memory of its own thread. (A payload
+// allocated by a reader and freed by the consumer costs a malloc arena lock that both contend
+// for.) Chunks go back to the readers to be filled again.
 struct Chunk {
-  std::vector<Record> records;
+  struct Entry {
+    uint64_t offset = 0;
+    size_t end = 0;  // the payload is data[the previous entry's end, end)
+    uint32_t file = 0;
+    std::unique_ptr<io::RecordDamage> damage;  // set on a damaged record, which has no payload
+  };
+  std::string data;
+  std::vector<Entry> entries;
   bool end = false;  // the file (or the worker's share) has no more records
   Status status;     // a failure to read at all (not damage)
-  size_t bytes = 0;  // of the payloads
+
+  size_t size() const { return entries.size(); }
+  size_t bytes() const { return data.size(); }
+  void Add(uint32_t file, uint64_t offset, std::string_view payload) {
+    data.append(payload);
+    entries.push_back({offset, data.size(), file, nullptr});
+  }
+  void AddDamage(uint32_t file, io::RecordDamage damage) {
+    const uint64_t offset = damage.offset;
+    entries.push_back(
+        {offset, data.size(), file, std::make_unique<io::RecordDamage>(std::move(damage))});
+  }
+  std::string_view payload(size_t i) const {
+    const size_t begin = i == 0 ? 0 : entries[i - 1].end;
+    return std::string_view(data).substr(begin, entries[i].end - begin);
+  }
+  // Entry i as a record of its own (its damage moves there).
+  void Get(size_t i, Record* record) {
+    Entry& e = entries[i];
+    record->payload.assign(payload(i));
+    record->file = e.file;
+    record->offset = e.offset;
+    record->damage = std::move(e.damage);
+  }
+  // Empty again, keeping the memory.
+  void Clear() {
+    data.clear();
+    entries.clear();
+    end = false;
+    status = Status::OK();
+  }
 };
 
 constexpr size_t kChunkRecords = 256;
@@ -115,8 +156,12 @@ class FileReaders {
   // is one. Requires mu_.
   void FillWindow(std::map<size_t, Job>::node_type spare = {});
   void CountChunk(const Chunk& chunk, int64_t ns);
-  // Reads the next chunk of `job` (opening its file first); closes the file after the last.
-  Chunk ReadChunk(Job* job, std::string* spare);
+  // Reads the next chunk of `job` into the empty `chunk` (opening its file first); closes the
+  // file after the last.
+  void ReadChunk(Job* job, Chunk* chunk, std::string* spare);
+  // Keeps `chunk` for a reader to fill, if there is room (else it is moved to *dropped, to be
+  // freed outside the lock). Requires mu_.
+  void Recycle(Chunk* chunk, Chunk* dropped);
 
   const std::function<const std::string&(uint32_t)> path_;
   const io::RecordOptions options_;
@@ -140,8 +185,9 @@ class FileReaders {
   size_t released_since_wake_ = 0;
   size_t released_ = 0;  // files released so far
   static constexpr size_t kNobody = SIZE_MAX;
-  size_t waiting_for_ = kNobody;      // the file the consumer waits for
-  std::map<size_t, Job> window_;      // unreleased jobs by position in files_, earliest first
+  size_t waiting_for_ = kNobody;  // the file the consumer waits for
+  std::map<size_t, Job> window_;  // unreleased jobs by position in files_, earliest first
+  std::vector<Chunk> spares_;  // taken chunks, for readers to fill (reserved: no allocation here)
   std::vector<std::thread> threads_;  // last: start once the members they use exist
 };
 

@@ -132,7 +132,7 @@ class InterleavedFiles : public Source {
   // The slot's next record (true), or false at the end of its file with *status set when
   // reading failed.
   bool NextInSlot(OpenFile* slot, Record* record, Status* status) {
-    while (slot->next >= slot->chunk.records.size()) {
+    while (slot->next >= slot->chunk.size()) {
       if (slot->chunk.end) {
         *status = slot->chunk.status;
         return false;
@@ -143,7 +143,7 @@ class InterleavedFiles : public Source {
       }
       slot->next = 0;
     }
-    *record = std::move(slot->chunk.records[slot->next++]);
+    slot->chunk.Get(slot->next++, record);
     return true;
   }
 
@@ -151,7 +151,7 @@ class InterleavedFiles : public Source {
     if (next_file_ >= file_count_) return;
     slot->open = true;
     slot->k = next_file_++;
-    slot->chunk = Chunk();
+    slot->chunk.Clear();  // its memory goes back to the readers with the next Take
     slot->next = 0;
     ++open_;
   }
@@ -250,7 +250,7 @@ class IndexedRecords : public Source {
   ~IndexedRecords() override { Stop(); }
 
   bool Next(Record* record, Status* status) override {
-    while (next_ >= chunk_.records.size()) {
+    while (next_ >= chunk_.size()) {
       if (!chunk_.status.ok()) {  // after the records read before the failure
         *status = chunk_.status;
         return false;
@@ -270,7 +270,7 @@ class IndexedRecords : public Source {
       ++taken_chunks_;
       next_ = 0;
     }
-    *record = std::move(chunk_.records[next_++]);
+    chunk_.Get(next_++, record);
     return true;
   }
 
@@ -298,6 +298,7 @@ class IndexedRecords : public Source {
     const size_t workers = queues_.size();
     std::shared_ptr<const io::RandomAccessFile> file;
     uint32_t file_index = 0;
+    std::string payload;
     for (size_t c = worker; c * kChunkRecords < order_.size(); c += workers) {
       const int64_t start = counters_ != nullptr ? NowNs() : 0;
       Chunk chunk;
@@ -309,33 +310,29 @@ class IndexedRecords : public Source {
           chunk.status = files_->Get(slot.file, &file);
           if (!chunk.status.ok()) break;
         }
-        Record record;
-        record.file = slot.file;
         const uint64_t offset = options_.files[slot.file].offsets[slot.record];
-        record.offset = offset;
-        Status s = io::ReadRecordAt(*file, offset, &record.payload);
+        Status s = io::ReadRecordAt(*file, offset, &payload);
         if (errors::IsDataLoss(s)) {
-          record.damage = Damage(offset, s);
+          chunk.AddDamage(slot.file, Damage(offset, s));
         } else if (!s.ok()) {
           chunk.status = s;
           break;
+        } else {
+          chunk.Add(slot.file, offset, payload);
         }
-        chunk.bytes += record.payload.size();
-        chunk.records.push_back(std::move(record));
       }
       if (counters_ != nullptr) {
         AddTo(&counters_->busy_ns, NowNs() - start);
         AddTo(&counters_->elements, 1);
-        AddTo(&counters_->records, static_cast<int64_t>(chunk.records.size()));
-        AddTo(&counters_->bytes, static_cast<int64_t>(chunk.bytes));
+        AddTo(&counters_->records, static_cast<int64_t>(chunk.size()));
+        AddTo(&counters_->bytes, static_cast<int64_t>(chunk.bytes()));
       }
       if (!queues_[worker]->Push(std::move(chunk))) return;
     }
   }
 
-  static std::unique_ptr<io::RecordDamage> Damage(uint64_t offset, const Status& s) {
-    auto damage = std::make_unique<io::RecordDamage>();
-    io::RecordDamage& d = *damage;
+  static io::RecordDamage Damage(uint64_t offset, const Status& s) {
+    io::RecordDamage d;
     const std::string& m = s.message();
     d.kind = m.find("data CRC") != std::string::npos     ? io::RecordDamage::Kind::kDataCrc
              : m.find("length CRC") != std::string::npos ? io::RecordDamage::Kind::kLengthCrc
@@ -344,7 +341,7 @@ class IndexedRecords : public Source {
     d.resume = offset;
     d.records_before = 0;
     d.message = m;
-    return damage;
+    return d;
   }
 
   const PipelineOptions& options_;

@@ -163,6 +163,13 @@ Status RecordScanner::StopAtDamage() {
 }
 
 Status RecordScanner::Next(uint64_t* offset, std::string* record) {
+  std::string_view payload;
+  SWIGFLOW_RETURN_IF_ERROR(Next(offset, &payload));
+  if (record != nullptr) record->assign(payload);
+  return Status::OK();
+}
+
+Status RecordScanner::Next(uint64_t* offset, std::string_view* record) {
   for (;;) {
     const uint64_t start = position();
     uint64_t available;
@@ -223,7 +230,7 @@ Status RecordScanner::Next(uint64_t* offset, std::string* record) {
       continue;
     }
     *offset = start;
-    if (record != nullptr) record->assign(at(kHeaderSize), length);
+    *record = std::string_view(at(kHeaderSize), length);  // Fill moves nothing until the next call
     Consume(framed);
     ++records_;
     largest_record_ = std::max(largest_record_, length);

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "swigflow/framework/status.h"
@@ -58,9 +59,11 @@ class RecordScanner {
   RecordScanner(const RecordScanner&) = delete;
   RecordScanner& operator=(const RecordScanner&) = delete;
 
-  // The next intact record (its payload into *record unless that is null). OUT_OF_RANGE at the
-  // end of the data. Damage met on the way is appended to damages(), not returned; the only
-  // errors returned are failures to read the file at all.
+  // The next intact record: *record views its payload in the scanner's buffer until the next
+  // call. OUT_OF_RANGE at the end of the data. Damage met on the way is appended to damages(),
+  // not returned; the only errors returned are failures to read the file at all.
+  Status Next(uint64_t* offset, std::string_view* record);
+  // The same, copying the payload into *record unless that is null.
   Status Next(uint64_t* offset, std::string* record);
 
   // Stops at the first damage instead of scanning on: Next records it and returns OUT_OF_RANGE,

@@ -149,14 +149,15 @@ TEST(FileReadersTest, OneThreadServesEveryOpenFile) {
     std::vector<size_t> open = {0, 1, 2};
     size_t next = 3;
     std::vector<int> seen(counts.size(), 0);
+    Chunk chunk;  // one for every file: each Take hands the last one back to the readers
     while (!open.empty()) {
       for (size_t i = 0; i < open.size();) {
-        Chunk chunk;
         ASSERT_TRUE(readers.Take(open[i], &chunk));
         ASSERT_TRUE(chunk.status.ok()) << chunk.status.ToString();
-        for (const Record& r : chunk.records) {
+        for (size_t r = 0; r < chunk.size(); ++r) {
           const int f = static_cast<int>(open[i]);
-          EXPECT_EQ(r.payload, std::to_string(f) + ":" + std::to_string(seen[f]));
+          EXPECT_EQ(chunk.payload(r), std::to_string(f) + ":" + std::to_string(seen[f]));
+          EXPECT_EQ(chunk.entries[r].file, static_cast<uint32_t>(f));
           ++seen[f];
         }
         if (!chunk.end) {
