@@ -121,8 +121,7 @@ int main(int argc, char** argv) {
         do {
           if (!readers.Take(k, &chunk) || !chunk.status.ok()) std::abort();
           records += chunk.size();
-        } while (!chunk.end);
-        readers.Release(k);
+        } while (!chunk.end);  // (which released the file)
       }
       readers.End();
     });

@@ -140,6 +140,8 @@ bool FileReaders::Take(size_t k, Chunk* chunk) {
     over_budget_ = false;
     wake_reader = true;
   }
+  // Its last chunk: the file is released now, saving the consumer's Release a lock.
+  if (chunk->end && ReleaseLocked(it)) wake_reader = true;
   lock.unlock();
   if (wake_reader) work_.notify_one();
   return true;
@@ -158,23 +160,28 @@ void FileReaders::Release(size_t k) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = window_.find(k);
-    if (it == window_.end()) return;
-    Job& job = it->second;
-    for (size_t c = 0; c < job.count; ++c) {  // abandoned before its end
-      queued_bytes_ -= job.chunks[(job.head + c) % kChunksAhead].bytes();
-    }
-    if (job.busy) {
-      job.released = true;
-      FillWindow();
-    } else {
-      FillWindow(window_.extract(it));
-    }
-    // Wake a reader once per kWakeBatch files, not per file: a reader reads every file there is
-    // room for before it sleeps, so small files are read in batches, without a switch each.
-    wake_reader = ++released_since_wake_ >= kWakeBatch;
-    if (wake_reader) released_since_wake_ = 0;
+    if (it == window_.end()) return;  // released already, with its last chunk
+    wake_reader = ReleaseLocked(it);
   }
   if (wake_reader) work_.notify_one();
+}
+
+bool FileReaders::ReleaseLocked(std::map<size_t, Job>::iterator it) {
+  Job& job = it->second;
+  for (size_t c = 0; c < job.count; ++c) {  // abandoned before its end
+    queued_bytes_ -= job.chunks[(job.head + c) % kChunksAhead].bytes();
+  }
+  if (job.busy) {
+    job.released = true;
+    FillWindow();
+  } else {
+    FillWindow(window_.extract(it));
+  }
+  // Wake a reader once per kWakeBatch files, not per file: a reader reads every file there is
+  // room for before it sleeps, so small files are read in batches, without a switch each.
+  if (++released_since_wake_ < kWakeBatch) return false;
+  released_since_wake_ = 0;
+  return true;
 }
 
 void FileReaders::Run() {

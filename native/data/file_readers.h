@@ -117,10 +117,11 @@ class FileReaders {
   // Ends the sequence: waits for the readers still on its files and drops what they read.
   void End();
 
-  // The next chunk of the k-th file of the sequence; its last has `end` set. The consumer takes
-  // files in order, at most `active` unreleased at once. False once stopped.
+  // The next chunk of the k-th file of the sequence into *chunk, whose previous contents go back
+  // to the readers. The last chunk has `end` set, and taking it releases the file. The consumer
+  // takes files in order, at most `active` unreleased at once. False once stopped.
   bool Take(size_t k, Chunk* chunk);
-  // The consumer is done with the k-th file (read to its end, or abandoned).
+  // The consumer is done with the k-th file (abandoned before its end; a no-op after its end).
   void Release(size_t k);
 
   // Wakes and stops every reader and consumer; Take returns false from now on.
@@ -155,6 +156,9 @@ class FileReaders {
   // Creates jobs for the next files until the window is full, reusing `spare`'s node when there
   // is one. Requires mu_.
   void FillWindow(std::map<size_t, Job>::node_type spare = {});
+  // Drops the job at `it` (or marks it for its reader to drop); true when a reader should be
+  // woken to read the files the window gained. Requires mu_.
+  bool ReleaseLocked(std::map<size_t, Job>::iterator it);
   void CountChunk(const Chunk& chunk, int64_t ns);
   // Reads the next chunk of `job` into the empty `chunk` (opening its file first); closes the
   // file after the last.

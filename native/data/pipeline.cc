@@ -113,8 +113,7 @@ class InterleavedFiles : public Source {
           *status = s;
           return false;
         }
-        slot.open = false;
-        readers_->Release(slot.k);
+        slot.open = false;  // (taking its last chunk released the file)
         --open_;
       }
       Advance();

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 namespace swigflow {
 namespace io {
@@ -55,8 +56,7 @@ Status IOError(const std::string& path, int errno_value) {
 
 // ---------------------------------------------------------------------------------------------
 
-Status LocalFile::Open(const std::string& path, std::unique_ptr<RandomAccessFile>* file,
-                       uint64_t* size) {
+Status LocalFile::Open(std::string path, std::unique_ptr<RandomAccessFile>* file, uint64_t* size) {
   int fd;
   do {
     fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -73,7 +73,7 @@ Status LocalFile::Open(const std::string& path, std::unique_ptr<RandomAccessFile
     return IOError(path, EISDIR);
   }
   if (size != nullptr) *size = static_cast<uint64_t>(st.st_size);
-  file->reset(new LocalFile(path, fd, S_ISREG(st.st_mode)));
+  file->reset(new LocalFile(std::move(path), fd, S_ISREG(st.st_mode)));
   return Status::OK();
 }
 

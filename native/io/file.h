@@ -56,7 +56,7 @@ class RandomAccessFile {
 // A local file, read with pread: one open file serves concurrent readers.
 class LocalFile : public RandomAccessFile {
  public:
-  static Status Open(const std::string& path, std::unique_ptr<RandomAccessFile>* file,
+  static Status Open(std::string path, std::unique_ptr<RandomAccessFile>* file,
                      uint64_t* size = nullptr);
   ~LocalFile() override;
 

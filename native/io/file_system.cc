@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <mutex>
+#include <utility>
 
 namespace swigflow {
 namespace io {
@@ -61,7 +62,7 @@ bool LocalPath(const std::string& path, std::string* local) {
 Status RandomAccessFile::Open(const std::string& path, std::unique_ptr<RandomAccessFile>* file,
                               uint64_t* size) {
   std::string local;
-  if (LocalPath(path, &local)) return LocalFile::Open(local, file, size);
+  if (LocalPath(path, &local)) return LocalFile::Open(std::move(local), file, size);
   std::shared_ptr<RemoteFileSystem> fs;
   SWIGFLOW_RETURN_IF_ERROR(GetRemote(path, &fs));
   return fs->OpenRead(path, file, size);
