@@ -1,5 +1,6 @@
 // The cost of a file to swigflow.data's readers, against the system's own cost for it: each file
-// of a directory opened, read whole and closed in a plain loop, then through data::FileReaders
+// of a directory opened, read whole and closed in a plain loop (with and without the fstat the
+// readers make), then through io::RecordScanner and data::FileReaders
 // (1 and 2 reader threads, the consumer taking every file in order, as the interleave does).
 //
 //   bazel run -c opt //bench:file_readers_bench -- DIR [ROUNDS]
@@ -9,6 +10,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -87,6 +89,22 @@ int main(int argc, char** argv) {
              }),
         paths.size());
 
+  // What a reader needs of the system: the size too, so that one read takes the whole file and
+  // the data is the file as it was at open.
+  Print("open + fstat + read + close",
+        Best(rounds,
+             [&] {
+               for (const std::string& p : paths) {
+                 const int fd = open(p.c_str(), O_RDONLY | O_CLOEXEC);
+                 struct stat st;
+                 if (fd < 0 || fstat(fd, &st) != 0 ||
+                     pread(fd, &buffer[0], static_cast<size_t>(st.st_size), 0) < 0) {
+                   std::abort();
+                 }
+                 close(fd);
+               }
+             }),
+        paths.size());
   swigflow::io::RecordOptions options;
   std::string spare;
   Print(
