@@ -72,7 +72,8 @@ TEST(Crc32cTest, DispatchReportsItsChoice) {
                                               : "portable");
 }
 
-// Every length 0..800 (each block size's loop, 3 x 64 and 3 x 256 bytes) at every alignment 0..7: both implementations agree with the reference.
+// Every length 0..800 (each block size's loop, 3 x 64 and 3 x 256 bytes) at every alignment 0..7:
+// both implementations agree with the reference.
 TEST(Crc32cTest, ImplementationsMatchReferenceOnRandomBuffers) {
   std::mt19937 rng(20261121);
   std::vector<uint8_t> storage(800 + 8 + 8);
