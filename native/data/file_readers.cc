@@ -13,8 +13,16 @@ namespace {
 // A reader keeps the previous file's buffer for the next unless it grew this large (a file of
 // huge records): then it goes back to the allocator.
 constexpr size_t kMaxSpareBuffer = size_t{4} << 20;
-// Taken chunks kept for the readers: enough for every reader and the consumer's turnover.
-constexpr size_t kSpareChunks = 8;
+// Taken chunks kept for the readers to fill again. A reader woken to refill the window reads
+// kWakeBatch files or more, each into a chunk of its own: keeping that many (within a memory
+// budget as large as the read-ahead's) means small files are read without allocating.
+constexpr size_t kSpareChunks = 2 * FileReaders::kWakeBatch;
+constexpr size_t kSpareBytes = FileReaders::kAheadBytes;
+
+// The heap memory a chunk holds.
+size_t Capacity(const Chunk& chunk) {
+  return chunk.data.capacity() + chunk.entries.capacity() * sizeof(Chunk::Entry);
+}
 
 }  // namespace
 
@@ -148,7 +156,9 @@ bool FileReaders::Take(size_t k, Chunk* chunk) {
 }
 
 void FileReaders::Recycle(Chunk* chunk, Chunk* dropped) {
-  if (spares_.size() < kSpareChunks && chunk->data.capacity() <= kMaxSpareBuffer) {
+  const size_t bytes = Capacity(*chunk);
+  if (spares_.size() < kSpareChunks && spare_bytes_ + bytes <= kSpareBytes) {
+    spare_bytes_ += bytes;
     spares_.push_back(std::move(*chunk));
   } else {
     *dropped = std::move(*chunk);
@@ -202,6 +212,7 @@ void FileReaders::Run() {
     if (chunk.entries.capacity() == 0 && !spares_.empty()) {  // no memory of its own
       chunk = std::move(spares_.back());
       spares_.pop_back();
+      spare_bytes_ -= Capacity(chunk);
     }
     lock.unlock();
     const int64_t start = counters_ != nullptr ? NowNs() : 0;

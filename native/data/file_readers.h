@@ -192,6 +192,7 @@ class FileReaders {
   size_t waiting_for_ = kNobody;  // the file the consumer waits for
   std::map<size_t, Job> window_;  // unreleased jobs by position in files_, earliest first
   std::vector<Chunk> spares_;  // taken chunks, for readers to fill (reserved: no allocation here)
+  size_t spare_bytes_ = 0;     // their Capacity
   std::vector<std::thread> threads_;  // last: start once the members they use exist
 };
 
