@@ -30,18 +30,31 @@ uint64_t EpochSeed(const PipelineOptions& o, int64_t epoch, uint64_t stream) {
 constexpr uint64_t kGlobalShuffleStream = 1;
 constexpr uint64_t kBufferShuffleStream = 2;  // 3: image::ImageSeed
 
+// Brings an item's out-of-line contents toward the cache (see ShuffleBuffer::Take).
+template <typename T>
+void PrefetchContents(const T&) {}
+void PrefetchContents(const Record& record) {
+  const char* p = record.payload.data();
+  const size_t n = std::min<size_t>(record.payload.size(), 512);
+  for (size_t i = 0; i < n; i += 64) __builtin_prefetch(p + i);
+}
+
 // tf.data's shuffle buffer: fill with `size` items, then emit a uniformly chosen one and put
 // the next input in its place; once the input ends, drain in random order.
 template <typename T>
 class ShuffleBuffer {
  public:
-  ShuffleBuffer(size_t size, uint64_t seed) : size_(std::max<size_t>(size, 1)), rng_(seed) {}
+  ShuffleBuffer(size_t size, uint64_t seed) : size_(std::max<size_t>(size, 1)), rng_(seed) {
+    for (uint64_t& draw : ahead_) draw = rng_.Next();
+  }
   bool full() const { return items_.size() >= size_; }
   bool empty() const { return items_.empty(); }
   void Add(T&& item) { items_.push_back(std::move(item)); }
   // Takes a random item; `refill` (when not null) takes its place.
   T Take(T* refill) {
-    const size_t i = static_cast<size_t>(rng_.Uniform(items_.size()));
+    const size_t i = static_cast<size_t>(Rng::Scale(ahead_[0], items_.size()));
+    ahead_[0] = ahead_[1];
+    ahead_[1] = rng_.Next();
     T out = std::move(items_[i]);
     if (refill != nullptr) {
       items_[i] = std::move(*refill);
@@ -49,12 +62,20 @@ class ShuffleBuffer {
       items_[i] = std::move(items_.back());
       items_.pop_back();
     }
+    // A full buffer is larger than the cache and read at random: the draws are made two takes
+    // ahead, so the next item's contents and the one after's slot are on their way.
+    if (!items_.empty()) {
+      const uint64_t n = items_.size();
+      PrefetchContents(items_[Rng::Scale(ahead_[0], n)]);
+      __builtin_prefetch(&items_[Rng::Scale(ahead_[1], n)]);
+    }
     return out;
   }
 
  private:
   const size_t size_;
   Rng rng_;
+  uint64_t ahead_[2];  // the next two draws of rng_, in order
   std::vector<T> items_;
 };
 

@@ -17,8 +17,10 @@ class Rng {
     return z ^ (z >> 31);
   }
   // Uniform in [0, n) (Lemire's multiply-shift; the bias is below 2^-40 for any n we see).
-  uint64_t Uniform(uint64_t n) {
-    return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >> 64);
+  uint64_t Uniform(uint64_t n) { return Scale(Next(), n); }
+  // Uniform's value for a draw `raw` of Next (so a draw can be made before n is known).
+  static uint64_t Scale(uint64_t raw, uint64_t n) {
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(raw) * n) >> 64);
   }
   // Uniform in [0, 1), with 24 random bits (every float32 value there is reachable evenly).
   float UniformFloat() { return static_cast<float>(Next() >> 40) * (1.0f / (1 << 24)); }
