@@ -36,9 +36,10 @@ void SetRemoteFileSystem(std::shared_ptr<RemoteFileSystem> fs) {
 }
 
 std::string UrlScheme(const std::string& path) {
+  // A scheme starts with a letter: an absolute path (the common case) is known at once.
+  if (path.empty() || !std::isalpha(static_cast<unsigned char>(path[0]))) return "";
   const size_t colon = path.find("://");
-  if (colon == std::string::npos || colon == 0) return "";
-  if (!std::isalpha(static_cast<unsigned char>(path[0]))) return "";
+  if (colon == std::string::npos) return "";
   std::string scheme;
   for (size_t i = 0; i < colon; ++i) {
     const unsigned char c = static_cast<unsigned char>(path[i]);

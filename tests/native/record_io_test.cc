@@ -471,6 +471,8 @@ TEST(FileSystemTest, SchemesFollowRfc3986) {
   EXPECT_EQ(io::UrlScheme("1s3://x"), "");
   EXPECT_EQ(io::UrlScheme("://x"), "");
   EXPECT_EQ(io::UrlScheme("relative/path"), "");
+  EXPECT_EQ(io::UrlScheme("data/x://y"), "");
+  EXPECT_EQ(io::UrlScheme(""), "");
   std::string local;
   ASSERT_TRUE(io::LocalPath("file:///tmp/x.tfrecord", &local));
   EXPECT_EQ(local, "/tmp/x.tfrecord");
