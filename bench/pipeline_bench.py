@@ -226,7 +226,11 @@ def phase(library, directory, files, repeats):
         kernel = after.ru_stime - before.ru_stime
         return seconds, after.ru_utime - before.ru_utime + kernel, kernel
 
-    seconds, cpu, kernel = min(timed_epoch() for _ in range(repeats))
+    # The best epoch's time; CPU figures are the epochs' medians (a single epoch's swing more).
+    epochs = [timed_epoch() for _ in range(repeats)]
+    seconds = min(e[0] for e in epochs)
+    cpu = statistics.median(e[1] for e in epochs)
+    kernel = statistics.median(e[2] for e in epochs)
     print(
         json.dumps(
             {
@@ -280,8 +284,8 @@ def small_files(directory, counts, repeats, rounds=3):
                 if old is None or got["seconds"] < old["seconds"]:
                     results[(files, library)] = got
     print(
-        "| files (records each) | swigflow ex/s | vs 2 files | CPU (kernel) per epoch | peak RSS "
-        "| tf.data ex/s | peak RSS | vs tf.data |"
+        "| files (records each) | swigflow ex/s | vs 2 files | CPU (kernel), median epoch "
+        "| peak RSS | tf.data ex/s | peak RSS | vs tf.data |"
     )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     first = results[(counts[0], "swigflow")]["seconds"]
@@ -305,22 +309,27 @@ def small_files(directory, counts, repeats, rounds=3):
             ]
         print("| " + " | ".join(cells) + " |")
     print()
-    base = results[(counts[0], "swigflow")]
-    cores = len(os.sched_getaffinity(0))
     for files in counts[1:]:
-        row = results[(files, "swigflow")]
-        more = files - counts[0]
-        # The row's added kernel time is what opening, reading and closing its files cost the
-        # system. Even with nothing else added, the cores must do the first row's CPU plus that.
-        kernel = max(row["kernel"] - base["kernel"], 0.0)
-        bound = max(base["seconds"], (base["cpu"] + kernel) / cores)
+        extra = results[(files, "swigflow")]["seconds"] - first
         print(
             f"cost per file, {files:,} files against {counts[0]}: "
-            f"{(row['seconds'] - first) / more * 1e6:.1f} µs of wall time (the pipeline's "
-            f"threads together), {(row['cpu'] - base['cpu']) / more * 1e6:.1f} µs of CPU, of "
-            f"which kernel {kernel / more * 1e6:.1f} µs; with only that kernel time added, "
-            f"{cores} cores could reach at most {first / bound:.2f}x"
+            f"{extra / (files - counts[0]) * 1e6:.1f} µs (wall, the pipeline's threads together)"
         )
+    if len(counts) < 2:
+        return
+    # The last row's added kernel time is what opening, reading and closing its files costs the
+    # system (the other rows add too little to measure). Even with nothing else added, the cores
+    # must do the first row's CPU plus that.
+    base, row = results[(counts[0], "swigflow")], results[(counts[-1], "swigflow")]
+    more = counts[-1] - counts[0]
+    kernel = max(row["kernel"] - base["kernel"], 0.0)
+    cores = len(os.sched_getaffinity(0))
+    bound = max(base["seconds"], (base["cpu"] + kernel) / cores)
+    print(
+        f"{counts[-1]:,} files add {(row['cpu'] - base['cpu']) / more * 1e6:.1f} µs of CPU per "
+        f"file, {kernel / more * 1e6:.1f} µs of it in the kernel: with only that kernel time "
+        f"added, {cores} cores could reach at most {first / bound:.2f}x the first row"
+    )
 
 
 def main():
