@@ -1,7 +1,9 @@
 // Native SGEMM throughput per ISA and thread count (the Python benchmark compares with numpy).
 //
 //   bazel run //bench:gemm_bench
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <random>
 #include <vector>

@@ -1,8 +1,11 @@
 // Native TFRecord throughput without Python: separates the C++ cost from the binding's.
 //
 //   bazel run //bench:record_io_bench -- [DIR]
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <string>

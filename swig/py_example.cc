@@ -1,9 +1,11 @@
 #include "swig/py_example.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace swigflow {
 namespace python {

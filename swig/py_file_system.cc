@@ -1,6 +1,7 @@
 #include "swig/py_file_system.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>

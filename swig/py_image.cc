@@ -1,5 +1,6 @@
 #include "swig/py_image.h"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>

@@ -1,6 +1,7 @@
 #include "swig/py_linalg.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "swigflow/framework/cpu_info.h"
 #include "swigflow/framework/thread_pool.h"

@@ -1,8 +1,10 @@
 #include "swig/py_ops.h"
 
+#include <cstdint>
 #include <iterator>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <variant>
 #include <vector>

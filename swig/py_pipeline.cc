@@ -1,6 +1,10 @@
 #include "swig/py_pipeline.h"
 
+#include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <utility>
+#include <vector>
 
 #include "swig/py_example.h"
 

@@ -4,6 +4,7 @@
 #ifndef SWIGFLOW_SWIG_PY_PIPELINE_H_
 #define SWIGFLOW_SWIG_PY_PIPELINE_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>

@@ -1,5 +1,9 @@
 #include "swig/py_record_io.h"
 
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 

@@ -4,6 +4,7 @@
 #ifndef SWIGFLOW_SWIG_PY_RECORD_IO_H_
 #define SWIGFLOW_SWIG_PY_RECORD_IO_H_
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>

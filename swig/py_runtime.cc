@@ -2,7 +2,10 @@
 #define SWIGFLOW_DEFINE_NUMPY_API
 #include "swig/py_runtime.h"
 
+#include <cstdint>
 #include <cstring>
+#include <string>
+#include <vector>
 
 namespace swigflow {
 namespace python {

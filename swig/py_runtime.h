@@ -19,6 +19,7 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
+#include <cstdint>
 #include <string>
 #include <type_traits>
 #include <utility>

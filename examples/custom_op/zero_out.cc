@@ -6,6 +6,8 @@
 //   g++ -std=c++17 -shared -fPIC zero_out.cc -o zero_out.so $(python -c 'import swigflow.sysconfig
 //       as s; print(*s.get_compile_flags(), *s.get_link_flags())')
 //   swigflow.load_op_library("./zero_out.so").zero_out(np.array([[5, 2], [3, 4]], np.int32))
+#include <cstdint>
+
 #include "swigflow/framework/op.h"
 
 namespace {

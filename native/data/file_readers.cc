@@ -1,7 +1,16 @@
 #include "swigflow/data/file_readers.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "swigflow/framework/thread_pool.h"
 

@@ -17,6 +17,7 @@
 #ifndef SWIGFLOW_DATA_FILE_READERS_H_
 #define SWIGFLOW_DATA_FILE_READERS_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>

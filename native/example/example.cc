@@ -1,6 +1,10 @@
 #include "swigflow/example/example.h"
 
+#include <cstdint>
 #include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "swigflow/example/wire.h"
 

@@ -2,6 +2,8 @@
 
 #if defined(__GLIBC__)
 #include <malloc.h>
+
+#include <cstddef>
 #endif
 
 namespace swigflow {

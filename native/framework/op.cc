@@ -2,12 +2,18 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
+#include <mutex>
 #include <new>
 #include <set>
+#include <string>
+#include <tuple>
 #include <type_traits>
 #include <variant>
+#include <vector>
 
 namespace swigflow {
 

@@ -13,11 +13,13 @@
 #ifndef SWIGFLOW_FRAMEWORK_OP_H_
 #define SWIGFLOW_FRAMEWORK_OP_H_
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <variant>
 #include <vector>
 

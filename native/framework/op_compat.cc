@@ -1,9 +1,13 @@
 #include "swigflow/framework/op_compat.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <memory>
 #include <sstream>
+#include <string>
 #include <type_traits>
 #include <variant>
+#include <vector>
 
 namespace swigflow {
 

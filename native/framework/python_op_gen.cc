@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstdio>
 #include <set>
+#include <string>
 #include <type_traits>
 #include <variant>
+#include <vector>
 
 namespace swigflow {
 

@@ -1,8 +1,11 @@
 #include "swigflow/framework/status.h"
 
+#include <exception>
 #include <new>
 #include <stdexcept>
+#include <string>
 #include <system_error>
+#include <utility>
 
 namespace swigflow {
 namespace error {

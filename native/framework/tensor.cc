@@ -1,9 +1,13 @@
 #include "swigflow/framework/tensor.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
+#include <string>
+#include <vector>
 
 namespace swigflow {
 

@@ -4,10 +4,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <functional>
+#include <mutex>
 #include <string>
 #include <system_error>
+#include <thread>
 
 namespace swigflow {
 

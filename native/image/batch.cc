@@ -1,7 +1,12 @@
 #include "swigflow/image/batch.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
 
 #include "swigflow/framework/random.h"
 #include "swigflow/image/jpeg.h"

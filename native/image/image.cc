@@ -1,6 +1,7 @@
 #include "swigflow/image/image.h"
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 

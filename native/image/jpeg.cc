@@ -11,6 +11,9 @@
 #include <jerror.h>
 #include <jpeglib.h>
 
+#include <cstdint>
+#include <string>
+
 namespace swigflow {
 namespace image {
 

@@ -4,8 +4,10 @@
 #include <cfloat>
 #include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "swigflow/framework/cpu_info.h"
 #include "swigflow/image/resize_kernels.h"

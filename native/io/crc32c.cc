@@ -1,6 +1,8 @@
 #include "swigflow/io/crc32c.h"
 
 #include <array>
+#include <cstddef>
+#include <cstdint>
 
 #include "swigflow/framework/cpu_info.h"
 #include "swigflow/io/crc32c_internal.h"

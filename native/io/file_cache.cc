@@ -1,6 +1,12 @@
 #include "swigflow/io/file_cache.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
 #include <utility>
 
 namespace swigflow {

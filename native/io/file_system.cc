@@ -1,7 +1,11 @@
 #include "swigflow/io/file_system.h"
 
 #include <cctype>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <mutex>
+#include <string>
 #include <utility>
 
 namespace swigflow {

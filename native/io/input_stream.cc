@@ -1,7 +1,9 @@
 #include "swigflow/io/input_stream.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <memory>
 
 namespace swigflow {
 namespace io {

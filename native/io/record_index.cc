@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <string>
 
 #include "swigflow/io/file.h"
 #include "swigflow/io/input_stream.h"

@@ -1,5 +1,7 @@
 #include "swigflow/io/record_options.h"
 
+#include <string>
+
 namespace swigflow {
 namespace io {
 

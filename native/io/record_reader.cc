@@ -1,7 +1,10 @@
 #include "swigflow/io/record_reader.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <memory>
+#include <string>
 
 #include "swigflow/io/record_format.h"
 #include "swigflow/io/zlib_stream.h"

@@ -1,6 +1,11 @@
 #include "swigflow/io/record_scan.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "swigflow/io/record_format.h"

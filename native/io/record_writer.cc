@@ -1,5 +1,11 @@
 #include "swigflow/io/record_writer.h"
 
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+
 #include "swigflow/io/record_format.h"
 #include "swigflow/io/zlib_stream.h"
 

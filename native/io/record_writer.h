@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "swigflow/framework/status.h"
 #include "swigflow/io/file.h"

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cstring>
+#include <memory>
+#include <string>
 
 namespace swigflow {
 namespace io {

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "swigflow/example/example.h"
 #include "swigflow/example/parse.h"

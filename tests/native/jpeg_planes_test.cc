@@ -14,6 +14,11 @@
 // jpeglib.h needs size_t and FILE declared first.
 #include <jpeglib.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <utility>
+
 #include "swigflow/image/jpeg.h"
 #include "swigflow/image/resize.h"
 

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "swigflow/example/example.h"

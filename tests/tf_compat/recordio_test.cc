@@ -4,6 +4,7 @@
 // a file. The reader reads on from where it is: a read at an offset is Seek + ReadRecord.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>

@@ -3,10 +3,12 @@
 #include <emmintrin.h>  // SSE2, part of x86-64 itself: packing needs no run-time dispatch
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "swigflow/kernels/gemm/gemm.h"
 #include "swigflow/kernels/gemm/partition.h"

@@ -2,6 +2,8 @@
 // group, multiplied and pair-summed exactly by vpmaddwd (16 multiply-adds an instruction).
 // vpmaddubsw would do 32 on the bytes but saturates its int16 pair sums (255 * 127 * 2 > 32767),
 // so its results would differ from the other kernels'. Compiled with -mavx2 (see BUILD).
+#include <cstdint>
+
 #include "swigflow/kernels/gemm/int8_tile_avx2.h"
 
 namespace swigflow {

@@ -4,6 +4,7 @@
 // contraction, for the requantizing epilogue's float operations (see BUILD).
 #include <immintrin.h>
 
+#include <cstdint>
 #include <cstring>
 
 #include "swigflow/kernels/gemm/int8_micro_kernel.h"

@@ -1,6 +1,8 @@
 // AVX-VNNI 8-bit micro-kernel (the VEX-encoded vpdpbusd of Alder Lake, Sapphire Rapids and Zen 5):
 // the AVX2 tile with 32 multiply-adds an instruction on the bytes. Compiled with -mavx2
 // -mavxvnni (see BUILD).
+#include <cstdint>
+
 #include "swigflow/kernels/gemm/int8_tile_avx2.h"
 
 namespace swigflow {

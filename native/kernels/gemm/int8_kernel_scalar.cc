@@ -1,4 +1,6 @@
 // Portable 8-bit micro-kernel, 4 x 8: the reference the vector kernels must match exactly.
+#include <cstdint>
+
 #include "swigflow/kernels/gemm/int8_micro_kernel.h"
 
 namespace swigflow {

@@ -8,6 +8,8 @@
 
 #include <immintrin.h>
 
+#include <cstdint>
+
 #include "swigflow/kernels/gemm/int8_micro_kernel.h"
 
 namespace swigflow {

@@ -2,6 +2,8 @@
 // broadcast of A (15 of the 16 registers). Compiled with -mavx2 -mfma (see BUILD).
 #include <immintrin.h>
 
+#include <cstdint>
+
 #include "swigflow/kernels/gemm/micro_kernel.h"
 
 namespace swigflow {

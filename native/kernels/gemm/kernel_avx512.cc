@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include <array>
+#include <cstdint>
 #include <utility>
 
 #include "swigflow/kernels/gemm/micro_kernel.h"

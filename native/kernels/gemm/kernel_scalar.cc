@@ -1,4 +1,6 @@
 // Portable micro-kernel: 4 x 8 accumulators the compiler keeps in registers.
+#include <cstdint>
+
 #include "swigflow/kernels/gemm/micro_kernel.h"
 
 namespace swigflow {

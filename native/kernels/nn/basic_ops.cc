@@ -2,7 +2,9 @@
 // attributes.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "swigflow/framework/op.h"

@@ -1,6 +1,7 @@
 #include "swigflow/kernels/nn/conv_direct.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <thread>
 #include <utility>

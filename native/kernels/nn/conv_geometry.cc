@@ -1,7 +1,9 @@
 #include "swigflow/kernels/nn/conv_geometry.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "swigflow/kernels/nn/window_geometry.h"
 

@@ -1,6 +1,7 @@
 #include "swigflow/kernels/nn/conv_loops.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 namespace swigflow {

@@ -19,6 +19,7 @@
 // on contiguous copies of each group's channels; depthwise ones (one input channel a group)
 // run as loops over the channels.
 #include <algorithm>
+#include <cstdint>
 #include <type_traits>
 #include <vector>
 

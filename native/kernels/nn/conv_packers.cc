@@ -1,6 +1,7 @@
 #include "swigflow/kernels/nn/conv_packers.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 namespace swigflow {

@@ -6,6 +6,7 @@
 // window equal to its stride and dividing the depth). Work is split over images, so sums into
 // one input cell happen in one thread, in order.
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>

@@ -1,7 +1,10 @@
 #include "swigflow/kernels/nn/window_geometry.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
+#include <string>
+#include <vector>
 
 namespace swigflow {
 namespace kernels {

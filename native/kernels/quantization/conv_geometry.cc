@@ -1,7 +1,9 @@
 #include "swigflow/kernels/quantization/conv_geometry.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace swigflow {
 namespace quantization {

@@ -16,6 +16,7 @@
 // swigflow scales it by s (the affine product). With min_a = 0 (Relu activations) the two agree.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>

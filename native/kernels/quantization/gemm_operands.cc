@@ -1,5 +1,9 @@
 #include "swigflow/kernels/quantization/gemm_operands.h"
 
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
 #include "swigflow/kernels/quantization/quantization_utils.h"
 
 namespace swigflow {

@@ -2,6 +2,7 @@
 // results (see quantization_utils.h for the two float conventions they use).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>

@@ -2,6 +2,7 @@
 // GEMM. TensorFlow computes sum((a - za) * (b - zb)) in int32 with gemmlowp; gemm_operands.h
 // says how the same integers come from u8 x s8 products. TensorFlow registers quint8 x quint8
 // only; qint8 on either side is swigflow's extension.
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <vector>

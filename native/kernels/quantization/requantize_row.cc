@@ -1,5 +1,7 @@
 #include "swigflow/kernels/quantization/requantize_row.h"
 
+#include <cstdint>
+
 namespace swigflow {
 namespace quantization {
 

@@ -1,6 +1,8 @@
 // RequantizeRow with AVX2, 8 sums at a time (compiled with -mavx2 and no -mfma: see BUILD).
 #include <immintrin.h>
 
+#include <cstdint>
+
 #include "swigflow/kernels/quantization/requantize_row.h"
 
 namespace swigflow {

@@ -2,6 +2,8 @@
 // micro-kernel) and a masked tail (compiled with -mavx512f and no FMA contraction: see BUILD).
 #include <immintrin.h>
 
+#include <cstdint>
+
 #include "swigflow/kernels/gemm/int8_requantize_avx512.h"
 #include "swigflow/kernels/quantization/requantize_row.h"
 

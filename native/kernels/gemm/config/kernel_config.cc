@@ -1,6 +1,7 @@
 #include "swigflow/kernels/gemm/config/kernel_config.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
