@@ -6,12 +6,20 @@ repository and from the headers the wheel ships (see transitive_hdrs.bzl).
 
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
 
+# Compilers' known false positives: reported, but not as errors. Named here and nowhere else.
+# -Warray-bounds: GCC 12.3 and 12.4 (Debian 13's gcc-12) at -O2 take the copy of a one-element
+# initializer list into a std::vector (tests/native/pipeline_test.cc) for a memcpy past its end;
+# GCC 12.2 and 14 do not. Real out-of-bounds accesses are caught by CI's ASan run.
+KNOWN_FALSE_POSITIVES = [
+    "-Wno-error=array-bounds",
+]
+
 SWIGFLOW_COPTS = [
     "-Wall",
     "-Wextra",
     "-Werror",
     "-Wno-unused-parameter",
-]
+] + KNOWN_FALSE_POSITIVES
 
 def _headers_label(dep):
     """The header-only twin of one of our libraries; other labels stay as they are."""
