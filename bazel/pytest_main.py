@@ -11,6 +11,7 @@ for the test that checks nothing reaches it (tests/tools/test_home.py).
 """
 
 import os
+import pwd
 import sys
 
 import pytest
@@ -32,7 +33,9 @@ def private_home(tmpdir):
     """Points HOME and the per-library variables at `tmpdir`/home; returns that folder."""
     home = os.path.join(tmpdir, "home")
     os.makedirs(home, exist_ok=True)
-    os.environ.setdefault("SWIGFLOW_REAL_HOME", os.environ.get("HOME", ""))
+    # Without HOME, libraries fall back to the password database's home folder, as expanduser does.
+    real_home = os.environ.get("HOME") or pwd.getpwuid(os.getuid()).pw_dir
+    os.environ.setdefault("SWIGFLOW_REAL_HOME", real_home)
     os.environ["HOME"] = home
     for name, relative in _HOME_DIRS.items():
         os.environ[name] = os.path.join(home, relative)
