@@ -5,7 +5,8 @@
 Reports GFLOP/s, the share of the FMA peak measured on this machine (1 and 2 threads, by an FMA
 loop of the selected ISA) and the ratio to numpy / TensorFlow. Each library runs in its own
 phase: OpenBLAS and TensorFlow keep their worker threads spinning after a call, which on a
-2-core machine would otherwise take a core from whoever runs next.
+2-core machine would otherwise take a core from whoever runs next. numpy runs in a process of its
+own with OpenBLAS unpinned (timing.OPENBLAS_PINNING), and the kernel OpenBLAS chose is printed.
 """
 
 import argparse
@@ -13,7 +14,7 @@ import os
 import time
 
 import numpy as np
-from timing import best_of, cpu_name
+from timing import best_of, cpu_model, run_unpinned
 
 import swigflow
 
@@ -35,6 +36,23 @@ SHAPES = [
     (512, 768, 3072),
 ]
 
+# numpy's phase, in a child process with OpenBLAS unpinned (same data: same seed and order).
+NUMPY_PHASE = """
+import time
+import numpy as np
+rng = np.random.default_rng(0)
+data = [(rng.standard_normal((m, k), np.float32), rng.standard_normal((k, n), np.float32))
+        for m, k, n in payload["shapes"]]
+result = []
+for a, b in data:
+    best = float("inf")
+    for _ in range(payload["repeats"]):
+        start = time.perf_counter()
+        np.matmul(a, b)
+        best = min(best, time.perf_counter() - start)
+    result.append(best)
+"""
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -51,7 +69,8 @@ def main():
 
     ours = {s: best_of(args.repeats, swigflow.matmul, *data[s])[0] for s in SHAPES}
     time.sleep(1)
-    theirs = {s: best_of(args.repeats, np.matmul, *data[s])[0] for s in SHAPES}
+    numpy_times, openblas = run_unpinned(NUMPY_PHASE, {"shapes": SHAPES, "repeats": args.repeats})
+    theirs = dict(zip(SHAPES, numpy_times))
     tf_times = {}
     if tf is not None:
         time.sleep(1)
@@ -60,11 +79,12 @@ def main():
 
     print(
         f"swigflow {swigflow.__version__} ({swigflow.linalg.kernel_isa()}), numpy {np.__version__}"
-        f", tensorflow {tf.__version__ if tf else 'not installed'}, {os.cpu_count()} CPUs"
+        f" (OpenBLAS {openblas}, unpinned), tensorflow {tf.__version__ if tf else 'not installed'}"
+        f", {os.cpu_count()} CPUs"
     )
     config = swigflow.linalg.kernel_config()
     print(
-        f"CPU: {cpu_name()}; kernel config {config['name']} ({config['source']}): "
+        f"CPU: {cpu_model()}; kernel config {config['name']} ({config['source']}): "
         f"{config['mr']}x{config['nr']} tile, mc={config['mc']} kc={config['kc']} nc={config['nc']}"
     )
     for t, p in probes.items():
