@@ -4,6 +4,7 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 
 import pytest
 
@@ -73,3 +74,28 @@ def test_incomplete_checkout_is_reported(checkout):
     result = run(checkout)
     assert result.returncode == 1
     assert "requirements/build.txt is missing" in result.stderr
+
+
+def test_names_the_interpreter_it_picks(checkout):
+    fake_command(checkout / "bin", "dpkg-query", 'printf "install ok installed"\n')
+    result = run(checkout, PYTHON_BIN_PATH=sys.executable)
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    real = os.path.realpath(sys.executable)
+    assert f"configure: Python {version}: {real} (PYTHON_BIN_PATH)" in result.stdout.splitlines()
+
+
+@pytest.mark.skipif(not os.path.exists("/usr/bin/python3"), reason="no system Python here")
+def test_a_system_python_needs_its_headers_and_venv_module(checkout):
+    fake_command(checkout / "bin", "id", "echo 1000\n")
+    fake_command(
+        checkout / "bin",
+        "dpkg-query",
+        'case "$3" in python3*) exit 1;; *) printf "install ok installed";; esac\n',
+    )
+    result = run(checkout, PYTHON_BIN_PATH="/usr/bin/python3")
+    version = subprocess.run(
+        ["/usr/bin/python3", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+    assert result.returncode == 1
+    assert f"missing Debian packages: python{version}-dev python{version}-venv;" in result.stderr
