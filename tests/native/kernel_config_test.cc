@@ -19,6 +19,9 @@ CpuModel Cpu(const char* vendor, int family, int model, CpuCaches caches) {
 }
 
 CpuModel Zen4() { return Cpu("AuthenticAMD", 0x19, 0x11, {32 << 10, 1 << 20, 32 << 20}); }
+CpuModel Zen5(int model = 0x02) {
+  return Cpu("AuthenticAMD", 0x1a, model, {48 << 10, 1 << 20, 32 << 20});
+}
 
 // The Xeon of the issue: AVX-512 with 48 KiB L1d and 2 MiB L2 per core (no named config yet).
 CpuModel Xeon() { return Cpu("GenuineIntel", 6, 0x8f, {48 << 10, 2 << 20, 105 << 20}); }
@@ -32,6 +35,21 @@ TEST(KernelConfigTest, NamedConfigForItsIsaOnly) {
   const KernelConfig avx2 = ChooseConfig(Zen4(), Isa::kAvx2, 6, 16, "");
   EXPECT_EQ(avx2.name, "generic");
   EXPECT_EQ(avx2.source, "caches");
+}
+
+TEST(KernelConfigTest, Zen5ByFamilyAndModel) {
+  for (int model : {0x02, 0x11, 0x24, 0x44, 0x60, 0x70}) {
+    const KernelConfig zen5 = ChooseConfig(Zen5(model), Isa::kAvx512, 14, 32, nullptr);
+    EXPECT_EQ(zen5.name, "zen5") << model;
+    EXPECT_EQ(zen5.source, "cpuid") << model;
+    EXPECT_EQ(zen5.mc % 14, 0);
+    EXPECT_EQ(zen5.nc % 32, 0);
+  }
+  // Family 1Ah's models outside Zen 5's ranges (Zen 6) fall back to the caches.
+  for (int model : {0x30, 0x50, 0x80}) {
+    EXPECT_EQ(ChooseConfig(Zen5(model), Isa::kAvx512, 14, 32, nullptr).name, "generic") << model;
+  }
+  EXPECT_EQ(ChooseConfig(Zen5(), Isa::kAvx2, 6, 16, nullptr).name, "generic");
 }
 
 TEST(KernelConfigTest, GenericBlockingFollowsTheCaches) {

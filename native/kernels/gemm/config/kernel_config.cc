@@ -13,11 +13,19 @@ int64_t RoundDown(int64_t x, int64_t multiple) {
   return std::max(multiple, x / multiple * multiple);
 }
 
+// Family 1Ah models that are Zen 5 (00h-2Fh, 40h-4Fh, 60h-7Fh); the family's others (Zen 6)
+// get the generic config until a machine with one is measured.
+bool IsZen5Model(int model) {
+  return model <= 0x2f || (model >= 0x40 && model <= 0x4f) || (model >= 0x60 && model <= 0x7f);
+}
+
 // The named config for this CPU, tuned for `isa`, or an empty name.
 KernelConfig NamedConfig(const CpuModel& cpu, Isa isa) {
   KernelConfig named;
   if (cpu.vendor == "AuthenticAMD" && cpu.family == 0x19 && isa == Isa::kAvx512) {
     named = Zen4Config();  // family 19h with AVX-512 is Zen 4 (Zen 3 has none)
+  } else if (cpu.vendor == "AuthenticAMD" && cpu.family == 0x1a && IsZen5Model(cpu.model)) {
+    named = Zen5Config();
   }
   if (named.isa != isa) named.name.clear();
   return named;

@@ -48,6 +48,7 @@ KernelConfig DeriveConfig(const CpuCaches& caches, Isa isa, int mr, int nr);
 
 // Named configs (one file each).
 KernelConfig Zen4Config();
+KernelConfig Zen5Config();
 
 }  // namespace kernels
 }  // namespace swigflow
