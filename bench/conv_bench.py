@@ -3,10 +3,10 @@
     /tmp/bench/bin/python bench/conv_bench.py [--repeats 5]
 
 ResNet-50 layers at batch 1 and 8: 3x3 56x56x64->64, 3x3 28x28x128->128, 1x1 14x14x1024->256,
-7x7/2 224x224x3->64, plus both backprops of the 3x3 layers. Reported: GFLOP/s (2 * N * OH * OW *
-KH * KW * C * OC per pass) and the ratio to TensorFlow's tf.nn.conv2d (and PyTorch CPU) measured
-in the same run, each library in its own phase (their idle worker threads spin and would steal
-a core), then the geometric mean of the ratios.
+7x7/2 224x224x3->64, plus both backprops of the 3x3 layers and the stem's filter gradient.
+Reported: GFLOP/s (2 * N * OH * OW * KH * KW * C * OC per pass) and the ratio to TensorFlow's
+tf.nn.conv2d (and PyTorch CPU) measured in the same run, each library in its own phase (their
+idle worker threads spin and would steal a core), then the geometric mean of the ratios.
 """
 
 import argparse
@@ -17,7 +17,7 @@ import time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # numpy's idle BLAS threads spin otherwise
 
 import numpy as np
-from timing import cpu_name
+from timing import cpu_model
 
 import swigflow
 
@@ -32,7 +32,11 @@ LAYERS = [  # (name, H=W, C, OC, K, stride)
 def cases():
     for batch in (1, 8):
         for name, hw, c, oc, k, stride in LAYERS:
-            passes = ["forward"] + (["backprop input", "backprop filter"] if k == 3 else [])
+            passes = ["forward"]
+            if k == 3:
+                passes += ["backprop input", "backprop filter"]
+            elif k == 7:  # the stem: its input is the image, so only the filter has a gradient
+                passes += ["backprop filter"]
             for p in passes:
                 yield batch, name, hw, c, oc, k, stride, p
 
@@ -140,7 +144,7 @@ def main():
     )
     config = swigflow.linalg.kernel_config()
     print(
-        f"CPU: {cpu_name()}; kernel config {config['name']} ({config['source']}): "
+        f"CPU: {cpu_model()}; kernel config {config['name']} ({config['source']}): "
         f"{config['mr']}x{config['nr']} tile, mc={config['mc']} kc={config['kc']} "
         f"nc={config['nc']}; FMA peak {peak['gflops']:.0f} GFLOP/s on {peak['threads']} threads\n"
     )

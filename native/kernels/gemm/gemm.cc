@@ -122,7 +122,7 @@ float* ThreadBuffer(int which, size_t n) {
     std::unique_ptr<float[]> data;
     size_t size = 0;
   };
-  thread_local Buffer buffers[3];
+  thread_local Buffer buffers[4];
   Buffer& b = buffers[which];
   if (b.size < n) {
     b.data.reset(new float[n]);  // default-initialized: not zeroed
@@ -193,14 +193,16 @@ void MultiplyPanel(const KernelInfo& kernel, const PackAFn& pack_a, const PanelB
   }
 }
 
-// C[m x n] = A * op(B) (+ C when `accumulate`), A's blocks from pack_a(i0, p0, mc, kc, dst).
-// For each kc x nc panel the threads first pack B together (one copy, shared), then multiply
-// their part of the grid. Every element of C is summed by one thread over the same kc blocks in
-// K order: the result does not depend on the number of threads.
+// C[m x n] = A * op(B) over K's steps [k_begin, k_end) (+ C when `accumulate`), A's blocks from
+// pack_a(i0, p0, mc, kc, dst). For each kc x nc panel the threads first pack B together (one
+// copy, shared), then multiply their part of the grid. Every element of C is summed by one
+// thread over the same kc blocks in K order: the result does not depend on the number of threads.
 template <typename PackAFn>
-void Gemm(const KernelInfo& kernel, const PackAFn& pack_a, const Operand& b, int64_t m, int64_t n,
-          int64_t k, float* c, int64_t ldc, bool accumulate, ThreadPool* pool) {
+void GemmSteps(const KernelInfo& kernel, const PackAFn& pack_a, const Operand& b, int64_t m,
+               int64_t n, int64_t k_begin, int64_t k_end, float* c, int64_t ldc, bool accumulate,
+               ThreadPool* pool) {
   const int nr = kernel.nr;
+  const int64_t k = k_end - k_begin;
   const int64_t threads = pool == nullptr || m * n * k < kSmallProduct ? 1 : pool->num_threads();
   if (threads == 1) pool = nullptr;
   const bool b_in_place = !b.trans && m < kInPlaceBRows;
@@ -217,8 +219,8 @@ void Gemm(const KernelInfo& kernel, const PackAFn& pack_a, const Operand& b, int
     // Packed by column groups like the grid's when it splits columns only: each thread then
     // packs what it multiplies.
     const int64_t pack_parts = grid.rows == 1 ? grid.cols : std::min(threads, col_slivers);
-    for (int64_t pc = 0; pc < k; pc += kernel.kc) {
-      const int64_t kc = std::min(kernel.kc, k - pc);
+    for (int64_t pc = k_begin; pc < k_end; pc += kernel.kc) {
+      const int64_t kc = std::min(kernel.kc, k_end - pc);
       PanelB panel;
       panel.pc = pc;
       panel.jc = jc;
@@ -233,7 +235,7 @@ void Gemm(const KernelInfo& kernel, const PackAFn& pack_a, const Operand& b, int
                 packed_b + s0 * kc * nr);
         });
       }
-      const bool add = pc > 0 || accumulate;
+      const bool add = pc > k_begin || accumulate;
       RunParts(pool, grid.rows * grid.cols, [&](int64_t part) {
         const int64_t gr = part / grid.cols, gc = part % grid.cols;
         const int64_t i_begin = row_slivers * gr / grid.rows * kernel.mr;
@@ -244,6 +246,53 @@ void Gemm(const KernelInfo& kernel, const PackAFn& pack_a, const Operand& b, int
         MultiplyPanel(kernel, pack_a, panel, i_begin, i_end, kc, s_begin, s_end, nc, c + jc, ldc,
                       add);
       });
+    }
+  }
+}
+
+// Long products with a small C, such as a 7x7x3 -> 64 filter's gradient over a batch's pixels
+// (147 x 64 summed over 100k steps), leave the grid above with few tiles to share: threads idle
+// or pack A twice, and meet twice per kc block. Such products are cut along K into chunks of
+// at least kKChunk steps instead (at most kMaxKChunks of them, bounding the memory for their
+// sums); each chunk is a whole one-thread GEMM into a C of its own, and the chunks' Cs are added
+// in chunk order. The chunks depend on the shape alone, so the result is the same on any number
+// of threads.
+constexpr int64_t kKChunk = 4096;
+constexpr int64_t kMaxKChunks = 64;
+constexpr int64_t kKChunkMaxTiles = 32;  // tiles of C, at most, for the K split
+
+bool SplitsK(const KernelInfo& kernel, int64_t m, int64_t n, int64_t k) {
+  const int64_t tiles = (m + kernel.mr - 1) / kernel.mr * ((n + kernel.nr - 1) / kernel.nr);
+  return k >= 4 * kKChunk && tiles <= kKChunkMaxTiles;
+}
+
+template <typename PackAFn>
+void Gemm(const KernelInfo& kernel, const PackAFn& pack_a, const Operand& b, int64_t m, int64_t n,
+          int64_t k, float* c, int64_t ldc, bool accumulate, ThreadPool* pool) {
+  if (!SplitsK(kernel, m, n, k)) {
+    return GemmSteps(kernel, pack_a, b, m, n, 0, k, c, ldc, accumulate, pool);
+  }
+  const int64_t steps = std::max(kKChunk, (k + kMaxKChunks - 1) / kMaxKChunks);
+  const int64_t chunks = (k + steps - 1) / steps;
+  // Chunk 0 goes straight into C; the others into partial sums, m x n each. The caller's
+  // fourth buffer: no task takes it.
+  float* partial = ThreadBuffer(3, static_cast<size_t>((chunks - 1) * m * n));
+  const int64_t parts = pool == nullptr ? 1 : std::min<int64_t>(pool->num_threads(), chunks);
+  RunParts(parts > 1 ? pool : nullptr, parts, [&](int64_t part) {
+    for (int64_t chunk = chunks * part / parts; chunk < chunks * (part + 1) / parts; ++chunk) {
+      const int64_t begin = chunk * steps, end = std::min(k, begin + steps);
+      if (chunk == 0) {
+        GemmSteps(kernel, pack_a, b, m, n, begin, end, c, ldc, accumulate, nullptr);
+      } else {
+        GemmSteps(kernel, pack_a, b, m, n, begin, end, partial + (chunk - 1) * m * n, n, false,
+                  nullptr);
+      }
+    }
+  });
+  for (int64_t chunk = 1; chunk < chunks; ++chunk) {
+    const float* sums = partial + (chunk - 1) * m * n;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] += sums[i * n + j];
     }
   }
 }

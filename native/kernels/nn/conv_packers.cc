@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace swigflow {
@@ -50,11 +51,15 @@ void TapRows::Pack(int64_t i0, int64_t p0, int64_t mc, int64_t kc, int mr, float
   }
 }
 
-// A sliver's rows are a few runs of channels of one tap each, the same for every pixel, so they
-// are worked out once per sliver; each pixel's window origin once per block.
+// A sliver's rows are a few runs of (tap, channel) values, the same for every pixel, so they are
+// worked out once per sliver; each pixel's window origin once per block. Undilated forward taps
+// of one filter row are adjacent source pixels, so a run goes on across them (the RGB stem's
+// 14-row slivers are one or two runs, not five of 3 channels); a pixel whose run reaches past the
+// source's edge takes it tap by tap.
 void TapColumns::Pack(int64_t i0, int64_t p0, int64_t mc, int64_t kc, int mr, float* dst) const {
   const TapMap m = map_;  // a local copy: the compiler keeps its fields in registers
   const int64_t pixels = m.rows_h * m.rows_w, c_n = m.channels;
+  const bool taps_contiguous = m.x.tap_step == 1 && m.x.divisor == 1;
   struct Origin {
     const float* image;
     int64_t y, x;  // the pixel's numerators, y * scale + offset
@@ -68,7 +73,8 @@ void TapColumns::Pack(int64_t i0, int64_t p0, int64_t mc, int64_t kc, int mr, fl
   }
   struct Run {
     int r, length;
-    int64_t dy, dx, c;  // the tap's share of the numerators, and the first channel
+    int64_t dy, dx, c;  // the first tap's share of the numerators, and its first channel
+    int64_t last_dx;    // the last tap's share of x's numerator
   };
   std::vector<Run> runs;
   for (int64_t s = 0; s * mr < mc; ++s, dst += kc * mr) {
@@ -77,25 +83,47 @@ void TapColumns::Pack(int64_t i0, int64_t p0, int64_t mc, int64_t kc, int mr, fl
     runs.clear();
     int64_t c = first % c_n, kx = first / c_n % m.k_w, ky = first / c_n / m.k_w;
     for (int r = 0; r < rows;) {
-      const int length = static_cast<int>(std::min<int64_t>(c_n - c, rows - r));
-      runs.push_back({r, length, ky * m.y.tap_step, kx * m.x.tap_step, c});
-      r += length;
-      c = 0;
-      if (++kx == m.k_w) {
-        kx = 0;
-        ++ky;
-      }
+      Run run{r, 0, ky * m.y.tap_step, kx * m.x.tap_step, c, kx * m.x.tap_step};
+      do {  // one tap's channels, then the next tap's while they continue in memory
+        const int length = static_cast<int>(std::min<int64_t>(c_n - c, rows - r));
+        run.length += length;
+        run.last_dx = kx * m.x.tap_step;
+        r += length;
+        c += length;
+        if (c == c_n) {
+          c = 0;
+          if (++kx == m.k_w) {
+            kx = 0;
+            ++ky;
+          }
+        }
+      } while (taps_contiguous && r < rows && c == 0 && kx != 0);
+      runs.push_back(run);
     }
     for (int64_t q = 0; q < kc; ++q) {
       const Origin& o = origins[static_cast<size_t>(q)];
       float* d = dst + q * mr;
       for (const Run& run : runs) {
         const int64_t sy = m.y.Resolve(o.y + run.dy), sx = m.x.Resolve(o.x + run.dx);
-        if (sy >= 0 && sx >= 0) {
-          const float* from = o.image + (sy * m.x.size + sx) * c_n + run.c;
-          for (int t = 0; t < run.length; ++t) d[run.r + t] = from[t];
-        } else {
+        if (sy < 0) {
           for (int t = 0; t < run.length; ++t) d[run.r + t] = 0.0f;
+        } else if (sx >= 0 && (run.last_dx == run.dx || m.x.Resolve(o.x + run.last_dx) >= 0)) {
+          const float* from = o.image + (sy * m.x.size + sx) * c_n + run.c;
+          std::memcpy(d + run.r, from, static_cast<size_t>(run.length) * sizeof(float));
+        } else {  // tap by tap: some lie outside the source
+          int64_t channel = run.c, dx = run.dx;
+          for (int t = 0; t < run.length; dx += m.x.tap_step) {
+            const int length = static_cast<int>(std::min<int64_t>(c_n - channel, run.length - t));
+            const int64_t tap_x = m.x.Resolve(o.x + dx);
+            if (tap_x >= 0) {
+              const float* from = o.image + (sy * m.x.size + tap_x) * c_n + channel;
+              for (int u = 0; u < length; ++u) d[run.r + t + u] = from[u];
+            } else {
+              for (int u = 0; u < length; ++u) d[run.r + t + u] = 0.0f;
+            }
+            t += length;
+            channel = 0;
+          }
         }
       }
       for (int r = rows; r < mr; ++r) d[r] = 0.0f;
