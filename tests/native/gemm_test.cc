@@ -105,7 +105,7 @@ struct Problem {
 // their remainder, K chunks summed in order), several N panels and K panels on two threads (a
 // column-split grid), a row-split grid, A blocks of equal height, B read in place (M < 64, full
 // slivers in place, the last one packed) against B packed (M = 64), and long products with few
-// tiles of C cut along K (chunks of 4096 steps and a short last one; 64 longer chunks).
+// tiles of C cut along K (chunks of 1024 steps and a short last one; 64 longer chunks).
 const std::vector<std::tuple<int64_t, int64_t, int64_t>> kShapes = {
     {1, 1, 1},       {1, 37, 5},     {37, 1, 5},    {2, 2, 1},       {5, 7, 3},
     {6, 16, 8},      {7, 17, 9},     {11, 31, 191}, {12, 32, 192},   {13, 33, 193},

@@ -257,7 +257,7 @@ void GemmSteps(const KernelInfo& kernel, const PackAFn& pack_a, const Operand& b
 // sums); each chunk is a whole one-thread GEMM into a C of its own, and the chunks' Cs are added
 // in chunk order. The chunks depend on the shape alone, so the result is the same on any number
 // of threads.
-constexpr int64_t kKChunk = 4096;
+constexpr int64_t kKChunk = 1024;
 constexpr int64_t kMaxKChunks = 64;
 constexpr int64_t kKChunkMaxTiles = 32;  // tiles of C, at most, for the K split
 

@@ -51,6 +51,23 @@ void TapRows::Pack(int64_t i0, int64_t p0, int64_t mc, int64_t kc, int mr, float
   }
 }
 
+// dst[0, n) = src[0, n) for the short runs of a sliver (n <= 16 floats, a tile's height), with
+// fixed-size copies the compiler inlines (a library memcpy call costs more than the copy):
+// two overlapping ones cover every length in their range.
+inline void CopyRun(float* dst, const float* src, int n) {
+  if (n >= 8 && n <= 16) {
+    std::memcpy(dst, src, 8 * sizeof(float));
+    std::memcpy(dst + n - 8, src + n - 8, 8 * sizeof(float));
+  } else if (n >= 4 && n < 8) {
+    std::memcpy(dst, src, 4 * sizeof(float));
+    std::memcpy(dst + n - 4, src + n - 4, 4 * sizeof(float));
+  } else if (n < 4) {
+    for (int t = 0; t < n; ++t) dst[t] = src[t];
+  } else {
+    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
+  }
+}
+
 // A sliver's rows are a few runs of (tap, channel) values, the same for every pixel, so they are
 // worked out once per sliver; each pixel's window origin once per block. Undilated forward taps
 // of one filter row are adjacent source pixels, so a run goes on across them (the RGB stem's
@@ -109,7 +126,7 @@ void TapColumns::Pack(int64_t i0, int64_t p0, int64_t mc, int64_t kc, int mr, fl
           for (int t = 0; t < run.length; ++t) d[run.r + t] = 0.0f;
         } else if (sx >= 0 && (run.last_dx == run.dx || m.x.Resolve(o.x + run.last_dx) >= 0)) {
           const float* from = o.image + (sy * m.x.size + sx) * c_n + run.c;
-          std::memcpy(d + run.r, from, static_cast<size_t>(run.length) * sizeof(float));
+          CopyRun(d + run.r, from, run.length);
         } else {  // tap by tap: some lie outside the source
           int64_t channel = run.c, dx = run.dx;
           for (int t = 0; t < run.length; dx += m.x.tap_step) {
