@@ -17,7 +17,7 @@ import time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # numpy's idle BLAS threads spin otherwise
 
 import numpy as np
-from timing import cpu_model
+from timing import cpu_name
 
 import swigflow
 
@@ -144,7 +144,7 @@ def main():
     )
     config = swigflow.linalg.kernel_config()
     print(
-        f"CPU: {cpu_model()}; kernel config {config['name']} ({config['source']}): "
+        f"CPU: {cpu_name()}; kernel config {config['name']} ({config['source']}): "
         f"{config['mr']}x{config['nr']} tile, mc={config['mc']} kc={config['kc']} "
         f"nc={config['nc']}; FMA peak {peak['gflops']:.0f} GFLOP/s on {peak['threads']} threads\n"
     )

@@ -14,7 +14,7 @@ import os
 import time
 
 import numpy as np
-from timing import best_of, cpu_model, run_unpinned
+from timing import best_of, cpu_name, run_unpinned
 
 import swigflow
 
@@ -84,7 +84,7 @@ def main():
     )
     config = swigflow.linalg.kernel_config()
     print(
-        f"CPU: {cpu_model()}; kernel config {config['name']} ({config['source']}): "
+        f"CPU: {cpu_name()}; kernel config {config['name']} ({config['source']}): "
         f"{config['mr']}x{config['nr']} tile, mc={config['mc']} kc={config['kc']} nc={config['nc']}"
     )
     for t, p in probes.items():

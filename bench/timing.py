@@ -35,14 +35,6 @@ def best_of(repeats, fn, *args):
 
 
 def cpu_name():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return "unknown CPU"
-
-
-def cpu_model():
     """'AMD EPYC (family 26, model 2)': the model name hides the core; family and model tell it."""
     fields = {}
     with open("/proc/cpuinfo") as f:
