@@ -31,6 +31,7 @@ import tempfile
 import time
 
 import numpy as np
+from timing import cpu_name
 
 import swigflow
 
@@ -228,10 +229,7 @@ def main():
     except ImportError:
         have_torch = False
 
-    with open("/proc/cpuinfo") as f:
-        cpu = next(
-            (line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "?"
-        )
+    cpu = cpu_name()
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         shards, folder, mean_bytes = make_data(tmp, args.images)
         print(f"CPU: {cpu}, {os.cpu_count()} cores; {args.images} JPEGs 500x375 q90 "
