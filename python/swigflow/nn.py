@@ -185,6 +185,19 @@ def separable_conv2d(
     return conv2d(depthwise, pointwise_filter, 1, "VALID", data_format or "NHWC")
 
 
+def _int32_sizes(values, name):
+    """A sizes operand as the int32 tensor the op takes; values out of int32's range are refused
+    as TensorFlow refuses them, with InvalidArgumentError rather than numpy's OverflowError."""
+    sizes = np.asarray(values)
+    if (
+        sizes.dtype.kind in "iu"
+        and sizes.size
+        and (sizes.min() < np.iinfo(np.int32).min or sizes.max() > np.iinfo(np.int32).max)
+    ):
+        raise errors.InvalidArgumentError(f"{name} has values out of range for int32: {values}")
+    return sizes.astype(np.int32)
+
+
 def conv2d_backprop_input(
     input_sizes, filters, out_backprop, strides, padding, data_format="NHWC", dilations=None,
     name=None,
@@ -195,7 +208,7 @@ def conv2d_backprop_input(
     del name
     attrs = _conv_attrs(strides, padding, data_format, dilations)
     return gen_nn_ops.conv2d_backprop_input(
-        np.asarray(input_sizes, dtype=np.int32), filters, out_backprop, **attrs
+        _int32_sizes(input_sizes, "input_sizes"), filters, out_backprop, **attrs
     )
 
 
@@ -205,7 +218,7 @@ def conv2d_backprop_filter(
 ):  # fmt: skip
     """The gradient of conv2d with respect to its filter (tf.nn.conv2d_backprop_filter)."""
     del name
-    sizes = np.asarray(filter_sizes, dtype=np.int32)
+    sizes = _int32_sizes(filter_sizes, "filter_sizes")
     attrs = _conv_attrs(strides, padding, data_format, dilations)
     return gen_nn_ops.conv2d_backprop_filter(input, sizes, out_backprop, **attrs)
 

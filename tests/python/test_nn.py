@@ -233,6 +233,33 @@ def test_explicit_padding_and_strides_forms():
         nn.conv2d(x, w, 2, [[1, 1], [2, 0]])
 
 
+HUGE = 2**63 - 1
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        # TensorFlow's explicit_paddings is an int32 attribute.
+        lambda: nn.conv2d(rand(2, 9, 9, 3), rand(3, 3, 3, 4), 1, [[0, 0], [HUGE, 0], [0, 0], [0, 0]]),
+        lambda: nn.conv2d(rand(2, 9, 9, 3), rand(3, 3, 3, 4), 1, [[0, 0], [2**31, 0], [0, 0], [0, 0]]),
+        lambda: nn.depthwise_conv2d(rand(1, 9, 9, 2), rand(3, 3, 2, 1), [1, 1, 1, 1],
+                                    [[0, 0], [0, HUGE], [0, 0], [0, 0]]),
+        lambda: nn.conv2d_backprop_input([1, 9, 9, 3], rand(3, 3, 3, 4), rand(1, 9, 9, 4), 1,
+                                         [[0, 0], [HUGE, HUGE], [0, 0], [0, 0]]),
+        # Sizes from tensors: a window or an input whose arithmetic wraps int64.
+        lambda: nn.conv2d_backprop_filter(rand(1, 9, 9, 3), [2**62, 2**62, 3, 4], rand(1, 9, 9, 4),
+                                          1, "SAME"),
+        lambda: nn.conv2d_backprop_input([1, HUGE, 9, 3], rand(3, 3, 3, 4), rand(1, 9, 9, 4), 2,
+                                         "SAME"),
+        lambda: nn.conv2d_backprop_filter(rand(1, 9, 9, 3), [3, 3, 3, HUGE], rand(1, 9, 9, 4), 1,
+                                          "SAME"),
+    ],
+)  # fmt: skip
+def test_sizes_that_overflow_are_refused(call):
+    with pytest.raises(errors.InvalidArgumentError):
+        call()
+
+
 def pool_ref(x, k, s, padding, kind):
     n, h, w, c = x.shape
     if padding == "SAME":

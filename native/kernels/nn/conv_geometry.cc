@@ -88,7 +88,11 @@ Status MakeConvGeometry(const OpKernelContext& ctx, const std::vector<int64_t>& 
   // Indexes below are int64; keep every product of dimensions far from overflow.
   const double elements = static_cast<double>(g->batch) * g->out_h * g->out_w * g->k_h * g->k_w *
                           std::max(g->in_c, g->out_c) * g->groups;
-  if (elements > 9e15) return errors::InvalidArgument("convolution too large");
+  const double filter_elements =
+      static_cast<double>(g->k_h) * g->k_w * g->in_c * g->out_c * g->groups;
+  if (elements > 9e15 || filter_elements > 9e15) {
+    return errors::InvalidArgument("convolution too large");
+  }
   return Status::OK();
 }
 

@@ -9,20 +9,44 @@
 namespace swigflow {
 namespace kernels {
 
+namespace {
+
+// Sizes come from tensors' shapes and from attributes (explicit paddings, a backprop's
+// input_sizes), so every step is checked: a wrapped int64 would give a plausible small size.
+bool Add(int64_t a, int64_t b, int64_t* sum) { return !__builtin_add_overflow(a, b, sum); }
+bool Sub(int64_t a, int64_t b, int64_t* difference) {
+  return !__builtin_sub_overflow(a, b, difference);
+}
+bool Mul(int64_t a, int64_t b, int64_t* product) { return !__builtin_mul_overflow(a, b, product); }
+
+}  // namespace
+
 Status WindowedOutputSize(int64_t in, int64_t k, int64_t dilation, int64_t stride,
                           const std::string& padding, int64_t explicit_before,
                           int64_t explicit_after, int64_t* out, int64_t* pad_before) {
-  const int64_t effective = (k - 1) * dilation + 1;
+  int64_t effective = 0, span = 0, needed = 0;
+  bool ok = Mul(k - 1, dilation, &effective) && Add(effective, 1, &effective);
   if (padding == "VALID") {
-    *out = (in - effective + stride) / stride;
+    ok = ok && Sub(in, effective, &span) && Add(span, stride, &span);
+    *out = ok ? span / stride : 0;
     *pad_before = 0;
   } else if (padding == "SAME") {
-    *out = (in + stride - 1) / stride;
-    const int64_t needed = std::max<int64_t>(0, (*out - 1) * stride + effective - in);
-    *pad_before = needed / 2;
+    ok = ok && Add(in, stride - 1, &span);
+    *out = ok ? span / stride : 0;
+    ok = ok && Mul(*out - 1, stride, &needed) && Add(needed, effective, &needed) &&
+         Sub(needed, in, &needed);
+    *pad_before = ok ? std::max<int64_t>(0, needed) / 2 : 0;
   } else {
-    *out = (in + explicit_before + explicit_after - effective + stride) / stride;
+    ok = ok && Add(in, explicit_before, &span) && Add(span, explicit_after, &span) &&
+         Sub(span, effective, &span) && Add(span, stride, &span);
+    *out = ok ? span / stride : 0;
     *pad_before = explicit_before;
+  }
+  if (!ok) {
+    return errors::InvalidArgument("Computed output size overflows int64 [input_size: ", in,
+                                   ", filter_size: ", k, ", dilation: ", dilation,
+                                   ", stride: ", stride, ", padding: ", explicit_before, ", ",
+                                   explicit_after, "]");
   }
   if (*out < 0) {
     return errors::InvalidArgument("Computed output size would be negative: ", *out,
@@ -51,6 +75,7 @@ Status ExplicitPaddings(const std::string& padding, const std::vector<int64_t>& 
       return errors::InvalidArgument("All elements of explicit_paddings must be nonnegative");
     }
   }
+  SWIGFLOW_RETURN_IF_ERROR(CheckInt32Attr("explicit_paddings", explicit_paddings));
   if (explicit_paddings[0] || explicit_paddings[1] || explicit_paddings[6] ||
       explicit_paddings[7]) {
     return errors::InvalidArgument(
