@@ -182,6 +182,33 @@ def test_write_then_read_back_in_order_with_indexes(tmp_path):
     assert [r["id"] for r in back] == list(range(2500))
 
 
+def test_write_missing_values_as_empty_lists_of_the_columns_kind(tmp_path):
+    """A None beside ints is an empty int64_list, not float_list [nan]; likewise for floats,
+    strings and lists (Ray's numpy view turns an int column with nulls into NaN floats)."""
+    rows = [
+        {"i": i, "f": i / 2, "s": f"r{i}", "v": [i, i + 1]} if i % 3 else
+        {"i": None, "f": None, "s": None, "v": None}
+        for i in range(30)
+    ]  # fmt: skip
+    ds = ray.data.from_items(rows, override_num_blocks=2)
+    files = swigflow.ray.write_tfrecords(ds, str(tmp_path / "out"))
+    spec = {
+        "i": VarLenFeature("int64"),
+        "f": VarLenFeature("float32"),
+        "s": VarLenFeature("string"),
+        "v": VarLenFeature("int64"),
+    }
+    records = [r for f in files for r in sf.io.tf_record_iterator(f)]
+    got = sf.io.parse_example(records, spec)
+    present = [i for i in range(30) if i % 3]
+    assert got["i"].values.tolist() == present
+    assert got["f"].values.tolist() == [i / 2 for i in present]
+    assert got["s"].values.tolist() == [b"r%d" % i for i in present]
+    assert got["v"].values.tolist() == [j for i in present for j in (i, i + 1)]
+    # Rows with None hold no values at all: the row ids of the sparse values skip them.
+    assert sorted(set(got["i"].indices[:, 0].tolist())) == present
+
+
 def _sha256(path):
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()

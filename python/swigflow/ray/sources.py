@@ -293,10 +293,43 @@ def _typed(values, kind):
     return np.asarray(values, dtype=np.int64 if kind == _INT64 else np.float32)
 
 
-def example_columns(batch, n):
-    """``batch`` ({column: array}, as Ray's to_numpy gives) as EncodeExampleColumns' columns."""
+def _arrow_kind(typ):
+    """The Feature kind of an Arrow column's type (lists by their values' type), or None."""
+    while pa.types.is_list(typ) or pa.types.is_large_list(typ) or pa.types.is_fixed_size_list(typ):
+        typ = typ.value_type
+    if pa.types.is_integer(typ) or pa.types.is_boolean(typ):
+        return _INT64
+    if pa.types.is_floating(typ):
+        return _FLOAT
+    if pa.types.is_string(typ) or pa.types.is_binary(typ) or pa.types.is_large_string(typ):
+        return _BYTES
+    return None
+
+
+def null_columns(table):
+    """{column: (cells, kind)} for the columns of an Arrow table that hold nulls. Ray's numpy view
+    turns an integer column with nulls into floats with NaN; these columns are written from their
+    Python values instead, a null as an empty list, in the kind of the column's type."""
+    found = {}
+    for name in table.column_names:
+        column = table.column(name)
+        if column.null_count:
+            found[name] = (column.to_pylist(), _arrow_kind(column.type))
+    return found
+
+
+def example_columns(batch, n, nulls=None):
+    """``batch`` ({column: array}, as Ray's to_numpy gives) as EncodeExampleColumns' columns;
+    ``nulls`` (from null_columns) replaces the columns that hold nulls."""
     columns = []
+    nulls = nulls or {}
     for key, array in batch.items():
+        kind = None
+        if key in nulls:
+            cells, kind = nulls[key]
+            array = np.empty(n, dtype=object)
+            for i, cell in enumerate(cells):  # one by one: equal-length lists stay cells
+                array[i] = cell
         array = np.asarray(array)
         if array.dtype != object and array.dtype.kind in "biufSU":
             flat = array.reshape(n, -1)
@@ -314,7 +347,7 @@ def example_columns(batch, n):
             splits = np.zeros(n + 1, np.int64)
             np.cumsum(counts, out=splits[1:])
             flat = [v for c in cells for v in c]
-            kind = _kind_of(flat, key)
+            kind = kind or _kind_of(flat, key)
             values = _typed(flat, kind)
         else:
             raise TypeError(f"column {key!r}: cannot store {array.dtype} values in an Example")
@@ -368,7 +401,8 @@ class TFRecordDatasink(Datasink):
                 n = accessor.num_rows()
                 if n == 0:
                     continue
-                records = _pywrap.EncodeExampleColumns(example_columns(accessor.to_numpy(), n), n)
+                columns = example_columns(accessor.to_numpy(), n, null_columns(accessor.to_arrow()))
+                records = _pywrap.EncodeExampleColumns(columns, n)
                 i = 0
                 while i < n:
                     if state["writer"] is None:
