@@ -197,6 +197,47 @@ def test_show_draws_each_record_in_its_cell(tmp_path, capsys):
     assert (sheet[top : top + cell, left : left + cell] == show.BACKGROUND // 2).all()
 
 
+def test_show_labels_with_newlines_and_binary_bytes(tmp_path, capsys):
+    pytest.importorskip("PIL", reason="--label needs Pillow")
+    path = str(tmp_path / "labels.tfrecord")
+    pixels = codecs.encode_png(np.zeros((8, 8, 3), np.uint8))
+    labels = [b"two\nlines", b"\xff\xfe\x00binary", "ünïcode".encode()]
+    with swigflow.io.TFRecordWriter(path) as w:
+        for label in labels:
+            example = {"image/encoded": pixels, "k": label}
+            w.write(train.example_from_dict(example).SerializeToString())
+    status, _, stderr = run(capsys, "show", path, "--label", "k", "-o", tmp_path / "s.png")
+    assert status == 0, stderr
+    assert show.one_line("two\nlines") == "two\\nlines"
+    assert show.one_line("a\x00b\ufffd") == "a\\x00b\ufffd"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["show", "--cell", "1000000000000"], "use a smaller --cell or --grid"),
+        (["show", "--grid", "64x64", "--cell", "4096"], "use a smaller --cell or --grid"),
+        (["reshard", "--output-directory", "out", "--target-size", "1e400MB"], "not a size"),
+        (["reshard", "--output-directory", "out", "--target-size", "nanMB"], "not a size"),
+        (["reshard", "--output-directory", "out", "--target-size", "1e30EB"], "not a size"),
+    ],
+)
+def test_numbers_out_of_range_are_one_line_errors(tmp_path, capsys, args, message):
+    path = str(tmp_path / "images.tfrecord")
+    image_records(path, [(8, 8)])
+    command, *options = args
+    if command == "show":
+        options += ["-o", tmp_path / "s.png"]
+    else:
+        options[1] = tmp_path / "out"
+    try:
+        status, _, stderr = run(capsys, command, path, *options)
+    except SystemExit as e:  # argparse's usage error
+        status, stderr = e.code, capsys.readouterr().err
+    assert status in (1, 2), stderr
+    assert message in stderr and "Traceback" not in stderr
+
+
 def test_show_samples_with_a_seed(tmp_path, capsys):
     path = str(tmp_path / "images.tfrecord")
     image_records(path, [(8, 8)] * 5)

@@ -12,6 +12,7 @@ The shards are a function of the inputs and the options only:
 """
 
 import argparse
+import math
 import os
 import time
 
@@ -39,6 +40,8 @@ def parse_size(text):
         value = float(number) * _UNITS[unit]
     except (ValueError, KeyError):
         raise ValueError(f"not a size: {text!r} (e.g. 256MB, 1GB, 64MiB)") from None
+    if not math.isfinite(value) or value >= 2**63:
+        raise ValueError(f"not a size: {text!r} (at most 9.2 EB)")
     if value < 1:
         raise ValueError(f"a size must be at least 1 byte: {text!r}")
     return int(value)

@@ -22,6 +22,7 @@ from swigflow.io import gfile, schema
 PAD = 4
 LABEL = 14
 BACKGROUND = 48
+MAX_SHEET_PIXELS = 1 << 27  # 128 Mpixels, 384 MB of RGB: far beyond any screen
 FAILED = (160, 0, 0)
 
 
@@ -98,10 +99,16 @@ def label_text(example, key):
     if not values:
         return "-"
     if kind == "bytes":
-        return ",".join(v.decode("utf-8", "replace") for v in values)
+        return one_line(",".join(v.decode("utf-8", "replace") for v in values))
     if kind == "float":
         return ",".join(f"{v:g}" for v in values)
     return ",".join(str(v) for v in values)
+
+
+def one_line(text):
+    """`text` with newlines and other control characters escaped (\\n, \\x00): a label is drawn
+    as one line."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
 def fit(pixels, cell):
@@ -144,13 +151,18 @@ def _draw_labels(sheet, labels, cols, cell):
 
 def _show(args):
     rows, cols = args.grid
-    records = _pick(args, rows * cols)
-    if not records:
-        raise CommandError("the files hold no records")
     labelled = args.label is not None
     cell = args.cell
     height = PAD + rows * (cell + (LABEL if labelled else 0) + PAD)
     width = PAD + cols * (cell + PAD)
+    if height * width > MAX_SHEET_PIXELS:
+        raise CommandError(
+            f"a {rows}x{cols} sheet of {cell}-pixel cells would be {width}x{height} pixels, more "
+            f"than {MAX_SHEET_PIXELS:,}: use a smaller --cell or --grid"
+        )
+    records = _pick(args, rows * cols)
+    if not records:
+        raise CommandError("the files hold no records")
     sheet = np.full((height, width, 3), BACKGROUND // 2, dtype=np.uint8)
     labels = []
     failed = 0
