@@ -7,13 +7,15 @@ its start and dropping what was already emitted: exact, not free. flat_map, padd
 cache resume where they stopped.
 """
 
+import contextlib
 import os
-import pickle
-import tempfile
+import secrets
+import socket
 
 import numpy as np
 
-from swigflow import errors
+from swigflow import errors, io
+from swigflow.data import cache_format
 from swigflow.data import dataset as ds
 from swigflow.data.index_shuffle import IndexPermutation
 
@@ -484,8 +486,9 @@ def bucket_by_sequence_length(
 
 
 class _FileCache:
-    """One pass's elements in a file: pickled one after another into a temporary file, renamed
-    to `path` only when the pass is complete (a partial pass never looks like a cache)."""
+    """One pass's elements in a file of cache_format: written to a temporary file, synced, then
+    renamed to `path` only when the pass is complete (a partial pass never looks like a cache).
+    A temporary file left by a killed pass on this host is removed by the next writer."""
 
     def __init__(self, path):
         self.path = path
@@ -494,38 +497,93 @@ class _FileCache:
         return os.path.exists(self.path)
 
     def read(self, start):
-        with open(self.path, "rb") as f:
-            index = 0
-            while True:
-                try:
-                    element = pickle.load(f)
-                except EOFError:
-                    return
-                except Exception as e:
+        records = io.tf_record_iterator(self.path)
+        try:
+            header = next(records, None)
+        except errors.DataLossError:  # not even one intact record
+            header = b""
+        if header is None:
+            raise errors.DataLossError(f"the cache file {self.path} is empty: it was cut")
+        if header != cache_format.HEADER:
+            raise errors.DataLossError(
+                f"{self.path} is not a swigflow cache file of this version (an older swigflow's "
+                "pickle, or another file): delete it to cache the pass again"
+            )
+        index = 0
+        for record in records:
+            count = cache_format.read_count(record, self.path)
+            if count is not None:
+                if count != index or next(records, None) is not None:
                     raise errors.DataLossError(
-                        f"the cache file {self.path} is damaged after {index} elements: {e}"
-                    ) from e
-                if index >= start:
-                    yield element
-                index += 1
+                        f"the cache file {self.path} is damaged: its trailer counts {count} "
+                        f"elements, the file holds {index} before it"
+                    )
+                return
+            if index >= start:
+                yield cache_format.decode(record, self.path, index)
+            index += 1
+        raise errors.DataLossError(
+            f"the cache file {self.path} is cut after {index} elements: its trailer is missing"
+        )
+
+    def _temporary_prefix(self):
+        return f"{os.path.basename(self.path)}.tmp-{socket.gethostname()}-"
+
+    def _remove_stale_temporaries(self, directory):
+        """Temporary files of this cache whose writer (a process on this host) is gone."""
+        prefix = self._temporary_prefix()
+        for name in os.listdir(directory):
+            if not name.startswith(prefix):
+                continue
+            pid = name[len(prefix) :].split("-", 1)[0]
+            if not pid.isdigit():
+                continue
+            try:
+                os.kill(int(pid), 0)
+            except ProcessLookupError:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(os.path.join(directory, name))
+            except (PermissionError, OverflowError):
+                pass  # another user's live process, or not a pid: leave it
 
     def writer(self):
         directory = os.path.dirname(os.path.abspath(self.path))
         os.makedirs(directory, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(prefix=os.path.basename(self.path), dir=directory)
-        f = os.fdopen(fd, "wb")
+        self._remove_stale_temporaries(directory)
+        temporary = os.path.join(
+            directory, f"{self._temporary_prefix()}{os.getpid()}-{secrets.token_hex(4)}"
+        )
+        writer = io.TFRecordWriter(temporary)
+        writer.write(cache_format.HEADER)
+        count = [0]
 
         def add(element):
-            pickle.dump(element, f, protocol=pickle.HIGHEST_PROTOCOL)
+            writer.write(cache_format.encode(element))
+            count[0] += 1
 
         def finish(complete):
-            f.close()
-            if complete:
-                os.replace(temporary, self.path)
-            else:
-                os.unlink(temporary)
+            try:
+                if complete:
+                    writer.write(cache_format.trailer(count[0]))
+                writer.close()
+                if complete:
+                    _sync(temporary)
+                    os.replace(temporary, self.path)
+                    _sync(directory)
+            finally:
+                if os.path.exists(temporary):
+                    os.unlink(temporary)
 
         return add, finish
+
+
+def _sync(path):
+    """fsync a file or folder, so that a rename after it never exposes unwritten data."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 class _MemoryCache:
