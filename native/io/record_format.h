@@ -67,8 +67,26 @@ inline bool PayloadMatches(const char* payload, size_t n, const char* footer) {
   return crc32c::Mask(crc32c::Value(payload, n)) == DecodeFixed32(footer);
 }
 
-// The record starting at `offset` has a header whose CRC does not match.
-inline Status CorruptedHeader(const std::string& path, uint64_t offset) {
+// The compression whose stream `data` (at least 2 bytes) starts like: "GZIP" for its magic
+// bytes, "ZLIB" for a valid zlib header (deflate, window <= 32K, check bits), else null.
+inline const char* LooksCompressed(const char* data) {
+  const auto cmf = static_cast<unsigned char>(data[0]), flg = static_cast<unsigned char>(data[1]);
+  if (cmf == 0x1f && flg == 0x8b) return "GZIP";
+  if ((cmf & 0x0f) == 8 && (cmf >> 4) <= 7 && (cmf * 256 + flg) % 31 == 0) return "ZLIB";
+  return nullptr;
+}
+
+// The record starting at `offset` has a header whose CRC does not match. `header`, when given,
+// is what an uncompressed reader found there: at the start of a file that begins like GZIP or
+// ZLIB data, the message says which compression_type to pass.
+inline Status CorruptedHeader(const std::string& path, uint64_t offset,
+                              const char* header = nullptr) {
+  const char* compression = header != nullptr && offset == 0 ? LooksCompressed(header) : nullptr;
+  if (compression != nullptr) {
+    return errors::DataLoss("corrupted record at ", offset, " in ", path,
+                            " (length CRC mismatch): the file starts like ", compression,
+                            " data; pass compression_type='", compression, "'");
+  }
   return errors::DataLoss("corrupted record at ", offset, " in ", path, " (length CRC mismatch)");
 }
 

@@ -111,7 +111,8 @@ Status RecordReader::ReadHeader(uint64_t* offset, uint64_t* length) {
     return errors::OutOfRange("end of ", path_, " at ", *offset + got);
   }
   if (!record_format::DecodeHeader(header, length)) {
-    return record_format::CorruptedHeader(path_, *offset);
+    return record_format::CorruptedHeader(path_, *offset,
+                                          file_stream_ != nullptr ? header : nullptr);
   }
   if (file_stream_ != nullptr) {
     // Uncompressed: the file size bounds the length before anything is allocated. A file still
@@ -298,7 +299,7 @@ Status ReadRecordAt(const RandomAccessFile& file, uint64_t offset, std::string* 
   }
   uint64_t length = 0;
   if (!record_format::DecodeHeader(header, &length)) {
-    return record_format::CorruptedHeader(file.path(), offset);
+    return record_format::CorruptedHeader(file.path(), offset, header);
   }
   if (!record_format::Fits(length, offset + kHeaderSize, size)) {
     return record_format::TruncatedRecord(file.path(), offset, length, size - offset - kHeaderSize);

@@ -197,10 +197,14 @@ Status RecordScanner::Next(uint64_t* offset, std::string_view* record) {
     }
     uint64_t length;
     if (!record_format::DecodeHeader(at(0), &length)) {
+      // Worded before Resync moves the buffer: an uncompressed file's first bytes may show a
+      // compression the caller did not name.
+      const std::string message =
+          record_format::CorruptedHeader(path_, start, file_size_ != kUnknownSize ? at(0) : nullptr)
+              .message();
       uint64_t resumed = start;
       if (!stop_at_damage_) SWIGFLOW_RETURN_IF_ERROR(Resync(&resumed));
-      AddDamage(RecordDamage::Kind::kLengthCrc, start, resumed,
-                record_format::CorruptedHeader(path_, start).message());
+      AddDamage(RecordDamage::Kind::kLengthCrc, start, resumed, message);
       if (stop_at_damage_) return StopAtDamage();
       continue;
     }

@@ -519,3 +519,31 @@ def test_tf_record_iterator_follows_a_growing_file(tmp_path):
         next(it)  # raised again while it is still cut
     pathlib.Path(path).write_bytes(whole)  # the writer finished it
     assert next(it) == b"four"
+
+
+@pytest.mark.parametrize("compression", ["GZIP", "ZLIB"])
+def test_a_compressed_file_read_as_uncompressed_says_which_compression(tmp_path, compression):
+    path = str(tmp_path / "records")
+    with swigflow.io.TFRecordWriter(path, compression) as w:
+        for i in range(10):
+            w.write(b"record %d" % i)
+    hint = f"the file starts like {compression} data; pass compression_type='{compression}'"
+    readers = [
+        lambda: list(swigflow.io.tf_record_iterator(path)),
+        lambda: list(swigflow.data.TFRecordDataset(path)),
+        lambda: swigflow.io.create_index(path),
+        lambda: swigflow.io.TFRecordFile(path)[0],
+        lambda: swigflow.io.tf_record_random_reader(path).read(0),
+    ]
+    for read in readers:
+        with pytest.raises(errors.DataLossError, match="corrupted record at 0") as raised:
+            read()
+        assert hint in str(raised.value)
+    # A damaged uncompressed file gets no such hint.
+    with swigflow.io.TFRecordWriter(path) as w:
+        w.write(b"x")
+    with open(path, "r+b") as f:
+        f.write(b"\xff")
+    with pytest.raises(errors.DataLossError) as raised:
+        list(swigflow.io.tf_record_iterator(path))
+    assert "starts like" not in str(raised.value)
