@@ -205,6 +205,11 @@ def test_resume_keeps_complete_shards_and_refuses_other_inputs(folders, tmp_path
     status, _, stderr = run(capsys, *args[:-1], 4, "--resume")  # another seed
     assert status == 1
     assert "not built from the same images and options" in stderr
+    # Nothing to resume in a new folder: the run starts.
+    new = tmp_path / "new"
+    status, _, stderr = run(capsys, *args[:4], new, *args[5:], "--resume")
+    assert status == 0, stderr
+    assert (new / "manifest.json").read_text() == manifest
 
 
 def test_resume_rewrites_a_truncated_or_damaged_shard(folders, tmp_path, capsys):

@@ -121,6 +121,13 @@ def test_reshard_resumes_and_refuses_what_would_lose_data(tmp_path, capsys):
     status, _, stderr = run(capsys, "reshard", *inputs, "--output-directory", out,
                             "--target-size", "11KB", "--resume")  # fmt: skip
     assert status == 1 and "not built from the same inputs" in stderr
+    # Nothing to resume (a new folder, or a run killed before its journal): the run starts.
+    new = tmp_path / "new"
+    status, stdout, stderr = run(capsys, "reshard", *inputs, "--output-directory", new, *args,
+                                 "--resume")  # fmt: skip
+    assert status == 0, stderr
+    for a, b in zip(shards_in(fresh), shards_in(new), strict=True):
+        assert read_bytes(a) == read_bytes(b)
     # Never over an input, never an input twice.
     same = tmp_path / "part-00000-of-00001"
     same.write_bytes(read_bytes(inputs[0]))

@@ -104,10 +104,14 @@ class Journal:
         self._lock = threading.Lock()
         self.shards = {}
         if resume:
+            # No journal (a new folder, or a run killed before its first shard): nothing to
+            # resume, so the run starts. A journal of other inputs or options is refused.
             try:
                 with gfile.GFile(self._path, "rb") as f:
                     previous = json.loads(f.read())
-            except (errors.NotFoundError, ValueError):
+            except errors.NotFoundError:
+                previous = {"digest": plan_digest}
+            except ValueError:
                 previous = {}
             if previous.get("digest") != plan_digest:
                 raise CommandError(
