@@ -209,6 +209,24 @@ def test_write_missing_values_as_empty_lists_of_the_columns_kind(tmp_path):
     assert sorted(set(got["i"].indices[:, 0].tolist())) == present
 
 
+def test_write_into_a_folder_with_files_is_refused_unless_overwriting(tmp_path):
+    out = tmp_path / "out"
+    first = swigflow.ray.write_tfrecords(ray.data.range(8100), str(out), num_rows_per_file=1000)
+    (out / "README.txt").write_text("not ours")
+    with pytest.raises(errors.AlreadyExistsError, match="mode='overwrite'"):
+        swigflow.ray.write_tfrecords(ray.data.range(100), str(out))
+    assert sorted(os.listdir(out)) == sorted(
+        [os.path.basename(f) for f in first] + [os.path.basename(f) + ".idx" for f in first]
+        + ["README.txt"]
+    )  # fmt: skip
+    files = swigflow.ray.write_tfrecords(ray.data.range(100), str(out), mode="overwrite")
+    assert sum(len(sf.io.TFRecordFile(f)) for f in files) == 100
+    left = sorted(os.listdir(out))
+    assert "README.txt" in left and len(left) == 1 + 2 * len(files)
+    with pytest.raises(ValueError, match="mode must be"):
+        swigflow.ray.write_tfrecords(ray.data.range(1), str(out), mode="append")
+
+
 def _sha256(path):
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()

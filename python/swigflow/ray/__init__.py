@@ -63,7 +63,7 @@ def read_tfrecords(
     return ray.data.read_datasource(source, override_num_blocks=override_num_blocks)
 
 
-def write_tfrecords(dataset, path, *, compression_type=None, num_rows_per_file=None):
+def write_tfrecords(dataset, path, *, compression_type=None, num_rows_per_file=None, mode="error"):
     """Writes ``dataset`` (a ``ray.data.Dataset``) as TFRecord files of tf.train.Example under
     the directory ``path``, and returns the files written, in order.
 
@@ -75,11 +75,16 @@ def write_tfrecords(dataset, path, *, compression_type=None, num_rows_per_file=N
     ``part-TTTTTT-KKKKKK.tfrecord`` so that sorted names are the dataset's order:
     ``TFRecordDataset(Dataset.list_files(path + "/*.tfrecord", shuffle=False))`` reads the rows
     back in order. Uncompressed files get an index file. Each file appears only when complete.
+
+    ``mode="error"`` (the default) refuses a folder that already holds files with
+    ``AlreadyExistsError``: new parts beside an earlier write's would read back as both.
+    ``mode="overwrite"`` first removes the files an earlier write made (``part-*.tfrecord*`` and
+    their index files), and only those.
     """
     from ray.data import DataContext
 
     sink = _sources().TFRecordDatasink(
-        path, compression_type=compression_type, num_rows_per_file=num_rows_per_file
+        path, compression_type=compression_type, num_rows_per_file=num_rows_per_file, mode=mode
     )
     # File names follow the write tasks' order, which is the dataset's only with order kept.
     options = DataContext.get_current().execution_options

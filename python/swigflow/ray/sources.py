@@ -6,6 +6,7 @@ or directly with ``ray.data.read_datasource`` and ``Dataset.write_datasink``.
 
 import logging
 import math
+import re
 
 import numpy as np
 import pyarrow as pa
@@ -355,15 +356,24 @@ def example_columns(batch, n, nulls=None):
     return columns
 
 
+# write_tfrecords' modes: refuse a folder that holds files, or replace the files a write made.
+WRITE_MODES = ("error", "overwrite")
+# The names a write gives its files (see TFRecordDatasink._name) and their index files.
+WRITTEN_NAME = re.compile(r"part-\d{6}-\d{6}\.tfrecord(\.gz|\.zz)?(\.idx)?")
+
+
 class TFRecordDatasink(Datasink):
     """Writes rows as tf.train.Example records; see :func:`swigflow.ray.write_tfrecords`."""
 
-    def __init__(self, path, *, compression_type=None, num_rows_per_file=None):
+    def __init__(self, path, *, compression_type=None, num_rows_per_file=None, mode="error"):
         if num_rows_per_file is not None and int(num_rows_per_file) < 1:
             raise ValueError(f"num_rows_per_file must be positive, got {num_rows_per_file}")
+        if mode not in WRITE_MODES:
+            raise ValueError(f"mode must be one of {', '.join(WRITE_MODES)}, got {mode!r}")
         self._path = gfile.as_path(path).rstrip("/")
         self._compression = compression_name(compression_type)
         self._rows_per_file = None if num_rows_per_file is None else int(num_rows_per_file)
+        self._mode = mode
         self.files_written = []
 
     def get_name(self):
@@ -371,6 +381,17 @@ class TFRecordDatasink(Datasink):
 
     def on_write_start(self, schema=None):
         gfile.makedirs(self._path)
+        existing = gfile.listdir(self._path)
+        if not existing:
+            return
+        if self._mode != "overwrite":
+            raise errors.AlreadyExistsError(
+                f"{self._path} already holds {len(existing)} file(s) (e.g. {sorted(existing)[0]}): "
+                "write_tfrecords(..., mode='overwrite') replaces the files an earlier write made"
+            )
+        for name in existing:  # only what a write made: other files stay
+            if WRITTEN_NAME.fullmatch(name):
+                gfile.remove(gfile.join(self._path, name))
 
     @property
     def min_rows_per_write(self):
