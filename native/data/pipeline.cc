@@ -869,7 +869,10 @@ class Pipeline::Impl {
       const std::string& path = o_.files[e->files[i]].path;
       std::string message = statuses[i].message() + " (the image of the record at offset " +
                             std::to_string(e->offsets[i]) + " in " + path + ")";
-      if (o_.on_error == OnError::kRaise) return Status(statuses[i].code(), message);
+      // Out of memory is no bad image: it is raised whatever on_error says.
+      if (o_.on_error == OnError::kRaise || errors::IsResourceExhausted(statuses[i])) {
+        return Status(statuses[i].code(), message);
+      }
       io::RecordDamage d;
       d.kind = io::RecordDamage::Kind::kUndecodable;
       d.offset = d.resume = e->offsets[i];

@@ -33,17 +33,20 @@ struct ErrorManager {
   jpeg_error_mgr pub;
   std::jmp_buf jump;
   char message[JMSG_LENGTH_MAX];
+  bool out_of_memory;  // libjpeg's allocation failed: the data may well be a valid image
 };
 
 [[noreturn]] void ErrorExit(j_common_ptr cinfo) {
   auto* err = reinterpret_cast<ErrorManager*>(cinfo->err);
   (*cinfo->err->format_message)(cinfo, err->message);
+  err->out_of_memory = cinfo->err->msg_code == JERR_OUT_OF_MEMORY;
   std::longjmp(err->jump, 1);
 }
 
 [[noreturn]] void FailWith(j_common_ptr cinfo, const char* message) {
   auto* err = reinterpret_cast<ErrorManager*>(cinfo->err);
   std::snprintf(err->message, sizeof(err->message), "%s", message);
+  err->out_of_memory = false;
   std::longjmp(err->jump, 1);
 }
 
@@ -100,8 +103,12 @@ void ProgressMonitor(j_common_ptr cinfo) {
   }
 }
 
-Status DecodeError(const char* message) {
-  return errors::InvalidArgument("Invalid JPEG data: ", message);
+// Out of memory is ResourceExhausted, never "invalid data": a caller that skips bad images
+// must not drop a good one because memory ran short.
+Status DecodeError(const ErrorManager& err) {
+  if (err.out_of_memory)
+    return errors::ResourceExhausted("no memory to decode a JPEG: ", err.message);
+  return errors::InvalidArgument("Invalid JPEG data: ", err.message);
 }
 
 // TensorFlow's CMYK conversion: Adobe writes CMYK inverted, so channel * K / 255 is the RGB value.
@@ -141,7 +148,7 @@ Status JpegDecoder::Start(const void* data, size_t size, Shape* shape) {
   s->have_header = false;
   if (setjmp(s->err.jump)) {
     if (s->created) jpeg_abort_decompress(&s->cinfo);
-    return DecodeError(s->err.message);
+    return DecodeError(s->err);
   }
   if (!s->created) {
     s->cinfo.err = jpeg_std_error(&s->err.pub);
@@ -243,7 +250,7 @@ Status JpegDecoder::OutputShape(const JpegDecodeOptions& options, Shape* shape) 
   if (setjmp(s->err.jump)) {
     jpeg_abort_decompress(&s->cinfo);
     s->have_header = false;
-    return DecodeError(s->err.message);
+    return DecodeError(s->err);
   }
   SWIGFLOW_RETURN_IF_ERROR(Configure(options, &s->cinfo));
   jpeg_calc_output_dimensions(&s->cinfo);
@@ -270,7 +277,7 @@ Status JpegDecoder::Decode(const JpegDecodeOptions& options, const Allocator& al
   }
   if (setjmp(s->err.jump)) {
     jpeg_abort_decompress(cinfo);
-    return DecodeError(s->err.message);
+    return DecodeError(s->err);
   }
   s->src.recover = options.try_recover_truncated;
   jpeg_calc_output_dimensions(cinfo);
@@ -379,7 +386,7 @@ Status JpegDecoder::DecodePlanes(const JpegDecodeOptions& options, std::vector<P
     jpeg_abort_decompress(cinfo);
     cinfo->raw_data_out = FALSE;
     if (!started) s->have_header = false;
-    return DecodeError(s->err.message);
+    return DecodeError(s->err);
   }
   SWIGFLOW_RETURN_IF_ERROR(Configure(options, cinfo));
   jpeg_calc_output_dimensions(cinfo);

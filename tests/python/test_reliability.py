@@ -378,3 +378,60 @@ def test_no_thread_to_be_had_is_an_error_not_an_abort():
     assert lines[0] == "matmul ok 512"  # the pool runs on the threads it could start
     assert lines[1] == "dataset raised ResourceExhaustedError"
     assert lines[2] == "records ok 100"  # reading needs no thread
+
+
+LOW_MEMORY_DECODE = r"""
+import resource, sys
+import swigflow
+from swigflow import errors
+
+
+def limit_to(extra_mib):
+    with open("/proc/self/status") as f:
+        vm = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize"))
+    limit = vm + (extra_mib << 20)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+path, how = sys.argv[1], sys.argv[2]
+spec = {"image/encoded": swigflow.io.FixedLenFeature([], "string")}
+try:
+    if how == "direct":
+        record = list(swigflow.io.tf_record_iterator(path))[-1]
+        image = swigflow.io.parse_single_example(record, spec)["image/encoded"]
+        limit_to(32)
+        swigflow.image.decode_jpeg(image)
+    else:
+        dataset = swigflow.data.TFRecordDataset(path, on_error="skip_record")
+        dataset = dataset.batch(1).parse(spec).decode_images(size=(8, 8))
+        for n, _ in enumerate(dataset):
+            if n == 0:  # the pipeline's threads and buffers are there: now memory runs short
+                limit_to(32)
+    print("decoded")
+except errors.ResourceExhaustedError:
+    print("ResourceExhaustedError")
+except errors.OpError as e:
+    print(type(e).__name__, e.message)
+"""
+
+
+@pytest.mark.parametrize("how", ["direct", "pipeline"])
+def test_out_of_memory_while_decoding_is_no_bad_image(tmp_path, how):
+    """A progressive JPEG of 5000x5000 needs its coefficients in memory (~75 MB): with 32 MiB to
+    spare, decoding raises ResourceExhaustedError, and a pipeline skipping bad images raises it
+    too instead of dropping a valid image as undecodable."""
+    y, x = np.mgrid[0:5000, 0:5000]
+    pixels = np.stack([(x // 20) % 256, (y // 20) % 256, ((x + y) // 40) % 256], -1)
+    big = swigflow.image.encode_jpeg(pixels.astype(np.uint8), progressive=True, quality=50)
+    small = swigflow.image.encode_jpeg(np.zeros((16, 16, 3), np.uint8))
+    path = tmp_path / "images.tfrecord"
+    with swigflow.io.TFRecordWriter(str(path)) as w:
+        for image in [small] * 300 + [big]:
+            w.write(swigflow.train.example_from_dict({"image/encoded": image}).SerializeToString())
+    result = subprocess.run(
+        [sys.executable, "-c", LOW_MEMORY_DECODE, str(path), how],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.stdout.strip() == "ResourceExhaustedError", result.stdout + result.stderr

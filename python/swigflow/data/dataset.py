@@ -1163,6 +1163,8 @@ class _DecodeImages(Unary):
                 try:
                     count += image_count(element, self._key)
                     element = decode_batch(element, self._key, self._options, seed, epoch, first)
+                except errors.ResourceExhaustedError:
+                    raise  # out of memory is no bad image: never skipped
                 except Exception as e:  # as a failed map call: raised for this element only
                     element = Failed(e)
             yield element, {"seed": seed, "count": count, "input": position}
