@@ -818,15 +818,14 @@ class Pipeline::Impl {
     while (raw_.Pop(&output)) {
       if (output.status.ok()) {
         Element& e = *output.element;
-        output.status = CatchExceptions([&] {
-          return example::ParseExampleBatch(RecordViews(e), o_.specs, nullptr, threads, &e.parsed,
-                                            parse_pool_.get());
-        });
-        if (output.status.ok()) {
+        output.status = CatchExceptions([&] { return ParseElement(&e, threads); });
+        if (!output.status.ok()) {
+          output.element.reset();
+        } else if (e.size() == 0) {
+          continue;  // every record of the batch failed to parse and was dropped
+        } else {
           AddTo(&parse_.elements, 1);
           AddTo(&parse_.records, static_cast<int64_t>(e.size()));
-        } else {
-          output.element.reset();
         }
       }
       const bool last = !output.status.ok();
@@ -873,44 +872,89 @@ class Pipeline::Impl {
       if (o_.on_error == OnError::kRaise || errors::IsResourceExhausted(statuses[i])) {
         return Status(statuses[i].code(), message);
       }
-      io::RecordDamage d;
-      d.kind = io::RecordDamage::Kind::kUndecodable;
-      d.offset = d.resume = e->offsets[i];
-      d.records_before = 0;
-      d.message = std::move(message);
-      {
-        std::lock_guard<std::mutex> lock(damages_mu_);
-        damages_.push_back(std::move(d));
-      }
+      NoteDropped(io::RecordDamage::Kind::kUndecodable, e->offsets[i], std::move(message));
       keep[i] = false;
       ++dropped;
     }
     if (dropped == 0) return Status::OK();
-    // Drop those records: their bytes, their images, and their parsed features (parsed again:
-    // cheaper and simpler than cutting every kind of feature).
+    DropRecords(keep, bytes, e);
+    // Their parsed features go too: parsed again, cheaper and simpler than cutting every kind of
+    // feature.
+    if (e->size() == 0) return Status::OK();
+    return example::ParseExampleBatch(RecordViews(*e), o_.specs, nullptr, 1, &e->parsed);
+  }
+
+  // Parses one element. When the batch fails to parse, the records that fail alone are found
+  // and named (file and offset); on_error then raises the first or drops them all, as for
+  // damaged records. A batch that fails only as a whole raises as it is.
+  Status ParseElement(Element* e, int threads) {
+    Status status = example::ParseExampleBatch(RecordViews(*e), o_.specs, nullptr, threads,
+                                               &e->parsed, parse_pool_.get());
+    if (status.ok() || !errors::IsInvalidArgument(status)) return status;
+    const std::vector<std::string_view> views = RecordViews(*e);
+    const size_t n = e->size();
+    std::vector<bool> keep(n, true);
+    size_t dropped = 0;
+    for (size_t i = 0; i < n; ++i) {
+      std::vector<example::ParsedFeature> one;
+      const Status alone = example::ParseExampleBatch({views[i]}, o_.specs, nullptr, 1, &one);
+      if (alone.ok()) continue;
+      std::string message = alone.message() + " (the record at offset " +
+                            std::to_string(e->offsets[i]) + " in " + o_.files[e->files[i]].path +
+                            ")";
+      if (o_.on_error == OnError::kRaise || !errors::IsInvalidArgument(alone)) {
+        return Status(alone.code(), message);
+      }
+      NoteDropped(io::RecordDamage::Kind::kUnparsable, e->offsets[i], std::move(message));
+      keep[i] = false;
+      ++dropped;
+    }
+    if (dropped == 0) return status;
+    DropRecords(keep, 0, e);
+    e->parsed.clear();
+    if (e->size() == 0) return Status::OK();
+    return example::ParseExampleBatch(RecordViews(*e), o_.specs, nullptr, threads, &e->parsed,
+                                      parse_pool_.get());
+  }
+
+  // Logs an intact record dropped under on_error (an image that does not decode, an Example
+  // that does not parse) with the damaged records.
+  void NoteDropped(io::RecordDamage::Kind kind, uint64_t offset, std::string message) {
+    io::RecordDamage d;
+    d.kind = kind;
+    d.offset = d.resume = offset;
+    d.records_before = 0;
+    d.message = std::move(message);
+    std::lock_guard<std::mutex> lock(damages_mu_);
+    damages_.push_back(std::move(d));
+  }
+
+  // Keeps the records of `e` whose `keep` is set: their bytes, files and offsets, and their
+  // decoded images (`image_bytes` each; 0 when there are none yet). Parsed features are left
+  // for the caller to redo.
+  static void DropRecords(const std::vector<bool>& keep, size_t image_bytes, Element* e) {
     const std::vector<std::string_view> views = RecordViews(*e);
     std::string data;
     std::vector<size_t> ends;
     std::vector<uint32_t> files;
     std::vector<uint64_t> offsets;
     size_t kept = 0;
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < keep.size(); ++i) {
       if (!keep[i]) continue;
       data.append(views[i]);
       ends.push_back(data.size());
       files.push_back(e->files[i]);
       offsets.push_back(e->offsets[i]);
-      if (kept != i) std::memmove(&e->images[kept * bytes], &e->images[i * bytes], bytes);
+      if (image_bytes != 0 && kept != i) {
+        std::memmove(&e->images[kept * image_bytes], &e->images[i * image_bytes], image_bytes);
+      }
       ++kept;
     }
-    e->images.resize(kept * bytes);
+    if (image_bytes != 0) e->images.resize(kept * image_bytes);
     e->data = std::move(data);
     e->ends = std::move(ends);
     e->files = std::move(files);
     e->offsets = std::move(offsets);
-    e->parsed.clear();
-    if (kept == 0) return Status::OK();
-    return example::ParseExampleBatch(RecordViews(*e), o_.specs, nullptr, 1, &e->parsed);
   }
 
   void DecodeImages() {

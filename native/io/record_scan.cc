@@ -39,6 +39,8 @@ const char* DamageKindName(RecordDamage::Kind kind) {
       return "damaged compressed stream";
     case RecordDamage::Kind::kUndecodable:
       return "undecodable image";
+    case RecordDamage::Kind::kUnparsable:
+      return "unparsable record";
   }
   return "damage";
 }

@@ -38,6 +38,7 @@ struct RecordDamage {
     kTruncated = 2,    // a record (or header) cut short by the end of the data
     kStream = 3,       // the compressed stream is damaged; nothing after it can be read
     kUndecodable = 4,  // an intact record whose image does not decode (swigflow.data)
+    kUnparsable = 5,   // an intact record that does not parse as the spec asks (swigflow.data)
   };
   Kind kind;
   uint64_t offset;          // where the damaged bytes start
@@ -47,7 +48,7 @@ struct RecordDamage {
 };
 
 // "length CRC mismatch", "data CRC mismatch", "truncated record", "damaged compressed stream",
-// "undecodable image".
+// "undecodable image", "unparsable record".
 const char* DamageKindName(RecordDamage::Kind kind);
 
 class RecordScanner {

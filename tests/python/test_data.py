@@ -263,6 +263,33 @@ def test_parse_errors_name_the_record(tmp_path):
         list(TFRecordDataset(path).batch(2).parse({"id": FixedLenFeature([], "int64")}))
 
 
+def test_records_that_do_not_parse_are_named_and_follow_on_error(tmp_path, caplog):
+    path = str(tmp_path / "x.tfrecord")
+    with swigflow.io.TFRecordWriter(path) as w:
+        for i in range(10):
+            features = {"other": i} if i in (3, 7) else {"id": i}
+            w.write(train.example_from_dict(features).SerializeToString())
+        w.write(b"\x0a\x05")  # not an Example at all
+    spec = {"id": FixedLenFeature([], "int64")}
+    with pytest.raises(errors.InvalidArgumentError, match=rf"offset \d+ in {path}"):
+        list(TFRecordDataset(path).batch(4).parse(spec))
+    for policy in ("skip_record", "skip_file"):
+        with caplog.at_level(logging.WARNING, logger="swigflow.data"):
+            caplog.clear()
+            got = list(TFRecordDataset(path, on_error=policy).batch(4).parse(spec))
+        ids = [int(i) for batch in got for i in batch["id"]]
+        assert ids == [0, 1, 2, 4, 5, 6, 8, 9], policy
+        logged = [r.getMessage() for r in caplog.records if "unparsable record" in r.getMessage()]
+        assert len(logged) == 3, logged
+        assert all(path in m for m in logged)
+    # A batch whose every record fails is dropped whole.
+    bad = str(tmp_path / "bad.tfrecord")
+    with swigflow.io.TFRecordWriter(bad) as w:
+        for _ in range(3):
+            w.write(train.example_from_dict({"other": 1}).SerializeToString())
+    assert list(TFRecordDataset(bad, on_error="skip_record").batch(3).parse(spec)) == []
+
+
 def golden_copy(tmp_path, name):
     path = str(tmp_path / name)
     shutil.copy(os.path.join(GOLDEN, name), path)
