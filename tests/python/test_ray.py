@@ -107,6 +107,31 @@ def test_compressed_files(tmp_path, compression):
     _check_rows(ds.take_all(), range(700))
 
 
+@pytest.mark.parametrize("compression", ["GZIP", "ZLIB"])
+def test_compression_is_told_from_the_files_when_not_given(tmp_path, compression):
+    _write(tmp_path / "c.tfrecord", range(700), compression)
+    ds = swigflow.ray.read_tfrecords(str(tmp_path / "c.tfrecord"), spec=SPEC)
+    _check_rows(ds.take_all(), range(700))
+    inferred = swigflow.ray.read_tfrecords(str(tmp_path / "c.tfrecord"), on_error="skip_record")
+    assert inferred.count() == 700
+    _write(tmp_path / "plain.tfrecord", range(5))
+    with pytest.raises(ValueError, match="mix compressions"):
+        swigflow.ray.read_tfrecords(str(tmp_path / "*.tfrecord"), spec=SPEC)
+
+
+def test_schema_is_inferred_past_damage_under_the_skip_policies(tmp_path):
+    path = tmp_path / "bad.tfrecord"
+    _write(path, range(100))
+    data = bytearray(path.read_bytes())
+    data[20] ^= 0x40  # inside the first record
+    path.write_bytes(bytes(data))
+    for policy in ("skip_record", "skip_file"):
+        source = swigflow.ray.TFRecordDatasource(str(path), on_error=policy)
+        assert "id" in source.features
+    rows = swigflow.ray.read_tfrecords(str(path), on_error="skip_record").take_all()
+    assert [r["id"] for r in rows] == list(range(1, 100))
+
+
 def test_indexed_files_are_split_across_tasks_without_loss_or_duplication(tmp_path):
     _write(tmp_path / "big.tfrecord", range(10_000), index=True)
     _write(tmp_path / "small.tfrecord", range(10_000, 10_100), index=True)

@@ -13,7 +13,7 @@ import sys
 
 from swigflow import errors
 from swigflow._version import __version__
-from swigflow.io import gfile, masked_crc32c
+from swigflow.io.sniff import sniff_compression
 
 
 def _escape(error):
@@ -51,30 +51,7 @@ def compression_of(path, option, sniff=True):
         return "ZLIB"
     if not sniff:
         return ""
-    try:
-        head = _head(path, 12)
-    except (OSError, errors.OpError):
-        return ""  # the reader reports the problem with the file
-    if len(head) == 12 and masked_crc32c(head[:8]) == int.from_bytes(head[8:], "little"):
-        return ""  # a valid TFRecord header: uncompressed, whatever else it looks like
-    if head[:2] == b"\x1f\x8b":
-        return "GZIP"
-    if len(head) >= 2 and head[0] & 0x0F == 8 and (head[0] << 8 | head[1]) % 31 == 0:
-        return "ZLIB"  # deflate method, valid header check bits
-    return ""
-
-
-def _head(path, n):
-    """The first n bytes of a local regular file or a URL; b"" for anything else: a pipe or
-    device cannot be read twice, and sniffing would eat its first bytes."""
-    local = gfile.local_path(path)
-    if local is None:
-        with gfile.GFile(path, "rb") as f:
-            return f.read(n)
-    if not os.path.isfile(local):
-        return b""
-    with open(local, "rb") as f:
-        return f.read(n)
+    return sniff_compression(path)
 
 
 def add_compression_option(parser, what="the files", flag="--compression", default=None):

@@ -21,6 +21,7 @@ from swigflow.io.feature_spec import check_features
 from swigflow.io.index import FRAMING_BYTES, INDEX_SUFFIX, checked_default_index, write_index
 from swigflow.io.parsing import parse_example
 from swigflow.io.scan import TFRecordScanner
+from swigflow.io.sniff import sniff_compression
 from swigflow.io.tf_record import TFRecordReader, TFRecordWriter, compression_name
 from swigflow.tensors import RaggedTensor, SparseTensor
 
@@ -63,17 +64,37 @@ def expand_paths(paths):
     return list(dict.fromkeys(files))
 
 
-def infer_spec(files, compression, records):
-    """The spec ``swigflow inspect`` reports for the first ``records`` records of ``files``."""
+def sniffed_compression(files):
+    """The compression of ``files`` told from their first bytes, as Ray's own readers do; files
+    that disagree must be given a compression_type."""
+    found = {sniff_compression(f) for f in files}
+    if len(found) > 1:
+        raise ValueError(
+            f"the files mix compressions ({', '.join(sorted(c or 'NONE' for c in found))}): "
+            "read each kind with its compression_type"
+        )
+    return found.pop()
+
+
+def infer_spec(files, compression, records, on_error="raise"):
+    """The spec ``swigflow inspect`` reports for the first ``records`` records of ``files``;
+    under the skip policies, of their first intact records (damage is skipped, as the read
+    will skip it)."""
     scan = schema.SchemaScan()
     for path in files:
-        with TFRecordReader(path, compression) as reader:
-            while scan.records < records:
-                batch = reader.read_batch(min(1024, records - scan.records))
-                if not batch:
+        if on_error == "raise":
+            with TFRecordReader(path, compression) as reader:
+                while scan.records < records:
+                    batch = reader.read_batch(min(1024, records - scan.records))
+                    if not batch:
+                        break
+                    for payload in batch:
+                        scan.add(payload)
+        else:
+            for _, payload in TFRecordScanner(path, compression):
+                if scan.records >= records:
                     break
-                for payload in batch:
-                    scan.add(payload)
+                scan.add(payload)
         if scan.records >= records:
             break
     features = scan.features()
@@ -183,13 +204,17 @@ class TFRecordDatasource(Datasource):
         if on_error not in ON_ERROR:
             raise ValueError(f"on_error must be one of {ON_ERROR}, got {on_error!r}")
         self._files = expand_paths(paths)
-        self._compression = compression_name(compression_type)
+        self._compression = (
+            compression_name(compression_type)
+            if compression_type is not None
+            else sniffed_compression(self._files)
+        )
         self._on_error = on_error
         self._sizes = [gfile.stat(f).length for f in self._files]
         records = SCHEMA_RECORDS if schema_records is None else int(schema_records)
-        self._features = (
-            dict(spec) if spec is not None else infer_spec(self._files, self._compression, records)
-        )
+        if spec is None:
+            spec = infer_spec(self._files, self._compression, records, on_error)
+        self._features = dict(spec)
         check_features(self._features)
 
     @property
