@@ -23,8 +23,8 @@ def file_head(path, n):
 def sniff_compression(path):
     """The compression of the file at ``path``: "GZIP", "ZLIB" or "" (none), from its first 12
     bytes. A valid TFRecord header means uncompressed, whatever else it looks like; then GZIP's
-    magic bytes; then a valid zlib header (deflate, check bits). A file that cannot be read, or is not a regular
-    file, gives "": its reader reports the problem."""
+    magic bytes; then a valid zlib header (deflate, check bits). A file that cannot be read, or
+    is not a regular file, gives "": its reader reports the problem."""
     try:
         head = file_head(path, 12)
     except (OSError, errors.OpError):
