@@ -3,7 +3,11 @@ shared iterators, prefetch depth, failing user functions), checked against tf.da
 behaviour as its tests state it (map_test, filter_test, prefetch_test, range_test,
 from_tensor_slices_test)."""
 
+import contextlib
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -275,10 +279,10 @@ def test_unseeded_shuffle_without_reshuffling_keeps_one_order(tmp_path):
 )
 def test_a_tampered_state_raises_one_clear_value_error(make, bad, field):
     dataset = make()
-    state = {"pipeline": dataset.iterator().state()["pipeline"], "position": bad}
+    state = dict(dataset.iterator().state(), position=bad)
     with pytest.raises(ValueError, match=field.replace("[", r"\[").replace("]", r"\]")):
         dataset.iterator(state=state)
-    with pytest.raises(ValueError, match="'pipeline' and 'position'"):
+    with pytest.raises(ValueError, match="'pipeline', 'fingerprint' and 'position'"):
         dataset.iterator(state={"pipeline": state["pipeline"]})
 
 
@@ -298,6 +302,129 @@ def test_a_state_past_the_end_raises_instead_of_yielding_nothing(tmp_path):
     state["position"]["seed"] = "x"
     with pytest.raises(ValueError, match=r"\['seed'\]"):
         records.iterator(state=state)
+
+
+# --- a state is bound to its dataset ----------------------------------------------------------
+
+
+def _state_after(dataset, n):
+    """The state after n elements (or all, when there are fewer)."""
+    it = dataset.iterator()
+    for _, _ in zip(range(n), it):
+        pass
+    return it.state()
+
+
+def _scale(x):
+    return x * 2
+
+
+def _shift(x):
+    return x + 2
+
+
+def test_a_state_from_another_dataset_of_the_same_shape_is_refused(tmp_path):
+    """Same steps, same file count: before states carried a fingerprint, each of these resumed
+    silently at the other dataset's offset."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a = make_files(str(tmp_path / "a"), [30])
+    b = make_files(str(tmp_path / "b"), [30])
+    pairs = [
+        (lambda: TFRecordDataset(a).batch(4), lambda: TFRecordDataset(b).batch(4)),
+        (lambda: TFRecordDataset(a).batch(4), lambda: TFRecordDataset(a).batch(5)),
+        (lambda: Dataset.range(10).map(_scale), lambda: Dataset.range(10).map(_shift)),
+        (lambda: Dataset.range(10).skip(2), lambda: Dataset.range(10).skip(3)),
+        (
+            lambda: Dataset.from_tensor_slices(np.arange(10)),
+            lambda: Dataset.from_tensor_slices(np.arange(10) + 1),
+        ),
+        (lambda: Dataset.list_files(a), lambda: Dataset.list_files(b)),
+    ]
+    for make, other in pairs:
+        state = _state_after(make(), 2)
+        rest = values(make())[2:]
+        assert values(make().iterator(state=state)) == rest
+        with pytest.raises(ValueError, match="taken from an iterator over another"):
+            other().iterator(state=state)
+
+
+def test_a_state_is_refused_once_its_file_changed_size(tmp_path):
+    paths = make_files(str(tmp_path), [30])
+    state = _state_after(TFRecordDataset(paths), 5)
+    make_files(str(tmp_path), [31])  # rewritten in place: same name, one more record
+    with pytest.raises(ValueError, match="files, their sizes"):
+        TFRecordDataset(paths).iterator(state=state)
+
+
+_MAKE_IN_A_NEW_PROCESS = """
+import json, sys
+import numpy as np
+from swigflow.data import Dataset, TFRecordDataset
+from swigflow.io import FixedLenFeature, parse_example
+paths = json.loads(sys.argv[1])
+spec = {"id": FixedLenFeature([], "int64")}
+pipelines = [
+    TFRecordDataset(paths).shuffle(7, seed=3).batch(2).map(lambda s: parse_example(s, spec)),
+    Dataset.from_tensor_slices({"x": np.arange(12.0), "y": np.array([b"a"] * 12)}).shuffle(4),
+    Dataset.range(20).window(3).flat_map(lambda w: w).enumerate(start=4),
+]
+print(json.dumps([d.iterator().state()["fingerprint"] for d in pipelines]))
+"""
+
+
+def test_a_fingerprint_is_the_same_in_another_process(tmp_path):
+    """States are saved by one process and resumed by another: the digest may not depend on
+    object ids, string hashing or seeds drawn at random."""
+    paths = make_files(str(tmp_path), [9, 4])
+    runs = []
+    for seed in (1, 2):
+        env = dict(os.environ, PYTHONHASHSEED=str(seed))
+        args = [sys.executable, "-c", _MAKE_IN_A_NEW_PROCESS, json.dumps(paths)]
+        runs.append(
+            subprocess.run(args, capture_output=True, text=True, check=True, env=env).stdout
+        )
+    assert runs[0] == runs[1] and len(set(json.loads(runs[0]))) == 3
+
+
+@pytest.mark.parametrize("huge", [1 << 63, 1 << 64, 1 << 80, -(1 << 63) - 1, -1])
+def test_every_int_in_a_state_is_bounded(tmp_path, huge):
+    """Any int of a state replaced by one out of range gives a ValueError (or, for a position
+    in range that is past the end, the pipeline's typed error), never a raw OverflowError or
+    IndexError from the layers below."""
+    paths = make_files(str(tmp_path), [20, 20])
+    pipelines = [
+        lambda: TFRecordDataset(paths).shuffle(5, seed=3).repeat(2).batch(3),
+        lambda: Dataset.from_tensor_slices(paths).interleave(TFRecordDataset, cycle_length=2),
+        lambda: Dataset.range(6).interleave(lambda x: Dataset.range(x), cycle_length=2),
+        lambda: Dataset.range(30).window(3).flat_map(lambda w: w),
+        lambda: Dataset.range(30).group_by_window(lambda x: x % 3, lambda k, w: w.batch(2), 4),
+        lambda: Dataset.range(10).shuffle(3, seed=1).enumerate(start=3).skip(1).take(8),
+        lambda: Dataset.zip((Dataset.range(5), Dataset.range(6).global_shuffle(seed=4))),
+        lambda: Dataset.range(3).concatenate(Dataset.range(5)).cache().prefetch(2),
+        lambda: Dataset.list_files(paths, shuffle=True, seed=2).shard(2, 1),
+    ]
+
+    def int_paths(x, path=()):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                yield from int_paths(v, (*path, k))
+        elif isinstance(x, list):
+            for i, v in enumerate(x):
+                yield from int_paths(v, (*path, i))
+        elif type(x) is int:
+            yield path
+
+    for make in pipelines:
+        state = _state_after(make(), 2)
+        for where in int_paths(state):
+            tampered = json.loads(json.dumps(state))
+            holder = tampered
+            for key in where[:-1]:
+                holder = holder[key]
+            holder[where[-1]] = huge
+            with contextlib.suppress(ValueError, StopIteration, errors.InvalidArgumentError):
+                next(make().iterator(state=tampered))
 
 
 # --- from_tensors, zip, concatenate, enumerate, unbatch (tf.data's results, TF 2.21) ------------

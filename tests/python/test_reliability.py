@@ -435,3 +435,47 @@ def test_out_of_memory_while_decoding_is_no_bad_image(tmp_path, how):
         timeout=300,
     )
     assert result.stdout.strip() == "ResourceExhaustedError", result.stdout + result.stderr
+
+
+PIPELINES_IN_A_LOOP = """
+import gc, sys, threading
+from swigflow.data import TFRecordDataset
+
+def rss_mib():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096 / 2**20
+
+paths, marks = sys.argv[1:], {}
+for cycle in range(3001):
+    it = iter(TFRecordDataset(paths).map(len).prefetch(4))
+    for _ in range(10):  # dropped mid-epoch, its producer thread still running
+        next(it)
+    del it
+    if cycle in (500, 3000):  # after the arenas' first fill, and at the end
+        gc.collect()
+        marks[cycle] = rss_mib()
+print(marks[3000] - marks[500], threading.active_count())
+"""
+
+
+def test_pipelines_made_and_dropped_in_a_loop_keep_their_memory_flat(tmp_path):
+    """3,000 pipelines with a Python map and prefetch, each dropped after 10 elements: from the
+    500th on, the process grows by less than 2 MiB, and no thread is left behind. Before
+    prefetch joined its producer, each lingering producer kept a malloc arena of its own and
+    RSS went on growing: 17 MiB from the 500th to the 3,000th here (and 334 MB over 4,000
+    cycles of larger records)."""
+    paths = []
+    for f in range(2):
+        paths.append(str(tmp_path / f"part-{f}.tfrecord"))
+        with swigflow.io.TFRecordWriter(paths[-1]) as w:
+            for r in range(100):
+                w.write(b"%d" % r * 5000)
+    result = subprocess.run(
+        [sys.executable, "-c", PIPELINES_IN_A_LOOP, *paths],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    growth_mib, threads = result.stdout.split()
+    assert float(growth_mib) < 2 and int(threads) == 1, result.stdout

@@ -24,10 +24,13 @@ import time
 import numpy as np
 
 from swigflow import errors
+from swigflow.data import fingerprint as _fingerprint
 from swigflow.data import stats as _stats
 from swigflow.data.options import Options
 from swigflow.io import gfile
 
+INT64_MAX = (1 << 63) - 1  # the native pipeline's counts and offsets are int64
+SEED_RANGE = (-(1 << 63), (1 << 64) - 1)  # a seed in a state: an int64 or a uint64
 AUTOTUNE = -1
 INFINITE = -1  # cardinality() of an endless dataset
 UNKNOWN = -2  # cardinality() when it cannot be known without iterating
@@ -96,20 +99,22 @@ def apply_fn(fn, element):
 
 def state_fields(state, where, **fields):
     """The fields of a state dict in order, checked: `fields` maps each name to the lowest int
-    it may hold, or None for a nested state (checked by the step it belongs to)."""
+    it may hold, a (lowest, highest) pair, or None for a nested state (checked by the step it
+    belongs to)."""
     if not isinstance(state, dict) or set(state) != set(fields):
         raise ValueError(f"{where}: expected a dict with {sorted(fields)}, got {state!r}")
-    for name, lowest in fields.items():
-        if lowest is not None:
-            check_count(state[name], f"{where}[{name!r}]", lowest)
+    for name, bounds in fields.items():
+        if bounds is not None:
+            bounds = bounds if isinstance(bounds, tuple) else (bounds,)
+            check_count(state[name], f"{where}[{name!r}]", *bounds)
     return [state[name] for name in fields]
 
 
-def check_count(value, where, lowest=0, highest=None):
-    """Raises ValueError unless value is an int in [lowest, highest]."""
-    if type(value) is not int or value < lowest or (highest is not None and value > highest):
-        bound = "" if highest is None else f" and <= {highest}"
-        raise ValueError(f"{where}: expected an int >= {lowest}{bound}, got {value!r}")
+def check_count(value, where, lowest=0, highest=INT64_MAX):
+    """Raises ValueError unless value is an int in [lowest, highest]: every field of a state
+    is bounded, so none reaches the native layer out of its range."""
+    if type(value) is not int or not lowest <= value <= highest:
+        raise ValueError(f"{where}: expected an int >= {lowest} and <= {highest}, got {value!r}")
 
 
 def check_not_past_end(resume_at, produced, field):
@@ -284,6 +289,11 @@ def _reshuffling_steps(dataset):
     return found
 
 
+def _identity_of(value):
+    """The fields a dataset is digested by (swigflow.data.fingerprint), None for other values."""
+    return value._identity() if isinstance(value, Dataset) else None
+
+
 class Dataset:
     """A pipeline of elements, with tf.data's transformations.
 
@@ -356,6 +366,26 @@ class Dataset:
                 found.append(value)
             elif isinstance(value, (list, tuple)):
                 found.extend(v for v in value if isinstance(v, Dataset))
+        return found
+
+    # Attributes that are no part of what the dataset yields: seeds its states carry (listed
+    # by the steps that have them) and what iterating fills in.
+    _NOT_IDENTITY = frozenset(
+        {"_iterations", "_first_order", "_random_access_seed", "_store", "_fingerprint_digest"}
+    )
+
+    def _identity(self):
+        """What decides this dataset's elements, digested into the fingerprint that binds an
+        iterator state to it (swigflow.data.fingerprint): by default its attributes."""
+        return {k: v for k, v in vars(self).items() if k not in self._NOT_IDENTITY}
+
+    def _fingerprint(self):
+        """The digest that binds iterator states to this dataset, taken once per dataset (a
+        dataset is immutable; its files are stat'ed then)."""
+        found = self.__dict__.get("_fingerprint_digest")
+        if found is None:
+            found = _fingerprint.digest(self, _identity_of)
+            found = self.__dict__.setdefault("_fingerprint_digest", found)
         return found
 
     def _check_state(self, state, where):
@@ -840,12 +870,20 @@ class Iterator:
                     "this state was taken from an iterator over another pipeline "
                     f"(expected {signature!r}, got {taken_from!r})"
                 )
-            keys = {"pipeline", "position"} | ({"iterations"} if steps else set())
+            keys = {"pipeline", "fingerprint", "position"} | ({"iterations"} if steps else set())
             if not isinstance(state, dict) or set(state) != keys:
                 also = ", and 'iterations'" if steps else ""
                 raise ValueError(
-                    f"an iterator state is a dict with 'pipeline' and 'position'{also}, got "
-                    f"{state!r}"
+                    "an iterator state is a dict with 'pipeline', 'fingerprint' and 'position'"
+                    f"{also}, got {state!r}"
+                )
+            expected = dataset._fingerprint()
+            if state["fingerprint"] != expected:
+                raise ValueError(
+                    f"this state was taken from an iterator over another {signature!r} "
+                    "pipeline: its files, their sizes or its steps' arguments differ "
+                    f"(state['fingerprint'] is {state['fingerprint']!r}, this dataset's is "
+                    f"{expected!r})"
                 )
             iterations = state.get("iterations", [])
             if not isinstance(iterations, list) or len(iterations) != len(steps):
@@ -900,8 +938,9 @@ class Iterator:
     def state(self):
         """Where this iterator is: resume with ``dataset.iterator(state=...)``. The dict
         survives ``json.dumps``/``json.loads``."""
+        fingerprint = self._dataset._fingerprint()  # once per dataset, outside the lock
         with self._lock:
-            return json.loads(json.dumps(self._state))
+            return json.loads(json.dumps(dict(self._state, fingerprint=fingerprint)))
 
     def close(self):
         """Stops the pipeline's threads now (also done when the iterator is garbage)."""
@@ -1024,7 +1063,21 @@ class _TensorSlices(Dataset):
         return _Shard(self, num_shards, index)
 
 
+def file_sizes(files):
+    """(path, size) per file for a dataset's identity; -1 for one that cannot be stat'ed (its
+    read raises the error)."""
+    sized = []
+    for f in files:
+        try:
+            sized.append((f, gfile.stat(f).length))
+        except (errors.OpError, OSError, TypeError):
+            sized.append((f, -1))
+    return sized
+
+
 class _ListFiles(Dataset, IteratorSeeds):
+    _NOT_IDENTITY = Dataset._NOT_IDENTITY | {"_seed"}  # carried by the state
+
     def __init__(self, pattern, shuffle, seed):
         patterns = [pattern] if isinstance(pattern, (str, bytes, os.PathLike)) else list(pattern)
         files = sorted({f for p in patterns for f in gfile.glob(p)})
@@ -1058,11 +1111,14 @@ class _ListFiles(Dataset, IteratorSeeds):
 
     def _check_state(self, state, where):
         if state is not None:
-            _, following = state_fields(state, where, seed=-(1 << 63), next=0)
+            _, following = state_fields(state, where, seed=SEED_RANGE, next=0)
             check_count(following, f"{where}['next']", 0, len(self._files))
 
     def _signature(self):
         return f"ListFiles({len(self._files)})"
+
+    def _identity(self):
+        return dict(super()._identity(), _files=file_sizes(self._files))
 
     def _check_shardable(self):
         if self._shuffle and self._seed is None:
@@ -1142,6 +1198,8 @@ class _DecodeImages(Unary):
     pipeline's image i does for the same seed; the count of images is in the state, so a resumed
     iterator crops and flips as the first one did. seed=None draws a seed per iterator, kept in
     its state."""
+
+    _NOT_IDENTITY = Unary._NOT_IDENTITY | {"_seed"}  # carried by the state
 
     def __init__(self, input_dataset, key, options, seed):
         super().__init__(input_dataset)
@@ -1275,6 +1333,8 @@ class _Shuffle(Unary, IteratorSeeds):
     """A Python shuffle buffer, for inputs the native pipeline does not cover. Resuming replays
     the epoch from its start and drops what was already emitted (exact, not free)."""
 
+    _NOT_IDENTITY = Unary._NOT_IDENTITY | {"_seed"}  # carried by the state
+
     def __init__(self, input_dataset, size, seed, reshuffle):
         super().__init__(input_dataset)
         self._size = size
@@ -1318,7 +1378,7 @@ class _Shuffle(Unary, IteratorSeeds):
 
     def _check_state(self, state, where):
         if state is not None:
-            state_fields(state, where, seed=-(1 << 63), emitted=0)
+            state_fields(state, where, seed=SEED_RANGE, emitted=0)
 
     def _cardinality(self):
         return self._input._cardinality()
@@ -1590,7 +1650,14 @@ class _Prefetch(Unary):
                 permits.release()
                 yield element, position
         finally:
+            # Wake the producer if it waits for a permit, and wait until it is gone: close()
+            # stops the threads now, and a producer left to linger until its next poll kept its
+            # memory in a malloc arena of its own, so that pipelines made and dropped in a loop
+            # grew the process by one arena per thread alive at once (issue 53's creep).
             stop.set()
+            permits.release()
+            if thread is not threading.current_thread():
+                thread.join()
 
     def _cardinality(self):
         return self._input._cardinality()
@@ -1780,7 +1847,8 @@ class _Enumerate(Unary):
 
     def _check_state(self, state, where):
         if state is not None:
-            _, inner = state_fields(state, where, count=0, input=None)
+            count, inner = state_fields(state, where, count=0, input=None)
+            check_count(count, f"{where}['count']", 0, INT64_MAX - max(self._start, 0))
             self._input._check_state(inner, f"{where}['input']")
 
 

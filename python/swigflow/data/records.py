@@ -91,6 +91,13 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
     def _can(self, stage):
         return _ORDER.index(stage) > _ORDER.index(self._stage)
 
+    def _identity(self):
+        # The seeds are carried by every state ({"seed": [global, buffer]}); the files count
+        # with their sizes.
+        config = {k: v for k, v in self._config.items() if k not in ("seed", "global_seed")}
+        files = ds.file_sizes(self._files) if isinstance(self._files, list) else self._files
+        return dict(super()._identity(), _files=files, _config=config)
+
     def _signature(self):
         c = self._config
         steps = [f"TFRecords({len(self._files) if isinstance(self._files, list) else '*'})"]
@@ -366,10 +373,13 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
                 f"{where}: expected a dict with ['epoch', 'position', 'seed'], got {state!r}"
             )
         seed = state["seed"]
-        if not (isinstance(seed, list) and len(seed) == 2 and all(type(v) is int for v in seed)):
+        if not (isinstance(seed, list) and len(seed) == 2):
             raise ValueError(f"{where}['seed']: expected a list of two ints, got {seed!r}")
+        for i, v in enumerate(seed):
+            ds.check_count(v, f"{where}['seed'][{i}]", *ds.SEED_RANGE)
         epochs = self._config["epochs"]
-        ds.check_count(state["epoch"], f"{where}['epoch']", 0, epochs - 1 if epochs > 0 else None)
+        last = epochs - 1 if epochs > 0 else ds.INT64_MAX
+        ds.check_count(state["epoch"], f"{where}['epoch']", 0, last)
         ds.check_count(state["position"], f"{where}['position']", 0)
 
     def _cardinality(self):

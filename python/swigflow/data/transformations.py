@@ -68,6 +68,7 @@ class FlatMap(ds.Unary):
             if type(made) is ds.Failed:
                 yield made, {"before": position, "inner": None}
             else:
+                made._check_state(inner, "the iterator state's flat_map position ['inner']")
                 for sub, sub_position in ds.iterate(made, inner, epoch):
                     yield sub, {"before": before, "inner": sub_position}
             before, inner = position, None
@@ -668,6 +669,8 @@ class GlobalShuffle(ds.Unary, ds.IteratorSeeds):
     IndexPermutation(n, key(seed, e)) of 0, 1, ..., so there is no buffer and a state is the
     seed and a count. The input's random access is checked when the step is made."""
 
+    _NOT_IDENTITY = ds.Unary._NOT_IDENTITY | {"_seed"}  # carried by the state
+
     def __init__(self, input_dataset, seed, reshuffle):
         super().__init__(input_dataset)
         blocker = ds.random_access_blocker(input_dataset)
@@ -702,7 +705,7 @@ class GlobalShuffle(ds.Unary, ds.IteratorSeeds):
 
     def _check_state(self, state, where):
         if state is not None:
-            _, following = ds.state_fields(state, where, seed=-(1 << 63), next=0)
+            _, following = ds.state_fields(state, where, seed=ds.SEED_RANGE, next=0)
             ds.check_count(following, f"{where}['next']", 0, self._input._cardinality())
 
     def _cardinality(self):
