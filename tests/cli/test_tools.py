@@ -300,8 +300,11 @@ def test_profile_with_a_map_and_a_chart(tmp_path, capsys):
     assert status == 0, stdout
     assert "[cause] preprocessing on the critical path: map(slow_step)" in stdout
     assert codecs.decode_png(png.read_bytes()).shape[2] in (3, 4)
-    for bad in (["--spec", "{"], ["--map", "nope"], ["--map", "os:nothing"], ["--seconds", 0]):
+    for bad in (["--spec", "{"], ["--map", "nope"], ["--map", "os:nothing"]):
         assert run(capsys, "profile", path, *bad)[0] == 1
+    for bad in ("0", "nan", "inf"):  # a usage error: exit status 2
+        with pytest.raises(SystemExit, match="2"):
+            run(capsys, "profile", path, "--seconds", bad)
 
 
 # --- progress bars ----------------------------------------------------------------------------

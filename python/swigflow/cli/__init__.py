@@ -10,6 +10,7 @@ import argparse
 import codecs
 import os
 import sys
+import unicodedata
 
 from swigflow import errors
 from swigflow._version import __version__
@@ -31,6 +32,15 @@ def _escape(error):
 
 _ESCAPE = "swigflow.escape"
 codecs.register_error(_ESCAPE, _escape)
+
+
+def one_line(text):
+    """`text` with line breaks and other control characters escaped (\\n, \\x00), so an error
+    or a label from a file prints as one line. Undecodable bytes of file names (surrogates) are
+    left for the output's error handler, which prints them as \\xNN."""
+    return "".join(
+        ascii(c)[1:-1] if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c for c in text
+    )
 
 
 class CommandError(Exception):
@@ -65,13 +75,30 @@ def add_compression_option(parser, what="the files", flag="--compression", defau
     )
 
 
+MAX_COUNT = (1 << 63) - 1  # counts travel to the native layer as int64
+
+
 def positive_int(text):
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
+    if not 1 <= value <= MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"must be from 1 to {MAX_COUNT}: {value}")
+    return value
+
+
+MAX_SECONDS = 7 * 24 * 3600
+
+
+def seconds(text):
+    """An argparse type: a finite number of seconds, above 0 and at most a week."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value <= MAX_SECONDS:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be above 0 and at most {MAX_SECONDS}: {text}")
     return value
 
 
@@ -123,7 +150,7 @@ def main(argv=None):
     try:
         return args.run(args) or 0
     except CommandError as e:
-        print(f"swigflow {args.command}: error: {e}", file=sys.stderr)
+        print(f"swigflow {args.command}: error: {one_line(str(e))}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # e.g. `swigflow cat FILE | head`: the reader has what it wanted
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -131,7 +158,7 @@ def main(argv=None):
         return 0
     except (errors.OpError, OSError, MemoryError) as e:
         message = e.message if isinstance(e, errors.OpError) else str(e) or type(e).__name__
-        print(f"swigflow {args.command}: error: {message}", file=sys.stderr)
+        print(f"swigflow {args.command}: error: {one_line(message)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"swigflow {args.command}: interrupted", file=sys.stderr)

@@ -11,6 +11,7 @@ from swigflow.cli import (
     compression_of,
     image_size,
     positive_int,
+    seconds,
 )
 from swigflow.cli import progress as _progress
 from swigflow.data import profiler
@@ -60,7 +61,7 @@ def register(commands):
         help="a Python function to map over the parsed batches (your own preprocessing)",
     )
     p.add_argument("--prefetch", type=int, default=2, metavar="P", help="(default 2)")
-    p.add_argument("--seconds", type=float, default=10.0, metavar="S", help="(default 10)")
+    p.add_argument("--seconds", type=seconds, default=10.0, metavar="S", help="(default 10)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument(
         "--png",
@@ -130,10 +131,10 @@ def build_pipeline(args):
         if reads < 1:
             raise CommandError("--num-parallel-reads: at least 1")
     features = parse_spec(args.spec, args.files, compression)
-    ds = data.TFRecordDataset(args.files, compression, num_parallel_reads=reads).repeat()
-    if args.shuffle:
+    ds = data.TFRecordDataset(args.files, compression, num_parallel_reads=reads)
+    if args.shuffle:  # each epoch on its own: a buffer over the endless repeat would never fill
         ds = ds.shuffle(args.shuffle, seed=0)
-    ds = ds.batch(args.batch).parse(features)
+    ds = ds.repeat().batch(args.batch).parse(features)
     if args.decode_images:
         spec = features.get(args.decode_images)
         if spec is None:
@@ -147,8 +148,6 @@ def build_pipeline(args):
 
 
 def _profile(args):
-    if args.seconds <= 0:
-        raise CommandError("--seconds must be positive")
     if args.png:
         try:
             import matplotlib  # noqa: F401 - before the run, not after it

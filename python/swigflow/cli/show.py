@@ -16,7 +16,13 @@ import sys
 import numpy as np
 
 from swigflow import errors, image, io
-from swigflow.cli import CommandError, add_compression_option, compression_of, positive_int
+from swigflow.cli import (
+    CommandError,
+    add_compression_option,
+    compression_of,
+    one_line,
+    positive_int,
+)
 from swigflow.io import gfile, schema
 
 PAD = 4
@@ -103,12 +109,6 @@ def label_text(example, key):
     if kind == "float":
         return ",".join(f"{v:g}" for v in values)
     return ",".join(str(v) for v in values)
-
-
-def one_line(text):
-    """`text` with newlines and other control characters escaped (\\n, \\x00): a label is drawn
-    as one line."""
-    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
 def fit(pixels, cell):

@@ -412,7 +412,7 @@ class Dataset:
         `elements` have come out, or to the end) and returns its
         :class:`swigflow.data.stats.PipelineStats`: what each stage did and which was busiest.
         ``swigflow profile`` reads its findings from these."""
-        if seconds is not None and seconds <= 0:
+        if seconds is not None and not seconds > 0:  # nan too
             raise ValueError(f"seconds must be positive, got {seconds}")
         it = self.iterator()
         deadline = None if seconds is None else time.monotonic() + seconds
@@ -783,8 +783,8 @@ class Dataset:
 
 def positive_count(name, value):
     value = int(value)
-    if value < 1:
-        raise ValueError(f"{name} must be positive, got {value}")
+    if not 1 <= value <= INT64_MAX:
+        raise ValueError(f"{name} must be positive and fit in int64, got {value}")
     return value
 
 
@@ -1598,6 +1598,10 @@ class _Interleave(Unary):
 _END = object()
 
 
+# How long closing a prefetch waits for its producer to leave the element it is computing.
+_PRODUCER_EXIT_SECONDS = 10.0
+
+
 class _Prefetch(Unary):
     """Runs the input on a background thread, at most `size` elements ahead of the consumer:
     the producer takes a permit before computing an element and the consumer returns it when
@@ -1657,7 +1661,13 @@ class _Prefetch(Unary):
             stop.set()
             permits.release()
             if thread is not threading.current_thread():
-                thread.join()
+                thread.join(_PRODUCER_EXIT_SECONDS)
+                if thread.is_alive():  # inside a slow input: it exits when that returns
+                    logging.getLogger("swigflow.data").warning(
+                        "prefetch: the producer is still inside its input after %.0f s; "
+                        "leaving it to finish on its own",
+                        _PRODUCER_EXIT_SECONDS,
+                    )
 
     def _cardinality(self):
         return self._input._cardinality()

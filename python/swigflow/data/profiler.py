@@ -149,7 +149,7 @@ def _size(n):
 def profile(dataset, seconds=10.0, sample_every=0.25, on_sample=None):
     """Runs `dataset` for `seconds` (or to its end) with nothing else consuming it and returns
     a :class:`Report`. `on_sample(elapsed)` is called at every sample (a progress bar)."""
-    if seconds <= 0:
+    if not seconds > 0:  # nan too
         raise ValueError(f"seconds must be positive, got {seconds}")
     it = dataset.iterator()
     start = time.monotonic()

@@ -27,6 +27,8 @@ _ON_ERROR = {
     "skip_file": _pywrap.OnError_kSkipFile,
 }
 
+_INT_MAX = (1 << 31) - 1
+
 # Steps in the order the native pipeline runs them; a step can be absorbed when no later one
 # has been.
 _ORDER = [
@@ -287,8 +289,10 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
         options = _pywrap.PipelineOptions()
         _pywrap.AddSourceFiles(options, files, offsets)
         options.record_options = native_options(self._compression)
-        options.cycle_length = c["cycle_length"]
-        options.block_length = c["block_length"]
+        # The native counts are int: beyond that, more files than any list holds and more
+        # records per block than any file has read exactly as the bound does.
+        options.cycle_length = min(c["cycle_length"], _INT_MAX)
+        options.block_length = min(c["block_length"], _INT_MAX)
         options.num_shards = c["num_shards"]
         options.shard_index = c["shard_index"]
         options.shard_files = c["shard_files"]
