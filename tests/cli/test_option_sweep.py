@@ -6,6 +6,8 @@ with any error on one line that names the command."""
 import argparse
 import os
 import signal
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -122,3 +124,26 @@ def test_hostile_option_values_end_in_one_line(
                 assert last.startswith(f"swigflow {command}: "), (option, value, err)
     finally:
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_hostile_values_through_the_entry_point(inputs, tmp_path):
+    """The same class of input through a real process (`python -m swigflow`): arguments that
+    are not UTF-8 arrive as bytes, and each run ends in one line and a usage or error status."""
+    _, path = inputs
+    cases = [
+        ["show", path, "--label", b"\xff\xfe", "--output", str(tmp_path / "s.png")],
+        ["show", path, "--cell", "1000000000000", "--output", str(tmp_path / "s.png")],
+        ["reshard", path, "--output-directory", str(tmp_path / "r"), "--target-size", "1e400MB"],
+        ["inspect", path, "--max-records", "99999999999999999999999999"],
+        ["count", b"/nonexistent/\xff\xfe.tfrecord"],
+        ["profile", path, "--seconds", "nan"],
+        ["build-image-dataset", "--train-directory", "a\nb", "--output-directory", str(tmp_path)],
+    ]
+    for argv in cases:
+        args = [sys.executable, "-m", "swigflow", *(os.fsencode(a) for a in argv)]
+        result = subprocess.run(args, capture_output=True, timeout=SECONDS, cwd=tmp_path)
+        err = result.stderr.decode("utf-8", "replace")
+        assert result.returncode in (0, 1, 2), (argv, result.returncode, err)
+        assert "Traceback" not in err, (argv, err)
+        if result.returncode:
+            assert err.rstrip("\n").split("\n")[-1].startswith(f"swigflow {argv[0]}: "), err
