@@ -243,3 +243,39 @@ def test_inspect_damaged_file_is_an_error(capsys):
     status, _, err = run(capsys, "inspect", golden("bad_data_crc.tfrecord"))
     assert status == 1
     assert "corrupted record at 557065" in err
+
+
+# --- index files caught by a glob -------------------------------------------------------------
+
+
+def test_a_glob_that_catches_index_files_skips_them_with_a_note(tmp_path, capsys, caplog):
+    """`swigflow count OUT/train-*` after `swigflow index`: the .idx files beside the shards are
+    skipped, each with a note, by the commands and by TFRecordDataset (a list or a file
+    dataset); a TFRecord file that merely ends in .idx is read."""
+    import glob
+
+    from swigflow.data import Dataset, TFRecordDataset
+
+    shards = []
+    for s in range(2):
+        shards.append(str(tmp_path / f"train-{s}"))
+        with swigflow.io.TFRecordWriter(shards[-1]) as w:
+            for r in range(3):
+                w.write(b"%d:%d" % (s, r))
+    assert run(capsys, "index", *shards)[0] == 0
+    odd = str(tmp_path / "train-odd.idx")  # a TFRecord file, whatever its name says
+    with swigflow.io.TFRecordWriter(odd) as w:
+        w.write(b"odd")
+    caught = sorted(glob.glob(str(tmp_path / "train-*")))
+    assert len(caught) == 5
+    status, out, err = run(capsys, "count", *caught)
+    assert status == 0 and out.split()[-2:] == ["7", "total"], out
+    assert err.count("an index file") == 2 and "train-odd.idx" not in err, err
+    assert sorted(TFRecordDataset(caught).as_numpy_iterator()) == sorted(
+        [b"%d:%d" % (s, r) for s in range(2) for r in range(3)] + [b"odd"]
+    )
+    assert "skipping" in caplog.text and shards[0] + ".idx" in caplog.text
+    interleaved = Dataset.list_files(str(tmp_path / "train-*")).interleave(TFRecordDataset)
+    assert len(list(interleaved)) == 7
+    status, _, err = run(capsys, "show", shards[0] + ".idx", "--output", str(tmp_path / "s.png"))
+    assert status == 1 and "only index files" in err

@@ -14,6 +14,7 @@ import unicodedata
 
 from swigflow import errors
 from swigflow._version import __version__
+from swigflow.io.index import is_index_file
 from swigflow.io.sniff import sniff_compression
 
 
@@ -139,6 +140,21 @@ def build_parser():
     return parser
 
 
+def skip_index_files(args):
+    """Drops index files from a command's FILE... arguments, with a note each: a glob such as
+    ``OUT/train-*`` catches the ``.idx`` files written beside the shards."""
+    files = getattr(args, "files", None)
+    if not isinstance(files, list):
+        return
+    kept = [f for f in files if not is_index_file(f)]
+    for f in files:
+        if f not in kept:
+            print(f"swigflow {args.command}: skipping {f}: an index file", file=sys.stderr)
+    if not kept:
+        raise CommandError("no TFRecord files among the arguments, only index files")
+    args.files = kept
+
+
 def main(argv=None):
     """Runs the command line; returns the exit status."""
     parser = build_parser()
@@ -148,6 +164,7 @@ def main(argv=None):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors=_ESCAPE)
     try:
+        skip_index_files(args)
         return args.run(args) or 0
     except CommandError as e:
         print(f"swigflow {args.command}: error: {one_line(str(e))}", file=sys.stderr)

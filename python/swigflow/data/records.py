@@ -248,7 +248,8 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
     def _file_list(self, epoch):
         if isinstance(self._files, list):
             return self._files
-        return [os.fsdecode(os.fspath(f)) for f in ds.epoch_elements(self._files, epoch)]
+        files = [os.fsdecode(os.fspath(f)) for f in ds.epoch_elements(self._files, epoch)]
+        return _index.without_index_files(files)
 
     def _offsets(self, path):
         """Record offsets from path's index file, or None (no index, compressed, or stale)."""
@@ -466,7 +467,10 @@ def TFRecordDataset(  # noqa: N802 - named like tf.data.TFRecordDataset, which i
         "prefetch": defaults.prefetch,
         "zero_copy": bool(zero_copy),
     }
-    return _NativeRecords(_as_files(filenames), compression, on_error, config)
+    files = _as_files(filenames)
+    if isinstance(files, list):  # a glob's index files, skipped with a note
+        files = _index.without_index_files(files)
+    return _NativeRecords(files, compression, on_error, config)
 
 
 def fuse_interleave(files, map_func, cycle_length, block_length):

@@ -10,6 +10,7 @@ import itertools
 import logging
 import operator
 import os
+import re
 
 import numpy as np
 
@@ -24,6 +25,38 @@ INDEX_SUFFIX = ".idx"
 FRAMING_BYTES = 16
 
 log = logging.getLogger("swigflow.io")
+
+
+_INDEX_START = re.compile(rb"\d+ \d+\n")
+
+
+def is_index_file(path):
+    """Whether ``path`` is an index file: named ``*.idx`` and empty or starting with an
+    ``"<offset> <length>"`` line (no TFRecord file starts so: its first 8 bytes are a binary
+    length whose CRC follows). A glob such as ``OUT/train-*`` catches them beside the shards."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        return False
+    name = os.fsdecode(os.fspath(path))
+    if not name.endswith(INDEX_SUFFIX):
+        return False
+    try:
+        with gfile.GFile(name, "rb") as f:
+            head = f.read(48)
+    except (errors.OpError, OSError):
+        return False  # unreadable: reading it as a TFRecord file reports why
+    return not head or _INDEX_START.match(head) is not None
+
+
+def without_index_files(paths):
+    """``paths`` less the index files among them, each skipped with a note on the
+    "swigflow.io" logger."""
+    kept = []
+    for path in paths:
+        if is_index_file(path):
+            log.warning("skipping %s: an index file, not a TFRecord file", os.fsdecode(path))
+        else:
+            kept.append(path)
+    return kept
 
 
 def default_index_path(path):
