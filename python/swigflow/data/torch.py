@@ -39,6 +39,12 @@ class TorchIterableDataset(torch.utils.data.IterableDataset):
         sharded with ``shard`` is split further by records). A shuffle of file names before that
         split must be seeded, or processes would disagree on the order (ValueError).
       rank, world_size: override torch.distributed's (e.g. before init_process_group).
+
+    Exact mid-epoch resume: :meth:`state_dict` is the position of this process's part (a
+    worker's, inside a DataLoader worker), and :meth:`load_state_dict` makes the next iteration
+    continue right after it. torchdata's ``StatefulDataLoader`` calls both in every worker, so
+    its own ``state_dict()`` resumes a loader with workers exactly; with ``num_workers=0`` call
+    them on this object.
     """
 
     def __init__(self, dataset, rank=None, world_size=None):
@@ -47,6 +53,8 @@ class TorchIterableDataset(torch.utils.data.IterableDataset):
         self.dataset = dataset
         self._rank = rank
         self._world_size = world_size
+        self._iterator = None  # the running iteration of this process's part
+        self._resume = None  # a state to continue from at the next iteration
 
     def _part(self):
         rank, world = _rank_and_world()
@@ -61,7 +69,35 @@ class TorchIterableDataset(torch.utils.data.IterableDataset):
         return self.dataset if parts == 1 else split_source(self.dataset, parts, index)
 
     def __iter__(self):
-        return iter(self._dataset())
+        state, self._resume = self._resume, None
+        position = None
+        if state is not None:
+            if state["part"] != list(self._part()):
+                raise ValueError(
+                    f"this state belongs to part {state['part']} (parts, index) of the data, but "
+                    f"this process reads part {list(self._part())}: resume with the same "
+                    "world size and number of workers"
+                )
+            position = state["iterator"]
+        self._iterator = self._dataset().iterator(state=position)
+        return self._iterator
+
+    def state_dict(self):
+        """Where this process's part stands: ``{"part": [parts, index], "iterator": ...}`` (the
+        iterator's JSON-able state, None before the first element)."""
+        if self._iterator is not None:
+            position = self._iterator.state()
+        else:
+            position = None if self._resume is None else self._resume["iterator"]
+        return {"part": list(self._part()), "iterator": position}
+
+    def load_state_dict(self, state_dict):
+        """The next iteration continues right after `state_dict` (from :meth:`state_dict` of the
+        same part); the pipeline's checks refuse a state of another dataset."""
+        if not isinstance(state_dict, dict) or set(state_dict) != {"part", "iterator"}:
+            raise ValueError(f"expected a dict with 'part' and 'iterator', got {state_dict!r}")
+        self._resume = state_dict
+        self._iterator = None
 
     def __len__(self):
         return len(self._dataset())
