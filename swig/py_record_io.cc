@@ -7,11 +7,32 @@
 #include <utility>
 #include <vector>
 
+#include "swigflow/framework/thread_pool.h"
 #include "swigflow/io/record_format.h"
 
 namespace swigflow {
 namespace python {
 namespace {
+
+// Checks a read against the framed length an index gave for it.
+Status CheckFramedLength(const std::string& record, int64_t framed_length, uint64_t offset,
+                         const std::string& path) {
+  const uint64_t framed = record.size() + io::record_format::kFramingSize;
+  if (framed_length < 0 || framed == static_cast<uint64_t>(framed_length)) return Status::OK();
+  return errors::DataLoss("index says the record at ", offset, " in ", path, " has ",
+                          framed_length, " bytes but it has ", framed,
+                          " (was the file rewritten after its index?)");
+}
+
+// Whether `view` holds int64s; false with a Python error set when it does not.
+bool Int64s(const BytesView& view, const char* name) {
+  if (!view.ok()) return false;
+  if (view.size() % sizeof(int64_t) != 0) {
+    PyErr_Format(PyExc_TypeError, "%s: expected a contiguous int64 buffer", name);
+    return false;
+  }
+  return true;
+}
 
 // Payloads of this size or more go straight into their bytes objects (ReadBatch).
 constexpr uint64_t kDirectLength = 64 << 10;
@@ -158,16 +179,75 @@ PyObject* PyRecordFile::Read(uint64_t offset, int64_t framed_length) {
   std::string record;
   const Status s = WithoutGil([&] {
     Status read = io::ReadRecordAt(*file_, offset, &record);
-    const uint64_t framed = record.size() + io::record_format::kFramingSize;
-    if (read.ok() && framed_length >= 0 && framed != static_cast<uint64_t>(framed_length)) {
-      read = errors::DataLoss("index says the record at ", offset, " in ", file_->path(), " has ",
-                              framed_length, " bytes but it has ", framed,
-                              " (was the file rewritten after its index?)");
-    }
+    if (read.ok()) read = CheckFramedLength(record, framed_length, offset, file_->path());
     return read;
   });
   if (!s.ok()) return StatusResult(s);
   return PyBytes_FromStringAndSize(record.data(), static_cast<Py_ssize_t>(record.size()));
+}
+
+// --- PyRecordFiles -----------------------------------------------------------------------------
+
+Status PyRecordFiles::Add(const std::string& path) {
+  std::unique_ptr<io::RandomAccessFile> file;
+  SWIGFLOW_RETURN_IF_ERROR(io::RandomAccessFile::Open(path, &file));
+  std::lock_guard<std::mutex> lock(mu_);
+  files_.push_back(std::move(file));
+  return Status::OK();
+}
+
+PyObject* PyRecordFiles::ReadMany(PyObject* slots, PyObject* offsets, PyObject* framed_lengths) {
+  const BytesView slot_view(slots), offset_view(offsets), length_view(framed_lengths);
+  if (!Int64s(slot_view, "slots") || !Int64s(offset_view, "offsets") ||
+      !Int64s(length_view, "framed_lengths")) {
+    return nullptr;
+  }
+  const size_t n = slot_view.size() / sizeof(int64_t);
+  if (offset_view.size() != slot_view.size() || length_view.size() != slot_view.size()) {
+    PyErr_SetString(PyExc_ValueError, "slots, offsets and framed_lengths differ in length");
+    return nullptr;
+  }
+  const auto* slot = static_cast<const int64_t*>(slot_view.data());
+  const auto* offset = static_cast<const int64_t*>(offset_view.data());
+  const auto* length = static_cast<const int64_t*>(length_view.data());
+  std::vector<io::RandomAccessFile*> files;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& f : files_) files.push_back(f.get());
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (slot[i] < 0 || static_cast<uint64_t>(slot[i]) >= files.size() || offset[i] < 0) {
+      PyErr_Format(PyExc_IndexError, "read %zu: no file slot %lld or offset %lld", i,
+                   static_cast<long long>(slot[i]), static_cast<long long>(offset[i]));
+      return nullptr;
+    }
+  }
+  std::vector<std::string> records(n);
+  std::vector<Status> statuses(n);
+  const Status s = WithoutGil([&] {
+    ThreadPool::Default()->ParallelFor(static_cast<int64_t>(n), [&](int64_t i) {
+      const io::RandomAccessFile& file = *files[slot[i]];
+      const uint64_t at = static_cast<uint64_t>(offset[i]);
+      Status read = io::ReadRecordAt(file, at, &records[i]);
+      if (read.ok()) read = CheckFramedLength(records[i], length[i], at, file.path());
+      statuses[i] = read;
+    });
+    for (const Status& read : statuses) SWIGFLOW_RETURN_IF_ERROR(read);
+    return Status::OK();
+  });
+  if (!s.ok()) return StatusResult(s);
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
+  if (list == nullptr) return nullptr;
+  for (size_t i = 0; i < n; ++i) {
+    PyObject* bytes =
+        PyBytes_FromStringAndSize(records[i].data(), static_cast<Py_ssize_t>(records[i].size()));
+    if (bytes == nullptr) {
+      Py_DECREF(list);
+      return nullptr;
+    }
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), bytes);
+  }
+  return list;
 }
 
 // --- PyRecordScanner ---------------------------------------------------------------------------

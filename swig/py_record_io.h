@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "swig/py_runtime.h"
 #include "swigflow/io/file.h"
@@ -78,6 +79,23 @@ class PyRecordFile {
   explicit PyRecordFile(std::unique_ptr<io::RandomAccessFile> file);
 
   const std::unique_ptr<io::RandomAccessFile> file_;
+};
+
+// Random reads across many uncompressed files, for swigflow.data.TFRecordDataSource: files are
+// added once (the n-th Add is slot n) and read in batches, in parallel on the default thread
+// pool without the GIL. Thread-safe.
+class PyRecordFiles {
+ public:
+  Status Add(const std::string& path);
+
+  // The payloads of the records at (slots[i], offsets[i]), each of framed_lengths[i] bytes
+  // (from an index, checked as PyRecordFile::Read checks it), as a list of bytes. The three
+  // arguments are contiguous int64 buffers of one length. The first failing read raises.
+  PyObject* ReadMany(PyObject* slots, PyObject* offsets, PyObject* framed_lengths);
+
+ private:
+  std::mutex mu_;  // guards files_ (the files themselves are read with pread)
+  std::vector<std::unique_ptr<io::RandomAccessFile>> files_;
 };
 
 // The damage-tolerant scanner behind swigflow.io.TFRecordScanner (not thread-safe: one

@@ -121,6 +121,7 @@ SWIGFLOW_UNIQUE_PTR_RESULT(swigflow::python::PyRecordScanner, scanner)
 SWIGFLOW_RELEASE_GIL(swigflow::python::PyRecordReader::Open)
 SWIGFLOW_RELEASE_GIL(swigflow::python::PyRecordReader::Seek)
 SWIGFLOW_RELEASE_GIL(swigflow::python::PyRecordFile::Open)
+SWIGFLOW_RELEASE_GIL(swigflow::python::PyRecordFiles::Add)
 SWIGFLOW_RELEASE_GIL(swigflow::python::PyRecordScanner::Open)
 SWIGFLOW_RELEASE_GIL(swigflow::python::CreateIndexFile)
 SWIGFLOW_RELEASE_GIL(swigflow::io::ScanRecords)
@@ -138,6 +139,11 @@ SWIGFLOW_RELEASE_GIL(swigflow::io::WriteIndexFile)
 %rename("%s") swigflow::python::PyRecordFile;
 %rename("%s") swigflow::python::PyRecordFile::Open;
 %rename("%s") swigflow::python::PyRecordFile::Read;
+%rename("%s") swigflow::python::PyRecordFiles;
+%rename("%s") swigflow::python::PyRecordFiles::PyRecordFiles;
+%rename("%s") swigflow::python::PyRecordFiles::~PyRecordFiles;
+%rename("%s") swigflow::python::PyRecordFiles::Add;
+%rename("%s") swigflow::python::PyRecordFiles::ReadMany;
 %rename("%s") swigflow::python::PyRecordScanner;
 %rename("%s") swigflow::python::PyRecordScanner::Open;
 %rename("%s") swigflow::python::PyRecordScanner::ReadBatch;

@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -142,15 +143,35 @@ void ThreadPool::Run(int64_t n, const std::function<void(int64_t)>& fn, bool pin
   if (error) std::rethrow_exception(error);
 }
 
+namespace {
+
+// The process-wide pool. A forked child (a DataLoader or Grain worker) has only the thread that
+// called fork: the parent's workers are gone, so the child forgets the pool (leaking it: joining
+// threads that no longer exist would hang) and makes its own on first use.
+std::atomic<ThreadPool*> default_pool{nullptr};
+
+void ForgetDefaultPoolInChild() { default_pool.store(nullptr, std::memory_order_relaxed); }
+
+ThreadPool* NewDefaultPool() {
+  int threads = static_cast<int>(std::thread::hardware_concurrency());
+  if (const char* env = std::getenv("SWIGFLOW_NUM_THREADS")) {
+    const int requested = std::atoi(env);
+    if (requested > 0) threads = requested;
+  }
+  return new ThreadPool(std::max(threads, 1));  // lives until exit, like its threads
+}
+
+}  // namespace
+
 ThreadPool* ThreadPool::Default() {
-  static ThreadPool* const pool = [] {
-    int threads = static_cast<int>(std::thread::hardware_concurrency());
-    if (const char* env = std::getenv("SWIGFLOW_NUM_THREADS")) {
-      const int requested = std::atoi(env);
-      if (requested > 0) threads = requested;
-    }
-    return new ThreadPool(std::max(threads, 1));  // lives until exit, like its threads
-  }();
+  ThreadPool* pool = default_pool.load(std::memory_order_acquire);
+  if (pool != nullptr) return pool;
+  static const int registered = pthread_atfork(nullptr, nullptr, &ForgetDefaultPoolInChild);
+  (void)registered;
+  ThreadPool* made = NewDefaultPool();
+  // Two first callers at once: one pool wins, the other is joined and freed.
+  if (default_pool.compare_exchange_strong(pool, made, std::memory_order_acq_rel)) return made;
+  delete made;
   return pool;
 }
 

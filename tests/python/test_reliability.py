@@ -479,3 +479,32 @@ def test_pipelines_made_and_dropped_in_a_loop_keep_their_memory_flat(tmp_path):
     assert result.returncode == 0, result.stderr
     growth_mib, threads = result.stdout.split()
     assert float(growth_mib) < 2 and int(threads) == 1, result.stdout
+
+
+FORKED_AFTER_THE_POOL_RAN = """
+import os, sys
+import swigflow
+from swigflow.io import FixedLenFeature
+records = [swigflow.train.example_from_dict({"id": i}).SerializeToString() for i in range(5000)]
+spec = {"id": FixedLenFeature([], "int64")}
+total = int(swigflow.io.parse_example(records, spec)["id"].sum())  # the thread pool starts
+pid = os.fork()
+if pid == 0:  # as a DataLoader worker is made: only the forking thread survives
+    ok = int(swigflow.io.parse_example(records, spec)["id"].sum()) == total
+    os._exit(0 if ok else 3)
+_, status = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(status))
+"""
+
+
+def test_a_forked_child_uses_the_native_thread_pool_anew():
+    """A process forked after the parent's thread pool ran (DataLoader and Grain workers) gets a
+    pool of its own: before, its first parallel call waited forever for the parent's workers,
+    which fork does not copy."""
+    result = subprocess.run(
+        [sys.executable, "-c", FORKED_AFTER_THE_POOL_RAN],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0 and result.stdout.split() == ["0"], result.stderr

@@ -26,6 +26,7 @@ from swigflow.data import (
     stats,
     transformations,  # noqa: F401 - registers flat_map, window, ...
 )
+from swigflow.data.data_source import TFRecordDataSource
 from swigflow.data.dataset import AUTOTUNE, INFINITE, UNKNOWN, Dataset, Iterator
 from swigflow.data.options import (
     AutotuneOptions,
@@ -55,6 +56,7 @@ __all__ = [
     "Iterator",
     "OptimizationOptions",
     "Options",
+    "TFRecordDataSource",
     "TFRecordDataset",
     "ThreadingOptions",
     "TorchIterableDataset",

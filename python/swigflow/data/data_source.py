@@ -1,0 +1,140 @@
+"""TFRecordDataSource: random access by index over the records of many TFRecord files.
+
+The source that index-based loaders take: PyTorch's map-style datasets (any sampler,
+``DistributedSampler`` included, and DataLoader workers), and Grain's ``RandomAccessDataSource``
+(``__len__`` and ``__getitem__``). One global index numbers every record of every file in order;
+a batch of reads (``__getitems__``) is one native call that reads in parallel without the GIL.
+"""
+
+import bisect
+import operator
+import os
+
+import numpy as np
+
+from swigflow import errors
+from swigflow import pywrap_swigflow as _pywrap
+from swigflow.io import gfile, parsing
+from swigflow.io.index import TFRecordFile, without_index_files
+from swigflow.io.tf_record import compression_name
+
+
+class TFRecordDataSource:
+    """The records of `paths` by index: ``source[i]`` is record i of all files in order.
+
+    ::
+
+        source = swigflow.data.TFRecordDataSource(sorted(glob.glob("train-*")), spec=spec)
+        len(source), source[7], source.__getitems__([3, 1, 4])
+        loader = torch.utils.data.DataLoader(source, batch_size=64, num_workers=2,
+                                             sampler=DistributedSampler(source))
+
+    Args:
+      paths: TFRecord files (a path, or a list of them); index files among them are skipped.
+      spec: a feature spec (as for ``parse_example``): each record is returned parsed, TF-exact;
+        None returns the serialized bytes.
+      compression_type: None or "" (uncompressed). Random access into GZIP or ZLIB files is not
+        available yet: such a type raises ``UnimplementedError``.
+      index_paths: an index file per path (``swigflow index``); by default ``PATH.idx`` is used
+        when it still describes its file, and a file without one is scanned once.
+
+    Every read checks its CRCs and its index entry. The source pickles without its open files
+    (a DataLoader or Grain worker reopens them on its first read), so it crosses into worker
+    processes; the files must be reachable there by the same paths.
+    """
+
+    def __init__(self, paths, spec=None, compression_type=None, index_paths=None):
+        compression = compression_name(compression_type)
+        if compression:
+            raise errors.UnimplementedError(
+                f"TFRecordDataSource reads uncompressed files; random access into {compression} "
+                "TFRecords is not available yet (decompress them, or read them in order with "
+                "TFRecordDataset)"
+            )
+        if isinstance(paths, (str, bytes, os.PathLike)):
+            paths = [paths]
+        paths = [gfile.as_path(p) for p in paths]
+        if index_paths is None:
+            paths = without_index_files(paths)
+            index_paths = [None] * len(paths)
+        elif len(index_paths) != len(paths):
+            raise ValueError(f"{len(paths)} paths but {len(index_paths)} index_paths")
+        self._paths = paths
+        self._spec = None if spec is None else dict(spec)
+        offsets, lengths, ends = [], [], []
+        for path, index_path in zip(paths, index_paths):
+            with TFRecordFile(path, index_path) as records:
+                offsets.append(records.offsets)
+                lengths.append(records.lengths)
+            ends.append((ends[-1] if ends else 0) + len(offsets[-1]))
+        empty = np.zeros(0, np.int64)
+        self._offsets = np.concatenate(offsets) if offsets else empty
+        self._lengths = np.concatenate(lengths) if lengths else empty
+        self._file_of = np.repeat(np.arange(len(paths), dtype=np.int64), np.diff([0, *ends]))
+        self._ends = ends  # record count before the end of each file
+        self._files = None  # opened on the first read, in each process
+
+    def __len__(self):
+        return len(self._offsets)
+
+    def __getitem__(self, index):
+        i = operator.index(index)
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(f"record {index} out of range for {n} records")
+        return self._read(np.array([i % n], np.int64))[0]
+
+    def __getitems__(self, indices):
+        """The records at `indices` (a list, in that order): one native call, parallel reads."""
+        picks = np.asarray(indices, dtype=np.int64).reshape(-1)
+        n = len(self)
+        bad = (picks < -n) | (picks >= n)
+        if bad.any():
+            raise IndexError(f"record {int(picks[bad][0])} out of range for {n} records")
+        return self._read(picks % n if n else picks)
+
+    def _read(self, picks):
+        if self._files is None:
+            self._files, self._slots = _pywrap.PyRecordFiles(), np.full(len(self._paths), -1)
+        files = self._file_of[picks]
+        for f in np.unique(files[self._slots[files] < 0]):
+            self._files.Add(self._paths[f])
+            self._slots[f] = self._slots.max() + 1
+        records = self._files.ReadMany(
+            np.ascontiguousarray(self._slots[files], np.int64),
+            np.ascontiguousarray(self._offsets[picks]),
+            np.ascontiguousarray(self._lengths[picks]),
+        )
+        if self._spec is None:
+            return records
+        return _parsed_rows(records, self._spec)
+
+    def file_and_position(self, index):
+        """(path, record number within that file) of record `index`."""
+        i = operator.index(index) % len(self)
+        f = bisect.bisect_right(self._ends, i)
+        return self._paths[f], i - (self._ends[f - 1] if f else 0)
+
+    @property
+    def paths(self):
+        return list(self._paths)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_files"] = None  # native handles stay in their process
+        state.pop("_slots", None)
+        return state
+
+    def __repr__(self):
+        return f"<TFRecordDataSource: {len(self)} records in {len(self._paths)} files>"
+
+
+def _parsed_rows(records, spec):
+    """Each record parsed with `spec`: one batched parse, split into rows when every feature
+    comes back dense; else one parse per record (sparse and ragged values keep their types)."""
+    if not records:
+        return []
+    batch = parsing.parse_example(records, spec)
+    if all(isinstance(v, np.ndarray) for v in batch.values()):
+        return [{k: v[i] for k, v in batch.items()} for i in range(len(records))]
+    return [parsing.parse_single_example(r, spec) for r in records]
