@@ -99,3 +99,37 @@ def test_distributed_sampler_two_ranks_two_workers_each_record_once(tmp_path):
         # DistributedSampler pads to a multiple of the replicas: 73 records, 74 samples.
         ids = sorted(1000 * f + r for f, c in enumerate(COUNTS) for r in range(c))
         assert sorted(set(seen)) == ids and len(seen) == len(ids) + len(ids) % 2
+
+
+def test_grain_map_dataset_and_a_data_loader_with_workers_resumed_from_its_checkpoint(tmp_path):
+    """Grain's RandomAccessDataSource protocol: MapDataset.source(...) takes the source, and a
+    grain.DataLoader with worker_count=2 stopped after 4 batches and restored from its iterator's
+    state yields exactly the remaining batches of an uninterrupted run."""
+    grain = pytest.importorskip("grain")
+    paths = make_files(str(tmp_path), COUNTS)
+    source = TFRecordDataSource(paths, spec={"id": FixedLenFeature([], "int64")})
+    ids = sorted(1000 * f + r for f, c in enumerate(COUNTS) for r in range(c))
+    mapped = grain.MapDataset.source(source).shuffle(seed=1)
+    assert sorted(int(row["id"]) for row in mapped) == ids
+
+    def loader():
+        sampler = grain.samplers.IndexSampler(
+            num_records=len(source),
+            shard_options=grain.sharding.NoSharding(),
+            shuffle=True,
+            num_epochs=1,
+            seed=3,
+        )
+        batch = grain.transforms.Batch(batch_size=5)
+        return grain.DataLoader(
+            data_source=source, sampler=sampler, operations=[batch], worker_count=2
+        )
+
+    whole = [b["id"].tolist() for b in loader()]
+    assert sorted(i for b in whole for i in b) == ids
+    it = iter(loader())
+    head = [next(it)["id"].tolist() for _ in range(4)]
+    checkpoint = it.get_state()
+    resumed = iter(loader())
+    resumed.set_state(checkpoint)
+    assert head + [b["id"].tolist() for b in resumed] == whole
