@@ -19,8 +19,8 @@ Status CheckFramedLength(const std::string& record, int64_t framed_length, uint6
                          const std::string& path) {
   const uint64_t framed = record.size() + io::record_format::kFramingSize;
   if (framed_length < 0 || framed == static_cast<uint64_t>(framed_length)) return Status::OK();
-  return errors::DataLoss("index says the record at ", offset, " in ", path, " has ",
-                          framed_length, " bytes but it has ", framed,
+  return errors::DataLoss("index says the record at ", offset, " in ", path, " has ", framed_length,
+                          " bytes but it has ", framed,
                           " (was the file rewritten after its index?)");
 }
 
