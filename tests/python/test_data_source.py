@@ -133,3 +133,19 @@ def test_grain_map_dataset_and_a_data_loader_with_workers_resumed_from_its_check
     resumed = iter(loader())
     resumed.set_state(checkpoint)
     assert head + [b["id"].tolist() for b in resumed] == whole
+
+
+def test_threads_sharing_a_source_read_the_right_files(tmp_path):
+    """Eight threads reading at once, each file first touched by several of them: every file
+    gets one slot of its own (a race once gave two files each other's slots)."""
+    import concurrent.futures
+
+    paths = make_files(str(tmp_path), [20] * 16)
+    expected = all_records(paths)
+    for trial in range(5):
+        source = TFRecordDataSource(paths)
+        rng = np.random.default_rng(trial)
+        batches = [rng.integers(0, len(source), 16).tolist() for _ in range(64)]
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            got = list(pool.map(source.__getitems__, batches))
+        assert got == [[expected[i] for i in b] for b in batches]

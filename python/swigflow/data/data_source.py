@@ -9,6 +9,7 @@ a batch of reads (``__getitems__``) is one native call that reads in parallel wi
 import bisect
 import operator
 import os
+import threading
 
 import numpy as np
 
@@ -73,6 +74,7 @@ class TFRecordDataSource:
         self._file_of = np.repeat(np.arange(len(paths), dtype=np.int64), np.diff([0, *ends]))
         self._ends = ends  # record count before the end of each file
         self._files = None  # opened on the first read, in each process
+        self._lock = threading.Lock()
 
     def __len__(self):
         return len(self._offsets)
@@ -94,14 +96,18 @@ class TFRecordDataSource:
         return self._read(picks % n if n else picks)
 
     def _read(self, picks):
-        if self._files is None:
-            self._files, self._slots = _pywrap.PyRecordFiles(), np.full(len(self._paths), -1)
         files = self._file_of[picks]
-        for f in np.unique(files[self._slots[files] < 0]):
-            self._files.Add(self._paths[f])
-            self._slots[f] = self._slots.max() + 1
-        records = self._files.ReadMany(
-            np.ascontiguousarray(self._slots[files], np.int64),
+        with self._lock:  # threads share the source: each file is added once, to its own slot
+            if self._files is None:
+                self._files, self._slots = _pywrap.PyRecordFiles(), np.full(len(self._paths), -1)
+                self._opened = 0
+            for f in np.unique(files[self._slots[files] < 0]):
+                self._files.Add(self._paths[f])
+                self._slots[f] = self._opened
+                self._opened += 1
+            native, slots = self._files, self._slots[files]
+        records = native.ReadMany(
+            np.ascontiguousarray(slots, np.int64),
             np.ascontiguousarray(self._offsets[picks]),
             np.ascontiguousarray(self._lengths[picks]),
         )
@@ -122,8 +128,13 @@ class TFRecordDataSource:
     def __getstate__(self):
         state = dict(self.__dict__)
         state["_files"] = None  # native handles stay in their process
-        state.pop("_slots", None)
+        for name in ("_slots", "_opened", "_lock"):
+            state.pop(name, None)
         return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def __repr__(self):
         return f"<TFRecordDataSource: {len(self)} records in {len(self._paths)} files>"
