@@ -101,18 +101,26 @@ class PyRef {
   PyObject* const object_;
 };
 
-// A memoryview over data[0, n) that must not outlive the call it is passed to: Release() ends
-// it, so a callee that kept it fails cleanly instead of touching freed memory. Needs the GIL.
+// A memoryview over data[0, n) that must not outlive the call it is passed to: the destructor
+// releases it, so a callee that kept it fails cleanly instead of touching freed memory. Needs
+// the GIL.
+//
+// The callee's exception, when it raised, is what the caller reports: it is set aside while the
+// view is released and restored after. (Releasing with it pending once cleared it, so a read
+// that raised looked like the end of the file and a write that raised like a success.)
 class TempView {
  public:
   TempView(char* data, size_t n, int flags)
       : view_(PyMemoryView_FromMemory(data, static_cast<Py_ssize_t>(n), flags)) {}
   ~TempView() {
     if (view_ == nullptr) return;
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
     PyObject* released = PyObject_CallMethod(view_, "release", nullptr);
     if (released == nullptr) PyErr_Clear();  // still exported by the callee: it stays invalid
     Py_XDECREF(released);
     Py_DECREF(view_);
+    PyErr_Restore(type, value, traceback);
   }
   TempView(const TempView&) = delete;
   TempView& operator=(const TempView&) = delete;
@@ -143,7 +151,11 @@ class PyReadFile : public io::RandomAccessFile {
         Py_DECREF(result);
       }
     }
-    if (PyErr_Occurred()) return TakePythonError(path());
+    if (PyErr_Occurred()) {
+      const Status raised = TakePythonError(path());
+      return Status(raised.code(), raised.message() + " (reading " + std::to_string(n) +
+                                       " bytes at offset " + std::to_string(offset) + ")");
+    }
     if (got > n) {
       return errors::Internal(path(), ": read_at returned ", got, " bytes for a buffer of ", n);
     }

@@ -160,6 +160,98 @@ def test_open_file_objects_are_accepted_wherever_a_path_is(tmp_path):
         assert list(reader) == _records(50)
 
 
+# --- Python I/O that raises: every call back into Python reports it --------------------------
+
+
+class _FailingFile(io.RawIOBase):
+    """A readable, seekable file over `data` whose reads raise `error` from byte `fail_at` on
+    (a dropped connection, a timeout, a disk that went away)."""
+
+    def __init__(self, data, fail_at, error):
+        self._data, self._pos, self._fail_at, self._error = data, 0, fail_at, error
+
+    def readable(self):
+        return True
+
+    def seekable(self):
+        return True
+
+    def seek(self, offset, whence=io.SEEK_SET):
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: len(self._data)}[whence]
+        self._pos = base + offset
+        return self._pos
+
+    def readinto(self, buffer):
+        if self._pos >= self._fail_at:
+            raise self._error
+        n = min(len(buffer), len(self._data) - self._pos, self._fail_at - self._pos)
+        buffer[:n] = self._data[self._pos : self._pos + n]
+        self._pos += n
+        return n
+
+
+@pytest.mark.parametrize(
+    ("error", "raised"),
+    [
+        (OSError("disk gone"), errors.UnknownError),
+        (ConnectionResetError("reset by peer"), errors.UnavailableError),
+        (TimeoutError("no bytes for 30 s"), errors.UnavailableError),
+    ],
+)
+def test_a_read_that_raises_mid_file_is_an_error_never_an_early_end(error, raised):
+    """Before, the binding layer cleared the exception while releasing its buffer, so the reader
+    saw a 0-byte read, that is, the end of the file: 0 records and no error."""
+    plain = io.BytesIO()
+    with sf.io.TFRecordWriter(plain) as w:
+        for r in _records(300, size=10_000):  # 3 MB: the failure comes after whole 1 MiB reads
+            w.write(r)
+    data = plain.getvalue()
+    fail_at = 2 << 20
+    readers = {
+        "tf_record_iterator": lambda f: list(sf.io.tf_record_iterator(f)),
+        "TFRecordDataset": lambda f: list(sf.data.TFRecordDataset(f)),
+        "TFRecordFile": lambda f: sf.io.TFRecordFile(f)[-1],
+    }
+    for name, read in readers.items():
+        with pytest.raises(raised, match=rf"{type(error).__name__}.*at offset \d+") as caught:
+            read(_FailingFile(data, fail_at, error))
+        assert str(error) in str(caught.value), name
+    got = []
+    with pytest.raises(raised):
+        for record in sf.io.tf_record_iterator(_FailingFile(data, fail_at, error)):
+            got.append(record)
+    assert 0 < len(got) < 300 and got == _records(300, size=10_000)[: len(got)]
+
+
+class _FailingWriter(io.RawIOBase):
+    def __init__(self, fail_in):
+        self._fail_in = fail_in
+
+    def writable(self):
+        return True
+
+    def write(self, buffer):
+        if self._fail_in == "write":
+            raise OSError("No space left on device")
+        return len(buffer)
+
+    def flush(self):
+        if self._fail_in == "flush":
+            raise OSError("I/O error on flush")
+
+
+@pytest.mark.parametrize("fail_in", ["write", "flush"])
+def test_a_write_that_raises_is_an_error_never_a_success(fail_in):
+    """Before, a write whose Python call raised was reported as done."""
+    writer = sf.io.TFRecordWriter(_FailingWriter(fail_in))
+    with pytest.raises(errors.UnknownError, match=r"No space left|I/O error on flush"):
+        for r in _records(20_000, size=1000):  # 20 MB: past the 8 MiB buffer, so write runs
+            writer.write(r)
+        writer.close()
+    with pytest.raises(errors.OpError):  # failed for good, or closed
+        writer.write(b"more")
+
+
 # --- errors --------------------------------------------------------------------------------------
 
 
