@@ -3,6 +3,7 @@
 
 import http.server
 import io
+import itertools
 import json
 import os
 import threading
@@ -353,6 +354,87 @@ def test_http_is_read_only_and_missing_files_are_not_found(http_root):
         list(sf.io.tf_record_iterator(f"{base}/missing.tfrecord"))
     with pytest.raises(errors.OpError), sf.io.TFRecordWriter(f"{base}/new.tfrecord") as w:
         w.write(b"x")
+
+
+class _FaultyHandler(_RangeHandler):
+    """Serves as _RangeHandler, but asks the server's `fault(method)` first: "ok", an HTTP
+    status to answer with, "cut" (a range body stopped half way, the connection closed) or
+    "reset" (the connection closed before any answer)."""
+
+    def send_head(self):
+        fault = self.server.fault(self.command)
+        if fault == "reset":
+            self.close_connection = True
+            return None
+        if isinstance(fault, int):
+            self.send_error(fault)
+            return None
+        body = super().send_head()
+        if fault == "cut" and body is not None:
+            self.close_connection = True
+            data = body.getvalue()
+            return io.BytesIO(data[: len(data) // 2])
+        return body
+
+
+@pytest.fixture
+def faulty_http(tmp_path):
+    pytest.importorskip("aiohttp", reason="fsspec's http:// needs aiohttp (swigflow[remote])")
+
+    def handler(*args, **kwargs):
+        return _FaultyHandler(*args, directory=str(tmp_path), **kwargs)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.fault = lambda method: "ok"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield tmp_path, f"http://127.0.0.1:{server.server_address[1]}", server
+    server.shutdown()
+
+
+def test_transient_http_faults_are_retried_and_every_record_arrives_once_in_order(faulty_http):
+    """Range GETs answered by turns with a body cut half way, a 500, a 503, a 429 and a closed
+    connection, between good answers: every record arrives exactly once and in order (each
+    fault retried from the same byte), in the reader and in a pipeline."""
+    root, base, server = faulty_http
+    records = _records(30000, size=1000)  # ~30 MB: several 8 MiB range requests per pass
+    _write_local(root / "f.tfrecord", records)
+    schedule = itertools.cycle(["cut", "ok", 500, 503, "ok", "reset", 429, "ok"])
+    lock = threading.Lock()
+
+    served = []
+
+    def fault(method):
+        if method != "GET":
+            return "ok"
+        with lock:
+            served.append(next(schedule))
+            return served[-1]
+
+    server.fault = fault
+    assert list(sf.io.tf_record_iterator(f"{base}/f.tfrecord")) == records
+    ds = sf.data.TFRecordDataset([f"{base}/f.tfrecord"]).batch(1000)
+    assert [r for batch in ds for r in batch] == records
+    assert len(served) >= 16 and served.count("ok") < len(served) / 2  # the faults were met
+
+
+def test_lasting_http_faults_raise_unavailable_naming_the_url_and_offset(faulty_http, monkeypatch):
+    root, base, server = faulty_http
+    _write_local(root / "f.tfrecord", _records(100))
+    url = f"{base}/f.tfrecord"
+    monkeypatch.setattr(gfile, "READ_BACKOFF_S", 0.001)
+    for lasting in (500, 503, "cut", "reset"):
+        server.fault = lambda method, lasting=lasting: lasting if method == "GET" else "ok"
+        with pytest.raises(errors.UnavailableError, match=rf"{url}.*6 attempts.*at offset 0"):
+            list(sf.io.tf_record_iterator(url))
+    # The metadata request too: a server error is no "No such file".
+    for status, raised in ((503, errors.UnavailableError), (403, errors.PermissionDeniedError)):
+        server.fault = lambda method, status=status: status
+        with pytest.raises(raised, match=f"HTTP {status}"):
+            list(sf.io.tf_record_iterator(url))
+    server.fault = lambda method: 404
+    with pytest.raises(errors.NotFoundError):
+        list(sf.io.tf_record_iterator(url))
 
 
 # --- s3:// (moto's server) ----------------------------------------------------------------------

@@ -26,8 +26,10 @@ import glob as _glob
 import io
 import itertools
 import os
+import random
 import shutil
 import threading
+import time
 import uuid
 import weakref
 
@@ -37,6 +39,13 @@ from swigflow import pywrap_swigflow as _pywrap
 # Bytes fetched per request from a remote file: large enough that a request's latency is
 # amortised, small enough that a reader holds little memory.
 READ_BLOCK_SIZE = 8 << 20
+
+# A remote read that fails transiently (a reset, a timeout, a 5xx or 429, a body cut short) is
+# tried READ_ATTEMPTS times in all, waiting a jittered READ_BACKOFF_S * 2**k (at most
+# READ_BACKOFF_CAP_S) before attempt k + 1; then it raises UnavailableError naming the offset.
+READ_ATTEMPTS = 6
+READ_BACKOFF_S = 0.05
+READ_BACKOFF_CAP_S = 2.0
 
 _FILE_OBJECT_SCHEME = "fileobj"
 
@@ -127,6 +136,47 @@ def filesystem(url):
         raise _unsupported(url, f"{e} (see pip install 'swigflow[remote]')") from None
 
 
+def _http_status(e):
+    """The HTTP status behind exception `e` (aiohttp's ClientResponseError has one; fsspec's
+    HTTP file system wraps any failure of its metadata request in FileNotFoundError), or None."""
+    for cause in (e, e.__cause__, e.__context__):
+        status = getattr(cause, "status", None)
+        if isinstance(status, int):
+            return status
+    return None
+
+
+def is_transient(e):
+    """Whether exception `e` of a remote call may go away if the call is tried again."""
+    status = _http_status(e)
+    if status is not None:
+        return status == 429 or status >= 500
+    if isinstance(e, (ConnectionError, TimeoutError)):
+        return True
+    name = type(e).__name__
+    return any(word in name for word in ("Timeout", "Connect", "Disconnect", "Payload"))
+
+
+def translated(url, e):
+    """The swigflow error for exception `e` of a remote call on ``url``."""
+    status = _http_status(e)
+    if status is not None and status != 404:
+        if status in (401, 403):
+            return errors.PermissionDeniedError(f"{url}: HTTP {status}: permission denied")
+        kind = errors.UnavailableError if is_transient(e) else errors.UnknownError
+        return kind(f"{url}: HTTP {status}: {e}")
+    if isinstance(e, FileNotFoundError):
+        return errors.NotFoundError(f"{url}: No such file or directory")
+    if isinstance(e, PermissionError):
+        return errors.PermissionDeniedError(f"{url}: permission denied ({e})")
+    if isinstance(e, IsADirectoryError):
+        return errors.FailedPreconditionError(f"{url}: is a directory")
+    if isinstance(e, FileExistsError):
+        return errors.AlreadyExistsError(f"{url}: already exists")
+    kind = errors.UnavailableError if is_transient(e) else errors.UnknownError
+    return kind(f"{url}: {type(e).__name__}: {e}")
+
+
 @contextlib.contextmanager
 def translated_errors(url):
     """Raises what a remote call raises as a swigflow error naming ``url``."""
@@ -134,46 +184,63 @@ def translated_errors(url):
         yield
     except errors.OpError:
         raise
-    except FileNotFoundError:
-        raise errors.NotFoundError(f"{url}: No such file or directory") from None
-    except PermissionError as e:
-        raise errors.PermissionDeniedError(f"{url}: permission denied ({e})") from None
-    except IsADirectoryError:
-        raise errors.FailedPreconditionError(f"{url}: is a directory") from None
-    except FileExistsError:
-        raise errors.AlreadyExistsError(f"{url}: already exists") from None
-    except (ConnectionError, TimeoutError) as e:
-        raise errors.UnavailableError(f"{url}: {type(e).__name__}: {e}") from None
     except Exception as e:
-        name = type(e).__name__
-        if "Timeout" in name or "Connect" in name:
-            raise errors.UnavailableError(f"{url}: {name}: {e}") from None
-        raise errors.UnknownError(f"{url}: {name}: {e}") from None
+        raise translated(url, e) from None
 
 
 # --- What the native layer calls (swig/py_file_system.h) ---------------------------------------
 
 
 class _Reader:
-    """A remote file read at offsets: seek and read under a lock, as native threads share it."""
+    """A file read at offsets: seek and read under a lock, as native threads share it.
 
-    def __init__(self, file, size, url):
+    A read never ends early: fewer bytes than the file's size promises is a fault, not the end.
+    With `reopen` (a remote file), a transient fault is retried from the same offset with a
+    freshly opened file (READ_ATTEMPTS, READ_BACKOFF_S); without, it raises at once."""
+
+    def __init__(self, file, size, url, reopen=None):
         self._file = file
         self.size = size
         self._url = url
+        self._reopen = reopen
         self._lock = threading.Lock()
 
+    def _read_once(self, offset, buffer):
+        self._file.seek(offset)
+        done = 0
+        n = len(buffer)
+        while done < n:  # readinto may return less than asked before the end
+            got = self._file.readinto(buffer[done:])
+            if not got:
+                break
+            done += got
+        return done
+
     def read_at(self, offset, buffer):
-        with self._lock, translated_errors(self._url):
-            self._file.seek(offset)
-            done = 0
-            n = len(buffer)
-            while done < n:  # readinto may return less than asked before the end
-                got = self._file.readinto(buffer[done:])
-                if not got:
-                    break
-                done += got
-            return done
+        n = len(buffer)
+        expected = max(0, min(n, self.size - offset))
+        attempts = READ_ATTEMPTS if self._reopen is not None else 1
+        for attempt in range(attempts):
+            if attempt:
+                wait = min(READ_BACKOFF_CAP_S, READ_BACKOFF_S * 2 ** (attempt - 1))
+                time.sleep(wait * random.uniform(0.5, 1.0))
+            with self._lock:
+                try:
+                    if attempt:
+                        self._file = self._reopen()
+                    done = self._read_once(offset, buffer)
+                except Exception as e:
+                    error = translated(self._url, e)
+                    if not isinstance(error, errors.UnavailableError):
+                        raise error from None
+                    continue
+            if done >= expected:
+                return done
+            error = errors.UnavailableError(
+                f"{self._url}: the data ended after {done} of the {expected} bytes expected"
+            )
+        tries = f"{attempts} attempts" if attempts > 1 else "1 attempt"
+        raise errors.UnavailableError(f"{error.message}; gave up after {tries}")
 
 
 # Object stores whose fsspec files upload in parts and complete the upload only at commit():
@@ -296,7 +363,11 @@ class _Opener:
                 with fs.open(path, "rb") as f:
                     return _FileObjectReader(io.BytesIO(f.read()), url)
             file = fs.open(path, "rb", block_size=READ_BLOCK_SIZE, cache_type="readahead")
-        return _Reader(file, size, url)
+
+        def reopen():
+            return fs.open(path, "rb", block_size=READ_BLOCK_SIZE, cache_type="readahead")
+
+        return _Reader(file, size, url, reopen)
 
     def open_write(self, url):
         if scheme(url) == _FILE_OBJECT_SCHEME:
