@@ -222,6 +222,8 @@ class PyWriteFile : public io::OutputStream {
     return Call("discard");
   }
 
+  bool CompletesWhenDropped() const override { return false; }
+
  private:
   Status Drain() {
     if (buffer_.empty()) return Status::OK();

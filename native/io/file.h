@@ -88,6 +88,10 @@ class OutputStream {
   // Closes without completing the file, after a failure: a remote file is discarded (nothing
   // appears, an earlier file of the name stays); a local file keeps what reached it.
   virtual Status Abort() { return Close(); }
+  // What a writer dropped without Close() does with the file: complete it (true: a local file,
+  // as TensorFlow's writers do) or discard it (false: a remote object appears only through an
+  // explicit Close(), so a writer garbage-collected part way never publishes a partial object).
+  virtual bool CompletesWhenDropped() const { return true; }
 };
 
 // Opens `path` for writing through OpenWritable: a local path or file:// URL creates or truncates

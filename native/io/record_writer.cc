@@ -27,7 +27,12 @@ Status RecordWriter::Create(const std::string& path, const RecordOptions& option
 }
 
 RecordWriter::~RecordWriter() {
-  if (output_ != nullptr) Close().ok();
+  if (output_ == nullptr) return;
+  if (output_->CompletesWhenDropped()) {
+    Close().ok();
+  } else {
+    output_->Abort().ok();
+  }
 }
 
 Status RecordWriter::Closed() const {

@@ -100,6 +100,7 @@ class ZlibOutputStream : public OutputStream {
   Status EndRecord() override;
   // Finishes the stream if it can, then aborts the file.
   Status Abort() override;
+  bool CompletesWhenDropped() const override { return file_->CompletesWhenDropped(); }
 
  private:
   ZlibOutputStream(std::unique_ptr<OutputStream> file, size_t buffer_size, std::string path,

@@ -84,6 +84,30 @@ def test_memory_write_abandoned_leaves_no_file_and_keeps_the_old_one(memory):
     assert fs.ls(memory, detail=False) == [url.replace("memory://", "/")]
 
 
+@pytest.mark.parametrize("compression", [None, "GZIP"])
+def test_a_remote_writer_dropped_without_close_publishes_nothing(memory, tmp_path, compression):
+    """Garbage-collected part way (a job that lost its reference, an exception held in a
+    traceback), a writer to a URL discards its object; only close() publishes it. A local file
+    is completed, as TensorFlow's writers complete it."""
+    import gc
+
+    fs = fsspec.filesystem("memory")
+    url = f"{memory}/dropped.tfrecord"
+    w = sf.io.TFRecordWriter(url, compression)
+    for r in _records(3000, size=5000):  # 15 MB: parts reached fsspec before the drop
+        w.write(r)
+    del w
+    gc.collect()
+    assert not fs.exists(url)
+    local = str(tmp_path / "dropped.tfrecord")
+    w = sf.io.TFRecordWriter(local, compression)
+    for r in _records(300):
+        w.write(r)
+    del w
+    gc.collect()
+    assert list(sf.io.tf_record_iterator(local, compression)) == _records(300)
+
+
 def test_memory_damage_names_the_url_and_offset(memory):
     url = f"{memory}/d.tfrecord"
     records = _records(10)
