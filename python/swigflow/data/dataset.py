@@ -47,8 +47,9 @@ def autotune_count(value, default):
 
 
 def prefetch_size(buffer_size):
-    """prefetch()'s buffer_size as a count: AUTOTUNE is 2, 0 means no prefetching."""
-    if buffer_size == AUTOTUNE:
+    """prefetch()'s buffer_size as a count: AUTOTUNE (or None, as tf.data takes it) is 2, 0
+    means no prefetching."""
+    if buffer_size is None or buffer_size == AUTOTUNE:
         return 2
     size = int(buffer_size)
     if size < 0:
@@ -455,16 +456,20 @@ class Dataset:
         return _FromTensors(tensors)
 
     @staticmethod
-    def zip(*datasets, name=None):
+    def zip(*args, datasets=None, name=None):
         """Elements of several datasets side by side, as ``tf.data.Dataset.zip``: pass datasets
-        as arguments, or one tuple or dict of them (the elements have that structure). Ends with
-        the shortest."""
+        as arguments, or one structure of them (nested tuples, namedtuples and dicts): the
+        elements have that structure. One dataset alone gives its own elements. Ends with the
+        shortest."""
         del name
-        if len(datasets) == 1 and isinstance(datasets[0], (tuple, dict)):
-            datasets = datasets[0]
-        parts = list(datasets.values()) if isinstance(datasets, dict) else list(datasets)
-        if not parts or not all(isinstance(d, Dataset) for d in parts):
-            raise TypeError(f"zip takes datasets, or a tuple or dict of them, got {datasets!r}")
+        if datasets is not None and args:
+            raise TypeError("Both `*args` and `datasets` cannot be set.")
+        if datasets is None:
+            datasets = args[0] if len(args) == 1 else args
+        if not _zip_leaves(datasets):
+            raise TypeError(
+                f"zip takes datasets, or a (nested) tuple or dict of them, got {datasets!r}"
+            )
         return _Zip(datasets)
 
     @staticmethod
@@ -1749,10 +1754,39 @@ class _FromGenerator(Dataset):
             check_count(state, where, 0)
 
 
+def _zip_leaves(structure):
+    """The datasets of a zip structure in order, or None when something else is in it."""
+    if isinstance(structure, Dataset):
+        return [structure]
+    if isinstance(structure, dict):
+        parts = list(structure.values())
+    elif isinstance(structure, (tuple, list)):
+        parts = list(structure)
+    else:
+        return None
+    leaves = [_zip_leaves(part) for part in parts]
+    if not parts or any(found is None for found in leaves):
+        return None
+    return [d for found in leaves for d in found]
+
+
+def _zip_pack(structure, elements):
+    """`structure` with its datasets replaced, in order, by the next of `elements` (an iterator):
+    tuples, namedtuples and dicts keep their kind; a list of datasets gives a tuple."""
+    if isinstance(structure, Dataset):
+        return next(elements)
+    if isinstance(structure, dict):
+        return {k: _zip_pack(v, elements) for k, v in structure.items()}
+    packed = [_zip_pack(part, elements) for part in structure]
+    return type(structure)(*packed) if hasattr(structure, "_fields") else tuple(packed)
+
+
 class _Zip(Dataset):
-    def __init__(self, datasets):
-        self._keys = list(datasets) if isinstance(datasets, dict) else None
-        self._inputs = list(datasets.values()) if self._keys is not None else list(datasets)
+    _NOT_IDENTITY = Dataset._NOT_IDENTITY | {"_inputs"}  # the structure holds them
+
+    def __init__(self, structure):
+        self._structure = structure  # a dataset, or nested tuples / namedtuples / dicts of them
+        self._inputs = _zip_leaves(structure)
 
     def _generate(self, state, epoch):
         states = [None] * len(self._inputs) if state is None else list(state)
@@ -1766,10 +1800,8 @@ class _Zip(Dataset):
             failed = next((e for e in elements if type(e) is Failed), None)
             if failed is not None:
                 yield failed, positions
-            elif self._keys is not None:
-                yield dict(zip(self._keys, elements)), positions
             else:
-                yield tuple(elements), positions
+                yield _zip_pack(self._structure, iter(elements)), positions
 
     def _cardinality(self):
         counts = [d._cardinality() for d in self._inputs]
@@ -1786,7 +1818,7 @@ class _Zip(Dataset):
         failed = next((e for e in elements if type(e) is Failed), None)
         if failed is not None:
             return failed
-        return dict(zip(self._keys, elements)) if self._keys is not None else tuple(elements)
+        return _zip_pack(self._structure, iter(elements))
 
     def _signature(self):
         return "Zip(" + ",".join(d._signature() for d in self._inputs) + ")"
