@@ -1,5 +1,6 @@
 """Translated from tensorflow/python/data/kernel_tests/zip_test.py (ZipTest) and, for
-prefetch(None), prefetch_test.py: the structure rules of Dataset.zip. Not translated: the
+prefetch(None) and None components, prefetch_test.py and from_tensors_test.py: the structure
+rules of Dataset.zip and from_tensors. Not translated: the
 legacy output shapes and types (swigflow datasets carry no static element specs; see README
 "Differences from TensorFlow") and the checkpoint tests (covered by swigflow's own iterator
 states)."""
@@ -77,3 +78,10 @@ def test_zip_of_something_else_raises_type_error(bad):
 
 def test_prefetch_none_is_autotune():
     assert list(Dataset.range(5).prefetch(None)) == list(Dataset.range(5).prefetch(AUTOTUNE))
+
+
+def test_from_tensors_keeps_none_as_a_component():
+    """tf.data keeps None as a component of its own (NoneTensorSpec)."""
+    (element,) = list(Dataset.from_tensors((42, None)))
+    assert element[1] is None and int(element[0]) == 42
+    assert list(Dataset.from_tensors(None)) == [None]

@@ -1727,7 +1727,7 @@ class _FromTensors(Dataset):
 def _element_of(tensors):
     """A whole structure with from_tensor_slices' dtype rules (Python scalars included);
     datasets stay datasets (elements interleave or flat_map can return)."""
-    if isinstance(tensors, Dataset):
+    if tensors is None or isinstance(tensors, Dataset):  # None stays a component, as in tf.data
         return tensors
     if isinstance(tensors, dict):
         return {k: _element_of(v) for k, v in tensors.items()}
