@@ -60,6 +60,8 @@ setup(
         "remote": ["fsspec>=2023.6", "s3fs>=2023.6", "aiohttp>=3.8"],
         # swigflow.ray: TFRecord datasources and datasinks for Ray Data.
         "ray": ["ray[data]>=2.40,<3"],
+        # swigflow.data.ParseExampleTransform, for Grain pipelines over TFRecordDataSource.
+        "grain": ["grain>=0.2.18"],
         # `swigflow profile --png`: the time line of stage activity.
         "plot": ["matplotlib>=3.5"],
     },

@@ -108,6 +108,7 @@ def test_grain_map_dataset_and_a_data_loader_with_workers_resumed_from_its_check
     grain = pytest.importorskip("grain")
     paths = make_files(str(tmp_path), COUNTS)
     source = TFRecordDataSource(paths, spec={"id": FixedLenFeature([], "int64")})
+    serialized = TFRecordDataSource(paths)  # parsed in the workers by ParseExampleTransform
     ids = sorted(1000 * f + r for f, c in enumerate(COUNTS) for r in range(c))
     mapped = grain.MapDataset.source(source).shuffle(seed=1)
     assert sorted(int(row["id"]) for row in mapped) == ids
@@ -120,11 +121,15 @@ def test_grain_map_dataset_and_a_data_loader_with_workers_resumed_from_its_check
             num_epochs=1,
             seed=3,
         )
+        parse = swigflow.data.ParseExampleTransform({"id": FixedLenFeature([], "int64")})
         batch = grain.transforms.Batch(batch_size=5)
         return grain.DataLoader(
-            data_source=source, sampler=sampler, operations=[batch], worker_count=2
+            data_source=serialized, sampler=sampler, operations=[parse, batch], worker_count=2
         )
 
+    raw = grain.MapDataset.source(TFRecordDataSource(paths))
+    parsed = raw.map(swigflow.data.ParseExampleTransform({"id": FixedLenFeature([], "int64")}))
+    assert [int(row["id"]) for row in parsed] == sorted(ids)
     whole = [b["id"].tolist() for b in loader()]
     assert sorted(i for b in whole for i in b) == ids
     it = iter(loader())

@@ -38,11 +38,15 @@ from swigflow.data.options import (
 from swigflow.data.records import TFRecordDataset
 
 
-def __getattr__(name):  # PEP 562: torch is imported only when the adapter is used
+def __getattr__(name):  # PEP 562: torch and grain are imported only when an adapter is used
     if name == "TorchIterableDataset":
         from swigflow.data.torch import TorchIterableDataset
 
         return TorchIterableDataset
+    if name == "ParseExampleTransform":
+        from swigflow.data.grain import ParseExampleTransform
+
+        return ParseExampleTransform
     raise AttributeError(f"module 'swigflow.data' has no attribute {name!r}")
 
 
@@ -56,6 +60,7 @@ __all__ = [
     "Iterator",
     "OptimizationOptions",
     "Options",
+    "ParseExampleTransform",
     "TFRecordDataSource",
     "TFRecordDataset",
     "ThreadingOptions",

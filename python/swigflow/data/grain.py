@@ -1,0 +1,34 @@
+"""Grain adapter: a parse step as a Grain ``MapTransform``.
+
+``swigflow.data.TFRecordDataSource`` already satisfies Grain's ``RandomAccessDataSource``
+protocol; this module adds the transform for a pipeline that reads serialized records and parses
+them later (after a shuffle, or per worker). It imports grain; swigflow.data loads it only when
+``swigflow.data.ParseExampleTransform`` is first used.
+"""
+
+try:
+    import grain
+except ImportError as e:  # grain is optional
+    raise ImportError(
+        "swigflow.data.ParseExampleTransform needs Grain: pip install 'swigflow[grain]'"
+    ) from e
+
+from swigflow.io import parsing
+
+
+class ParseExampleTransform(grain.transforms.Map):
+    """Parses a serialized ``tf.train.Example`` with `spec`, TF-exact (``parse_single_example``).
+
+    ::
+
+        source = swigflow.data.TFRecordDataSource(files)        # serialized records
+        loader = grain.DataLoader(data_source=source, sampler=sampler, worker_count=2,
+                                  operations=[swigflow.data.ParseExampleTransform(spec),
+                                              grain.transforms.Batch(64)])
+    """
+
+    def __init__(self, spec):
+        self.spec = dict(spec)
+
+    def map(self, element):
+        return parsing.parse_single_example(element, self.spec)
