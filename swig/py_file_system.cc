@@ -59,8 +59,10 @@ Status Finalizing(const std::string& url) {
   return errors::Cancelled(url, ": Python is shutting down");
 }
 
-// The Status of the Python exception being raised (cleared). Needs the GIL.
+// The Status of the Python exception being raised (cleared). Needs the GIL. An interrupt
+// (Ctrl-C) is kept to be raised again as itself (KeepInterrupt).
 Status TakePythonError(const std::string& url) {
+  if (InterruptPending()) return KeepInterrupt(url);
   PyObject *type, *value, *traceback;
   PyErr_Fetch(&type, &value, &traceback);
   PyErr_NormalizeException(&type, &value, &traceback);
@@ -151,6 +153,7 @@ class PyReadFile : public io::RandomAccessFile {
         Py_DECREF(result);
       }
     }
+    if (InterruptPending()) return KeepInterrupt(path());  // raised again as itself
     if (PyErr_Occurred()) {
       const Status raised = TakePythonError(path());
       return Status(raised.code(), raised.message() + " (reading " + std::to_string(n) +

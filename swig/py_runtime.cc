@@ -17,7 +17,42 @@ PyObject* g_exception_factory = nullptr;  // strong reference, set once by error
 
 bool ImportNumpy() { return _import_array() >= 0; }
 
+namespace {
+
+// The interrupt KeepInterrupt took in this thread, and the message of the Status it returned.
+struct KeptInterrupt {
+  PyObject* type = nullptr;
+  PyObject* value = nullptr;
+  PyObject* traceback = nullptr;
+  std::string message;
+};
+thread_local KeptInterrupt kept_interrupt;
+
+}  // namespace
+
+bool InterruptPending() {
+  PyObject* type = PyErr_Occurred();
+  return type != nullptr && !PyErr_GivenExceptionMatches(type, PyExc_Exception);
+}
+
+Status KeepInterrupt(const std::string& where) {
+  KeptInterrupt& kept = kept_interrupt;
+  Py_XDECREF(kept.type);  // an earlier one whose Status never reached Python
+  Py_XDECREF(kept.value);
+  Py_XDECREF(kept.traceback);
+  PyErr_Fetch(&kept.type, &kept.value, &kept.traceback);
+  kept.message = where + ": interrupted";
+  return errors::Cancelled(kept.message);
+}
+
 void SetStatusError(const Status& status) {
+  KeptInterrupt& kept = kept_interrupt;
+  if (kept.type != nullptr && status.code() == error::CANCELLED &&
+      status.message() == kept.message) {
+    PyErr_Restore(kept.type, kept.value, kept.traceback);  // steals the references
+    kept = KeptInterrupt();
+    return;
+  }
   if (g_exception_factory == nullptr) {
     PyErr_Format(PyExc_RuntimeError, "%s (swigflow.errors did not register its exceptions)",
                  status.ToString().c_str());

@@ -46,6 +46,15 @@ PyObject* StatusResult(const Status& status);
 // `result` (a new reference) when `status` is OK; else releases it and raises `status`.
 PyObject* ResultOrError(PyObject* result, const Status& status);
 
+// A KeyboardInterrupt or SystemExit raised in a Python callback that native code called (a
+// remote read): KeepInterrupt takes the pending one (needs the GIL) and returns the CANCELLED
+// Status to unwind the native code with; when that Status reaches SetStatusError in the same
+// thread, the interrupt itself is raised again, so Ctrl-C stays a KeyboardInterrupt.
+Status KeepInterrupt(const std::string& where);
+
+// Whether the pending Python exception is such an interrupt (not an Exception). Needs the GIL.
+bool InterruptPending();
+
 // Called by swigflow/errors.py when it is imported: factory(code, message) -> exception.
 void RegisterExceptionFactory(PyObject* factory);
 

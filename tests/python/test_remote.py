@@ -461,6 +461,73 @@ def test_lasting_http_faults_raise_unavailable_naming_the_url_and_offset(faulty_
         list(sf.io.tf_record_iterator(url))
 
 
+STALLED_READ = """
+import http.server, os, signal, sys, threading, time
+import swigflow
+
+root = sys.argv[1]
+with swigflow.io.TFRecordWriter(os.path.join(root, "f.tfrecord")) as w:
+    for i in range(100):
+        w.write(b"x" * 1000)
+
+
+class Stalling(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        if self.headers.get("Range"):
+            time.sleep(120)  # the body never comes
+        return super().do_GET()
+
+
+server = http.server.ThreadingHTTPServer(
+    ("127.0.0.1", 0), lambda *a, **k: Stalling(*a, directory=root, **k)
+)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+url = f"http://127.0.0.1:{server.server_address[1]}/f.tfrecord"
+signal.signal(signal.SIGINT, signal.default_int_handler)  # Bazel starts tests with it ignored
+sent = []
+
+
+def interrupt():
+    sent.append(time.monotonic())
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+threading.Timer(1.0, interrupt).start()
+try:
+    if sys.argv[2] == "reader":
+        list(swigflow.io.tf_record_iterator(url))
+    else:
+        list(swigflow.data.TFRecordDataset([url]))
+    print("finished", flush=True)
+except BaseException as e:
+    print(type(e).__name__, round(time.monotonic() - sent[0], 2), flush=True)
+os._exit(0)
+"""
+
+
+def test_ctrl_c_interrupts_a_stalled_remote_read_as_keyboard_interrupt(tmp_path):
+    """A server that never sends the body: SIGINT ends the read within a second, and it is a
+    KeyboardInterrupt (once it came back from the native layer as UnknownError). A pipeline's
+    reader threads are not interruptible yet: tearing the pipeline down waits for the stalled
+    request (issue 50)."""
+    how = "reader"
+    pytest.importorskip("aiohttp", reason="fsspec's http:// needs aiohttp (swigflow[remote])")
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-c", STALLED_READ, str(tmp_path), how],
+        capture_output=True,
+        text=True,
+        timeout=100,
+    )
+    name, seconds = result.stdout.split()
+    assert name == "KeyboardInterrupt" and float(seconds) < 1.0, result.stdout + result.stderr
+
+
 # --- s3:// (moto's server) ----------------------------------------------------------------------
 
 
