@@ -7,6 +7,7 @@ import itertools
 import json
 import os
 import threading
+import time
 
 import data_util
 import numpy as np
@@ -459,6 +460,40 @@ def test_lasting_http_faults_raise_unavailable_naming_the_url_and_offset(faulty_
     server.fault = lambda method: 404
     with pytest.raises(errors.NotFoundError):
         list(sf.io.tf_record_iterator(url))
+
+
+def test_a_stalled_http_response_times_out_and_is_retried(faulty_http, monkeypatch):
+    """A server that stops sending fails the request after STALL_TIMEOUT_S (aiohttp would wait
+    5 minutes), and the read is retried: one stall costs a timeout, lasting stalls end in
+    UnavailableError."""
+    root, base, server = faulty_http
+    records = _records(100)
+    _write_local(root / "s.tfrecord", records)
+    monkeypatch.setattr(gfile, "STALL_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(gfile, "READ_ATTEMPTS", 3)
+    stalls = []
+
+    def stall_first(method):
+        if method == "GET" and not stalls:
+            stalls.append(1)
+            time.sleep(3)  # longer than the timeout
+        return "ok"
+
+    server.fault = stall_first
+    start = time.monotonic()
+    assert list(sf.io.tf_record_iterator(f"{base}/s.tfrecord")) == records
+    assert stalls and time.monotonic() - start < 3
+
+    def stall_always(method):
+        if method == "GET":
+            time.sleep(3)
+        return "ok"
+
+    server.fault = stall_always
+    start = time.monotonic()
+    with pytest.raises(errors.UnavailableError, match="3 attempts"):
+        list(sf.io.tf_record_iterator(f"{base}/s.tfrecord"))
+    assert time.monotonic() - start < 3 * 0.5 + 2
 
 
 STALLED_READ = """

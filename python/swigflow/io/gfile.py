@@ -46,6 +46,10 @@ READ_BLOCK_SIZE = 8 << 20
 READ_ATTEMPTS = 6
 READ_BACKOFF_S = 0.05
 READ_BACKOFF_CAP_S = 2.0
+# An HTTP(S) server silent for this long (connecting, or between bytes of a body) fails the
+# request, a transient fault retried as above, where aiohttp would wait 5 minutes. Used unless
+# fsspec's configuration gives the http file system client_kwargs of its own.
+STALL_TIMEOUT_S = 30.0
 
 _FILE_OBJECT_SCHEME = "fileobj"
 
@@ -131,9 +135,21 @@ def filesystem(url):
     if s not in fsspec.available_protocols():
         raise _unsupported(url, "fsspec knows no such scheme")
     try:
-        return fsspec.core.url_to_fs(url)
+        return fsspec.core.url_to_fs(url, **_default_options(fsspec, s))
     except ImportError as e:  # fsspec's message names the package to install
         raise _unsupported(url, f"{e} (see pip install 'swigflow[remote]')") from None
+
+
+def _default_options(fsspec, s):
+    """swigflow's defaults for a scheme's file system, where the user's configuration is silent."""
+    if s not in ("http", "https") or "client_kwargs" in fsspec.config.conf.get(s, {}):
+        return {}
+    import aiohttp  # fsspec's http backend: present when the scheme is usable
+
+    stall = aiohttp.ClientTimeout(
+        total=None, sock_connect=STALL_TIMEOUT_S, sock_read=STALL_TIMEOUT_S
+    )
+    return {"client_kwargs": {"timeout": stall}}
 
 
 def _http_status(e):
