@@ -1069,13 +1069,18 @@ class _TensorSlices(Dataset):
 
 
 def file_sizes(files):
-    """(path, size) per file for a dataset's identity; -1 for one that cannot be stat'ed (its
-    read raises the error)."""
+    """(path, size) per file for a dataset's identity: -1 for a file that cannot be stat'ed (its
+    read raises the error), None for a remote one (a request per object would make saving a
+    state slow; its URL is its identity)."""
     sized = []
     for f in files:
+        local = gfile.local_path(f) if isinstance(f, str) else None
+        if local is None:
+            sized.append((f, None))
+            continue
         try:
-            sized.append((f, gfile.stat(f).length))
-        except (errors.OpError, OSError, TypeError):
+            sized.append((f, os.stat(local).st_size))
+        except OSError:
             sized.append((f, -1))
     return sized
 

@@ -5,7 +5,8 @@ the same shape it would silently start at a foreign offset. So a state carries t
 its dataset, and resuming over a dataset with another digest is refused.
 
 The digest covers what decides the elements: each step's kind and arguments (numbers, strings,
-arrays by content, nested specs), the files with their sizes, and the inputs, recursively. It
+arrays by content, nested specs), the files (local ones with their sizes), and the inputs,
+recursively. It
 leaves out what a state carries itself (seeds that the state records) and what is made while
 iterating (caches, counters). Python functions count by module and qualified name, not by code,
 so editing a function's body keeps saved states usable; swapping in another function does not.
