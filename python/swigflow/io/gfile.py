@@ -243,10 +243,12 @@ class _Reader:
             with self._lock:
                 try:
                     if attempt:
+                        with contextlib.suppress(Exception):  # a broken connection's file
+                            self._file.close()
                         self._file = self._reopen()
                     done = self._read_once(offset, buffer)
                 except Exception as e:
-                    error = translated(self._url, e)
+                    error = e if isinstance(e, errors.OpError) else translated(self._url, e)
                     if not isinstance(error, errors.UnavailableError):
                         raise error from None
                     continue
