@@ -146,10 +146,12 @@ def skip_index_files(args):
     files = getattr(args, "files", None)
     if not isinstance(files, list):
         return
-    kept = [f for f in files if not is_index_file(f)]
+    kept = []
     for f in files:
-        if f not in kept:
+        if is_index_file(f):
             print(f"swigflow {args.command}: skipping {f}: an index file", file=sys.stderr)
+        else:
+            kept.append(f)
     if not kept:
         raise CommandError("no TFRecord files among the arguments, only index files")
     args.files = kept
