@@ -172,8 +172,12 @@ Status ZlibOutputStream::Create(std::unique_ptr<OutputStream> file, Compression 
                                    ": expected Z_NO_FLUSH, Z_PARTIAL_FLUSH, Z_SYNC_FLUSH or "
                                    "Z_FULL_FLUSH");
   }
+  if (options.seek_block_size > 0 && compression != Compression::kGzip) {
+    return errors::InvalidArgument("seek_block_size needs GZIP: a ZLIB stream has no members");
+  }
   std::unique_ptr<ZlibOutputStream> s(
-      new ZlibOutputStream(std::move(file), options.output_buffer_size, path, options.flush_mode));
+      new ZlibOutputStream(std::move(file), options.output_buffer_size, path, options.flush_mode,
+                           options.seek_block_size));
   const int ret = deflateInit2(&s->z_, options.compression_level, Z_DEFLATED,
                                WindowBits(compression, options.window_bits), options.mem_level,
                                options.strategy);
@@ -192,12 +196,13 @@ Status ZlibOutputStream::Create(std::unique_ptr<OutputStream> file, Compression 
 }
 
 ZlibOutputStream::ZlibOutputStream(std::unique_ptr<OutputStream> file, size_t buffer_size,
-                                   std::string path, int flush_mode)
+                                   std::string path, int flush_mode, uint64_t seek_block_size)
     : file_(std::move(file)),
       buffer_(new char[std::clamp<size_t>(buffer_size, 64, kMaxSlice)]),
       capacity_(std::clamp<size_t>(buffer_size, 64, kMaxSlice)),
       path_(std::move(path)),
-      flush_mode_(flush_mode) {}
+      flush_mode_(flush_mode),
+      seek_block_size_(seek_block_size) {}
 
 ZlibOutputStream::~ZlibOutputStream() {
   if (!closed_) Close().ok();  // best effort; callers that care call Close() themselves
@@ -231,6 +236,8 @@ Status ZlibOutputStream::Append(const char* data, size_t n) {
     z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data));
     z_.avail_in = static_cast<uInt>(slice);
     SWIGFLOW_RETURN_IF_ERROR(Deflate(Z_NO_FLUSH));
+    member_fresh_ = false;
+    member_input_ += slice;
     data += slice;
     n -= slice;
   }
@@ -240,10 +247,20 @@ Status ZlibOutputStream::Append(const char* data, size_t n) {
 Status ZlibOutputStream::Flush() {
   if (closed_) return errors::FailedPrecondition(path_, ": stream is closed");
   SWIGFLOW_RETURN_IF_ERROR(Deflate(Z_SYNC_FLUSH));
+  member_fresh_ = false;
   return file_->Flush();
 }
 
 Status ZlibOutputStream::EndRecord() {
+  if (seek_block_size_ > 0 && member_input_ >= seek_block_size_) {
+    // Z_FINISH writes the member's trailer; after deflateReset the next deflate() starts a new
+    // member with its own header, and nothing refers back across the boundary.
+    SWIGFLOW_RETURN_IF_ERROR(Deflate(Z_FINISH));
+    if (deflateReset(&z_) != Z_OK) return errors::Internal(path_, ": zlib deflateReset failed");
+    member_input_ = 0;
+    member_fresh_ = true;
+    return Status::OK();
+  }
   if (flush_mode_ == Z_NO_FLUSH) return Status::OK();
   return Deflate(flush_mode_);
 }
@@ -251,7 +268,8 @@ Status ZlibOutputStream::EndRecord() {
 Status ZlibOutputStream::Close() {
   if (closed_) return errors::FailedPrecondition(path_, ": stream is closed");
   closed_ = true;
-  Status status = Deflate(Z_FINISH);
+  // A member that just ended is the file's last: no empty member after it.
+  Status status = member_fresh_ ? Status::OK() : Deflate(Z_FINISH);
   deflateEnd(&z_);
   initialized_ = false;
   status.Update(file_->Close());
@@ -263,7 +281,7 @@ Status ZlibOutputStream::Abort() {
   closed_ = true;
   // Finished all the same, so a local file keeps every whole record; a remote one is discarded
   // anyway. After a write error this fails too, and the file's own Abort() is what counts.
-  Deflate(Z_FINISH).ok();
+  if (!member_fresh_) Deflate(Z_FINISH).ok();
   deflateEnd(&z_);
   initialized_ = false;
   return file_->Abort();

@@ -28,6 +28,11 @@ struct ZlibOptions {
   int strategy = Z_DEFAULT_STRATEGY;
   // zlib flush after every record (TFRecordOptions.flush_mode); Z_NO_FLUSH lets zlib choose.
   int flush_mode = Z_NO_FLUSH;
+  // GZIP only; 0: off. Ends the member at the first record boundary after this many
+  // uncompressed bytes and starts the next, so a file is a chain of independent members (the
+  // idea of BGZF) that every GZIP reader still reads as one stream, and a random read
+  // (seek_index.h) inflates one member at most.
+  uint64_t seek_block_size = 0;
   size_t input_buffer_size = 256 << 10;
   size_t output_buffer_size = 256 << 10;
 };
@@ -96,7 +101,7 @@ class ZlibOutputStream : public OutputStream {
   Status Flush() override;
   // Finishes the stream (Z_FINISH) and closes the file.
   Status Close() override;
-  // Applies ZlibOptions::flush_mode.
+  // Applies ZlibOptions::flush_mode, or ends the member after seek_block_size bytes.
   Status EndRecord() override;
   // Finishes the stream if it can, then aborts the file.
   Status Abort() override;
@@ -104,7 +109,7 @@ class ZlibOutputStream : public OutputStream {
 
  private:
   ZlibOutputStream(std::unique_ptr<OutputStream> file, size_t buffer_size, std::string path,
-                   int flush_mode);
+                   int flush_mode, uint64_t seek_block_size);
   Status Deflate(int flush);
 
   std::unique_ptr<OutputStream> file_;
@@ -112,9 +117,12 @@ class ZlibOutputStream : public OutputStream {
   const size_t capacity_;
   const std::string path_;
   const int flush_mode_;
+  const uint64_t seek_block_size_;
   z_stream z_{};
   bool initialized_ = false;
   bool closed_ = false;
+  uint64_t member_input_ = 0;  // bytes appended to the member being written
+  bool member_fresh_ = false;  // a member just ended and nothing was deflated since
 };
 
 }  // namespace io
