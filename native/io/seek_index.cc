@@ -259,7 +259,7 @@ Status BuildSeekIndex(const std::string& path, Compression compression, uint64_t
   return Status::OK();
 }
 
-Status WriteSeekIndex(const std::string& index_path, const SeekIndex& index) {
+std::string SerializeSeekIndex(const SeekIndex& index) {
   std::string bytes(kIndexHeaderBytes, '\0');
   char* h = &bytes[0];
   std::memcpy(h, kMagic, sizeof(kMagic));
@@ -280,6 +280,11 @@ Status WriteSeekIndex(const std::string& index_path, const SeekIndex& index) {
   }
   EncodeFixed32(crc32c::Mask(crc32c::Value(bytes.data(), bytes.size())), word);
   bytes.append(word, 4);
+  return bytes;
+}
+
+Status WriteSeekIndex(const std::string& index_path, const SeekIndex& index) {
+  const std::string bytes = SerializeSeekIndex(index);
   std::unique_ptr<OutputStream> file;
   SWIGFLOW_RETURN_IF_ERROR(OpenWritable(index_path, WritableFile::kDefaultBufferSize, &file));
   SWIGFLOW_RETURN_IF_ERROR(file->Append(bytes.data(), bytes.size()));
@@ -298,7 +303,11 @@ Status ReadSeekIndex(const std::string& index_path, SeekIndex* index) {
   size_t got = 0;
   SWIGFLOW_RETURN_IF_ERROR(file->Read(0, bytes.size(), &bytes[0], &got));
   bytes.resize(got);
-  auto bad = [&](auto&&... what) { return errors::InvalidArgument(index_path, ": ", what...); };
+  return ParseSeekIndex(bytes, index_path, index);
+}
+
+Status ParseSeekIndex(const std::string& bytes, const std::string& name, SeekIndex* index) {
+  auto bad = [&](auto&&... what) { return errors::InvalidArgument(name, ": ", what...); };
   if (!LooksLikeSeekIndex(bytes.data(), bytes.size())) return bad("not a swigflow seek index");
   if (bytes.size() < kIndexHeaderBytes + 4) return bad("cut short (", bytes.size(), " bytes)");
   const char* h = bytes.data();

@@ -75,10 +75,13 @@ struct SeekIndex {
 Status BuildSeekIndex(const std::string& path, Compression compression, uint64_t span,
                       SeekIndex* index);
 
+// The index file's bytes, and the file itself.
+std::string SerializeSeekIndex(const SeekIndex& index);
 Status WriteSeekIndex(const std::string& index_path, const SeekIndex& index);
 
-// Reads and checks an index file (see above). Not an index of this kind, or a damaged one, is
-// INVALID_ARGUMENT naming the file and what is wrong.
+// Parses and checks an index (see above); `name` is the file it came from, for messages. Not an
+// index of this kind, or a damaged one, is INVALID_ARGUMENT naming it and what is wrong.
+Status ParseSeekIndex(const std::string& bytes, const std::string& name, SeekIndex* index);
 Status ReadSeekIndex(const std::string& index_path, SeekIndex* index);
 
 // Whether data starts like a seek index (its magic bytes); `n` bytes are given.

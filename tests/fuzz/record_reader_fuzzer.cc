@@ -1,6 +1,7 @@
 // Fuzz target for everything that parses untrusted bytes in native/io: the sequential and
 // random-access record readers (all three compressions), the damage-tolerant scanner, index
-// scanning and index-file parsing.
+// scanning and index-file parsing, and seek indexes over compressed files (building them,
+// parsing them, and reading records through them when they lie).
 //
 // The input is a file's contents; it is served from a memfd, so no disk I/O is involved.
 // Invariants: no crash, no hang, no wild allocation (ASan), and only the statuses that damaged
@@ -13,11 +14,15 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "swigflow/io/crc32c.h"
 #include "swigflow/io/file.h"
+#include "swigflow/io/record_format.h"
 #include "swigflow/io/record_index.h"
 #include "swigflow/io/record_reader.h"
 #include "swigflow/io/record_scan.h"
+#include "swigflow/io/seek_index.h"
 
 namespace {
 
@@ -132,6 +137,62 @@ void ScanToFirstDamage(const std::string& path, io::Compression compression) {
   Require(stopping <= 1, s, "a stopping scanner reports one damage at most");
 }
 
+// Builds a seek index over the data (small spans: many windowed points). When that succeeds,
+// every record read through it equals the sequential reader's; then the index, serialized and
+// mutated with its CRC made valid again, is refused or gives only true records or damage.
+void SeekEverything(const std::string& path, io::Compression compression, const uint8_t* data,
+                    size_t size) {
+  io::SeekIndex index;
+  Status s = io::BuildSeekIndex(path, compression, 4096, &index);
+  Require(s.ok() || errors::IsDataLoss(s), s, "BuildSeekIndex");
+  if (!s.ok()) return;
+  std::unique_ptr<io::RandomAccessFile> file;
+  s = io::RandomAccessFile::Open(path, &file);
+  Require(s.ok(), s, "RandomAccessFile::Open");
+  std::unique_ptr<io::RecordReader> reader;
+  io::RecordOptions options;
+  options.compression = compression;
+  s = io::RecordReader::Open(path, options, &reader);
+  Require(s.ok(), s, "Open");
+  std::vector<std::string> records;
+  for (size_t i = 0; i < index.records.offsets.size(); ++i) {
+    uint64_t offset = 0;
+    std::string expected, got;
+    s = reader->ReadRecord(&offset, &expected);
+    Require(s.ok() || errors::IsDataLoss(s), s, "ReadRecord beside a seek index");
+    if (!s.ok()) return;  // a payload CRC: the index does not check payloads
+    Require(offset == uint64_t(index.records.offsets[i]), s, "seek index offsets");
+    s = io::ReadSeekRecord(*file, index, offset, index.records.lengths[i], &got);
+    Require(s.ok() && got == expected, s, "ReadSeekRecord equals the sequential reader");
+    records.push_back(std::move(expected));
+  }
+  // Serialized, and mutated from the input's own bytes.
+  const std::string good = io::SerializeSeekIndex(index);
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 16777619u;
+  for (int trial = 0; trial < 8; ++trial) {
+    std::string bad = good;
+    h = h * 1103515245u + 12345u;
+    const size_t at = (h >> 8) % (bad.size() - 4);
+    bad[at] = static_cast<char>(bad[at] ^ (1u << (h % 8)));
+    const uint32_t crc =
+        swigflow::crc32c::Mask(swigflow::crc32c::Value(bad.data(), bad.size() - 4));
+    io::record_format::EncodeFixed32(crc, &bad[bad.size() - 4]);
+    io::SeekIndex mutated;
+    s = io::ParseSeekIndex(bad, "mutated", &mutated);
+    Require(s.ok() || errors::IsInvalidArgument(s), s, "ParseSeekIndex");
+    if (!s.ok()) continue;
+    for (size_t i = 0; i < mutated.records.offsets.size(); ++i) {
+      std::string got;
+      s = io::ReadSeekRecord(*file, mutated, mutated.records.offsets[i],
+                             mutated.records.lengths[i], &got);
+      Require(s.ok() ? i < records.size() && got == records[i]
+                     : errors::IsDataLoss(s) || errors::IsInvalidArgument(s),
+              s, "ReadSeekRecord through a mutated index");
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -148,6 +209,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ReadEverything(path, c);
     ScanEverything(path, c);
     ScanToFirstDamage(path, c);
+    if (c != io::Compression::kNone) SeekEverything(path, c, data, size);
   }
 
   io::RecordIndex index;
@@ -169,6 +231,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The same bytes as an index file.
   s = io::ReadIndexFile(path, &index);
   Require(s.ok() || errors::IsInvalidArgument(s), s, "ReadIndexFile");
+  io::SeekIndex seek;
+  s = io::ReadSeekIndex(path, &seek);
+  Require(s.ok() || errors::IsInvalidArgument(s), s, "ReadSeekIndex");
 
   close(fd);
   return 0;
