@@ -60,7 +60,16 @@ PyObject* AddSourceFiles(data::PipelineOptions* options, PyObject* paths, PyObje
     data::SourceFile file;
     file.path.assign(PyBytes_AS_STRING(encoded), static_cast<size_t>(PyBytes_GET_SIZE(encoded)));
     Py_DECREF(encoded);
-    if (offsets != Py_None) {
+    PyObject* seek = offsets != Py_None ? PyList_GET_ITEM(offsets, i) : nullptr;
+    if (seek != nullptr && PyBytes_Check(seek)) {
+      auto index = std::make_shared<io::SeekIndex>();
+      const std::string bytes(PyBytes_AS_STRING(seek), static_cast<size_t>(PyBytes_GET_SIZE(seek)));
+      const Status s = io::ParseSeekIndex(bytes, file.path + " (seek index)", index.get());
+      if (!s.ok()) return StatusResult(s);
+      file.offsets.assign(index->records.offsets.begin(), index->records.offsets.end());
+      file.seek_index = std::move(index);
+      file.indexed = true;
+    } else if (offsets != Py_None) {
       PyArrayObject* array = reinterpret_cast<PyArrayObject*>(
           PyArray_FROMANY(PyList_GET_ITEM(offsets, i), NPY_UINT64, 1, 1,
                           NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST));

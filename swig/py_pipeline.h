@@ -16,9 +16,10 @@ namespace swigflow {
 namespace python {
 
 // Appends the files to read: `paths` is a list of paths (str, bytes or os.PathLike, encoded as
-// the OS expects); `offsets` is None, or a list as long of the int64 arrays of their record
-// offsets from their index files. One call for every file: a call per file cost as much as a
-// small file's read. None, or null with an exception set.
+// the OS expects); `offsets` is None, or a list as long of, per file, the int64 array of its
+// record offsets from its index file, or (a compressed file) the bytes of its seek index, which
+// the caller checked against the file. One call for every file: a call per file cost as much as
+// a small file's read. None, or null with an exception set.
 PyObject* AddSourceFiles(data::PipelineOptions* options, PyObject* paths, PyObject* offsets);
 
 // One running pipeline; swigflow.data's iterators own one each (not shared between threads).

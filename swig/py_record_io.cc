@@ -24,6 +24,40 @@ Status CheckFramedLength(const std::string& record, int64_t framed_length, uint6
                           " (was the file rewritten after its index?)");
 }
 
+// Reads the record at `offset` of a file, uncompressed or through its seek index, checked
+// against the framed length an index gave for it (< 0: none).
+Status ReadIndexed(const io::RandomAccessFile& file, const io::SeekIndex* seek, uint64_t offset,
+                   int64_t framed_length, std::string* record) {
+  if (seek != nullptr) {
+    if (framed_length < 0) {
+      return errors::InvalidArgument("a read through a seek index needs the record's length");
+    }
+    return io::ReadSeekRecord(file, *seek, offset, static_cast<uint64_t>(framed_length), record);
+  }
+  SWIGFLOW_RETURN_IF_ERROR(io::ReadRecordAt(file, offset, record));
+  return CheckFramedLength(*record, framed_length, offset, file.path());
+}
+
+// The seek index in `bytes` (a bytes object), parsed and checked against `file`.
+Status ParseSeekIndexFor(PyObject* bytes, const std::string& index_path,
+                         const io::RandomAccessFile& file,
+                         std::shared_ptr<const io::SeekIndex>* seek) {
+  char* data = nullptr;
+  Py_ssize_t size = 0;
+  if (PyBytes_AsStringAndSize(bytes, &data, &size) < 0) {
+    PyErr_Clear();
+    return errors::InvalidArgument("a seek index is passed as bytes");
+  }
+  auto index = std::make_shared<io::SeekIndex>();
+  const std::string copy(data, static_cast<size_t>(size));
+  SWIGFLOW_RETURN_IF_ERROR(WithoutGil([&] {
+    SWIGFLOW_RETURN_IF_ERROR(io::ParseSeekIndex(copy, index_path, index.get()));
+    return io::CheckSeekIndex(*index, file);
+  }));
+  *seek = std::move(index);
+  return Status::OK();
+}
+
 // Whether `view` holds int64s; false with a Python error set when it does not.
 bool Int64s(const BytesView& view, const char* name) {
   if (!view.ok()) return false;
@@ -169,19 +203,29 @@ bool PyRecordReader::AppendBatch(PyObject* list) {
 Status PyRecordFile::Open(const std::string& path, std::unique_ptr<PyRecordFile>* file) {
   std::unique_ptr<io::RandomAccessFile> f;
   SWIGFLOW_RETURN_IF_ERROR(io::RandomAccessFile::Open(path, &f));
-  file->reset(new PyRecordFile(std::move(f)));
+  file->reset(new PyRecordFile(std::move(f), nullptr));
   return Status::OK();
 }
 
-PyRecordFile::PyRecordFile(std::unique_ptr<io::RandomAccessFile> file) : file_(std::move(file)) {}
+Status PyRecordFile::OpenSeekable(const std::string& path, PyObject* index,
+                                  const std::string& index_path,
+                                  std::unique_ptr<PyRecordFile>* file) {
+  std::unique_ptr<io::RandomAccessFile> f;
+  SWIGFLOW_RETURN_IF_ERROR(WithoutGil([&] { return io::RandomAccessFile::Open(path, &f); }));
+  std::shared_ptr<const io::SeekIndex> seek;
+  SWIGFLOW_RETURN_IF_ERROR(ParseSeekIndexFor(index, index_path, *f, &seek));
+  file->reset(new PyRecordFile(std::move(f), std::move(seek)));
+  return Status::OK();
+}
+
+PyRecordFile::PyRecordFile(std::unique_ptr<io::RandomAccessFile> file,
+                           std::shared_ptr<const io::SeekIndex> seek)
+    : file_(std::move(file)), seek_(std::move(seek)) {}
 
 PyObject* PyRecordFile::Read(uint64_t offset, int64_t framed_length) {
   std::string record;
-  const Status s = WithoutGil([&] {
-    Status read = io::ReadRecordAt(*file_, offset, &record);
-    if (read.ok()) read = CheckFramedLength(record, framed_length, offset, file_->path());
-    return read;
-  });
+  const Status s =
+      WithoutGil([&] { return ReadIndexed(*file_, seek_.get(), offset, framed_length, &record); });
   if (!s.ok()) return StatusResult(s);
   return PyBytes_FromStringAndSize(record.data(), static_cast<Py_ssize_t>(record.size()));
 }
@@ -192,7 +236,18 @@ Status PyRecordFiles::Add(const std::string& path) {
   std::unique_ptr<io::RandomAccessFile> file;
   SWIGFLOW_RETURN_IF_ERROR(io::RandomAccessFile::Open(path, &file));
   std::lock_guard<std::mutex> lock(mu_);
-  files_.push_back(std::move(file));
+  files_.push_back({std::move(file), nullptr});
+  return Status::OK();
+}
+
+Status PyRecordFiles::AddSeekable(const std::string& path, PyObject* index,
+                                  const std::string& index_path) {
+  std::unique_ptr<io::RandomAccessFile> file;
+  SWIGFLOW_RETURN_IF_ERROR(WithoutGil([&] { return io::RandomAccessFile::Open(path, &file); }));
+  std::shared_ptr<const io::SeekIndex> seek;
+  SWIGFLOW_RETURN_IF_ERROR(ParseSeekIndexFor(index, index_path, *file, &seek));
+  std::lock_guard<std::mutex> lock(mu_);
+  files_.push_back({std::move(file), std::move(seek)});
   return Status::OK();
 }
 
@@ -210,10 +265,11 @@ PyObject* PyRecordFiles::ReadMany(PyObject* slots, PyObject* offsets, PyObject* 
   const auto* slot = static_cast<const int64_t*>(slot_view.data());
   const auto* offset = static_cast<const int64_t*>(offset_view.data());
   const auto* length = static_cast<const int64_t*>(length_view.data());
-  std::vector<io::RandomAccessFile*> files;
+  // The slots' files and indexes, not the slots: an Add() on another thread may move those.
+  std::vector<std::pair<const io::RandomAccessFile*, const io::SeekIndex*>> files;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& f : files_) files.push_back(f.get());
+    for (const auto& f : files_) files.emplace_back(f.file.get(), f.seek.get());
   }
   for (size_t i = 0; i < n; ++i) {
     if (slot[i] < 0 || static_cast<uint64_t>(slot[i]) >= files.size() || offset[i] < 0) {
@@ -226,11 +282,9 @@ PyObject* PyRecordFiles::ReadMany(PyObject* slots, PyObject* offsets, PyObject* 
   std::vector<Status> statuses(n);
   const Status s = WithoutGil([&] {
     ThreadPool::Default()->ParallelFor(static_cast<int64_t>(n), [&](int64_t i) {
-      const io::RandomAccessFile& file = *files[slot[i]];
-      const uint64_t at = static_cast<uint64_t>(offset[i]);
-      Status read = io::ReadRecordAt(file, at, &records[i]);
-      if (read.ok()) read = CheckFramedLength(records[i], length[i], at, file.path());
-      statuses[i] = read;
+      const auto& [file, seek] = files[slot[i]];
+      statuses[i] =
+          ReadIndexed(*file, seek, static_cast<uint64_t>(offset[i]), length[i], &records[i]);
     });
     for (const Status& read : statuses) SWIGFLOW_RETURN_IF_ERROR(read);
     return Status::OK();
@@ -298,6 +352,36 @@ PyObject* PyRecordScanner::TakeDamages() {
                          static_cast<unsigned long long>(d.resume),
                          static_cast<unsigned long long>(d.records_before), message);
   });
+}
+
+PyObject* BuildSeekIndex(const std::string& path, int compression, uint64_t span) {
+  std::string bytes;
+  const Status s = WithoutGil([&] {
+    io::SeekIndex index;
+    SWIGFLOW_RETURN_IF_ERROR(io::BuildSeekIndex(path, static_cast<io::Compression>(compression),
+                                                span > 0 ? span : io::kDefaultSeekSpan, &index));
+    bytes = io::SerializeSeekIndex(index);
+    return Status::OK();
+  });
+  if (!s.ok()) return StatusResult(s);
+  return PyBytes_FromStringAndSize(bytes.data(), static_cast<Py_ssize_t>(bytes.size()));
+}
+
+PyObject* SeekIndexRecords(PyObject* index, const std::string& index_path) {
+  char* data = nullptr;
+  Py_ssize_t size = 0;
+  if (PyBytes_AsStringAndSize(index, &data, &size) < 0) return nullptr;
+  io::SeekIndex parsed;
+  const std::string copy(data, static_cast<size_t>(size));
+  const Status s = WithoutGil([&] { return io::ParseSeekIndex(copy, index_path, &parsed); });
+  if (!s.ok()) return StatusResult(s);
+  PyObject* offsets = Int64Array(parsed.records.offsets);
+  PyObject* lengths = offsets != nullptr ? Int64Array(parsed.records.lengths) : nullptr;
+  if (lengths == nullptr) {
+    Py_XDECREF(offsets);
+    return nullptr;
+  }
+  return Py_BuildValue("(iNN)", static_cast<int>(parsed.compression), offsets, lengths);
 }
 
 Status CreateIndexFile(const std::string& path, const std::string& index_path,

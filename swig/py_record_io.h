@@ -16,6 +16,7 @@
 #include "swigflow/io/record_options.h"
 #include "swigflow/io/record_reader.h"
 #include "swigflow/io/record_scan.h"
+#include "swigflow/io/seek_index.h"
 
 namespace swigflow {
 namespace python {
@@ -66,19 +67,37 @@ class PyRecordReader {
   PyObject* views_[2] = {nullptr, nullptr};  // capsules owning ReadBatchView's RecordBatches
 };
 
-// Random access to an uncompressed file for swigflow.io.TFRecordFile; thread-safe (pread).
+// Seek indexes (swigflow/io/seek_index.h) cross into Python as the bytes of their index file,
+// so Python can store, pickle and hand them to each native reader, which parses and checks them.
+
+// Inflates `path` (compression: io::Compression's value) once; its seek index as bytes. A span
+// of 0 is the default (io::kDefaultSeekSpan).
+PyObject* BuildSeekIndex(const std::string& path, int compression, uint64_t span);
+
+// (compression, offsets, lengths) of the seek index in `index` (bytes) once its checks pass,
+// compression being io::Compression's value; `index_path` names it in errors.
+PyObject* SeekIndexRecords(PyObject* index, const std::string& index_path);
+
+// Random access to a file for swigflow.io.TFRecordFile; thread-safe (pread). An uncompressed
+// file is read at byte offsets; a compressed one through its seek index, at uncompressed ones.
 class PyRecordFile {
  public:
   static Status Open(const std::string& path, std::unique_ptr<PyRecordFile>* file);
+  // A GZIP or ZLIB file with its seek index (bytes), which must still describe it
+  // (FAILED_PRECONDITION otherwise); `index_path` names the index in errors.
+  static Status OpenSeekable(const std::string& path, PyObject* index,
+                             const std::string& index_path, std::unique_ptr<PyRecordFile>* file);
 
   // The payload of the record at `offset` as bytes. With framed_length >= 0 (from an index), the
-  // record must have exactly that framed length.
+  // record must have exactly that framed length (a seekable file needs it).
   PyObject* Read(uint64_t offset, int64_t framed_length);
 
  private:
-  explicit PyRecordFile(std::unique_ptr<io::RandomAccessFile> file);
+  PyRecordFile(std::unique_ptr<io::RandomAccessFile> file,
+               std::shared_ptr<const io::SeekIndex> seek);
 
   const std::unique_ptr<io::RandomAccessFile> file_;
+  const std::shared_ptr<const io::SeekIndex> seek_;  // null: uncompressed
 };
 
 // Random reads across many uncompressed files, for swigflow.data.TFRecordDataSource: files are
@@ -87,6 +106,8 @@ class PyRecordFile {
 class PyRecordFiles {
  public:
   Status Add(const std::string& path);
+  // A compressed file and its seek index, as PyRecordFile::OpenSeekable takes them.
+  Status AddSeekable(const std::string& path, PyObject* index, const std::string& index_path);
 
   // The payloads of the records at (slots[i], offsets[i]), each of framed_lengths[i] bytes
   // (from an index, checked as PyRecordFile::Read checks it), as a list of bytes. The three
@@ -94,8 +115,12 @@ class PyRecordFiles {
   PyObject* ReadMany(PyObject* slots, PyObject* offsets, PyObject* framed_lengths);
 
  private:
+  struct Slot {
+    std::unique_ptr<io::RandomAccessFile> file;
+    std::shared_ptr<const io::SeekIndex> seek;  // null: uncompressed
+  };
   std::mutex mu_;  // guards files_ (the files themselves are read with pread)
-  std::vector<std::unique_ptr<io::RandomAccessFile>> files_;
+  std::vector<Slot> files_;
 };
 
 // The damage-tolerant scanner behind swigflow.io.TFRecordScanner (not thread-safe: one

@@ -338,8 +338,13 @@ class IndexedRecords : public Source {
           chunk.status = files_->Get(slot.file, &file);
           if (!chunk.status.ok()) break;
         }
-        const uint64_t offset = options_.files[slot.file].offsets[slot.record];
-        Status s = io::ReadRecordAt(*file, offset, &payload);
+        const SourceFile& source = options_.files[slot.file];
+        const uint64_t offset = source.offsets[slot.record];
+        Status s =
+            source.seek_index == nullptr
+                ? io::ReadRecordAt(*file, offset, &payload)
+                : io::ReadSeekRecord(*file, *source.seek_index, offset,
+                                     source.seek_index->records.lengths[slot.record], &payload);
         if (errors::IsDataLoss(s)) {
           chunk.AddDamage(slot.file, Damage(offset, s));
         } else if (!s.ok()) {
@@ -429,8 +434,9 @@ class Pipeline::Impl {
       }
       bool by_record;
       ShardFiles(&by_record);
-      read_threads_ = indexed_ && (o_.global_shuffle || by_record) ? IndexedWorkers(o_.cycle_length)
-                                                                   : Readers(o_.cycle_length);
+      read_threads_ = indexed_ && (o_.global_shuffle || (by_record && !Compressed()))
+                          ? IndexedWorkers(o_.cycle_length)
+                          : Readers(o_.cycle_length);
       readers_ = std::make_unique<FileReaders>(
           path, o_.record_options, o_.on_error != OnError::kSkipRecord, Readers(o_.cycle_length),
           o_.collect_stats ? &read_ : nullptr,
@@ -673,7 +679,10 @@ class Pipeline::Impl {
   std::unique_ptr<Epoch> StartEpoch(int64_t epoch, int64_t skip, int64_t* position) {
     bool by_record;
     std::vector<uint32_t> files = ShardFiles(&by_record);
-    const bool at_offsets = indexed_ && (o_.global_shuffle || by_record || skip > 0);
+    // A compressed record read at its offset inflates from the seek point before it: worth it
+    // for a global shuffle only; sharding and resuming read such files in order.
+    const bool at_offsets =
+        indexed_ && (o_.global_shuffle || (!Compressed() && (by_record || skip > 0)));
     const bool buffered = !at_offsets && o_.shuffle_buffer > 1;
     auto e = std::make_unique<Epoch>(buffered ? static_cast<size_t>(o_.shuffle_buffer) : 1,
                                      EpochSeed(o_, epoch, kBufferShuffleStream), o_.files.size());
@@ -980,6 +989,8 @@ class Pipeline::Impl {
   }
 
   const PipelineOptions o_;
+  bool Compressed() const { return o_.record_options.compression != io::Compression::kNone; }
+
   const bool indexed_;
   std::atomic<bool> cancelled_{false};
   // Statistics (pipeline_stats.h): counters of the stages, and when their threads ended.
@@ -1038,6 +1049,13 @@ Status Pipeline::Create(PipelineOptions options, std::unique_ptr<Pipeline>* pipe
     SWIGFLOW_RETURN_IF_ERROR(image::CheckBatchDecodeOptions(options.image));
   }
   const bool indexed = AllIndexed(options);
+  for (const SourceFile& f : options.files) {
+    if (f.indexed && (f.seek_index != nullptr) !=
+                         (options.record_options.compression != io::Compression::kNone)) {
+      return errors::InvalidArgument(
+          f.path, ": a compressed file is indexed by a seek index, an uncompressed one by offsets");
+    }
+  }
   if (options.global_shuffle && !indexed) {
     return errors::FailedPrecondition(
         "a global shuffle needs an index file for every file (swigflow index FILE...)");

@@ -38,6 +38,7 @@
 #include "swigflow/image/batch.h"
 #include "swigflow/io/record_options.h"
 #include "swigflow/io/record_scan.h"
+#include "swigflow/io/seek_index.h"
 
 namespace swigflow {
 namespace data {
@@ -54,6 +55,8 @@ struct SourceFile {
   // The offsets of its records, from its index file; empty when it has none.
   std::vector<uint64_t> offsets;
   bool indexed = false;  // offsets are known (a file may be indexed and empty)
+  // A compressed file's seek index: its records are read at offsets through it.
+  std::shared_ptr<const io::SeekIndex> seek_index;
 };
 
 // The most finished elements a pipeline holds ready (PipelineOptions::prefetch).

@@ -32,9 +32,8 @@ constexpr size_t kEdgeBytes = 64 << 10;
 // Compressed bytes read at a time while indexing, and the output buffer's size.
 constexpr size_t kScanChunk = 256 << 10;
 // A random read's first compressed read covers what the index says the record needs (at least
-// kMinRead, at most kMaxRead); later reads take kScanChunk.
+// kMinRead, at most kScanChunk); later reads take kScanChunk.
 constexpr uint64_t kMinRead = 4 << 10;
-constexpr uint64_t kMaxRead = 1 << 20;
 // A record's buffer grows by at most this much per step, so a lying length costs memory only as
 // the data to fill it arrives.
 constexpr size_t kGrowth = 16 << 20;
@@ -58,6 +57,29 @@ struct Inflater {
     const int ret = inflateInit2(&z, window_bits);
     if (ret != Z_OK) return errors::ResourceExhausted(path, ": inflateInit2 failed (", ret, ")");
     live = true;
+    return Status::OK();
+  }
+};
+
+// What a thread's random reads reuse: an inflater (reset, not re-made: its window stays
+// allocated), the compressed input buffer and the scratch that output before a record is
+// inflated into. Allocating these per read cost more than inflating a small member.
+struct ReadBuffers {
+  Inflater inflater;
+  int window_bits = 0;
+  std::unique_ptr<char[]> in{new char[kScanChunk]};
+  std::unique_ptr<char[]> scratch{new char[kScanChunk]};
+
+  Status Reset(int bits, const std::string& path) {
+    if (!inflater.live) {
+      window_bits = bits;
+      return inflater.Init(bits, path);
+    }
+    window_bits = bits;
+    if (inflateReset2(&inflater.z, bits) != Z_OK) {
+      return errors::Internal(path, ": inflateReset2 failed");
+    }
+    inflater.z.avail_in = 0;  // the last read's leftover input is not this one's
     return Status::OK();
   }
 };
@@ -429,11 +451,11 @@ Status ReadSeekRecord(const RandomAccessFile& file, const SeekIndex& index, uint
   const SeekPoint& p = *start;
   const uint64_t hint = stop == index.points.end() ? index.compressed_size : stop->in + 8;
 
-  Inflater inflater;
+  thread_local ReadBuffers buffers;
   const bool raw = p.kind == SeekPoint::kBlockBoundary;
   SWIGFLOW_RETURN_IF_ERROR(
-      inflater.Init(raw ? -MAX_WBITS : HeaderWindowBits(index.compression), path));
-  z_stream& z = inflater.z;
+      buffers.Reset(raw ? -MAX_WBITS : HeaderWindowBits(index.compression), path));
+  z_stream& z = buffers.inflater.z;
   if (raw) {
     if (p.bits > 0) {
       char byte = 0;
@@ -449,9 +471,9 @@ Status ReadSeekRecord(const RandomAccessFile& file, const SeekIndex& index, uint
   uint64_t trailer = 0;       // raw: trailer bytes to pass before the next member
   uint64_t next_in = p.in;    // the next compressed byte to read
   uint64_t position = p.out;  // the uncompressed offset of the next byte inflated
-  std::string in(static_cast<size_t>(std::clamp(hint - std::min(hint, p.in), kMinRead, kMaxRead)),
-                 '\0');
-  std::unique_ptr<char[]> scratch;
+  // The first read takes what the index says the record needs; later ones a whole buffer.
+  size_t read_size =
+      static_cast<size_t>(std::clamp<uint64_t>(hint - std::min(hint, p.in), kMinRead, kScanChunk));
   std::string framed;
   size_t have = 0;
   const auto corrupted = [&](const char* why) {
@@ -459,24 +481,21 @@ Status ReadSeekRecord(const RandomAccessFile& file, const SeekIndex& index, uint
                             next_in - z.avail_in, " in ", path, " (reading the record at ", offset,
                             "): ", why);
   };
-  bool first_read = true;
   while (have < framed_length) {
     if (z.avail_in == 0) {
-      // Past the first read (sized by the index), the record goes on: read in larger steps.
-      if (!first_read && in.size() < kScanChunk) in.resize(kScanChunk);
-      first_read = false;
       size_t got = 0;
       if (next_in < index.compressed_size) {
         const size_t want =
-            static_cast<size_t>(std::min<uint64_t>(in.size(), index.compressed_size - next_in));
-        SWIGFLOW_RETURN_IF_ERROR(file.Read(next_in, want, &in[0], &got));
+            static_cast<size_t>(std::min<uint64_t>(read_size, index.compressed_size - next_in));
+        SWIGFLOW_RETURN_IF_ERROR(file.Read(next_in, want, buffers.in.get(), &got));
       }
+      read_size = kScanChunk;
       if (got == 0) {
         return errors::DataLoss("truncated ", Name(index.compression), " data in ", path,
                                 ": it ends at compressed byte ", next_in, " inside the record at ",
                                 offset);
       }
-      z.next_in = reinterpret_cast<Bytef*>(&in[0]);
+      z.next_in = reinterpret_cast<Bytef*>(buffers.in.get());
       z.avail_in = static_cast<uInt>(got);
       next_in += got;
     }
@@ -490,8 +509,7 @@ Status ReadSeekRecord(const RandomAccessFile& file, const SeekIndex& index, uint
     char* into;
     size_t room;
     if (position < offset) {  // output before the record is inflated and dropped
-      if (scratch == nullptr) scratch.reset(new char[kScanChunk]);
-      into = scratch.get();
+      into = buffers.scratch.get();
       room = static_cast<size_t>(std::min<uint64_t>(kScanChunk, offset - position));
     } else {
       if (have == framed.size()) {

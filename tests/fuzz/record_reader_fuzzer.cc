@@ -184,8 +184,8 @@ void SeekEverything(const std::string& path, io::Compression compression, const 
     if (!s.ok()) continue;
     for (size_t i = 0; i < mutated.records.offsets.size(); ++i) {
       std::string got;
-      s = io::ReadSeekRecord(*file, mutated, mutated.records.offsets[i],
-                             mutated.records.lengths[i], &got);
+      s = io::ReadSeekRecord(*file, mutated, mutated.records.offsets[i], mutated.records.lengths[i],
+                             &got);
       Require(s.ok() ? i < records.size() && got == records[i]
                      : errors::IsDataLoss(s) || errors::IsInvalidArgument(s),
               s, "ReadSeekRecord through a mutated index");

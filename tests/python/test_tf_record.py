@@ -531,7 +531,7 @@ def test_a_compressed_file_read_as_uncompressed_says_which_compression(tmp_path,
     readers = [
         lambda: list(swigflow.io.tf_record_iterator(path)),
         lambda: list(swigflow.data.TFRecordDataset(path)),
-        lambda: swigflow.io.create_index(path),
+        lambda: swigflow.io.create_index(path, compression_type=""),
         lambda: swigflow.io.TFRecordFile(path)[0],
         lambda: swigflow.io.tf_record_random_reader(path).read(0),
     ]

@@ -14,7 +14,7 @@ from swigflow import pywrap_swigflow as _pywrap
 from swigflow.cli import CommandError, add_compression_option, compression_of, positive_int
 from swigflow.cli import progress as _progress
 from swigflow.io import gfile, schema
-from swigflow.io.index import checked_default_index
+from swigflow.io.index import checked_default_index, checked_default_seek_index, seek_index_records
 
 
 def register(commands):
@@ -58,8 +58,10 @@ def register(commands):
     p = commands.add_parser(
         "index",
         help="write index files (FILE.idx)",
-        description="Writes FILE.idx for each (uncompressed) file: one '<offset> <length>' line "
-        "per record, the format DALI and the tfrecord package read.",
+        description="Writes FILE.idx for each file. An uncompressed file's index has one "
+        "'<offset> <length>' line per record, the format DALI and the tfrecord package read; a "
+        "GZIP or ZLIB file's is a seek index, so TFRecordFile, TFRecordDataSource and "
+        "global_shuffle read any record without inflating the file from its start.",
     )
     p.add_argument("files", nargs="+", metavar="FILE")
     add_compression_option(p)
@@ -246,8 +248,12 @@ def _inspect(args):
     return 0
 
 
-def _count_with_index(path):
-    """The record count from path's index file, or None if it has none or it is stale."""
+def _count_with_index(path, compression=""):
+    """The record count from path's index file (a compressed file's seek index), or None if it
+    has none or it is stale."""
+    if compression:
+        found = checked_default_seek_index(path, compression)
+        return None if found is None else len(seek_index_records(found, path)[0])
     found = checked_default_index(path)
     return None if found is None else len(found[0])
 
@@ -261,7 +267,7 @@ def _count_files(args, bar):
     total = 0
     for path in args.files:
         compression = compression_of(path, args.compression)
-        n = _count_with_index(path) if not compression else None
+        n = _count_with_index(path, compression)
         if n is None and not compression:
             n = len(_pywrap.ScanRecordIndex(path)[0])  # headers only, in C++
         elif n is None:
@@ -280,9 +286,8 @@ def _count_files(args, bar):
 def _index(args):
     with _progress.FileBytes(args.files, args, "index") as bar:
         for path in args.files:
-            if compression_of(path, args.compression):  # offsets into compressed data: useless
-                raise CommandError(f"{path}: index files address uncompressed files only")
-            n = io.create_index(path)
+            # A compressed file gets a seek index (swigflow.io.create_index).
+            n = io.create_index(path, compression_type=compression_of(path, args.compression))
             bar.file_done(path)
             bar.write(f"{n:>12,}  {io.default_index_path(path)}")
     return 0

@@ -13,7 +13,6 @@ import threading
 
 import numpy as np
 
-from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.io import gfile, parsing
 from swigflow.io.index import TFRecordFile, without_index_files
@@ -34,10 +33,13 @@ class TFRecordDataSource:
       paths: TFRecord files (a path, or a list of them); index files among them are skipped.
       spec: a feature spec (as for ``parse_example``): each record is returned parsed, TF-exact;
         None returns the serialized bytes.
-      compression_type: None or "" (uncompressed). Random access into GZIP or ZLIB files is not
-        available yet: such a type raises ``UnimplementedError``.
+      compression_type: None or "" (uncompressed), "GZIP" or "ZLIB". A compressed file is read
+        through its seek index (``swigflow index``; see :func:`swigflow.io.create_index`): a
+        record is inflated from the seek point before it, at most one member of a file written
+        with ``TFRecordOptions(seek_block_size=...)``.
       index_paths: an index file per path (``swigflow index``); by default ``PATH.idx`` is used
-        when it still describes its file, and a file without one is scanned once.
+        when it still describes its file, and a file without one is scanned once (a compressed
+        one inflated once, its seek index kept in memory and pickled with the source).
 
     Every read checks its CRCs and its index entry. The source pickles without its open files
     (a DataLoader or Grain worker reopens them on its first read), so it crosses into worker
@@ -46,12 +48,6 @@ class TFRecordDataSource:
 
     def __init__(self, paths, spec=None, compression_type=None, index_paths=None):
         compression = compression_name(compression_type)
-        if compression:
-            raise errors.UnimplementedError(
-                f"TFRecordDataSource reads uncompressed files; random access into {compression} "
-                "TFRecords is not available yet (decompress them, or read them in order with "
-                "TFRecordDataset)"
-            )
         if isinstance(paths, (str, bytes, os.PathLike)):
             paths = [paths]
         paths = [gfile.as_path(p) for p in paths]
@@ -63,10 +59,12 @@ class TFRecordDataSource:
         self._paths = paths
         self._spec = None if spec is None else dict(spec)
         offsets, lengths, ends = [], [], []
+        self._seek_indexes = []  # per file: its seek index (bytes) when compressed
         for path, index_path in zip(paths, index_paths):
-            with TFRecordFile(path, index_path) as records:
+            with TFRecordFile(path, index_path, compression) as records:
                 offsets.append(records.offsets)
                 lengths.append(records.lengths)
+                self._seek_indexes.append(records.seek_index)
             ends.append((ends[-1] if ends else 0) + len(offsets[-1]))
         empty = np.zeros(0, np.int64)
         self._offsets = np.concatenate(offsets) if offsets else empty
@@ -102,7 +100,11 @@ class TFRecordDataSource:
                 self._files, self._slots = _pywrap.PyRecordFiles(), np.full(len(self._paths), -1)
                 self._opened = 0
             for f in np.unique(files[self._slots[files] < 0]):
-                self._files.Add(self._paths[f])
+                seek = self._seek_indexes[f]
+                if seek is None:
+                    self._files.Add(self._paths[f])
+                else:
+                    self._files.AddSeekable(self._paths[f], seek, self._paths[f])
                 self._slots[f] = self._opened
                 self._opened += 1
             native, slots = self._files, self._slots[files]

@@ -252,9 +252,10 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
         return _index.without_index_files(files)
 
     def _offsets(self, path):
-        """Record offsets from path's index file, or None (no index, compressed, or stale)."""
+        """Record offsets from path's index file (a compressed file's seek index, as bytes), or
+        None (no index, or a stale one)."""
         if self._compression:
-            return None
+            return _index.checked_default_seek_index(path, self._compression)
         found = _index.checked_default_index(path)
         return None if found is None else found[0]
 
@@ -396,6 +397,8 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
             offsets = self._offsets(f)
             if offsets is None:
                 return ds.INFINITE if c["epochs"] < 0 else ds.UNKNOWN
+            if isinstance(offsets, bytes):  # a compressed file's seek index
+                offsets = _index.seek_index_records(offsets, f)[0]
             counts.append(len(offsets))
         n, i = c["num_shards"], c["shard_index"]
         if n > 1 and c["shard_files"] and len(counts) >= n:

@@ -1,8 +1,11 @@
 """Index files and random access to TFRecord files.
 
-The index format is the one DALI and the ``tfrecord`` package use: a text line
+An uncompressed file's index is in the format DALI and the ``tfrecord`` package use: a text line
 ``"<offset> <length>\\n"`` per record, where ``length`` counts the whole framed record (payload
-plus 16 bytes). Indexes address uncompressed files.
+plus 16 bytes). A GZIP or ZLIB file's index is a *seek index* (binary, versioned, checked; its
+format is in native/io/seek_index.h and the README): points where inflating can resume, and
+every record's uncompressed offset and length, so a record is read without inflating the file
+from its start. Both are ``PATH.idx`` by default and told apart by their first bytes.
 """
 
 import collections.abc
@@ -17,7 +20,8 @@ import numpy as np
 from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.io import gfile
-from swigflow.io.tf_record import ClosedHandle, TFRecordOptions, TFRecordReader
+from swigflow.io.sniff import sniff_compression
+from swigflow.io.tf_record import ClosedHandle, TFRecordOptions, TFRecordReader, native_options
 
 INDEX_SUFFIX = ".idx"
 # Bytes of framing around each payload: length, its CRC, and the payload CRC
@@ -28,12 +32,15 @@ log = logging.getLogger("swigflow.io")
 
 
 _INDEX_START = re.compile(rb"\d+ \d+\n")
+# A seek index's first bytes (native/io/seek_index.h).
+SEEK_INDEX_MAGIC = b"\x89SFSEEK\n"
 
 
 def is_index_file(path):
-    """Whether ``path`` is an index file: named ``*.idx`` and empty or starting with an
+    """Whether ``path`` is an index file: named ``*.idx`` and empty, starting with an
     ``"<offset> <length>"`` line (no TFRecord file starts so: its first 8 bytes are a binary
-    length whose CRC follows). A glob such as ``OUT/train-*`` catches them beside the shards."""
+    length whose CRC follows) or a seek index's magic bytes. A glob such as ``OUT/train-*``
+    catches them beside the shards."""
     if not isinstance(path, (str, bytes, os.PathLike)):
         return False
     name = os.fsdecode(os.fspath(path))
@@ -44,7 +51,7 @@ def is_index_file(path):
             head = f.read(48)
     except (errors.OpError, OSError):
         return False  # unreadable: reading it as a TFRecord file reports why
-    return not head or _INDEX_START.match(head) is not None
+    return not head or head.startswith(SEEK_INDEX_MAGIC) or _INDEX_START.match(head) is not None
 
 
 def without_index_files(paths):
@@ -64,26 +71,111 @@ def default_index_path(path):
     return os.fsdecode(os.fspath(path)) + INDEX_SUFFIX
 
 
-def create_index(path, index_path=None):
-    """Writes the index file of an uncompressed TFRecord file.
+def create_index(path, index_path=None, compression_type=None, span=None):
+    """Writes the index file of a TFRecord file.
 
-    Headers and lengths are checked while scanning; payload CRCs are checked when records are
-    read.
+    An uncompressed file gets a plain index (its headers and lengths are checked while
+    scanning; payload CRCs when records are read). A GZIP or ZLIB file gets a seek index: the
+    file is inflated once, and a seek point is kept at every GZIP member start and, inside a
+    member, at the first deflate block boundary every ``span`` bytes of output (with the 32 KiB
+    window inflating needs there). A random read then inflates from the point before its record:
+    at most one member of a file written with ``TFRecordOptions(seek_block_size=...)``, half a
+    span on average in a TF-written one.
 
     Args:
       path: the TFRecord file.
       index_path: where to write the index; ``path + ".idx"`` by default.
+      compression_type: None (told from the file's first bytes), "", "ZLIB" or "GZIP".
+      span: output bytes between seek points inside a member (default 1 MiB; each point keeps
+        a 32 KiB window, so the index is about 3% of the data). Compressed files only.
 
     Returns:
       The number of records indexed.
 
     Raises:
       NotFoundError: no such file.
-      DataLossError: the framing is damaged (nothing usable is written in that case).
+      DataLossError: damaged framing or compressed data, or a cut file (nothing usable is
+        written then).
     """
     index_path = default_index_path(path) if index_path is None else index_path
-    offsets, _ = _pywrap.CreateIndexFile(path, index_path)
-    return len(offsets)
+    compression = (
+        sniff_compression(path)
+        if compression_type is None
+        else TFRecordOptions.get_compression_type_string(compression_type)
+    )
+    if not compression:
+        if span is not None:
+            raise ValueError("span applies to the seek index of a GZIP or ZLIB file")
+        offsets, _ = _pywrap.CreateIndexFile(path, index_path)
+        return len(offsets)
+    index = build_seek_index(path, compression, span)
+    with gfile.GFile(index_path, "wb") as f:
+        f.write(index)
+    return len(seek_index_records(index, os.fsdecode(os.fspath(index_path)))[0])
+
+
+def build_seek_index(path, compression_type, span=None):
+    """The seek index of a GZIP or ZLIB file, as the bytes of its index file (see
+    :func:`create_index`), built in memory."""
+    if span is not None and (
+        not isinstance(span, int) or isinstance(span, bool) or not 1 <= span <= 1 << 40
+    ):
+        raise ValueError(f"span must be an int in [1, 2**40], got {span!r}")
+    compression = native_options(compression_type).compression
+    if compression == native_options(None).compression:
+        raise ValueError("a seek index is for GZIP or ZLIB files")
+    return _pywrap.BuildSeekIndex(gfile.as_path(path), compression, span or 0)
+
+
+def read_seek_index(index_path):
+    """The bytes of a seek index file, checked (InvalidArgumentError when it is not one, or
+    damaged)."""
+    with gfile.GFile(index_path, "rb") as f:
+        index = f.read()
+    name = os.fsdecode(os.fspath(index_path))
+    if not index.startswith(SEEK_INDEX_MAGIC):
+        raise errors.InvalidArgumentError(
+            f"{name} is not a seek index (a compressed file's index is made by swigflow index)"
+        )
+    _pywrap.SeekIndexRecords(index, name)
+    return index
+
+
+def seek_index_records(index, name="seek index"):
+    """(offsets, lengths) of the records a seek index (bytes) describes: uncompressed offsets
+    and framed lengths, as a plain index gives them."""
+    _, offsets, lengths = _pywrap.SeekIndexRecords(index, name)
+    return offsets, lengths
+
+
+def open_seekable(path, index, index_path, compression_type):
+    """A native random-access file over compressed `path` through `index` (bytes), with the
+    index's (offsets, lengths). InvalidArgumentError: a malformed index or one for another
+    compression; FailedPreconditionError: an index that no longer describes the file."""
+    name = os.fsdecode(os.fspath(index_path))
+    code, offsets, lengths = _pywrap.SeekIndexRecords(index, name)
+    if code != native_options(compression_type).compression:
+        raise errors.InvalidArgumentError(
+            f"{name} indexes data of another compression than {compression_type}"
+        )
+    return _pywrap.PyRecordFile.OpenSeekable(path, index, name), offsets, lengths
+
+
+def checked_default_seek_index(path, compression_type):
+    """The bytes of path's default seek index, or None when there is none or it no longer
+    describes the file (logged as a warning: the caller builds one instead)."""
+    if gfile.names_file_object(path):
+        return None
+    index_path = default_index_path(path)
+    if not gfile.exists(index_path):
+        return None
+    try:
+        index = read_seek_index(index_path)
+        open_seekable(path, index, index_path, compression_type)
+    except (errors.InvalidArgumentError, errors.FailedPreconditionError) as e:
+        log.warning("ignoring %s: %s (rebuild it with swigflow index)", index_path, e.message)
+        return None
+    return index
 
 
 def write_index(index_path, offsets, lengths):
@@ -149,56 +241,81 @@ def checked_default_index(path):
 
 
 class TFRecordFile(collections.abc.Sequence):
-    """Random access to the records of an uncompressed TFRecord file.
+    """Random access to the records of a TFRecord file, uncompressed or GZIP/ZLIB.
 
     ::
 
         records = swigflow.io.TFRecordFile("train.tfrecord")
         len(records), records[0], records[-1], records[10:20]
+        gz = swigflow.io.TFRecordFile("train.tfrecord.gz", options="GZIP")
 
     Uses the index file (``index_path``, or ``path + ".idx"`` when it exists and still describes
     the file: see :func:`index_mismatch`; a stale one is ignored with a warning) and otherwise
-    scans the file's framing once. Every record read is checked against its CRC and its index entry.
-    Reads use ``pread`` without the GIL: threads may share one TFRecordFile.
+    scans the file once. A compressed file's index is a seek index (:func:`create_index`): a
+    record is inflated from the seek point before it, never from the start of the file; without
+    an index file one is built in memory (one pass). Every record read is checked against its
+    CRC and its index entry. Reads use ``pread`` without the GIL: threads may share one
+    TFRecordFile.
 
     Args:
-      path: the TFRecord file (uncompressed).
+      path: the TFRecord file.
       index_path: an index file to use; by default ``path + ".idx"`` if it exists.
-      options: only uncompressed options are accepted; given for symmetry with the readers.
+      options: a compression type or :class:`TFRecordOptions` (uncompressed by default).
 
     Raises:
       NotFoundError: no such file (or no such explicit index file).
-      InvalidArgumentError: a malformed index file, or compressed ``options``.
-      DataLossError: damaged framing while scanning, or an explicit index_path that does not
-        describe the file.
+      InvalidArgumentError: a malformed index file, or a seek index for another compression.
+      DataLossError: damaged framing or compressed data while scanning, or an explicit
+        index_path that does not describe the file.
     """
 
     def __init__(self, path, index_path=None, options=None):
         compression = TFRecordOptions.get_compression_type_string(options)
         self._path = gfile.as_path(path)
+        self._compression = compression
+        self._seek_index = None
         if compression:
-            raise errors.InvalidArgumentError(
-                f"TFRecordFile needs an uncompressed file; {self._path} is "
-                f"read as {compression} (use TFRecordReader or tf_record_iterator)"
-            )
-        self._file = _pywrap.PyRecordFile.Open(self._path)
-        if index_path is not None:  # asked for: it must describe the file
-            self._offsets, self._lengths = _pywrap.ReadRecordIndex(index_path)
-            problem = index_mismatch(self._path, self._offsets, self._lengths)
-            if problem is not None:
-                raise errors.DataLossError(
-                    f"index {os.fsdecode(os.fspath(index_path))} is stale: {problem}"
-                )
+            self._open_compressed(index_path)
+            index_path = self._index_path
         else:
-            found = checked_default_index(self._path)
-            if found is not None:
-                index_path = default_index_path(self._path)
-                self._offsets, self._lengths = found
+            self._file = _pywrap.PyRecordFile.Open(self._path)
+            if index_path is not None:  # asked for: it must describe the file
+                self._offsets, self._lengths = _pywrap.ReadRecordIndex(index_path)
+                problem = index_mismatch(self._path, self._offsets, self._lengths)
+                if problem is not None:
+                    raise errors.DataLossError(
+                        f"index {os.fsdecode(os.fspath(index_path))} is stale: {problem}"
+                    )
             else:
-                self._offsets, self._lengths = _pywrap.ScanRecordIndex(self._path)
+                found = checked_default_index(self._path)
+                if found is not None:
+                    index_path = default_index_path(self._path)
+                    self._offsets, self._lengths = found
+                else:
+                    self._offsets, self._lengths = _pywrap.ScanRecordIndex(self._path)
         self._index_path = None if index_path is None else os.fsdecode(os.fspath(index_path))
         self._offsets.flags.writeable = False
         self._lengths.flags.writeable = False
+
+    def _open_compressed(self, index_path):
+        if index_path is not None:  # asked for: it must describe the file
+            index = read_seek_index(index_path)
+            try:
+                opened = open_seekable(self._path, index, index_path, self._compression)
+            except errors.FailedPreconditionError as e:
+                raise errors.DataLossError(
+                    f"index {os.fsdecode(os.fspath(index_path))} is stale: {e.message}"
+                ) from None
+        else:
+            index = checked_default_seek_index(self._path, self._compression)
+            if index is not None:
+                index_path = default_index_path(self._path)
+            else:
+                index = build_seek_index(self._path, self._compression)
+            opened = open_seekable(self._path, index, index_path or self._path, self._compression)
+        self._file, self._offsets, self._lengths = opened
+        self._seek_index = index
+        self._index_path = index_path
 
     def __len__(self):
         return len(self._offsets)
@@ -219,12 +336,13 @@ class TFRecordFile(collections.abc.Sequence):
 
     def __iter__(self):
         # In file order a sequential reader is faster than one pread per record.
-        with TFRecordReader(self._path) as reader:
+        with TFRecordReader(self._path, self._compression) as reader:
             yield from itertools.islice(reader, len(self))
 
     @property
     def offsets(self):
-        """Each record's byte offset (read-only int64 array)."""
+        """Each record's byte offset (read-only int64 array), in the uncompressed data for a
+        compressed file."""
         return self._offsets
 
     @property
@@ -240,6 +358,17 @@ class TFRecordFile(collections.abc.Sequence):
     def index_path(self):
         """The index file used, or None when the file was scanned."""
         return self._index_path
+
+    @property
+    def compression_type(self):
+        """ "", "ZLIB" or "GZIP"."""
+        return self._compression
+
+    @property
+    def seek_index(self):
+        """A compressed file's seek index, as the bytes of its index file (what
+        :func:`create_index` writes); None for an uncompressed file."""
+        return self._seek_index
 
     def close(self):
         """Releases the file; later reads raise FailedPreconditionError."""

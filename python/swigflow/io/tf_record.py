@@ -69,6 +69,10 @@ def compression_name(compression_type):
         ) from None
 
 
+# A seek block size that balances random reads against compression (TFRecordOptions).
+SEEK_BLOCK_SIZE = 64 << 10
+
+
 def _check_int(name, value, low, high):
     if value is None:
         return
@@ -93,6 +97,12 @@ class TFRecordOptions:
       compression_method: only ``zlib.DEFLATED``.
       mem_level: zlib memory level, 1..9 (default 9, TensorFlow's).
       compression_strategy: ``zlib.Z_DEFAULT_STRATEGY`` .. ``zlib.Z_FIXED``.
+      seek_block_size: GZIP only, a swigflow extension: write the file as a chain of
+        independent GZIP members, each ending at the first record boundary after this many
+        uncompressed bytes (the idea of BGZF). TensorFlow and every GZIP reader read it as one
+        stream; with its seek index (:func:`swigflow.io.create_index`) a random read inflates
+        one member at most. Smaller blocks read faster at random and compress a little worse
+        (``SEEK_BLOCK_SIZE``, 64 KiB, is a balance). None: one stream, as TensorFlow writes.
 
     Raises:
       ValueError: an unknown compression type (TensorFlow ignores it) or a value out of range.
@@ -117,6 +127,7 @@ class TFRecordOptions:
         compression_method=None,
         mem_level=None,
         compression_strategy=None,
+        seek_block_size=None,
     ):
         if isinstance(compression_type, TFRecordOptions):  # as TensorFlow: its type only
             compression_type = compression_type.compression_type
@@ -129,6 +140,12 @@ class TFRecordOptions:
         _check_int("compression_method", compression_method, zlib.DEFLATED, zlib.DEFLATED)
         _check_int("mem_level", mem_level, 1, 9)
         _check_int("compression_strategy", compression_strategy, 0, zlib.Z_FIXED)
+        _check_int("seek_block_size", seek_block_size, 1, 1 << 40)
+        if seek_block_size is not None and self.compression_type != "GZIP":
+            raise ValueError(
+                "seek_block_size needs compression_type='GZIP' (members are GZIP's; a ZLIB "
+                "stream has none)"
+            )
         self.flush_mode = flush_mode
         self.input_buffer_size = input_buffer_size
         self.output_buffer_size = output_buffer_size
@@ -137,6 +154,7 @@ class TFRecordOptions:
         self.compression_method = compression_method
         self.mem_level = mem_level
         self.compression_strategy = compression_strategy
+        self.seek_block_size = seek_block_size
 
     @classmethod
     def get_compression_type_string(cls, options):
@@ -178,6 +196,7 @@ _ZLIB_FIELDS = {
     "flush_mode": "flush_mode",
     "input_buffer_size": "input_buffer_size",
     "output_buffer_size": "output_buffer_size",
+    "seek_block_size": "seek_block_size",
 }
 
 
