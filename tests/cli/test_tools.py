@@ -2,13 +2,14 @@
 
 import json
 import os
+import pathlib
 
 import numpy as np
 import pytest
 from cli_util import run, run_process
 
 import swigflow
-from swigflow import train
+from swigflow import cli, train
 from swigflow.cli import reshard, show
 from swigflow.image import codecs
 
@@ -95,7 +96,21 @@ def test_reshard_splits_a_big_file_and_reads_compressed_inputs(tmp_path, capsys)
     shards = shards_in(out)
     assert len(shards) > 2 and all(s.endswith(".gz") for s in shards)
     assert [r for s in shards for r in records_of(s)] == records_of(inputs[0])
-    assert not any(n.endswith(".idx") for n in os.listdir(out))  # offsets of compressed data
+    # Each shard has its seek index; read at random through it, it gives the same records.
+    for s in shards:
+        with swigflow.io.TFRecordFile(s, options="GZIP") as f:
+            assert f.index_path == s + ".idx"
+            assert [f[i] for i in reversed(range(len(f)))] == records_of(s)[::-1]
+    # Small seek blocks: many members per shard; 0: one stream, as TF writes.
+    for block, members in (("4KiB", lambda n: n > 3), ("0", lambda n: n == 1)):
+        out = tmp_path / f"out-{block}"
+        status, _, _ = run(capsys, "reshard", *inputs, "--output-directory", out,
+                           "--target-size", "20KB", "--compression", "gzip",
+                           "--seek-block-size", block)  # fmt: skip
+        assert status == 0
+        data = pathlib.Path(shards_in(out)[0]).read_bytes()
+        assert members(data.count(b"\x1f\x8b\x08\x00")), block
+        assert [r for s in shards_in(out) for r in records_of(s)] == records_of(inputs[0])
     status, _, stderr = run(capsys, "reshard", *inputs, "--output-directory", tmp_path / "x",
                             "--seed", 1)  # fmt: skip
     assert status == 1 and "uncompressed inputs" in stderr
@@ -140,13 +155,13 @@ def test_reshard_resumes_and_refuses_what_would_lose_data(tmp_path, capsys):
 
 
 def test_reshard_sizes_and_plan():
-    assert reshard.parse_size("256MB") == 256_000_000
-    assert reshard.parse_size("64MiB") == 64 << 20
-    assert reshard.parse_size("1.5gb") == 1_500_000_000
-    assert reshard.parse_size("1000") == 1000
+    assert cli.parse_size("256MB") == 256_000_000
+    assert cli.parse_size("64MiB") == 64 << 20
+    assert cli.parse_size("1.5gb") == 1_500_000_000
+    assert cli.parse_size("1000") == 1000
     for bad in ("", "MB", "12XB", "0"):
         with pytest.raises(ValueError):
-            reshard.parse_size(bad)
+            cli.parse_size(bad)
     # A record bigger than a shard's share gets its own shard; none is empty.
     bounds = reshard.plan_shards([10, 10, 1000, 10, 10], target=100)
     assert list(bounds) == sorted(set(bounds)) and bounds[0] == 0 and bounds[-1] == 5

@@ -296,7 +296,9 @@ def test_write_one_file_per_block_compressed(tmp_path):
     ds = ray.data.range(1000, override_num_blocks=4)
     files = swigflow.ray.write_tfrecords(ds, str(tmp_path / "gz"), compression_type="GZIP")
     assert len(files) == 4 and all(f.endswith(".tfrecord.gz") for f in files)
-    assert not any(os.path.exists(f + ".idx") for f in files)
+    source = sf.data.TFRecordDataSource(files, compression_type="GZIP")  # seek indexes
+    assert all(os.path.exists(f + ".idx") for f in files) and len(source) == 1000
+    assert sf.train.Example.FromString(source[777]).features.feature["id"].int64_list.value == [777]
     ids = [
         sf.train.Example.FromString(r).features.feature["id"].int64_list.value[0]
         for f in files

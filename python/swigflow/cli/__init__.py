@@ -8,6 +8,7 @@ or an operation fails, 2 for a usage error.
 
 import argparse
 import codecs
+import math
 import os
 import sys
 import unicodedata
@@ -16,6 +17,7 @@ from swigflow import errors
 from swigflow._version import __version__
 from swigflow.io.index import is_index_file
 from swigflow.io.sniff import sniff_compression
+from swigflow.io.tf_record import MAX_SEEK_BLOCK_SIZE, SEEK_BLOCK_SIZE
 
 
 def _escape(error):
@@ -77,6 +79,57 @@ def add_compression_option(parser, what="the files", flag="--compression", defau
 
 
 MAX_COUNT = (1 << 63) - 1  # counts travel to the native layer as int64
+
+_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}  # fmt: skip
+
+
+def parse_size(text):
+    """'256MB', '1.5GB', '64MiB' or a byte count -> bytes (KB, MB, GB: powers of 1000)."""
+    t = text.strip().lower()
+    number = t.rstrip("abcdefghijklmnopqrstuvwxyz")
+    unit = t[len(number) :].strip()
+    try:
+        value = float(number) * _UNITS[unit]
+    except (ValueError, KeyError):
+        raise ValueError(f"not a size: {text!r} (e.g. 256MB, 1GB, 64MiB)") from None
+    if not math.isfinite(value) or value >= 2**63:
+        raise ValueError(f"not a size: {text!r} (at most 9.2 EB)")
+    if value < 1:
+        raise ValueError(f"a size must be at least 1 byte: {text!r}")
+    return int(value)
+
+
+def size_arg(text):
+    """An argparse type: :func:`parse_size`."""
+    try:
+        return parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def seek_block_arg(text):
+    """An argparse type: a GZIP seek block size (see add_seek_block_option); 0 is None."""
+    if text.strip() == "0":
+        return None
+    size = size_arg(text)
+    if size > MAX_SEEK_BLOCK_SIZE:
+        raise argparse.ArgumentTypeError(f"at most {MAX_SEEK_BLOCK_SIZE} bytes: {text!r}")
+    return size
+
+
+def add_seek_block_option(parser):
+    """--seek-block-size: how GZIP shards are written (TFRecordOptions.seek_block_size)."""
+    parser.add_argument(
+        "--seek-block-size",
+        type=seek_block_arg,
+        default=SEEK_BLOCK_SIZE,
+        metavar="SIZE",
+        help="GZIP shards are chains of independent GZIP members that end at a record boundary "
+        "after SIZE uncompressed bytes, so a random read through the shard's seek index "
+        "inflates one member at most; TensorFlow and every gzip reader read them as one "
+        "stream (default 64KiB; 0: one stream, as TensorFlow writes)",
+    )
 
 
 def positive_int(text):

@@ -16,6 +16,7 @@ from swigflow._version import __version__
 from swigflow.cli import (
     CommandError,
     add_compression_option,
+    add_seek_block_option,
     compression_of,
     image_size,
     positive_int,
@@ -85,6 +86,7 @@ def register(commands):
     )
     _progress.add_option(p)
     add_compression_option(p, "the shards written")
+    add_seek_block_option(p)
     p.set_defaults(run=_build)
 
     p = commands.add_parser(
@@ -417,13 +419,13 @@ def _split(images, fraction, rng):
     return train, validation
 
 
-def _write_shard(path, items, labels, resize, compression, progress):
+def _write_shard(path, items, labels, resize, compression, block, progress):
     """Writes one shard with its index, the shard last and atomically: locally a temporary file
     renamed at the end, at a URL an upload committed (or a temporary name moved) when complete.
     Returns {"per_class": {class name: records}, "skipped": [{"file", "reason"}]}."""
     per_class = collections.Counter()
     skipped = []
-    with _shards.ShardWriter(path, compression) as writer:
+    with _shards.ShardWriter(path, compression, block) as writer:
         for image_path, name in items:
             try:
                 record = image_example(image_path, labels[name], name, resize)
@@ -439,10 +441,10 @@ def _write_shard(path, items, labels, resize, compression, progress):
     return {"per_class": dict(per_class), "skipped": skipped}
 
 
-def _write_shard_task(path, items, labels, resize, compression):
+def _write_shard_task(path, items, labels, resize, compression, block):
     """_write_shard in a Ray task: no progress bar, skipped images are in the result."""
     quiet = _progress.Progress(0, enabled=False, quiet=True)
-    return _write_shard(path, items, labels, resize, compression, quiet)
+    return _write_shard(path, items, labels, resize, compression, block, quiet)
 
 
 def _plan_digest(args, splits, labels):
@@ -453,7 +455,15 @@ def _plan_digest(args, splits, labels):
         "resize": args.resize,
         "compression": compression_of("", args.compression, sniff=False),
     }
+    block = _block(args, plan["compression"])
+    if block is not None:  # (absent otherwise: journals of earlier versions still match)
+        plan["seek_block_size"] = block
     return _shards.digest(plan)
+
+
+def _block(args, compression):
+    """The GZIP members' size (--seek-block-size), None for one stream or no GZIP."""
+    return args.seek_block_size if compression == "GZIP" else None
 
 
 def _build(args):
@@ -538,7 +548,15 @@ def _run_on_threads(args, todo, labels, compression, journal, progress):
     def work(t):
         try:
             for name, path, part in todo[t * len(todo) // threads : (t + 1) * len(todo) // threads]:
-                result = _write_shard(path, part, labels, args.resize, compression, progress)
+                result = _write_shard(
+                    path,
+                    part,
+                    labels,
+                    args.resize,
+                    compression,
+                    _block(args, compression),
+                    progress,
+                )
                 journal.finished(name, result)
         except BaseException as e:  # reported by the main thread
             failures.append(e)
@@ -575,7 +593,9 @@ def _run_on_ray(args, todo, labels, compression, journal, progress):
             )
         task = ray.remote(num_cpus=1, max_retries=0)(_write_shard_task)
         for name, path, part in todo:
-            ref = task.remote(path, part, labels, args.resize, compression)
+            ref = task.remote(
+                path, part, labels, args.resize, compression, _block(args, compression)
+            )
             pending[ref] = (name, path, part)
         while pending:
             (ref,), _ = ray.wait(list(pending), num_returns=1)

@@ -11,8 +11,6 @@ The shards are a function of the inputs and the options only:
     differ in size by at most about one record.
 """
 
-import argparse
-import math
 import os
 import time
 
@@ -20,38 +18,19 @@ import numpy as np
 
 from swigflow import errors, io
 from swigflow import pywrap_swigflow as _pywrap
-from swigflow.cli import CommandError, add_compression_option, compression_of
+from swigflow.cli import (
+    CommandError,
+    add_compression_option,
+    add_seek_block_option,
+    compression_of,
+    size_arg,
+)
 from swigflow.cli import progress as _progress
 from swigflow.cli import shards as _shards
 from swigflow.io import gfile
 from swigflow.io.index import FRAMING_BYTES, checked_default_index
 
 _PLAN = ".swigflow-reshard.json"  # what a --resume must match
-_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}  # fmt: skip
-
-
-def parse_size(text):
-    """'256MB', '1.5GB', '64MiB' or a byte count -> bytes (KB, MB, GB: powers of 1000)."""
-    t = text.strip().lower()
-    number = t.rstrip("abcdefghijklmnopqrstuvwxyz")
-    unit = t[len(number) :].strip()
-    try:
-        value = float(number) * _UNITS[unit]
-    except (ValueError, KeyError):
-        raise ValueError(f"not a size: {text!r} (e.g. 256MB, 1GB, 64MiB)") from None
-    if not math.isfinite(value) or value >= 2**63:
-        raise ValueError(f"not a size: {text!r} (at most 9.2 EB)")
-    if value < 1:
-        raise ValueError(f"a size must be at least 1 byte: {text!r}")
-    return int(value)
-
-
-def _size_arg(text):
-    try:
-        return parse_size(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def register(commands):
@@ -68,7 +47,7 @@ def register(commands):
     p.add_argument("--output-directory", required=True, metavar="OUT")
     p.add_argument(
         "--target-size",
-        type=_size_arg,
+        type=size_arg,
         default=256 * 10**6,
         metavar="SIZE",
         help="shard size: 256MB (the default), 1GB, 64MiB, ...",
@@ -86,6 +65,7 @@ def register(commands):
         help="keep the complete shards of an interrupted run with the same inputs and options",
     )
     add_compression_option(p, "the shards written", default="none")
+    add_seek_block_option(p)
     add_compression_option(p, "FILES", flag="--input-compression")
     _progress.add_option(p)
     p.set_defaults(run=_reshard)
@@ -244,6 +224,9 @@ def _reshard(args):
         "compression": compression,
         "prefix": args.prefix,
     }
+    block = args.seek_block_size if compression == "GZIP" else None
+    if block is not None:  # (absent otherwise: journals of earlier versions still match)
+        plan["seek_block_size"] = block
     journal = _shards.Journal(
         args.output_directory, _PLAN, _shards.digest(plan), args.resume, lambda r: r["records"]
     )
@@ -258,7 +241,7 @@ def _reshard(args):
             for k in todo:
                 ids = sequence[bounds[k] : bounds[k + 1]]
                 files_of = np.searchsorted(starts, ids, side="right") - 1
-                with _shards.ShardWriter(paths[k], compression) as writer:
+                with _shards.ShardWriter(paths[k], compression, block) as writer:
                     # Runs of consecutive records of one file are read in batches.
                     for fb, fe in _runs(files_of, 0):
                         f = int(files_of[fb])

@@ -1,6 +1,6 @@
 """Writing sets of TFRecord shards the way every swigflow command does (build-image-dataset,
-reshard): names ``PREFIX-NNNNN-of-NNNNN``, each shard whole or absent (with its index file when
-uncompressed), and a journal so that an interrupted run can be resumed."""
+reshard): names ``PREFIX-NNNNN-of-NNNNN``, each shard whole or absent with its index file (a
+seek index when compressed), and a journal so that an interrupted run can be resumed."""
 
 import hashlib
 import itertools
@@ -39,16 +39,19 @@ def write_atomically(path, text):
 
 class ShardWriter:
     """One shard, written atomically: locally a temporary file renamed into place by
-    :meth:`commit`, at a URL an upload committed when complete. An uncompressed shard gets its
-    index file (FILE.idx) first, so the shard appears last. Leaving the ``with`` block without
-    commit (an error) leaves no shard behind."""
+    :meth:`commit`, at a URL an upload committed when complete. Its index file (FILE.idx; a
+    seek index when compressed) is written first, so locally the shard appears last. A GZIP
+    shard is a chain of members of `seek_block_size` bytes (None: one stream). Leaving the
+    ``with`` block without commit (an error) leaves no shard behind."""
 
-    def __init__(self, path, compression):
+    def __init__(self, path, compression, seek_block_size=None):
         self.path = path
         self._compression = compression
         self._remote = gfile.is_remote(path)
         self._temp = path if self._remote else f"{path}.tmp"
-        self._writer = io.TFRecordWriter(self._temp, compression)
+        block = seek_block_size if compression == "GZIP" else None
+        options = io.TFRecordOptions(compression, seek_block_size=block)
+        self._writer = io.TFRecordWriter(self._temp, options)
         self._lengths = []
         self.bytes = 0  # payload bytes written
 
@@ -62,11 +65,14 @@ class ShardWriter:
         self.bytes += len(record)
 
     def commit(self):
+        index_path = io.default_index_path(self.path)
         if not self._compression:
             offsets = list(itertools.accumulate(self._lengths, initial=0))[:-1]
-            write_index(io.default_index_path(self.path), offsets, self._lengths)
+            write_index(index_path, offsets, self._lengths)
         self._writer.close()
         self._writer = None
+        if self._compression:  # its seek index needs the finished file: one pass
+            io.create_index(self._temp, index_path, self._compression)
         if not self._remote:
             os.replace(self._temp, self.path)
 

@@ -69,8 +69,10 @@ def compression_name(compression_type):
         ) from None
 
 
-# A seek block size that balances random reads against compression (TFRecordOptions).
+# A seek block size that balances random reads against compression (TFRecordOptions), and the
+# largest one.
 SEEK_BLOCK_SIZE = 64 << 10
+MAX_SEEK_BLOCK_SIZE = 1 << 40
 
 
 def _check_int(name, value, low, high):
@@ -140,7 +142,7 @@ class TFRecordOptions:
         _check_int("compression_method", compression_method, zlib.DEFLATED, zlib.DEFLATED)
         _check_int("mem_level", mem_level, 1, 9)
         _check_int("compression_strategy", compression_strategy, 0, zlib.Z_FIXED)
-        _check_int("seek_block_size", seek_block_size, 1, 1 << 40)
+        _check_int("seek_block_size", seek_block_size, 1, MAX_SEEK_BLOCK_SIZE)
         if seek_block_size is not None and self.compression_type != "GZIP":
             raise ValueError(
                 "seek_block_size needs compression_type='GZIP' (members are GZIP's; a ZLIB "

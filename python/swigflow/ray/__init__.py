@@ -16,6 +16,8 @@ Paths take every scheme :mod:`swigflow.io.gfile` does.
 
 import importlib
 
+from swigflow.io.tf_record import SEEK_BLOCK_SIZE
+
 _CLASSES = ("TFRecordDatasource", "TFRecordDatasink")
 
 
@@ -64,7 +66,15 @@ def read_tfrecords(
     return ray.data.read_datasource(source, override_num_blocks=override_num_blocks)
 
 
-def write_tfrecords(dataset, path, *, compression_type=None, num_rows_per_file=None, mode="error"):
+def write_tfrecords(
+    dataset,
+    path,
+    *,
+    compression_type=None,
+    num_rows_per_file=None,
+    mode="error",
+    seek_block_size=SEEK_BLOCK_SIZE,
+):
     """Writes ``dataset`` (a ``ray.data.Dataset``) as TFRecord files of tf.train.Example under
     the directory ``path``, and returns the files written, in order.
 
@@ -75,7 +85,11 @@ def write_tfrecords(dataset, path, *, compression_type=None, num_rows_per_file=N
     One file per block (or per ``num_rows_per_file`` rows), named
     ``part-TTTTTT-KKKKKK.tfrecord`` so that sorted names are the dataset's order:
     ``TFRecordDataset(Dataset.list_files(path + "/*.tfrecord", shuffle=False))`` reads the rows
-    back in order. Uncompressed files get an index file. Each file appears only when complete.
+    back in order. Each file appears only when complete, with its index file (a seek index
+    when compressed, so ``TFRecordDataSource`` and ``global_shuffle`` read them at random). GZIP
+    files are chains of independent members of ``seek_block_size`` uncompressed bytes (see
+    ``TFRecordOptions``; None writes one stream, as TensorFlow does); TensorFlow and every gzip
+    reader read them as one stream.
 
     ``mode="error"`` (the default) refuses a folder that already holds files with
     ``AlreadyExistsError``: new parts beside an earlier write's would read back as both.
@@ -85,7 +99,11 @@ def write_tfrecords(dataset, path, *, compression_type=None, num_rows_per_file=N
     from ray.data import DataContext
 
     sink = _sources().TFRecordDatasink(
-        path, compression_type=compression_type, num_rows_per_file=num_rows_per_file, mode=mode
+        path,
+        compression_type=compression_type,
+        num_rows_per_file=num_rows_per_file,
+        mode=mode,
+        seek_block_size=seek_block_size,
     )
     # File names follow the write tasks' order, which is the dataset's only with order kept.
     options = DataContext.get_current().execution_options

@@ -18,11 +18,23 @@ from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.io import gfile, schema
 from swigflow.io.feature_spec import check_features
-from swigflow.io.index import FRAMING_BYTES, INDEX_SUFFIX, checked_default_index, write_index
+from swigflow.io.index import (
+    FRAMING_BYTES,
+    INDEX_SUFFIX,
+    checked_default_index,
+    create_index,
+    write_index,
+)
 from swigflow.io.parsing import parse_example
 from swigflow.io.scan import TFRecordScanner
 from swigflow.io.sniff import sniff_compression
-from swigflow.io.tf_record import TFRecordReader, TFRecordWriter, compression_name
+from swigflow.io.tf_record import (
+    SEEK_BLOCK_SIZE,
+    TFRecordOptions,
+    TFRecordReader,
+    TFRecordWriter,
+    compression_name,
+)
 from swigflow.tensors import RaggedTensor, SparseTensor
 
 log = logging.getLogger("swigflow.ray")
@@ -390,13 +402,23 @@ WRITTEN_NAME = re.compile(r"part-\d{6}-\d{6}\.tfrecord(\.gz|\.zz)?(\.idx)?")
 class TFRecordDatasink(Datasink):
     """Writes rows as tf.train.Example records; see :func:`swigflow.ray.write_tfrecords`."""
 
-    def __init__(self, path, *, compression_type=None, num_rows_per_file=None, mode="error"):
+    def __init__(
+        self,
+        path,
+        *,
+        compression_type=None,
+        num_rows_per_file=None,
+        mode="error",
+        seek_block_size=SEEK_BLOCK_SIZE,
+    ):
         if num_rows_per_file is not None and int(num_rows_per_file) < 1:
             raise ValueError(f"num_rows_per_file must be positive, got {num_rows_per_file}")
         if mode not in WRITE_MODES:
             raise ValueError(f"mode must be one of {', '.join(WRITE_MODES)}, got {mode!r}")
         self._path = gfile.as_path(path).rstrip("/")
         self._compression = compression_name(compression_type)
+        block = seek_block_size if self._compression == "GZIP" else None
+        self._options = TFRecordOptions(self._compression, seek_block_size=block)  # checks it
         self._rows_per_file = None if num_rows_per_file is None else int(num_rows_per_file)
         self._mode = mode
         self.files_written = []
@@ -438,6 +460,8 @@ class TFRecordDatasink(Datasink):
                 offsets = np.zeros(len(lengths), np.int64)
                 np.cumsum(lengths[:-1], out=offsets[1:])
                 write_index(writer.path + INDEX_SUFFIX, offsets, lengths)
+            else:  # a seek index needs the finished file: one pass
+                create_index(writer.path, writer.path + INDEX_SUFFIX, self._compression)
             written.append((writer.path, len(lengths)))
             state.update(writer=None, lengths=[])
 
@@ -453,7 +477,7 @@ class TFRecordDatasink(Datasink):
                 while i < n:
                     if state["writer"] is None:
                         name = self._name(ctx.task_idx, state["k"])
-                        state["writer"] = TFRecordWriter(name, self._compression)
+                        state["writer"] = TFRecordWriter(name, self._options)
                         state["k"] += 1
                     room = n - i
                     if self._rows_per_file is not None:
