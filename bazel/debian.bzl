@@ -56,6 +56,8 @@ def _debian_static_library_impl(repository_ctx):
     if not repository_ctx.path(archive).exists:
         _missing(repository_ctx.attr.package, archive)
     local = archive.split("/")[-1]
+    if repository_ctx.attr.alwayslink:  # Bazel links a precompiled archive whole only as .lo
+        local = local[:-len(".a")] + ".lo"
     command = ["objcopy"]
     for old, new in sorted(repository_ctx.attr.redefine_syms.items()):
         command.append("--redefine-sym=%s=%s" % (old, new))
@@ -66,14 +68,24 @@ def _debian_static_library_impl(repository_ctx):
     repository_ctx.file("BUILD", """cc_library(
     name = "{name}",
     srcs = ["{archive}"],
+    alwayslink = {alwayslink},
     linkopts = {linkopts},
     visibility = ["//visibility:public"],
 )
-""".format(name = repository_ctx.attr.target, archive = local, linkopts = repr(repository_ctx.attr.linkopts)))
+""".format(
+        name = repository_ctx.attr.target,
+        archive = local,
+        alwayslink = repr(repository_ctx.attr.alwayslink),
+        linkopts = repr(repository_ctx.attr.linkopts),
+    ))
 
 debian_static_library = repository_rule(
     implementation = _debian_static_library_impl,
     attrs = {
+        "alwayslink": attr.bool(
+            doc = "Link the whole archive: for one that only shared objects of ours call (a test " +
+                  "binary links none of it otherwise).",
+        ),
         "archive": attr.string(mandatory = True, doc = "The package's static archive (.a)."),
         "headers": attr.string_list(doc = "Absolute paths whose presence shows the package is installed."),
         "linkopts": attr.string_list(doc = "What the archive itself needs (e.g. -lz)."),

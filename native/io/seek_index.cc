@@ -1,5 +1,6 @@
 #include "swigflow/io/seek_index.h"
 
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -34,6 +35,9 @@ constexpr size_t kScanChunk = 256 << 10;
 // A random read's first compressed read covers what the index says the record needs (at least
 // kMinRead, at most kScanChunk); later reads take kScanChunk.
 constexpr uint64_t kMinRead = 4 << 10;
+// A GZIP member whose output is at most this is inflated whole by libdeflate (about twice
+// zlib's speed); larger ones stream through zlib, with bounded memory.
+constexpr uint64_t kWholeMember = 16 << 20;
 // A record's buffer grows by at most this much per step, so a lying length costs memory only as
 // the data to fill it arrives.
 constexpr size_t kGrowth = 16 << 20;
@@ -64,11 +68,33 @@ struct Inflater {
 // What a thread's random reads reuse: an inflater (reset, not re-made: its window stays
 // allocated), the compressed input buffer and the scratch that output before a record is
 // inflated into. Allocating these per read cost more than inflating a small member.
+// A buffer that keeps its largest size (no zero-filling when it grows back).
+struct Buffer {
+  std::unique_ptr<char[]> data;
+  size_t capacity = 0;
+  char* Get(size_t n) {
+    if (n > capacity) {
+      data.reset(new char[n]);
+      capacity = n;
+    }
+    return data.get();
+  }
+};
+
 struct ReadBuffers {
   Inflater inflater;
   int window_bits = 0;
   std::unique_ptr<char[]> in{new char[kScanChunk]};
   std::unique_ptr<char[]> scratch{new char[kScanChunk]};
+  libdeflate_decompressor* whole = libdeflate_alloc_decompressor();  // null: out of memory
+  Buffer member_in, member_out;
+
+  ReadBuffers() = default;
+  ReadBuffers(const ReadBuffers&) = delete;
+  ReadBuffers& operator=(const ReadBuffers&) = delete;
+  ~ReadBuffers() {
+    if (whole != nullptr) libdeflate_free_decompressor(whole);
+  }
 
   Status Reset(int bits, const std::string& path) {
     if (!inflater.live) {
@@ -176,6 +202,63 @@ void PutPoint(const SeekPoint& p, std::string* out) {
   EncodeFixed32(static_cast<uint32_t>(p.window.size()), fixed + 20);
   out->append(fixed, kPointBytes);
   out->append(p.window);
+}
+
+// The payload of the framed record at `framed` (framed_length bytes, read at `offset`), checked
+// against its header, its CRCs and the length its index gave.
+Status CheckFramed(const char* framed, uint64_t framed_length, uint64_t offset,
+                   const std::string& path, std::string* payload) {
+  uint64_t length = 0;
+  if (!record_format::DecodeHeader(framed, &length)) {
+    return record_format::CorruptedHeader(path, offset);
+  }
+  if (length != framed_length - kFramingSize) {
+    return errors::DataLoss("the record at ", offset, " in ", path, " has ", length,
+                            " payload bytes; its seek index says ", framed_length - kFramingSize);
+  }
+  const char* data = framed + kHeaderSize;
+  if (!record_format::PayloadMatches(data, length, data + length)) {
+    return record_format::CorruptedPayload(path, offset);
+  }
+  payload->assign(data, length);
+  return Status::OK();
+}
+
+// The record at `offset` from its whole GZIP member `p` (whose end is `next`, or the file's),
+// inflated at once by libdeflate. False when that does not apply or does not succeed exactly
+// (the caller then streams through zlib, which also reports any damage precisely).
+bool ReadFromWholeMember(const RandomAccessFile& file, const SeekIndex& index,
+                         std::vector<SeekPoint>::const_iterator p, uint64_t offset,
+                         uint64_t framed_length, ReadBuffers* buffers, Status* status,
+                         std::string* payload) {
+  if (index.compression != Compression::kGzip || p->kind != SeekPoint::kMemberStart ||
+      buffers->whole == nullptr) {
+    return false;
+  }
+  const auto next = p + 1;
+  const bool last = next == index.points.end();
+  if (!last && next->kind != SeekPoint::kMemberStart) return false;
+  const uint64_t in_end = last ? index.compressed_size : next->in;
+  const uint64_t out_end = last ? index.uncompressed_size : next->out;
+  if (offset + framed_length > out_end || out_end - p->out > kWholeMember ||
+      in_end - p->in > 2 * kWholeMember) {
+    return false;
+  }
+  const size_t in_size = static_cast<size_t>(in_end - p->in);
+  const size_t out_size = static_cast<size_t>(out_end - p->out);
+  char* in = buffers->member_in.Get(in_size);
+  char* out = buffers->member_out.Get(std::max<size_t>(out_size, 1));
+  size_t got = 0;
+  *status = file.Read(p->in, in_size, in, &got);
+  if (!status->ok()) return true;
+  size_t used = 0, produced = 0;
+  const libdeflate_result r =
+      libdeflate_gzip_decompress_ex(buffers->whole, in, got, out, out_size, &used, &produced);
+  if (r != LIBDEFLATE_SUCCESS || got != in_size || used != in_size || produced != out_size) {
+    return false;
+  }
+  *status = CheckFramed(out + (offset - p->out), framed_length, offset, file.path(), payload);
+  return true;
 }
 
 }  // namespace
@@ -452,6 +535,10 @@ Status ReadSeekRecord(const RandomAccessFile& file, const SeekIndex& index, uint
   const uint64_t hint = stop == index.points.end() ? index.compressed_size : stop->in + 8;
 
   thread_local ReadBuffers buffers;
+  Status whole;
+  if (ReadFromWholeMember(file, index, start, offset, framed_length, &buffers, &whole, payload)) {
+    return whole;
+  }
   const bool raw = p.kind == SeekPoint::kBlockBoundary;
   SWIGFLOW_RETURN_IF_ERROR(
       buffers.Reset(raw ? -MAX_WBITS : HeaderWindowBits(index.compression), path));
@@ -546,22 +633,7 @@ Status ReadSeekRecord(const RandomAccessFile& file, const SeekIndex& index, uint
       return corrupted("inflate made no progress");
     }
   }
-  uint64_t length = 0;
-  if (!record_format::DecodeHeader(framed.data(), &length)) {
-    return record_format::CorruptedHeader(path, offset);
-  }
-  if (length != framed_length - kFramingSize) {
-    return errors::DataLoss("the record at ", offset, " in ", path, " has ", length,
-                            " payload bytes; its seek index says ", framed_length - kFramingSize);
-  }
-  const char* data = framed.data() + kHeaderSize;
-  if (!record_format::PayloadMatches(data, length, data + length)) {
-    return record_format::CorruptedPayload(path, offset);
-  }
-  framed.erase(0, kHeaderSize);
-  framed.resize(length);
-  *payload = std::move(framed);
-  return Status::OK();
+  return CheckFramed(framed.data(), framed_length, offset, path, payload);
 }
 
 }  // namespace io
