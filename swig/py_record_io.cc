@@ -14,16 +14,6 @@ namespace swigflow {
 namespace python {
 namespace {
 
-// Checks a read against the framed length an index gave for it.
-Status CheckFramedLength(const std::string& record, int64_t framed_length, uint64_t offset,
-                         const std::string& path) {
-  const uint64_t framed = record.size() + io::record_format::kFramingSize;
-  if (framed_length < 0 || framed == static_cast<uint64_t>(framed_length)) return Status::OK();
-  return errors::DataLoss("index says the record at ", offset, " in ", path, " has ", framed_length,
-                          " bytes but it has ", framed,
-                          " (was the file rewritten after its index?)");
-}
-
 // Reads the record at `offset` of a file, uncompressed or through its seek index, checked
 // against the framed length an index gave for it (< 0: none).
 Status ReadIndexed(const io::RandomAccessFile& file, const io::SeekIndex* seek, uint64_t offset,
@@ -34,8 +24,8 @@ Status ReadIndexed(const io::RandomAccessFile& file, const io::SeekIndex* seek, 
     }
     return io::ReadSeekRecord(file, *seek, offset, static_cast<uint64_t>(framed_length), record);
   }
-  SWIGFLOW_RETURN_IF_ERROR(io::ReadRecordAt(file, offset, record));
-  return CheckFramedLength(*record, framed_length, offset, file.path());
+  if (framed_length < 0) return io::ReadRecordAt(file, offset, record);
+  return io::ReadIndexedRecordAt(file, offset, static_cast<uint64_t>(framed_length), record);
 }
 
 // The seek index in `bytes` (a bytes object), parsed and checked against `file`.

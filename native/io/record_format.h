@@ -104,6 +104,25 @@ inline Status TruncatedRecord(const std::string& path, uint64_t offset, uint64_t
                           " payload bytes and a 4-byte CRC expected, ", available, " bytes left");
 }
 
+// The payload of a whole framed record of `framed_length` bytes read at `offset` (`framed`),
+// once its header CRC, the length an index gave for it and its payload CRC check out.
+inline Status CheckFramedRecord(const char* framed, uint64_t framed_length, uint64_t offset,
+                                const std::string& path, std::string* payload) {
+  uint64_t length = 0;
+  if (framed_length < kFramingSize || !DecodeHeader(framed, &length)) {
+    return CorruptedHeader(path, offset);
+  }
+  if (length != framed_length - kFramingSize) {
+    return errors::DataLoss("index says the record at ", offset, " in ", path, " has ",
+                            framed_length, " bytes but it has ", length + kFramingSize,
+                            " (was the file rewritten after its index?)");
+  }
+  const char* data = framed + kHeaderSize;
+  if (!PayloadMatches(data, length, data + length)) return CorruptedPayload(path, offset);
+  payload->assign(data, length);
+  return Status::OK();
+}
+
 }  // namespace record_format
 }  // namespace io
 }  // namespace swigflow
