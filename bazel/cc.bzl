@@ -58,9 +58,12 @@ def swigflow_cc_library(name, copts = [], hdrs = [], deps = [], visibility = Non
     )
 
 def swigflow_cc_test(name, deps = [], copts = [], **kwargs):
-    """A GoogleTest test of native code, linked statically: the static archives we link (e.g.
-    libdeflate) have hidden symbols, which resolve only inside the one object they are linked
-    into, not across the per-library shared objects of Bazel's dynamic test linking."""
+    """A GoogleTest test of native code, linked statically.
+
+    The static archives we link (e.g. libdeflate) have hidden symbols, which resolve only inside
+    the one object they are linked into, not across the per-library shared objects of Bazel's
+    dynamic test linking.
+    """
     cc_test(
         name = name,
         copts = SWIGFLOW_COPTS + copts,

@@ -86,6 +86,7 @@ def swigflow_workspace():
         redefine_syms = {"stderr": "swigflow_libc_stderr"},
         target = "png",
     )
+
     # Whole GZIP members inflated at once for random reads (native/io/seek_index.cc): about twice
     # zlib's speed. Static, hidden like the image libraries.
     debian_static_library(

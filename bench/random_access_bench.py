@@ -190,8 +190,8 @@ def main():
                 print(f"{label}: file {share:.0%} of plain; batched {batched / plain:.2f}x plain")
             seek = 1 / rates[f"{GZIP_KINDS[-1][0]} [i]"]
             print(
-                f"one stream: a random read {seek * 1e3:.2f} ms vs {middle * 1e3:.1f} ms to inflate "
-                f"to the middle of a file: {middle / seek:.0f}x"
+                f"one stream: a random read {seek * 1e3:.2f} ms vs {middle * 1e3:.1f} ms to "
+                f"inflate to the middle of a file: {middle / seek:.0f}x"
             )
             anchor_label = f"ArrayRecord __getitems__ ({BATCH})"
             if anchor_label in rates:

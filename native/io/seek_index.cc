@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "swigflow/io/crc32c.h"
 #include "swigflow/io/record_format.h"

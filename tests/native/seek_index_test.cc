@@ -16,6 +16,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "swigflow/io/crc32c.h"
@@ -174,6 +175,35 @@ TEST(SeekIndex, MemberChainedGzip) {
                                    static_cast<int64_t>(p.out)));
   }
   ExpectRandomReads(path, index, records);
+}
+
+// Threads share one index and one file (what TFRecordDataSource's parallel reads do); each has
+// its own inflater and buffers. Run under TSan in CI.
+TEST(SeekIndex, ThreadsShareAnIndexAndAFile) {
+  const auto records = Records(1200, 6);
+  for (uint64_t block : {uint64_t{0}, uint64_t{1}, uint64_t{8 << 10}}) {
+    const std::string path = TempPath("threads.tfrecord");
+    Write(path, records, Compression::kGzip, block);
+    SeekIndex index;
+    ASSERT_TRUE(BuildSeekIndex(path, Compression::kGzip, 32 << 10, &index).ok());
+    auto file = Open(path);
+    std::vector<int> wrong(4, 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&, t] {
+        std::mt19937 rng(t);
+        std::string payload;
+        for (int k = 0; k < 300; ++k) {
+          const size_t i = rng() % records.size();
+          const Status s = ReadSeekRecord(*file, index, index.records.offsets[i],
+                                          index.records.lengths[i], &payload);
+          if (!s.ok() || payload != records[i]) ++wrong[t];
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(wrong, std::vector<int>(4, 0)) << "block " << block;
+  }
 }
 
 TEST(SeekIndex, SeekBlocksNeedGzip) {
