@@ -21,6 +21,7 @@
 #include "swigflow/framework/thread_pool.h"
 #include "swigflow/io/file.h"
 #include "swigflow/io/file_cache.h"
+#include "swigflow/io/file_system.h"
 #include "swigflow/io/record_reader.h"
 
 namespace swigflow {
@@ -398,9 +399,18 @@ struct Output {
 // least 2, 16 at most): a reader never waits on the consumer, so more threads than cores only
 // add switches unless reads block on a device. Measured on 2 cores, 8,192 files of 15 records
 // and cycle_length 4: 2 readers read 8-10% faster than 4.
-int Readers(int cycle_length) {
+int Readers(int cycle_length, bool remote) {
+  // A local read keeps a core busy; a remote one mostly waits on the network (the file system
+  // reads ahead on threads of its own), so every file of the cycle gets a reader.
   const int cores = std::max(2, ThreadPool::Default()->num_threads());
-  return std::clamp(std::min(cycle_length, cores), 1, 16);
+  return std::clamp(remote ? cycle_length : std::min(cycle_length, cores), 1, 16);
+}
+
+// Whether any file is read through the registered remote file system.
+bool AnyRemote(const PipelineOptions& o) {
+  std::string local;
+  return std::any_of(o.files.begin(), o.files.end(),
+                     [&](const SourceFile& f) { return !io::LocalPath(f.path, &local); });
 }
 // Indexed files held open at once for reads at their offsets: 128, or a quarter of the
 // descriptors this process may have when that is fewer (the rest of the program needs some).
@@ -436,10 +446,10 @@ class Pipeline::Impl {
       ShardFiles(&by_record);
       read_threads_ = indexed_ && (o_.global_shuffle || (by_record && !Compressed()))
                           ? IndexedWorkers(o_.cycle_length)
-                          : Readers(o_.cycle_length);
+                          : Readers(o_.cycle_length, AnyRemote(o_));
       readers_ = std::make_unique<FileReaders>(
-          path, o_.record_options, o_.on_error != OnError::kSkipRecord, Readers(o_.cycle_length),
-          o_.collect_stats ? &read_ : nullptr,
+          path, o_.record_options, o_.on_error != OnError::kSkipRecord,
+          Readers(o_.cycle_length, AnyRemote(o_)), o_.collect_stats ? &read_ : nullptr,
           o_.collect_stats ? &assemble_.input_wait_ns : nullptr);
       // The stages' pools are their own: sharing one would serialize decoding whenever a parse
       // holds it. They do not spin between jobs, since every core is wanted by another stage.

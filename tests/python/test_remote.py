@@ -373,6 +373,50 @@ def test_http_reads_records_in_large_ranges(http_root):
     assert sum(len(b) for b in ds) == 40000
 
 
+class _CountingHandler(_RangeHandler):
+    """_RangeHandler that takes 20 ms per request and counts the requests in flight."""
+
+    def send_head(self):
+        with self.server.lock:
+            self.server.active += 1
+            self.server.most = max(self.server.most, self.server.active)
+        try:
+            time.sleep(0.02)
+            return super().send_head()
+        finally:
+            with self.server.lock:
+                self.server.active -= 1
+
+
+def test_a_file_read_in_order_is_read_ahead_over_several_requests(tmp_path, monkeypatch):
+    """After two reads in order, the next READ_AHEAD_BLOCKS blocks are requested at once;
+    every record still arrives once, in order; with read-ahead off, one request at a time."""
+    pytest.importorskip("aiohttp", reason="fsspec's http:// needs aiohttp (swigflow[remote])")
+    records = _records(6000, size=1000)
+    _write_local(tmp_path / "r.tfrecord", records)
+
+    def handler(*args, **kwargs):
+        return _CountingHandler(*args, directory=str(tmp_path), **kwargs)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.lock, server.active, server.most = threading.Lock(), 0, 0
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/r.tfrecord"
+    monkeypatch.setattr(gfile, "READ_BLOCK_SIZE", 256 << 10)  # ~24 blocks
+    try:
+        assert list(sf.io.tf_record_iterator(url)) == records
+        assert server.most >= 3  # READ_AHEAD_BLOCKS = 4 in flight
+        ds = sf.data.TFRecordDataset([url, url], num_parallel_reads=2).batch(500)
+        got = [r for b in ds for r in b]  # the two files interleaved, record by record
+        assert got[::2] == records and got[1::2] == records
+        monkeypatch.setattr(gfile, "READ_AHEAD_BLOCKS", 0)
+        server.most = 0
+        assert list(sf.io.tf_record_iterator(url)) == records
+        assert server.most == 1
+    finally:
+        server.shutdown()
+
+
 def test_http_is_read_only_and_missing_files_are_not_found(http_root):
     _, base = http_root
     with pytest.raises(errors.NotFoundError):

@@ -21,6 +21,7 @@ Unknown schemes, or fsspec or its backend missing, raise
 """
 
 import collections
+import concurrent.futures
 import contextlib
 import glob as _glob
 import io
@@ -39,6 +40,14 @@ from swigflow import pywrap_swigflow as _pywrap
 # Bytes fetched per request from a remote file: large enough that a request's latency is
 # amortised, small enough that a reader holds little memory.
 READ_BLOCK_SIZE = 8 << 20
+
+# A remote file read in order keeps the next READ_AHEAD_BLOCKS blocks of READ_BLOCK_SIZE bytes
+# requested ahead of its reader, each its own range request, on a pool of READ_AHEAD_THREADS
+# threads shared by every file: one file streams over several connections, and files read at
+# once (num_parallel_reads) share the pool. Memory: READ_AHEAD_BLOCKS * READ_BLOCK_SIZE per file
+# being read. 0 turns read-ahead off (one request at a time, through fsspec's file).
+READ_AHEAD_BLOCKS = 4
+READ_AHEAD_THREADS = 16
 
 # A remote read that fails transiently (a reset, a timeout, a 5xx or 429, a body cut short) is
 # tried READ_ATTEMPTS times in all, waiting a jittered READ_BACKOFF_S * 2**k (at most
@@ -207,19 +216,71 @@ def translated_errors(url):
 # --- What the native layer calls (swig/py_file_system.h) ---------------------------------------
 
 
+def _retrying(url, expected, attempt_once, reopen=None, attempts=None):
+    """attempt_once() -> bytes read, retried as READ_ATTEMPTS says (or `attempts` times in all)
+    while it fails transiently or reads fewer than `expected` bytes; `reopen()` runs before each
+    retry."""
+    attempts = READ_ATTEMPTS if attempts is None else attempts
+    for attempt in range(attempts):
+        if attempt:
+            wait = min(READ_BACKOFF_CAP_S, READ_BACKOFF_S * 2 ** (attempt - 1))
+            time.sleep(wait * random.uniform(0.5, 1.0))
+        try:
+            if attempt and reopen is not None:
+                reopen()
+            got = attempt_once()
+        except Exception as e:
+            error = e if isinstance(e, errors.OpError) else translated(url, e)
+            if not isinstance(error, errors.UnavailableError):
+                raise error from None
+            continue
+        if got >= expected:
+            return got
+        error = errors.UnavailableError(
+            f"{url}: the data ended after {got} of the {expected} bytes expected"
+        )
+    tries = f"{attempts} attempts" if attempts > 1 else "1 attempt"
+    raise errors.UnavailableError(f"{error.message}; gave up after {tries}")
+
+
+class _Pool:
+    """The threads that fetch read-ahead blocks; a forked process makes its own."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._pool, self._pid = None, None
+
+    def submit(self, fn, *args):
+        with self._lock:
+            if self._pool is None or self._pid != os.getpid():
+                self._pool = concurrent.futures.ThreadPoolExecutor(
+                    READ_AHEAD_THREADS, thread_name_prefix="sf-fetch"
+                )
+                self._pid = os.getpid()
+            return self._pool.submit(fn, *args)
+
+
+_FETCH_POOL = _Pool()
+
+
 class _Reader:
     """A file read at offsets: seek and read under a lock, as native threads share it.
 
     A read never ends early: fewer bytes than the file's size promises is a fault, not the end.
     With `reopen` (a remote file), a transient fault is retried from the same offset with a
-    freshly opened file (READ_ATTEMPTS, READ_BACKOFF_S); without, it raises at once."""
+    freshly opened file (READ_ATTEMPTS, READ_BACKOFF_S); without, it raises at once. With
+    `fetch(start, end)` (a range request), a file read in order is read ahead: the next
+    READ_AHEAD_BLOCKS blocks are requested at once, each retried on its own."""
 
-    def __init__(self, file, size, url, reopen=None):
+    def __init__(self, file, size, url, reopen=None, fetch=None):
         self._file = file
         self.size = size
         self._url = url
         self._reopen = reopen
+        self._fetch = fetch
         self._lock = threading.Lock()
+        self._expected = None  # where the next read starts if the reader goes on in order
+        self._blocks = {}  # block number -> Future of its bytes (read-ahead)
 
     def _read_once(self, offset, buffer):
         self._file.seek(offset)
@@ -234,31 +295,76 @@ class _Reader:
 
     def read_at(self, offset, buffer):
         n = len(buffer)
-        expected = max(0, min(n, self.size - offset))
-        attempts = READ_ATTEMPTS if self._reopen is not None else 1
-        for attempt in range(attempts):
-            if attempt:
-                wait = min(READ_BACKOFF_CAP_S, READ_BACKOFF_S * 2 ** (attempt - 1))
-                time.sleep(wait * random.uniform(0.5, 1.0))
+        if self._fetch is not None and READ_AHEAD_BLOCKS > 0 and 0 <= offset < self.size:
             with self._lock:
-                try:
-                    if attempt:
-                        with contextlib.suppress(Exception):  # a broken connection's file
-                            self._file.close()
-                        self._file = self._reopen()
-                    done = self._read_once(offset, buffer)
-                except Exception as e:
-                    error = e if isinstance(e, errors.OpError) else translated(self._url, e)
-                    if not isinstance(error, errors.UnavailableError):
-                        raise error from None
-                    continue
-            if done >= expected:
-                return done
-            error = errors.UnavailableError(
-                f"{self._url}: the data ended after {done} of the {expected} bytes expected"
-            )
-        tries = f"{attempts} attempts" if attempts > 1 else "1 attempt"
-        raise errors.UnavailableError(f"{error.message}; gave up after {tries}")
+                # A read from the start, or one that follows the last: a reader going through
+                # the file in order (a jump elsewhere is a random reader's, read as it asks).
+                in_order = offset == 0 or offset == self._expected
+                self._expected = offset + n
+                if not in_order:
+                    self._drop_blocks(None)
+            if in_order:
+                return self._read_ahead(offset, buffer)
+        expected = max(0, min(n, self.size - offset))
+
+        def attempt():
+            with self._lock:
+                return self._read_once(offset, buffer)
+
+        def reopen():
+            with self._lock:
+                with contextlib.suppress(Exception):  # a broken connection's file
+                    self._file.close()
+                self._file = self._reopen()
+
+        if self._reopen is None:
+            return _retrying(self._url, expected, attempt, attempts=1)
+        return _retrying(self._url, expected, attempt, reopen)
+
+    def _drop_blocks(self, below):
+        """Forgets the read-ahead blocks numbered below `below` (None: all); lock held."""
+        for k in [k for k in self._blocks if below is None or k < below]:
+            self._blocks.pop(k).cancel()
+
+    def _fetch_block(self, k):
+        start = k * READ_BLOCK_SIZE
+        end = min(self.size, start + READ_BLOCK_SIZE)
+        data = []
+
+        def attempt():
+            data[:] = [self._fetch(start, end)]
+            return len(data[0])
+
+        _retrying(self._url, end - start, attempt)
+        return data[0][: end - start]
+
+    def _block(self, k):
+        """Block k's bytes, with the blocks after it requested."""
+        last = (self.size - 1) // READ_BLOCK_SIZE
+        with self._lock:
+            self._drop_blocks(k)
+            for j in range(k, min(last, k + READ_AHEAD_BLOCKS - 1) + 1):
+                if j not in self._blocks:
+                    self._blocks[j] = _FETCH_POOL.submit(self._fetch_block, j)
+            future = self._blocks[k]
+        return future.result()
+
+    def _read_ahead(self, offset, buffer):
+        done = 0
+        n = min(len(buffer), self.size - offset)
+        while done < n:
+            position = offset + done
+            k = position // READ_BLOCK_SIZE
+            data = memoryview(self._block(k))
+            start = position - k * READ_BLOCK_SIZE
+            m = min(n - done, len(data) - start)
+            buffer[done : done + m] = data[start : start + m]
+            done += m
+        return done
+
+    def __del__(self):
+        with contextlib.suppress(Exception):
+            self._drop_blocks(None)
 
 
 # Object stores whose fsspec files upload in parts and complete the upload only at commit():
@@ -385,7 +491,10 @@ class _Opener:
         def reopen():
             return fs.open(path, "rb", block_size=READ_BLOCK_SIZE, cache_type="readahead")
 
-        return _Reader(file, size, url, reopen)
+        def fetch(start, end):
+            return fs.cat_file(path, start=start, end=end)
+
+        return _Reader(file, size, url, reopen, fetch)
 
     def open_write(self, url):
         if scheme(url) == _FILE_OBJECT_SCHEME:
