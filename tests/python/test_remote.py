@@ -8,6 +8,7 @@ import json
 import os
 import threading
 import time
+import zlib
 
 import data_util
 import numpy as np
@@ -413,6 +414,73 @@ def test_a_file_read_in_order_is_read_ahead_over_several_requests(tmp_path, monk
         server.most = 0
         assert list(sf.io.tf_record_iterator(url)) == records
         assert server.most == 1
+    finally:
+        server.shutdown()
+
+
+class _VersionedHandler(_RangeHandler):
+    """_RangeHandler that sends an ETag (the file's CRC) and honours If-Match, as object stores
+    and web servers do; `server.after(n)` runs before the n-th GET is answered."""
+
+    def send_head(self):
+        path = self.translate_path(self.path)
+        if self.command == "GET":
+            with self.server.lock:
+                self.server.gets += 1
+                n = self.server.gets
+            self.server.after(n)
+        if os.path.isfile(path):
+            with open(path, "rb") as f:
+                etag = f'"{zlib.crc32(f.read()):08x}"'
+            wanted = self.headers.get("If-Match")
+            if wanted is not None and wanted != etag:
+                self.send_error(412)
+                return None
+            self.etag = etag
+        return super().send_head()
+
+    def end_headers(self):
+        if getattr(self, "etag", None):
+            self.send_header("ETag", self.etag)
+        super().end_headers()
+
+
+def test_an_http_object_that_changes_while_read_raises(tmp_path, monkeypatch):
+    """Every range is asked for the version opened (If-Match); a new version meanwhile fails
+    the read with FailedPreconditionError, never a mix of both versions."""
+    pytest.importorskip("aiohttp", reason="fsspec's http:// needs aiohttp (swigflow[remote])")
+    records = _records(4000, size=1000)
+    newer = [bytes([(r[0] + 1) % 251]) * len(r) for r in records]  # the same size, other bytes
+    _write_local(tmp_path / "v.tfrecord", records)
+
+    def handler(*args, **kwargs):
+        return _VersionedHandler(*args, directory=str(tmp_path), **kwargs)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.lock, server.gets, server.after = threading.Lock(), 0, lambda n: None
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/v.tfrecord"
+    monkeypatch.setattr(gfile, "READ_BLOCK_SIZE", 256 << 10)
+    monkeypatch.setattr(gfile, "READ_AHEAD_BLOCKS", 2)
+    try:
+        assert list(sf.io.tf_record_iterator(url)) == records  # unchanged: read whole
+
+        def rewrite(n):
+            if n == 4:  # a new version, the same size, after a few ranges were served
+                _write_local(tmp_path / "v.tfrecord", newer)
+
+        server.after = rewrite
+        server.gets = 0
+        with pytest.raises(errors.FailedPreconditionError, match="changed while it was read"):
+            list(sf.io.tf_record_iterator(url))
+        server.after = lambda n: None
+        _write_local(tmp_path / "v.tfrecord", records)
+        with sf.io.TFRecordFile(url) as f:  # random reads are pinned too
+            first = f[0]
+            _write_local(tmp_path / "v.tfrecord", newer)
+            with pytest.raises(errors.FailedPreconditionError, match="changed"):
+                f[3000]
+        assert first == records[0]
     finally:
         server.shutdown()
 

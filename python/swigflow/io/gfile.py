@@ -188,6 +188,11 @@ def translated(url, e):
     if status is not None and status != 404:
         if status in (401, 403):
             return errors.PermissionDeniedError(f"{url}: HTTP {status}: permission denied")
+        if status == 412:  # If-Match failed: another version than the one being read
+            return errors.FailedPreconditionError(
+                f"{url} changed while it was read (HTTP 412: its ETag is no longer the one it "
+                "had when opened); read it again"
+            )
         kind = errors.UnavailableError if is_transient(e) else errors.UnknownError
         return kind(f"{url}: HTTP {status}: {e}")
     if isinstance(e, FileNotFoundError):
@@ -319,6 +324,16 @@ class _Reader:
 
         if self._reopen is None:
             return _retrying(self._url, expected, attempt, attempts=1)
+        if self._fetch is not None and READ_AHEAD_BLOCKS > 0 and expected > 0:
+            # One exact range (pinned to the version opened, as blocks are).
+
+            def fetched():
+                data = self._fetch(offset, offset + expected)
+                m = min(len(data), expected)
+                buffer[:m] = memoryview(data)[:m]
+                return m
+
+            return _retrying(self._url, expected, fetched)
         return _retrying(self._url, expected, attempt, reopen)
 
     def _drop_blocks(self, below):
@@ -481,7 +496,8 @@ class _Opener:
             return _FileObjectReader(_FILE_OBJECTS.get(url), url)
         fs, path = filesystem(url)
         with translated_errors(url):
-            size = fs.size(path)
+            info = fs.info(path)
+            size = info.get("size")
             if size is None:
                 # No length from the server (a stream): read it whole once.
                 with fs.open(path, "rb") as f:
@@ -491,8 +507,13 @@ class _Opener:
         def reopen():
             return fs.open(path, "rb", block_size=READ_BLOCK_SIZE, cache_type="readahead")
 
+        # Every range of an HTTP(S) object is asked for the version opened (If-Match: its ETag):
+        # one that changes meanwhile fails with 412 rather than mixing two versions.
+        etag = info.get("ETag") if scheme(url) in ("http", "https") else None
+        pinned = {"headers": {"If-Match": etag}} if etag else {}
+
         def fetch(start, end):
-            return fs.cat_file(path, start=start, end=end)
+            return fs.cat_file(path, start=start, end=end, **pinned)
 
         return _Reader(file, size, url, reopen, fetch)
 
