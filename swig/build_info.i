@@ -8,6 +8,4 @@ int CxxAbiFlag() {
   return -1;  // not libstdc++
 #endif
 }
-
-const char* CompilerVersion() { return __VERSION__; }
 %}

@@ -55,7 +55,6 @@
 %rename("%s") swigflow::python::DecodeExample;
 %rename("%s") swigflow::python::DecodeSequenceExample;
 %rename("%s") swigflow::python::EncodeExample;
-%rename("%s") swigflow::python::EncodeSequenceExample;
 %rename("%s") swigflow::python::EncodeExampleColumns;
 %rename("%s") swigflow::python::ParseExampleBatch;
 %include "swig/py_example.h"

@@ -378,36 +378,6 @@ PyObject* EncodeExampleColumns(PyObject* columns, long long n) {
   return NewList(encoded.size(), [&](size_t i) { return BytesToPy(encoded[i]); });
 }
 
-// Canonical bytes of a SequenceExample given as (context, {key: [(kind, values), ...]}).
-PyObject* EncodeSequenceExample(PyObject* context, PyObject* feature_lists) {
-  ex::SequenceExample example;
-  if (!FeatureMapFromPy(context, &example.context)) return nullptr;
-  if (!PyDict_Check(feature_lists)) {
-    PyErr_SetString(PyExc_TypeError, "expected a dict of feature lists");
-    return nullptr;
-  }
-  PyObject *key, *value;
-  Py_ssize_t pos = 0;
-  while (PyDict_Next(feature_lists, &pos, &key, &value)) {
-    std::string k;
-    if (!KeyFromPy(key, &k)) return nullptr;
-    PyObject* seq = PySequence_Fast(value, "a feature list must be a sequence");
-    if (seq == nullptr) return nullptr;
-    auto& list = example.feature_lists[k];
-    const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    list.resize(static_cast<size_t>(n));
-    for (Py_ssize_t i = 0; i < n; ++i) {
-      if (!FeatureFromPy(PySequence_Fast_GET_ITEM(seq, i), &list[i])) {
-        Py_DECREF(seq);
-        return nullptr;
-      }
-    }
-    Py_DECREF(seq);
-  }
-  std::string out;
-  ex::SerializeSequenceExample(example, &out);
-  return BytesToPy(out);
-}
 // Numbers go to numpy without a copy; strings become bytes objects (the views point into the
 // caller's records), unless `objects` already holds them (then the array takes them over).
 PyObject* ParsedToPy(const ex::FeatureSpec& spec, ex::ParsedFeature* parsed,

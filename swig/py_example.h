@@ -31,9 +31,6 @@ PyObject* EncodeExample(PyObject* features);
 // empty Feature of that kind). Returns a list of n bytes objects. Encoding runs without the GIL.
 PyObject* EncodeExampleColumns(PyObject* columns, long long n);
 
-// Canonical bytes of a SequenceExample given as (context, {key: [(kind, values), ...]}).
-PyObject* EncodeSequenceExample(PyObject* context, PyObject* feature_lists);
-
 // parse_example's fast path: [(values, counts)] per spec, values as numpy arrays (objects
 // holding bytes for strings), counts per example (empty for FixedLen: row_size each).
 // `names`: None or one str per record.

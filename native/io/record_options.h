@@ -3,9 +3,7 @@
 #define SWIGFLOW_IO_RECORD_OPTIONS_H_
 
 #include <cstddef>
-#include <string>
 
-#include "swigflow/framework/status.h"
 #include "swigflow/io/zlib_stream.h"
 
 namespace swigflow {
@@ -17,10 +15,6 @@ struct RecordOptions {
   // The file's own read or write buffer (the zlib buffers are in `zlib`).
   size_t buffer_size = 1 << 20;
 };
-
-// "" -> kNone, "ZLIB" -> kZlib, "GZIP" -> kGzip; anything else is INVALID_ARGUMENT (TensorFlow
-// silently reads such files uncompressed).
-Status ParseCompression(const std::string& name, Compression* compression);
 
 }  // namespace io
 }  // namespace swigflow

@@ -307,6 +307,21 @@ def test_write_one_file_per_block_compressed(tmp_path):
     assert ids == list(range(1000))
 
 
+def test_zlib_files_are_named_as_the_cli_names_them(tmp_path):
+    """One suffix table (swigflow.io.tf_record.COMPRESSION_SUFFIXES): ZLIB is .zlib, as the
+    CLI's shards; an overwrite also removes the .zz files earlier versions wrote."""
+    out = tmp_path / "z"
+    out.mkdir()
+    (out / "part-000000-000000.tfrecord.zz").write_bytes(b"old")
+    ds = ray.data.range(100, override_num_blocks=2)
+    files = swigflow.ray.write_tfrecords(ds, str(out), compression_type="ZLIB", mode="overwrite")
+    assert len(files) == 2 and all(f.endswith(".tfrecord.zlib") for f in files)
+    assert sorted(os.listdir(out)) == sorted(
+        [os.path.basename(f) for f in files] + [os.path.basename(f) + ".idx" for f in files]
+    )
+    assert sum(len(sf.io.TFRecordFile(f, options="ZLIB")) for f in files) == 100
+
+
 def test_bad_arguments_are_clear(tmp_path):
     with pytest.raises(errors.NotFoundError, match="no TFRecord files"):
         swigflow.ray.read_tfrecords(str(tmp_path / "none-*.tfrecord"), spec=SPEC)

@@ -17,7 +17,7 @@ from swigflow import errors
 from swigflow._version import __version__
 from swigflow.io.index import is_index_file
 from swigflow.io.sniff import sniff_compression
-from swigflow.io.tf_record import MAX_SEEK_BLOCK_SIZE, SEEK_BLOCK_SIZE
+from swigflow.io.tf_record import MAX_SEEK_BLOCK_SIZE, SEEK_BLOCK_SIZE, compression_from_name
 
 
 def _escape(error):
@@ -57,11 +57,9 @@ def compression_of(path, option, sniff=True):
     device is read uncompressed unless the option says otherwise)."""
     if option is not None:
         return "" if option.upper() == "NONE" else option.upper()
-    name = os.fsdecode(os.fspath(path)).lower()
-    if name.endswith((".gz", ".gzip")):
-        return "GZIP"
-    if name.endswith((".zlib", ".zz")):
-        return "ZLIB"
+    named = compression_from_name(path)
+    if named is not None:
+        return named
     if not sniff:
         return ""
     return sniff_compression(path)

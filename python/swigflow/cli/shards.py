@@ -12,12 +12,11 @@ from swigflow import errors, io
 from swigflow.cli import CommandError, compression_of
 from swigflow.io import gfile
 from swigflow.io.index import FRAMING_BYTES, write_index
-
-SUFFIXES = {"": "", "GZIP": ".gz", "ZLIB": ".zlib"}
+from swigflow.io.tf_record import COMPRESSION_SUFFIXES
 
 
 def shard_name(prefix, index, count, compression):
-    return f"{prefix}-{index:05d}-of-{count:05d}{SUFFIXES[compression]}"
+    return f"{prefix}-{index:05d}-of-{count:05d}{COMPRESSION_SUFFIXES[compression]}"
 
 
 def digest(plan):

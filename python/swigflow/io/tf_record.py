@@ -69,6 +69,21 @@ def compression_name(compression_type):
         ) from None
 
 
+# The file name suffix swigflow's writers give each compression, and the suffixes readers take
+# as naming one (".zz" was the Ray sink's for ZLIB before this table; still read).
+COMPRESSION_SUFFIXES = types.MappingProxyType({"": "", "GZIP": ".gz", "ZLIB": ".zlib"})
+_NAMED_BY = (("GZIP", (".gz", ".gzip")), ("ZLIB", (".zlib", ".zz")))
+
+
+def compression_from_name(path):
+    """ "GZIP" or "ZLIB" when ``path``'s name ends in one of their suffixes, else None."""
+    name = os.fsdecode(os.fspath(path)).lower()
+    for compression, suffixes in _NAMED_BY:
+        if name.endswith(suffixes):
+            return compression
+    return None
+
+
 # A seek block size that balances random reads against compression (TFRecordOptions), and the
 # largest one.
 SEEK_BLOCK_SIZE = 64 << 10

@@ -29,6 +29,7 @@ from swigflow.io.parsing import parse_example
 from swigflow.io.scan import TFRecordScanner
 from swigflow.io.sniff import sniff_compression
 from swigflow.io.tf_record import (
+    COMPRESSION_SUFFIXES,
     SEEK_BLOCK_SIZE,
     TFRecordOptions,
     TFRecordReader,
@@ -396,7 +397,8 @@ def example_columns(batch, n, nulls=None):
 # write_tfrecords' modes: refuse a folder that holds files, or replace the files a write made.
 WRITE_MODES = ("error", "overwrite")
 # The names a write gives its files (see TFRecordDatasink._name) and their index files.
-WRITTEN_NAME = re.compile(r"part-\d{6}-\d{6}\.tfrecord(\.gz|\.zz)?(\.idx)?")
+# What a write makes (".zz": what earlier versions named ZLIB files).
+WRITTEN_NAME = re.compile(r"part-\d{6}-\d{6}\.tfrecord(\.gz|\.zlib|\.zz)?(\.idx)?")
 
 
 class TFRecordDatasink(Datasink):
@@ -445,7 +447,7 @@ class TFRecordDatasink(Datasink):
         return self._rows_per_file
 
     def _name(self, task, k):
-        suffix = ".tfrecord" + {"": "", "GZIP": ".gz", "ZLIB": ".zz"}[self._compression]
+        suffix = ".tfrecord" + COMPRESSION_SUFFIXES[self._compression]
         return gfile.join(self._path, f"part-{task:06d}-{k:06d}{suffix}")
 
     def write(self, blocks, ctx):
