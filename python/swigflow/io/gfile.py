@@ -356,13 +356,17 @@ class _Reader:
     def _block(self, k):
         """Block k's bytes, with the blocks after it requested."""
         last = (self.size - 1) // READ_BLOCK_SIZE
-        with self._lock:
-            self._drop_blocks(k)
-            for j in range(k, min(last, k + READ_AHEAD_BLOCKS - 1) + 1):
-                if j not in self._blocks:
-                    self._blocks[j] = _FETCH_POOL.submit(self._fetch_block, j)
-            future = self._blocks[k]
-        return future.result()
+        while True:
+            with self._lock:
+                self._drop_blocks(k)
+                for j in range(k, min(last, k + READ_AHEAD_BLOCKS - 1) + 1):
+                    if j not in self._blocks:
+                        self._blocks[j] = _FETCH_POOL.submit(self._fetch_block, j)
+                future = self._blocks[k]
+            try:
+                return future.result()
+            except concurrent.futures.CancelledError:
+                continue  # another thread sharing the file moved on and dropped it: ask again
 
     def _read_ahead(self, offset, buffer):
         done = 0
