@@ -20,15 +20,13 @@
 #include "swigflow/example/example.h"
 #include "swigflow/io/record_index.h"
 #include "swigflow/io/record_writer.h"
+#include "tests/native/test_files.h"
 
 namespace swigflow {
 namespace data {
 namespace {
 
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
-}
+using ::swigflow::testing::TempPath;
 
 // `files` files; file f holds records "f:0", "f:1", ... (counts[f] of them).
 std::vector<SourceFile> MakeFiles(const std::string& name, const std::vector<int>& counts,

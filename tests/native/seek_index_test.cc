@@ -23,26 +23,15 @@
 #include "swigflow/io/record_format.h"
 #include "swigflow/io/record_reader.h"
 #include "swigflow/io/record_writer.h"
+#include "tests/native/test_files.h"
 
 namespace swigflow {
 namespace io {
 namespace {
 
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
-}
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-void Spit(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
+using ::swigflow::testing::Slurp;
+using ::swigflow::testing::Spit;
+using ::swigflow::testing::TempPath;
 
 // Compressible records of varied sizes (a small alphabet, some long runs), a few large.
 std::vector<std::string> Records(size_t count, uint32_t seed) {

@@ -161,13 +161,19 @@ def open_seekable(path, index, index_path, compression_type):
     return _pywrap.PyRecordFile.OpenSeekable(path, index, name), offsets, lengths
 
 
-def checked_default_seek_index(path, compression_type):
-    """The bytes of path's default seek index, or None when there is none or it no longer
-    describes the file (logged as a warning: the caller builds one instead)."""
+def _existing_default_index(path):
+    """path's default index file when it exists (a file object has none), else None."""
     if gfile.names_file_object(path):
         return None
     index_path = default_index_path(path)
-    if not gfile.exists(index_path):
+    return index_path if gfile.exists(index_path) else None
+
+
+def checked_default_seek_index(path, compression_type):
+    """The bytes of path's default seek index, or None when there is none or it no longer
+    describes the file (logged as a warning: the caller builds one instead)."""
+    index_path = _existing_default_index(path)
+    if index_path is None:
         return None
     try:
         index = read_seek_index(index_path)
@@ -223,10 +229,8 @@ def index_mismatch(path, offsets, lengths):
 def checked_default_index(path):
     """(offsets, lengths) from path's default index file, or None when there is none or it no
     longer describes the file (logged as a warning: the caller scans the file instead)."""
-    if gfile.names_file_object(path):
-        return None
-    index_path = default_index_path(path)
-    if not gfile.exists(index_path):
+    index_path = _existing_default_index(path)
+    if index_path is None:
         return None
     try:
         offsets, lengths = _pywrap.ReadRecordIndex(index_path)
