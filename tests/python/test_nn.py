@@ -560,12 +560,29 @@ def test_views_made_outside_the_tape_raise_instead_of_returning_zeros():
         y = nn.relu(x)
     with pytest.raises(errors.InvalidArgumentError, match="target is a numpy view"):
         tape.gradient(y[0], [x])
-    # Unrelated to the sources: a true zero, no error.
+    # Unrelated to the sources: None, as TensorFlow gives (zeros when asked), no error.
     other = rand(3, 4)
     with ops.GradientTape() as tape:
         y = nn.relu(x)
         nn.relu(other[:, :2])
-    np.testing.assert_array_equal(tape.gradient(y, [other])[0], np.zeros((3, 4), np.float32))
+    assert tape.gradient(y, [other]) == [None]
+    zero = tape.gradient(y, [other], unconnected_gradients=ops.UnconnectedGradients.ZERO)[0]
+    np.testing.assert_array_equal(zero, np.zeros((3, 4), np.float32))
+
+
+def test_a_target_the_tape_never_saw_gets_none_never_silent_zeros():
+    """TF's unconnected_gradients: `y * 2.0` is numpy arithmetic the tape did not record, so
+    the target is unconnected to x: None by default, zeros only when asked."""
+    x = rand(3, 4)
+    with ops.GradientTape() as tape:
+        y = nn.relu(x)
+    assert tape.gradient(y * 2.0, x) is None
+    assert tape.gradient(y * 2.0, {"x": x}) == {"x": None}
+    zero = tape.gradient(y * 2.0, x, unconnected_gradients="zero")
+    np.testing.assert_array_equal(zero, np.zeros((3, 4), np.float32))
+    np.testing.assert_array_equal(tape.gradient(y, x), (x > 0).astype(np.float32))
+    with pytest.raises(ValueError):
+        tape.gradient(y, x, unconnected_gradients="sometimes")
 
 
 def test_non_native_byte_order_is_converted_not_misread():

@@ -11,6 +11,7 @@ by :class:`GradientTape`::
     dx, = tape.gradient(y, [x])
 """
 
+import enum
 import functools
 import threading
 
@@ -203,6 +204,14 @@ def get_gradient(op_type):
         raise LookupError(f"No gradient defined for operation of type {op_type!r}") from None
 
 
+class UnconnectedGradients(enum.Enum):
+    """What :meth:`GradientTape.gradient` gives a source the target does not depend on, as
+    ``tf.UnconnectedGradients``: None (the default), or zeros of the source's shape."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
 class GradientTape:
     """Records the ops run inside it (in this thread) and backpropagates through them with the
     registered gradients.
@@ -233,9 +242,17 @@ class GradientTape:
     def _record(self, op):
         self._ops.append(op)
 
-    def gradient(self, target, sources, output_gradients=None):
+    def gradient(
+        self,
+        target,
+        sources,
+        output_gradients=None,
+        unconnected_gradients=UnconnectedGradients.NONE,
+    ):
         """d(sum(target * output_gradients)) / d(source) for each source, with each source's
-        shape and floating dtype (zeros where the target does not depend on it).
+        shape and floating dtype. A source the target does not depend on through recorded ops
+        (a target computed by numpy from an op's output included) gets None, as in TensorFlow,
+        or zeros with ``unconnected_gradients=UnconnectedGradients.ZERO`` (or ``"zero"``).
 
         `sources` is one array (one gradient is returned) or a list, tuple or dict of them
         (the same structure is returned).
@@ -245,16 +262,24 @@ class GradientTape:
             (or of something computed from one) rather than the object itself, so the source's
             gradient would be silently incomplete.
         """
+        unconnected = UnconnectedGradients(unconnected_gradients)  # ValueError if unknown
         if isinstance(sources, dict):
             keys = list(sources)
-            values = self.gradient(target, [sources[k] for k in keys], output_gradients)
+            values = self.gradient(
+                target, [sources[k] for k in keys], output_gradients, unconnected
+            )
             return dict(zip(keys, values))
         if isinstance(sources, (list, tuple)):
             self._check_target(target)
             grads = self._backprop(target, output_gradients)
             self._check_views(grads, sources)
-            return type(sources)(_gradient_for(s, grads.get(id(s))) for s in sources)
-        return self.gradient(target, [sources], output_gradients)[0]
+            return type(sources)(
+                None
+                if id(s) not in grads and unconnected is UnconnectedGradients.NONE
+                else _gradient_for(s, grads.get(id(s)))
+                for s in sources
+            )
+        return self.gradient(target, [sources], output_gradients, unconnected)[0]
 
     def _backprop(self, target, output_gradients):
         """{id(object): gradient} for every object the ops received or returned. The arrays
@@ -383,6 +408,7 @@ __all__ = [
     "GradientTape",
     "Operation",
     "RegisterGradient",
+    "UnconnectedGradients",
     "custom_gradient",
     "get_gradient",
     "list_ops",
