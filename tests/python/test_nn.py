@@ -583,6 +583,9 @@ def test_a_target_the_tape_never_saw_gets_none_never_silent_zeros():
     np.testing.assert_array_equal(tape.gradient(y, x), (x > 0).astype(np.float32))
     with pytest.raises(ValueError):
         tape.gradient(y, x, unconnected_gradients="sometimes")
+    # The gradient checker gives an input the output ignores a zero Jacobian, as TF's does.
+    w = rand(3, 4)
+    assert swigflow.test.compute_gradient_error(lambda a, b: nn.relu(a), [x + 0.1, w]) < 1e-2
 
 
 def test_non_native_byte_order_is_converted_not_misread():
