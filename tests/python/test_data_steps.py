@@ -177,6 +177,20 @@ def test_memory_cache_keeps_the_first_complete_pass():
     assert values(partial) == [0, 10, 20, 30, 40] and len(calls) == 6
 
 
+def test_memory_cache_is_complete_at_its_last_element():
+    """As tf.data (CacheTest): with a known cardinality, an iterator that reads every element
+    and stops there, without asking past the end, completes the cache; a second iterator
+    reads it instead of reshuffling."""
+    cached = Dataset.range(20).shuffle(20).cache()
+    it = iter(cached)
+    first = [int(next(it)) for _ in range(20)]
+    it.close()
+    assert values(cached) == first
+    unknown = Dataset.range(6).filter(lambda x: x < 3).cache()  # cardinality unknown
+    it = iter(unknown)
+    assert [int(next(it)) for _ in range(3)] == [0, 1, 2]
+
+
 def test_cache_keeps_a_pass_without_its_failed_elements():
     # As tf.data: the failure is raised in the pass that meets it, later passes read the rest.
     def odd_fails(x):

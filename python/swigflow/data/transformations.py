@@ -638,12 +638,19 @@ class Cache(ds.Unary):
             return
         index = start
         add, finish = self._store.writer() if index == 0 else (None, None)
+        # With a known cardinality the cache is complete at the last element, before the
+        # reader asks past it, as in tf.data: an iterator that reads every element and stops
+        # there still fills it.
+        total = self._input._cardinality() if finish is not None else -1
         complete = False
         try:
             for element, position in ds.iterate(self._input, state["input"], epoch):
                 index += 1
                 if add is not None and type(element) is not ds.Failed:
                     add(element)
+                if finish is not None and index == total:
+                    finish(True)
+                    finish = None
                 yield element, {"cached": 0, "index": index, "input": position}
             complete = True
         finally:
