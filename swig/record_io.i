@@ -165,8 +165,12 @@ SWIGFLOW_RELEASE_GIL(swigflow::io::WriteIndexFile)
 // swigflow/io/gfile.py registers its fsspec opener here (see py_file_system.h).
 %{
 #include "swig/py_file_system.h"
+#include "swigflow/io/file_system.h"
 %}
 %ignoreall
 %rename("%s") swigflow::python::SetRemoteOpener;
 %include "swig/py_file_system.h"
+// The one rule for what is a URL scheme, so gfile and the native layer never disagree.
+%rename("%s") swigflow::io::UrlScheme;
+%include "swigflow/io/file_system.h"
 %unignoreall

@@ -282,6 +282,25 @@ def test_a_write_that_raises_is_an_error_never_a_success(fail_in):
 # --- errors --------------------------------------------------------------------------------------
 
 
+def test_python_and_the_native_layer_read_schemes_alike(tmp_path):
+    """gfile.scheme is the native rule (ASCII letters first); a name like 'é://x' is a local
+    relative path to both, so the file written there natively is the one gfile finds."""
+    cases = {"s3://b/k": "s3", "S3://b": "s3", "http+unix://x": "http+unix", "/tmp/x": "",
+             "é://x": "", "1s://x": "", "a b://x": "", "file:///tmp": "file",
+             b"gs://x": "gs"}  # fmt: skip
+    assert {p: gfile.scheme(p) for p in cases} == cases
+    odd = tmp_path / "é:" / "x.tfrecord"  # "é://x.tfrecord" relative to tmp_path
+    odd.parent.mkdir()
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        _write_local("é://x.tfrecord", [b"a", b"b"])
+        assert not gfile.is_remote("é://x.tfrecord") and gfile.exists("é://x.tfrecord")
+        assert list(sf.io.tf_record_iterator("é://x.tfrecord")) == [b"a", b"b"]
+    finally:
+        os.chdir(old)
+
+
 @pytest.mark.parametrize(
     ("url", "why"),
     [

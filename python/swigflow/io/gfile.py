@@ -68,14 +68,9 @@ DirEntry = collections.namedtuple("DirEntry", ["name", "path", "is_directory"])
 
 def scheme(path):
     """The URL scheme of ``path`` in lower case (``"s3"``, ``"file"``), or ``""`` for a local
-    path. As the native layer decides it (native/io/file_system.h)."""
-    path = os.fsdecode(os.fspath(path))
-    head, sep, _ = path.partition("://")
-    if not sep or not head or not head[0].isalpha():
-        return ""
-    if not all(c.isalnum() or c in "+-." for c in head):
-        return ""
-    return head.lower()
+    path: a letter, then letters, digits, ``+``, ``-`` or ``.`` (ASCII), before ``://``. The
+    native layer's rule itself (native/io/file_system.h), so both always agree."""
+    return _pywrap.UrlScheme(path)
 
 
 def is_remote(path):
