@@ -112,12 +112,24 @@ def test_private_crossings_are_found():
     assert private_crossings("pkg.m", tree) == ["1: import _b", "3: c._d"]
 
 
+def import_time_nodes(tree):
+    """The nodes that run when a module is imported: all but function bodies (a deferred
+    import inside a function is how a face reaches what subclasses it, as tf.data's Dataset
+    methods import their steps)."""
+    stack = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
 def import_graph():
     names = modules()
     graph = {}
     for name, path in names.items():
         edges = set()
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in import_time_nodes(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.module:
                 for alias in node.names:
                     full = f"{node.module}.{alias.name}"
@@ -149,3 +161,87 @@ def test_no_import_cycles():
         if node not in state:
             visit(node, [node])
     assert cycles == []
+
+
+def test_import_time_nodes_skip_function_bodies():
+    tree = ast.parse("import a\nclass C:\n    import b\ndef f():\n    import c\n")
+    imported = [
+        alias.name
+        for n in import_time_nodes(tree)
+        if isinstance(n, ast.Import)
+        for alias in n.names
+    ]
+    assert sorted(imported) == ["a", "b"]
+
+
+MAX_DATA_MODULE_LINES = 900
+
+
+def test_no_data_module_is_over_the_line_budget():
+    """swigflow.data keeps one concept per module (the face, checks, sources, a module per
+    family of steps); a module past the budget is two concepts."""
+    data = PACKAGE / "data"
+    long = {
+        str(p.relative_to(data)): n
+        for p in data.rglob("*.py")
+        if (n := len(p.read_text().splitlines())) > MAX_DATA_MODULE_LINES
+    }
+    assert long == {}
+
+
+MUTATORS = frozenset({"append", "extend", "insert", "update", "add", "setdefault", "register"})
+
+
+def import_side_effects(tree):
+    """Statements that change another module's state while this one is imported (a registry
+    filled by an import): calls of a mutating method on an imported name's attribute, and
+    assignments into one."""
+    imported = set()
+    for node in import_time_nodes(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imported.update((a.asname or a.name).split(".")[0] for a in node.names)
+
+    def rooted(node):  # an attribute or item of an imported name: mod.X, mod.X[k], X[k]
+        if not isinstance(node, (ast.Attribute, ast.Subscript)):
+            return False
+        while isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        return isinstance(node, ast.Name) and node.id in imported
+
+    found = []
+    for node in import_time_nodes(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            target = node.func.value
+            named = isinstance(target, ast.Name) and target.id in imported
+            if node.func.attr in MUTATORS and (named or rooted(target)):
+                found.append(f"{node.lineno}: {ast.unparse(node.func)}")
+        elif isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found += [f"{node.lineno}: {ast.unparse(x)} =" for x in targets if rooted(x)]
+    return found
+
+
+def test_no_module_fills_another_modules_registry_when_imported():
+    """What a module offers is reached by importing it where it is used, never registered
+    into another module as a side effect of an import (which leaves the other module's
+    behaviour depending on what happened to be imported)."""
+    problems = {}
+    for name, path in sorted(modules().items()):
+        found = import_side_effects(ast.parse(path.read_text()))
+        if found:
+            problems[name] = found
+    assert problems == {}
+
+
+def test_import_side_effects_are_found():
+    tree = ast.parse(
+        "from a import b as ds\nimport c\nfrom d import REG\nds.STEPS.update(x=1)\n"
+        "c.FUSERS.append(f)\nREG.add(1)\nc.TABLE['k'] = 2\nmine = []\nmine.append(1)\n"
+        "def f():\n    c.X.append(1)\n"
+    )
+    assert import_side_effects(tree) == [
+        "4: ds.STEPS.update",
+        "5: c.FUSERS.append",
+        "6: REG.add",
+        "7: c.TABLE['k'] =",
+    ]

@@ -27,6 +27,7 @@ from swigflow.cli import (
 )
 from swigflow.cli import progress as _progress
 from swigflow.cli import shards as _shards
+from swigflow.data.seeds import splitmix64_stream
 from swigflow.io import gfile
 from swigflow.io.index import FRAMING_BYTES, checked_default_index
 
@@ -91,23 +92,9 @@ class _Input:
             self.lengths = np.asarray(sizes, dtype=np.int64) + FRAMING_BYTES
 
 
-def _splitmix64(x):
-    """splitmix64's output function over a uint64 array (wrapping arithmetic)."""
-    x = x.copy()
-    x ^= x >> np.uint64(30)
-    x *= np.uint64(0xBF58476D1CE4E5B9)
-    x ^= x >> np.uint64(27)
-    x *= np.uint64(0x94D049BB133111EB)
-    x ^= x >> np.uint64(31)
-    return x
-
-
 def permutation(n, seed):
     """The --seed order of n records (see the module's docstring)."""
-    with np.errstate(over="ignore"):
-        i = np.arange(1, n + 1, dtype=np.uint64)
-        keys = _splitmix64(np.uint64(seed & (2**64 - 1)) + i * np.uint64(0x9E3779B97F4A7C15))
-    return np.argsort(keys, kind="stable")
+    return np.argsort(splitmix64_stream(seed, n), kind="stable")
 
 
 def plan_shards(lengths, target, order=None):

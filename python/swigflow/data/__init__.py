@@ -20,14 +20,10 @@ shuffles, damage policies and the PyTorch adapter; ``it.stats()`` and ``swigflow
 say what each stage did and why a training loop waits.
 """
 
-from swigflow.data import (
-    experimental,
-    profiler,
-    stats,
-    transformations,  # noqa: F401 - registers flat_map, window, ...
-)
+from swigflow.data import experimental, profiler, stats
+from swigflow.data.checks import AUTOTUNE, INFINITE, UNKNOWN
 from swigflow.data.data_source import TFRecordDataSource
-from swigflow.data.dataset import AUTOTUNE, INFINITE, UNKNOWN, Dataset, Iterator
+from swigflow.data.dataset import Dataset, Iterator
 from swigflow.data.options import (
     AutotuneOptions,
     DistributeOptions,

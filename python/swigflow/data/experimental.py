@@ -1,6 +1,7 @@
 """tf.data.experimental's helpers that swigflow.data has."""
 
-from swigflow.data.dataset import AUTOTUNE, INFINITE, UNKNOWN, element_at
+from swigflow.data.checks import AUTOTUNE, INFINITE, UNKNOWN
+from swigflow.data.dataset import element_at
 
 
 def at(dataset, index):

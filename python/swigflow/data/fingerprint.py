@@ -51,7 +51,8 @@ class _Walker:
         elif id(v) in self._open:
             self._part(b"c", type(v).__qualname__.encode())
         elif (fields := self._fields_of(v)) is not None:
-            self._nested(v, b"D", sorted(fields.items()))
+            # A step by its kind alone, so that moving a step's class keeps saved states.
+            self._nested(v, b"D", sorted(fields.items()), type(v).__qualname__.lstrip("_"))
         elif isinstance(v, dict):
             items = sorted(v.items(), key=lambda kv: repr(kv[0]))
             self._nested(v, b"m", [x for kv in items for x in kv])
@@ -68,8 +69,9 @@ class _Walker:
         else:  # an opaque value (a file object, a lock): only its kind is known
             self._part(b"t", type(v).__qualname__.encode())
 
-    def _nested(self, v, tag, items):
-        self._part(tag, f"{type(v).__module__}.{type(v).__qualname__}:{len(items)}".encode())
+    def _nested(self, v, tag, items, kind=None):
+        kind = kind or f"{type(v).__module__}.{type(v).__qualname__}"
+        self._part(tag, f"{kind}:{len(items)}".encode())
         self._open.add(id(v))
         try:
             for item in items:

@@ -8,6 +8,7 @@ import numpy as np
 
 from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
+from swigflow.data.seeds import seed_bits
 
 # decode_images's crop argument as swigflow::image::BatchDecodeOptions::Crop.
 CROPS = {
@@ -81,11 +82,6 @@ def describe(options):
     """A short, stable text of the options (for pipeline signatures)."""
     keys = ("height", "width", "channels", "crop", "flip", "float32", "nchw", "fast")
     return ",".join(str(options[k]) for k in keys) + f",{options['mean']},{options['std']}"
-
-
-def seed_bits(seed):
-    """A decode_images seed as both paths take it (63 bits)."""
-    return int(seed) & ((1 << 63) - 1)
 
 
 def _images_of(element, key):

@@ -14,16 +14,10 @@ points: hence the table below the threshold, where halves would be short.)
 
 import numpy as np
 
-_MASK64 = (1 << 64) - 1
+from swigflow.data.seeds import MASK64, splitmix64
+
 _ROUNDS = 6  # enough for the halves to mix into every output bit more than once
 _TABLE_MAX = 1 << 22  # a table of at most 16 MiB; above it the halves have 11 bits or more
-
-
-def _mix64(x):
-    """splitmix64's finaliser: a bijection of 64-bit integers with full avalanche."""
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK64
-    return x ^ (x >> 31)
 
 
 class IndexPermutation:
@@ -34,15 +28,15 @@ class IndexPermutation:
         if n < 0:
             raise ValueError(f"the permuted range needs n >= 0, got {n}")
         self._n = n
-        key = int(key) & _MASK64
+        key = int(key) & MASK64
         self._table = None
         if n <= table_max:
             self._table = np.random.default_rng(key).permutation(n).astype(np.int32)
             return
         self._half = ((n - 1).bit_length() + 1) // 2
         self._mask = (1 << self._half) - 1
-        base = _mix64(key)
-        self._keys = [_mix64((base + r + 1) & _MASK64) for r in range(_ROUNDS)]
+        base = splitmix64(key)
+        self._keys = [splitmix64((base + r + 1) & MASK64) for r in range(_ROUNDS)]
 
     def __len__(self):
         return self._n
@@ -56,7 +50,7 @@ class IndexPermutation:
         while True:  # ends: i's cycle under the network holds i itself, which is below n
             left, right = i >> half, i & mask
             for k in self._keys:
-                left, right = right, left ^ (_mix64(right ^ k) & mask)
+                left, right = right, left ^ (splitmix64(right ^ k) & mask)
             i = (left << half) | right
             if i < self._n:
                 return i

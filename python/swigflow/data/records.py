@@ -12,9 +12,24 @@ import os
 import numpy as np
 
 from swigflow import pywrap_swigflow as _pywrap
-from swigflow.data import dataset as ds
 from swigflow.data import images as _images
 from swigflow.data import stats as _stats
+from swigflow.data.checks import (
+    INFINITE,
+    INT64_MAX,
+    UNKNOWN,
+    autotune_count,
+    batch_size_of,
+    check_count,
+    cpu_count,
+    positive_count,
+    prefetch_size,
+    shard_args,
+)
+from swigflow.data.dataset import Dataset, check_shardable, epoch_elements
+from swigflow.data.seeds import SEED_RANGE, IteratorSeeds, combined, new_seed, seed_bits
+from swigflow.data.sources import file_sizes
+from swigflow.data.steps.mapping import ParseFn
 from swigflow.io import feature_spec, gfile
 from swigflow.io import index as _index
 from swigflow.io.tf_record import RecordBuffer, compression_name, native_options
@@ -55,7 +70,7 @@ def _tf_type_name(value):
 
 
 def _as_files(filenames):
-    if isinstance(filenames, ds.Dataset):
+    if isinstance(filenames, Dataset):
         return filenames
     if _is_file(filenames):
         return [gfile.as_path(filenames)]
@@ -74,7 +89,7 @@ def _as_files(filenames):
     return [gfile.as_path(f) for f in filenames]
 
 
-class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
+class _NativeRecords(Dataset, IteratorSeeds):
     def __init__(self, files, compression, on_error, config, stage="source"):
         self._files = files  # a list of paths, or a Dataset of them (read each epoch)
         self._compression = compression
@@ -97,7 +112,7 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
         # The seeds are carried by every state ({"seed": [global, buffer]}); the files count
         # with their sizes.
         config = {k: v for k, v in self._config.items() if k not in ("seed", "global_seed")}
-        files = ds.file_sizes(self._files) if isinstance(self._files, list) else self._files
+        files = file_sizes(self._files) if isinstance(self._files, list) else self._files
         return dict(super()._identity(), _files=files, _config=config)
 
     def _signature(self):
@@ -129,7 +144,7 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
         natively too."""
         if not self._can("shard") or self._config["num_shards"] > 1:
             return super().shard(num_shards, index)
-        num_shards, index = ds.shard_args(num_shards, index)
+        num_shards, index = shard_args(num_shards, index)
         return self._with("shard", num_shards=num_shards, shard_index=index, shard_files=False)
 
     def global_shuffle(self, seed=None, reshuffle_each_iteration=True, name=None):
@@ -148,10 +163,10 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
         if not self._can("shuffle"):
             return super().shuffle(buffer_size, seed, reshuffle_each_iteration)
         if seed is None and not reshuffle_each_iteration:
-            seed = ds.new_seed()  # an unseeded fixed order is fixed once, as in tf.data
+            seed = new_seed()  # an unseeded fixed order is fixed once, as in tf.data
         return self._with(
             "shuffle",
-            shuffle_buffer=ds.positive_count("buffer_size", buffer_size),
+            shuffle_buffer=positive_count("buffer_size", buffer_size),
             seed=seed,
             reshuffle=bool(reshuffle_each_iteration) and self._config["reshuffle"],
         )
@@ -176,12 +191,12 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
             return super().batch(batch_size, drop_remainder)
         return self._with(
             "batch",
-            batch_size=ds.batch_size_of(batch_size),
+            batch_size=batch_size_of(batch_size),
             drop_remainder=bool(drop_remainder),
         )
 
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
-        if isinstance(map_func, ds.ParseFn) and self._can("parse"):
+        if isinstance(map_func, ParseFn) and self._can("parse"):
             return self._with("parse", features=map_func.features)
         return super().map(map_func, num_parallel_calls, deterministic)
 
@@ -209,13 +224,13 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
     def prefetch(self, buffer_size, name=None):
         # The native pipeline always works ahead (its queues hold at least one element);
         # prefetch(0) only stops it from working further ahead.
-        size = ds.prefetch_size(buffer_size)
+        size = prefetch_size(buffer_size)
         return self._with("prefetch" if self._can("prefetch") else self._stage, prefetch=size)
 
     def _input_datasets(self):
-        return [self._files] if isinstance(self._files, ds.Dataset) else []
+        return [self._files] if isinstance(self._files, Dataset) else []
 
-    def _reshuffles_per_iterator(self):
+    def reshuffles_per_iterator(self):
         c = self._config
         shuffles = (c["global_shuffle"] and c["global_seed"] is not None) or (
             c["shuffle_buffer"] > 1 and c["seed"] is not None
@@ -224,7 +239,7 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
 
     def _check_shardable(self):
         if not isinstance(self._files, list):
-            ds.check_shardable(self._files)
+            check_shardable(self._files)
 
     def _reshard(self, num_shards, index):
         self._check_shardable()
@@ -235,7 +250,7 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
         whole_files = n == 1 or self._config["shard_files"]
         by_file = whole_files and n > 1 and isinstance(self._files, list)
         if by_file and n <= len(self._files) < n * num_shards:  # too few files to split again
-            return ds.Dataset.shard(self, num_shards, index)
+            return Dataset.shard(self, num_shards, index)
         return self._with(
             self._stage,
             num_shards=n * num_shards,
@@ -248,7 +263,7 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
     def _file_list(self, epoch):
         if isinstance(self._files, list):
             return self._files
-        files = [os.fsdecode(os.fspath(f)) for f in ds.epoch_elements(self._files, epoch)]
+        files = [os.fsdecode(os.fspath(f)) for f in epoch_elements(self._files, epoch)]
         return _index.without_index_files(files)
 
     def _offsets(self, path):
@@ -278,7 +293,7 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
             seeds = []
             for seed in (c["global_seed"], c["seed"]):
                 if seed is None:
-                    seed = ds.new_seed()
+                    seed = new_seed()
                 elif c["reshuffle"]:
                     seed = self.iterator_seed(seed)
                 seeds.append(seed)
@@ -286,7 +301,7 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
         files = self._file_list(epoch)
         offsets = self._index_offsets(files)
         # One native seed for both shuffles; enclosing repeat()s move the epoch range.
-        seed = (state["seed"][0] * 0x9E3779B97F4A7C15 ^ state["seed"][1]) & ((1 << 63) - 1)
+        seed = combined(*state["seed"])
         base = epoch * epochs if epochs > 0 else 0
         options = _pywrap.PipelineOptions()
         _pywrap.AddSourceFiles(options, files, offsets)
@@ -323,7 +338,7 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
             # Crops and flips: decode_images(seed=...), else the iterator's own seed (so a state
             # resumes them too).
             image_seed = c["image_seed"] if c["image_seed"] is not None else state["seed"][1]
-            options.image_seed = _images.seed_bits(image_seed)
+            options.image_seed = seed_bits(image_seed)
         options.collect_stats = _stats.collecting()
         pipeline = _pywrap.PyPipeline.Create(options)
         source = _stats.SourceInfo(
@@ -382,21 +397,21 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
         if not (isinstance(seed, list) and len(seed) == 2):
             raise ValueError(f"{where}['seed']: expected a list of two ints, got {seed!r}")
         for i, v in enumerate(seed):
-            ds.check_count(v, f"{where}['seed'][{i}]", *ds.SEED_RANGE)
+            check_count(v, f"{where}['seed'][{i}]", *SEED_RANGE)
         epochs = self._config["epochs"]
-        last = epochs - 1 if epochs > 0 else ds.INT64_MAX
-        ds.check_count(state["epoch"], f"{where}['epoch']", 0, last)
-        ds.check_count(state["position"], f"{where}['position']", 0)
+        last = epochs - 1 if epochs > 0 else INT64_MAX
+        check_count(state["epoch"], f"{where}['epoch']", 0, last)
+        check_count(state["position"], f"{where}['position']", 0)
 
     def _cardinality(self):
         c = self._config
         if not isinstance(self._files, list):
-            return ds.UNKNOWN
+            return UNKNOWN
         counts = []
         for f in self._files:
             offsets = self._offsets(f)
             if offsets is None:
-                return ds.INFINITE if c["epochs"] < 0 else ds.UNKNOWN
+                return INFINITE if c["epochs"] < 0 else UNKNOWN
             if isinstance(offsets, bytes):  # a compressed file's seek index
                 offsets = _index.seek_index_records(offsets, f)[0]
             counts.append(len(offsets))
@@ -407,7 +422,7 @@ class _NativeRecords(ds.Dataset, ds.IteratorSeeds):
             total = sum(counts)
             records = total // n + (1 if total % n > i else 0)
         if c["epochs"] < 0:
-            return 0 if records == 0 else ds.INFINITE
+            return 0 if records == 0 else INFINITE
         size = c["batch_size"]
         if not size:
             return records * c["epochs"]
@@ -446,7 +461,7 @@ def TFRecordDataset(  # noqa: N802 - named like tf.data.TFRecordDataset, which i
     if on_error not in _ON_ERROR:
         raise ValueError(f"on_error must be one of {sorted(_ON_ERROR)}, got {on_error!r}")
     compression = compression_name(compression_type)
-    cycle = ds.autotune_count(num_parallel_reads, ds.cpu_count()) or 1
+    cycle = autotune_count(num_parallel_reads, cpu_count()) or 1
     # The native pipeline's own defaults (swigflow::data::PipelineOptions) for what is not set.
     defaults = _pywrap.PipelineOptions()
     config = {
@@ -489,6 +504,3 @@ def fuse_interleave(files, map_func, cycle_length, block_length):
         return None
     config = dict(probe._config, cycle_length=cycle_length, block_length=block_length)
     return _NativeRecords(files, probe._compression, probe._on_error, config)
-
-
-ds.INTERLEAVE_FUSERS.append(fuse_interleave)

@@ -1,0 +1,213 @@
+"""The Python sources of swigflow.data: from_tensor_slices, range, from_tensors,
+from_generator and list_files. (TFRecordDataset, read by the native pipeline, is in records.)
+Python values get tf.data's dtypes (see Dataset.from_tensor_slices)."""
+
+import os
+import random
+
+import numpy as np
+
+from swigflow import errors
+from swigflow.data.checks import check_count, state_fields
+from swigflow.data.dataset import Dataset, check_index
+from swigflow.data.elements import length_of, slice_of
+from swigflow.data.seeds import SEED_RANGE, IteratorSeeds, new_seed
+from swigflow.data.steps.slicing import Shard
+from swigflow.io import gfile
+
+
+def _python_leaves(value):
+    """The leaf types of a (nested) list of Python values, or None if any leaf is numpy's."""
+    types = set()
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, (np.ndarray, np.generic)):
+            return None
+        else:
+            types.add(type(v))
+    return types
+
+
+def _utf8(value):
+    """Nested lists of str and bytes with every str encoded."""
+    if isinstance(value, list):
+        return [_utf8(v) for v in value]
+    return value.encode() if isinstance(value, str) else value
+
+
+def as_array(value):
+    """One component as tf.data converts it (see Dataset.from_tensor_slices)."""
+    if isinstance(value, np.ndarray):
+        return value
+    leaves = _python_leaves(value) if isinstance(value, list) else None
+    if leaves and leaves <= {str, bytes}:
+        return np.array(_utf8(value), dtype=object)
+    array = np.asarray(value)
+    if leaves is None and not isinstance(value, (bool, int, float)):
+        return array  # numpy values keep their dtype
+    if array.dtype == np.int64:
+        info = np.iinfo(np.int32)
+        if array.size == 0 or (array.min() >= info.min and array.max() <= info.max):
+            return array.astype(np.int32)
+    elif array.dtype == np.float64:
+        return array.astype(np.float32)
+    return array
+
+
+def _as_arrays(tensors):
+    if isinstance(tensors, dict):
+        return {k: _as_arrays(v) for k, v in tensors.items()}
+    if isinstance(tensors, tuple):
+        return tuple(_as_arrays(v) for v in tensors)
+    return as_array(tensors)
+
+
+class TensorSlices(Dataset):
+    def __init__(self, tensors):
+        self._tensors = _as_arrays(tensors)
+        self._n = length_of(self._tensors)
+
+    def _generate(self, state, epoch):
+        for i in range(0 if state is None else state, self._n):
+            yield slice_of(self._tensors, i), i + 1
+
+    def _cardinality(self):
+        return self._n
+
+    def _get(self, index):
+        check_index(self, index)
+        return slice_of(self._tensors, index)
+
+    def _check_state(self, state, where):
+        if state is not None:
+            check_count(state, where, 0, self._n)
+
+    def _reshard(self, num_shards, index):
+        return Shard(self, num_shards, index)
+
+
+def file_sizes(files):
+    """(path, size) per file for a dataset's identity: -1 for a file that cannot be stat'ed (its
+    read raises the error), None for a remote one (a request per object would make saving a
+    state slow; its URL is its identity)."""
+    sized = []
+    for f in files:
+        local = gfile.local_path(f) if isinstance(f, str) else None
+        if local is None:
+            sized.append((f, None))
+            continue
+        try:
+            sized.append((f, os.stat(local).st_size))
+        except OSError:
+            sized.append((f, -1))
+    return sized
+
+
+class ListFiles(Dataset, IteratorSeeds):
+    _NOT_IDENTITY = Dataset._NOT_IDENTITY | {"_seed"}  # carried by the state
+
+    def __init__(self, pattern, shuffle, seed):
+        patterns = [pattern] if isinstance(pattern, (str, bytes, os.PathLike)) else list(pattern)
+        files = sorted({f for p in patterns for f in gfile.glob(p)})
+        if not files:
+            raise errors.InvalidArgumentError(
+                f"Expected 'file_pattern' argument to match at least one file: {pattern!r}"
+            )
+        self._files = files
+        self._shuffle = shuffle
+        self._seed = seed
+
+    def reshuffles_per_iterator(self):
+        return self._shuffle and self._seed is not None
+
+    def files(self, epoch, seed):
+        files = list(self._files)
+        if self._shuffle:
+            random.Random(f"{seed}:{epoch}").shuffle(files)
+        return files
+
+    def _generate(self, state, epoch):
+        if state is None:
+            seed = new_seed() if self._seed is None else self.iterator_seed(self._seed)
+            state = {"seed": seed, "next": 0}
+        files = self.files(epoch, state["seed"])
+        for i in range(state["next"], len(files)):
+            yield files[i], {"seed": state["seed"], "next": i + 1}
+
+    def _cardinality(self):
+        return len(self._files)
+
+    def _check_state(self, state, where):
+        if state is not None:
+            _, following = state_fields(state, where, seed=SEED_RANGE, next=0)
+            check_count(following, f"{where}['next']", 0, len(self._files))
+
+    def _signature(self):
+        return f"ListFiles({len(self._files)})"
+
+    def _identity(self):
+        return dict(super()._identity(), _files=file_sizes(self._files))
+
+    def _check_shardable(self):
+        if self._shuffle and self._seed is None:
+            raise ValueError(
+                "list_files(shuffle=True) needs a seed when its files are split between "
+                "workers or ranks: each process would shuffle them differently"
+            )
+
+    def _reshard(self, num_shards, index):
+        self._check_shardable()
+        return Shard(self, num_shards, index)
+
+
+class FromTensors(Dataset):
+    def __init__(self, tensors):
+        self._element = element_of(tensors)
+
+    def _generate(self, state, epoch):
+        if state is None:
+            yield self._element, 1
+
+    def _cardinality(self):
+        return 1
+
+    def _get(self, index):
+        check_index(self, index)
+        return self._element
+
+    def _check_state(self, state, where):
+        if state is not None:
+            check_count(state, where, 1, 1)
+
+
+def element_of(tensors):
+    """A whole structure with from_tensor_slices' dtype rules (Python scalars included);
+    datasets stay datasets (elements interleave or flat_map can return)."""
+    if tensors is None or isinstance(tensors, Dataset):  # None stays a component, as in tf.data
+        return tensors
+    if isinstance(tensors, dict):
+        return {k: element_of(v) for k, v in tensors.items()}
+    if isinstance(tensors, tuple):
+        return tuple(element_of(v) for v in tensors)
+    if isinstance(tensors, (str, bytes)):
+        return tensors.encode() if isinstance(tensors, str) else tensors
+    return as_array(tensors)
+
+
+class FromGenerator(Dataset):
+    def __init__(self, generator, args):
+        self._generator = generator
+        self._args = args
+
+    def _generate(self, state, epoch):
+        skip = 0 if state is None else state
+        for count, value in enumerate(self._generator(*self._args), 1):
+            if count > skip:
+                yield element_of(value), count
+
+    def _check_state(self, state, where):
+        if state is not None:
+            check_count(state, where, 0)

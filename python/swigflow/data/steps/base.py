@@ -1,0 +1,78 @@
+"""What steps are built from: Unary (a step over one input), Replayed and Elements."""
+
+import copy
+
+from swigflow.data.checks import check_count, check_not_past_end, state_fields
+from swigflow.data.dataset import Dataset, iterate
+from swigflow.data.elements import Failed
+
+
+class Unary(Dataset):
+    def __init__(self, input_dataset):
+        self._input = input_dataset
+
+    def _signature(self):
+        return f"{self._input._signature()}.{type(self).__name__.lstrip('_')}"
+
+    def _reshard(self, num_shards, index):
+        clone = copy.copy(self)
+        clone._input = self._input._reshard(num_shards, index)
+        return clone
+
+    def _check_shardable(self):
+        self._input._check_shardable()
+
+    def _check_state(self, state, where):  # steps that keep their input's position
+        self._input._check_state(state, where)
+
+
+class Elements(Dataset):
+    """A dataset over a list of elements already made (a window, a group)."""
+
+    def __init__(self, elements):
+        self._elements = elements
+
+    def _generate(self, state, epoch):
+        for i in range(0 if state is None else state, len(self._elements)):
+            yield self._elements[i], i + 1
+
+    def _cardinality(self):
+        return len(self._elements)
+
+    def _check_state(self, state, where):
+        if state is not None:
+            check_count(state, where, 0, len(self._elements))
+
+    def _signature(self):
+        return f"Elements({len(self._elements)})"
+
+
+def made_dataset(made, what):
+    if type(made) is Failed or isinstance(made, Dataset):
+        return made
+    raise TypeError(
+        f"The `map_func` argument must return a `Dataset` object. Got {type(made).__name__}: "
+        f"{made!r} ({what})"
+    )
+
+
+class Replayed(Unary):
+    """A step whose outputs are computed from the epoch's elements by _outputs(elements, epoch);
+    its state counts the outputs emitted."""
+
+    def _outputs(self, elements, epoch):
+        raise NotImplementedError
+
+    def _generate(self, state, epoch):
+        skip = 0 if state is None else state["emitted"]
+        elements = (element for element, _ in iterate(self._input, None, epoch))
+        emitted = 0
+        for output in self._outputs(elements, epoch):
+            emitted += 1
+            if emitted > skip:
+                yield output, {"emitted": emitted}
+        check_not_past_end(skip, emitted, "emitted")
+
+    def _check_state(self, state, where):
+        if state is not None:
+            state_fields(state, where, emitted=0)

@@ -1,0 +1,222 @@
+"""batch, padded_batch, unbatch and rebatch."""
+
+import numpy as np
+
+from swigflow import errors
+from swigflow.data.checks import INFINITE, UNKNOWN, state_fields
+from swigflow.data.dataset import check_index, iterate
+from swigflow.data.elements import Failed, length_of, slice_of, stacked
+from swigflow.data.steps.base import Replayed, Unary
+
+
+class Batch(Unary):
+    """batch(); subclasses change how a batch's elements become one (_combine)."""
+
+    def __init__(self, input_dataset, size, drop_remainder):
+        super().__init__(input_dataset)
+        self._size = size
+        self._drop = drop_remainder
+
+    def _stage_name(self):
+        return f"batch({self._size})"
+
+    def _generate(self, state, epoch):
+        batch = []
+        for element, position in iterate(self._input, state, epoch):
+            if type(element) is Failed:  # as in tf.data: the error, and the partial batch is lost
+                batch = []
+                yield element, position
+                continue
+            batch.append(element)
+            if len(batch) == self._size:
+                yield self._combine(batch), position
+                batch = []
+        if batch and not self._drop:
+            yield self._combine(batch), position
+
+    def _combine(self, elements):
+        return stacked(elements)
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if n < 0:
+            return n
+        return n // self._size if self._drop else -(-n // self._size)
+
+    def _get(self, index):
+        check_index(self, index)
+        start = index * self._size
+        stop = min(start + self._size, self._input._cardinality())
+        elements = [self._input._get(i) for i in range(start, stop)]
+        failed = next((e for e in elements if type(e) is Failed), None)
+        return failed if failed is not None else self._combine(elements)
+
+
+def _rows(element):
+    """The slices of a batched element along its first dimension."""
+    if type(element) is Failed:
+        return [element]
+    return [slice_of(element, i) for i in range(length_of(element))]
+
+
+class Unbatch(Unary):
+    """Resuming re-reads the batch the state was in (the position before it is kept)."""
+
+    def _generate(self, state, epoch):
+        before, skip = (None, 0) if state is None else (state["before"], state["row"])
+        for element, position in iterate(self._input, before, epoch):
+            rows = _rows(element)
+            for row in range(skip, len(rows)):
+                done = row + 1 == len(rows)
+                yield (
+                    rows[row],
+                    {"before": position if done else before, "row": 0 if done else row + 1},
+                )
+            skip = 0
+            before = position
+
+    def _check_state(self, state, where):
+        if state is not None:
+            before, _ = state_fields(state, where, before=None, row=0)
+            self._input._check_state(before, f"{where}['before']")
+
+
+def _pad_value(default, dtype):
+    if default is not None:
+        return default
+    return b"" if dtype is object or dtype == np.dtype(object) else np.zeros((), dtype)[()]
+
+
+def _shape_list(shape):
+    """A padded shape as a list, -1 for the dimensions padded to the longest in the batch;
+    raises as tf.data does for what is not a shape."""
+    if isinstance(shape, (int, np.integer)):
+        return [int(shape)]
+    dims = list(shape)
+    if any(isinstance(d, (list, tuple, np.ndarray)) for d in dims):
+        raise ValueError(
+            f"Padded shape {shape} must be a 1-D tensor of tf.int64 values, but its shape was "
+            f"{np.shape(shape)}."
+        )
+    for d in dims:
+        if d is not None and not isinstance(d, (int, np.integer)):
+            raise TypeError(
+                f"Padded shape {shape} must be a 1-D tensor of tf.int64 values, but its element "
+                f"type was {np.asarray(d).dtype}."
+            )
+    dims = [-1 if d is None else int(d) for d in dims]
+    if any(d < -1 for d in dims):
+        raise errors.InvalidArgumentError(
+            f"padded_batch: padded shape {dims} has a dimension below -1 (-1 pads to the longest "
+            "element)"
+        )
+    return dims
+
+
+def padded_shapes_of(shapes):
+    """padded_shapes checked and normalized: a structure (dict or tuple) of shape lists or
+    None (every dimension padded to the longest)."""
+    if shapes is None:
+        return None
+    if isinstance(shapes, dict):
+        return {k: padded_shapes_of(v) for k, v in shapes.items()}
+    if isinstance(shapes, tuple):
+        return tuple(padded_shapes_of(v) for v in shapes)
+    return _shape_list(shapes)
+
+
+def _padded_component(values, shape, padding_value):
+    arrays = [
+        np.array(v, dtype=object) if isinstance(v, (bytes, str)) else np.asarray(v) for v in values
+    ]
+    ranks = {a.ndim for a in arrays}
+    if len(ranks) != 1:
+        raise errors.InvalidArgumentError(
+            f"padded_batch: the elements of a batch have different ranks {sorted(ranks)}"
+        )
+    rank = ranks.pop()
+    longest = [max(a.shape[d] for a in arrays) for d in range(rank)]
+    if shape is None:
+        target = longest
+    else:
+        if len(shape) != rank:
+            raise ValueError(
+                f"The padded shape {tuple(None if d < 0 else d for d in shape)} is not compatible "
+                f"with the corresponding input component shape {arrays[0].shape}."
+            )
+        if any(d >= 0 and n > d for d, n in zip(shape, longest)):
+            raise errors.DataLossError("Attempted to pad to a smaller size than the input element.")
+        target = [n if d < 0 else d for d, n in zip(shape, longest)]
+    dtype = np.result_type(*arrays) if arrays[0].dtype != object else object
+    out = np.full((len(arrays), *target), _pad_value(padding_value, dtype), dtype=dtype)
+    for i, a in enumerate(arrays):
+        out[(i, *(slice(0, n) for n in a.shape))] = a
+    return out
+
+
+def _padded(elements, shapes, values):
+    first = elements[0]
+    if isinstance(first, dict):
+        return {
+            k: _padded(
+                [e[k] for e in elements],
+                None if shapes is None else shapes[k],
+                values[k] if isinstance(values, dict) else values,
+            )
+            for k in first
+        }
+    if isinstance(first, tuple):
+        return tuple(
+            _padded(
+                [e[i] for e in elements],
+                None if shapes is None else shapes[i],
+                values[i] if isinstance(values, tuple) else values,
+            )
+            for i in range(len(first))
+        )
+    return _padded_component(elements, shapes, values)
+
+
+class PaddedBatch(Batch):
+    """batch() with every component padded to its padded shape (-1 or None: the longest in the
+    batch) with its padding value (0, False or b"" unless given)."""
+
+    def __init__(self, input_dataset, size, shapes, values, drop_remainder):
+        super().__init__(input_dataset, size, drop_remainder)
+        self._shapes, self._values = padded_shapes_of(shapes), values
+
+    def _stage_name(self):
+        return f"padded_batch({self._size})"
+
+    def _combine(self, elements):
+        try:
+            return _padded(elements, self._shapes, self._values)
+        except (errors.OpError, ValueError) as e:
+            return Failed(e)
+
+
+class Rebatch(Replayed):
+    """The input's rows (every element split along its first dimension) batched again, batch
+    i of batch_sizes[i % len(batch_sizes)] rows."""
+
+    def __init__(self, input_dataset, sizes, drop_remainder):
+        super().__init__(input_dataset)
+        self._sizes, self._drop = sizes, drop_remainder
+
+    def _outputs(self, elements, epoch):
+        rows, turn = [], 0
+        for element in elements:
+            if type(element) is Failed:
+                yield element
+                continue
+            for i in range(length_of(element)):
+                rows.append(slice_of(element, i))
+                if len(rows) == self._sizes[turn % len(self._sizes)]:
+                    yield stacked(rows)
+                    rows, turn = [], turn + 1
+        if rows and not self._drop:
+            yield stacked(rows)
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        return INFINITE if n == INFINITE else UNKNOWN

@@ -1,0 +1,155 @@
+"""map, filter, parse, decode_images (on the Python path) and scan."""
+
+import collections
+import concurrent.futures
+import functools
+
+from swigflow import errors
+from swigflow.data import stats as _stats
+from swigflow.data.checks import state_fields
+from swigflow.data.dataset import iterate
+from swigflow.data.elements import Failed, apply_fn, function_name
+from swigflow.data.seeds import new_seed
+from swigflow.data.steps.base import Replayed, Unary
+
+
+class ParseFn:
+    """map(parse) on serialized examples; recognised and fused by the native pipeline."""
+
+    def __init__(self, features):
+        self.features = dict(features)
+
+    def __call__(self, element):
+        from swigflow.io import parse_example, parse_single_example
+
+        if isinstance(element, bytes):
+            return parse_single_example(element, self.features)
+        return parse_example(element, self.features)
+
+
+class Map(Unary):
+    def __init__(self, input_dataset, fn, parallel):
+        super().__init__(input_dataset)
+        self._fn = fn
+        self._parallel = parallel
+
+    def _stage_name(self):
+        return f"map({function_name(self._fn)})"
+
+    def _generate(self, state, epoch):
+        fn = self._fn
+        source = iterate(self._input, state, epoch)
+        if not self._parallel or self._parallel == 1:
+            for element, position in source:
+                yield apply_fn(fn, element), position
+            return
+        # Ordered parallel map: up to `parallel` calls in flight; results in input order.
+        stage = _stats.current_stage()
+        if stage is not None:
+            stage.threads = self._parallel
+            fn = functools.partial(_stats.timed_call, stage, fn)
+        with concurrent.futures.ThreadPoolExecutor(self._parallel) as pool:
+            pending = collections.deque()
+            for element, position in source:
+                pending.append((pool.submit(apply_fn, fn, element), position))
+                if len(pending) >= self._parallel:
+                    future, where = pending.popleft()
+                    yield future.result(), where
+            while pending:
+                future, where = pending.popleft()
+                yield future.result(), where
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+    def _get(self, index):
+        return apply_fn(self._fn, self._input._get(index))
+
+
+class DecodeImages(Unary):
+    """decode_images on the Python path. Image i of the epoch crops and flips as the native
+    pipeline's image i does for the same seed; the count of images is in the state, so a resumed
+    iterator crops and flips as the first one did. seed=None draws a seed per iterator, kept in
+    its state."""
+
+    _NOT_IDENTITY = Unary._NOT_IDENTITY | {"_seed"}  # carried by the state
+
+    def __init__(self, input_dataset, key, options, seed):
+        super().__init__(input_dataset)
+        self._key = key
+        self._options = options
+        self._seed = seed
+
+    def _generate(self, state, epoch):
+        from swigflow.data.images import decode_batch, image_count
+
+        if state is None:
+            seed = new_seed() if self._seed is None else int(self._seed)
+            count, inner = 0, None
+        else:
+            seed, count, inner = state["seed"], state["count"], state["input"]
+        for element, position in iterate(self._input, inner, epoch):
+            first = count
+            if type(element) is not Failed:
+                try:
+                    count += image_count(element, self._key)
+                    element = decode_batch(element, self._key, self._options, seed, epoch, first)
+                except errors.ResourceExhaustedError:
+                    raise  # out of memory is no bad image: never skipped
+                except Exception as e:  # as a failed map call: raised for this element only
+                    element = Failed(e)
+            yield element, {"seed": seed, "count": count, "input": position}
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+    def _check_state(self, state, where):
+        if state is not None:
+            _, _, inner = state_fields(state, where, seed=0, count=0, input=None)
+            self._input._check_state(inner, f"{where}['input']")
+
+
+class Filter(Unary):
+    def __init__(self, input_dataset, predicate):
+        super().__init__(input_dataset)
+        self._predicate = predicate
+
+    def _stage_name(self):
+        return f"filter({function_name(self._predicate)})"
+
+    def _generate(self, state, epoch):
+        for element, position in iterate(self._input, state, epoch):
+            keep = apply_fn(self._predicate, element)
+            if type(keep) is Failed:
+                yield keep, position
+            elif keep:
+                yield element, position
+
+
+class Scan(Replayed):
+    def __init__(self, input_dataset, initial_state, fn):
+        super().__init__(input_dataset)
+        self._initial, self._fn = initial_state, fn
+
+    def _stage_name(self):
+        return f"scan({function_name(self._fn)})"
+
+    def _outputs(self, elements, epoch):
+        state = self._initial
+        for element in elements:
+            if type(element) is Failed:
+                yield element
+                continue
+            result = apply_fn(self._fn, (state, element))
+            if type(result) is Failed:
+                yield result
+                continue
+            if not isinstance(result, tuple) or len(result) != 2:
+                raise TypeError(
+                    f"scan's function must return (new_state, output_element), got {result!r}"
+                )
+            state, output = result
+            yield output
+
+    def _cardinality(self):
+        return self._input._cardinality()

@@ -1,0 +1,183 @@
+"""take, skip, shard, repeat and enumerate: steps that select or count elements."""
+
+import numpy as np
+
+from swigflow.data.checks import INFINITE, INT64_MAX, check_count, state_fields
+from swigflow.data.dataset import check_index, iterate
+from swigflow.data.elements import Failed
+from swigflow.data.steps.base import Unary
+
+
+class Repeat(Unary):
+    def __init__(self, input_dataset, count):
+        super().__init__(input_dataset)
+        self._count = count
+
+    def _generate(self, state, epoch):
+        k, inner = (0, None) if state is None else (state["epoch"], state["input"])
+        while self._count is None or k < self._count:
+            produced = False
+            for element, position in iterate(self._input, inner, epoch * (self._count or 1) + k):
+                produced = True
+                yield element, {"epoch": k, "input": position}
+            if not produced and inner is None:
+                return  # repeating nothing forever would never end
+            k += 1
+            inner = None
+
+    def _check_state(self, state, where):
+        if state is not None:
+            k, inner = state_fields(state, where, epoch=0, input=None)
+            if self._count is not None:
+                check_count(k, f"{where}['epoch']", 0, self._count - 1)
+            self._input._check_state(inner, f"{where}['input']")
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if self._count is None:
+            return 0 if n == 0 else INFINITE
+        return n * self._count if n >= 0 else n
+
+    def _get(self, index):
+        check_index(self, index)
+        return self._input._get(index % self._input._cardinality())
+
+    def _random_access_blocker(self):
+        if self._count in (None, 0):  # tf.data's rule for global shuffles
+            count = -1 if self._count is None else 0
+            return f"`repeat({count})` does not support random access of tf.data datasets."
+        return None
+
+
+class Take(Unary):
+    def __init__(self, input_dataset, count):
+        super().__init__(input_dataset)
+        self._count = count
+
+    def _generate(self, state, epoch):
+        taken, inner = (0, None) if state is None else (state["taken"], state["input"])
+        if self._count >= 0 and taken >= self._count:
+            return
+        for element, position in iterate(self._input, inner, epoch):
+            if type(element) is not Failed:  # a failed element takes no place (as in tf.data)
+                taken += 1
+            yield element, {"taken": taken, "input": position}
+            if self._count >= 0 and taken >= self._count:
+                return
+
+    def _check_state(self, state, where):
+        if state is not None:
+            taken, inner = state_fields(state, where, taken=0, input=None)
+            if self._count >= 0:
+                check_count(taken, f"{where}['taken']", 0, self._count)
+            self._input._check_state(inner, f"{where}['input']")
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if self._count < 0:
+            return n
+        if n == INFINITE:
+            return self._count
+        return min(n, self._count) if n >= 0 else n
+
+    def _get(self, index):
+        check_index(self, index)
+        return self._input._get(index)
+
+
+class Skip(Unary):
+    def __init__(self, input_dataset, count):
+        super().__init__(input_dataset)
+        self._count = count
+
+    def _generate(self, state, epoch):
+        source = iterate(self._input, None if state is None else state["input"], epoch)
+        if state is None:
+            if self._count < 0:
+                return
+            skipped = 0
+            while skipped < self._count:
+                item = next(source, None)
+                if item is None:
+                    return
+                element, position = item
+                if type(element) is Failed:
+                    yield element, {"input": position}
+                else:
+                    skipped += 1
+        for element, position in source:
+            yield element, {"input": position}
+
+    def _check_state(self, state, where):
+        if state is not None:
+            (inner,) = state_fields(state, where, input=None)
+            self._input._check_state(inner, f"{where}['input']")
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if n < 0:
+            return n
+        return 0 if self._count < 0 else max(0, n - self._count)
+
+    def _get(self, index):
+        check_index(self, index)
+        return self._input._get(index + self._count)
+
+
+class Shard(Unary):
+    def __init__(self, input_dataset, num_shards, index):
+        super().__init__(input_dataset)
+        self._n = num_shards
+        self._i = index
+
+    def _generate(self, state, epoch):
+        seen, inner = (0, None) if state is None else (state["seen"], state["input"])
+        for element, position in iterate(self._input, inner, epoch):
+            if type(element) is Failed:  # every shard reports it; it holds no index
+                yield element, {"seen": seen, "input": position}
+                continue
+            seen += 1
+            if (seen - 1) % self._n == self._i:
+                yield element, {"seen": seen, "input": position}
+
+    def _check_state(self, state, where):
+        if state is not None:
+            _, inner = state_fields(state, where, seen=0, input=None)
+            self._input._check_state(inner, f"{where}['input']")
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if n < 0:
+            return n
+        return n // self._n + (1 if n % self._n > self._i else 0)
+
+    def _get(self, index):
+        check_index(self, index)
+        return self._input._get(index * self._n + self._i)
+
+
+class Enumerate(Unary):
+    def __init__(self, input_dataset, start):
+        super().__init__(input_dataset)
+        self._start = start
+
+    def _generate(self, state, epoch):
+        count, inner = (0, None) if state is None else (state["count"], state["input"])
+        for element, position in iterate(self._input, inner, epoch):
+            index = np.int64(self._start + count)
+            count += 1  # a failed element takes its index, as in tf.data's zip with a range
+            out = element if type(element) is Failed else (index, element)
+            yield out, {"count": count, "input": position}
+
+    def _cardinality(self):
+        return self._input._cardinality()
+
+    def _get(self, index):
+        element = self._input._get(index)
+        return element if type(element) is Failed else (np.int64(self._start + index), element)
+
+    def _check_state(self, state, where):
+        if state is not None:
+            count, inner = state_fields(state, where, count=0, input=None)
+            check_count(count, f"{where}['count']", 0, INT64_MAX - max(self._start, 0))
+            self._input._check_state(inner, f"{where}['input']")
