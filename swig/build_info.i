@@ -9,3 +9,12 @@ int CxxAbiFlag() {
 #endif
 }
 %}
+
+// The thread-count rule, so Python splits its work as the native pool does.
+%{
+#include "swigflow/framework/thread_pool.h"
+%}
+%ignoreall
+%rename("%s") swigflow::DefaultThreadCount;
+%include "swigflow/framework/thread_pool.h"
+%unignoreall

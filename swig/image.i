@@ -15,6 +15,9 @@
 }
 %typemap(freearg) const std::string& xmp_metadata "";
 
+// DetectFormat's bytes, as any buffer (base.i's typemap).
+%apply (const char* data, size_t n) { (const void* data, size_t size) };
+
 %ignoreall
 %rename("%s") swigflow::image::Window;
 %rename("%s") swigflow::image::JpegDecodeOptions;
@@ -23,6 +26,7 @@
 %rename("%s") swigflow::image::DistortOptions;
 %rename("%s") swigflow::image::BatchDecodeOptions;
 %rename(ImageMaxPixels) swigflow::image::MaxPixels;
+%rename(ImageDetectFormat) swigflow::image::DetectFormat;
 %rename(ImageSetMaxPixels) swigflow::image::SetMaxPixels;
 %rename("%s", %$isvariable, %$ismember) "";
 %include "swigflow/image/image.h"

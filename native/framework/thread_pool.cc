@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -153,15 +154,22 @@ std::atomic<ThreadPool*> default_pool{nullptr};
 void ForgetDefaultPoolInChild() { default_pool.store(nullptr, std::memory_order_relaxed); }
 
 ThreadPool* NewDefaultPool() {
-  int threads = static_cast<int>(std::thread::hardware_concurrency());
-  if (const char* env = std::getenv("SWIGFLOW_NUM_THREADS")) {
-    const int requested = std::atoi(env);
-    if (requested > 0) threads = requested;
-  }
-  return new ThreadPool(std::max(threads, 1));  // lives until exit, like its threads
+  return new ThreadPool(DefaultThreadCount());  // lives until exit, like its threads
 }
 
 }  // namespace
+
+int DefaultThreadCount() {
+  if (const char* env = std::getenv("SWIGFLOW_NUM_THREADS")) {
+    char* end = nullptr;
+    errno = 0;
+    const long requested = std::strtol(env, &end, 10);
+    if (end != env && *end == '\0' && errno == 0 && requested > 0 && requested <= 4096) {
+      return static_cast<int>(requested);
+    }
+  }
+  return std::max(static_cast<int>(std::thread::hardware_concurrency()), 1);
+}
 
 ThreadPool* ThreadPool::Default() {
   ThreadPool* pool = default_pool.load(std::memory_order_acquire);

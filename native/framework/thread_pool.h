@@ -52,7 +52,7 @@ class ThreadPool {
   // ParallelFor does.
   void ParallelForPinned(int64_t n, const std::function<void(int64_t)>& fn);
 
-  // The process-wide pool: SWIGFLOW_NUM_THREADS threads, else one per core.
+  // The process-wide pool, of DefaultThreadCount() threads when it is first used.
   static ThreadPool* Default();
 
  private:
@@ -80,6 +80,11 @@ class ThreadPool {
   std::mutex error_mu_;
   std::exception_ptr error_;  // the first exception a task of the current job threw
 };
+
+// The one rule for swigflow's parallelism: SWIGFLOW_NUM_THREADS when it is an integer in
+// [1, 4096], else one per core. Read anew on each call: Python splits its work by it per call,
+// the default pool once, when it is first used.
+int DefaultThreadCount();
 
 }  // namespace swigflow
 

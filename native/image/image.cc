@@ -50,6 +50,7 @@ Format DetectFormat(const void* data, size_t size) {
   if (size >= 12 && std::memcmp(b, "RIFF", 4) == 0 && std::memcmp(b + 8, "WEBP", 4) == 0) {
     return Format::kWebp;
   }
+  if (starts("II*\0", 4) || starts("MM\0*", 4)) return Format::kTiff;
   return Format::kUnknown;
 }
 
@@ -65,6 +66,8 @@ const char* FormatName(Format format) {
       return "BMP";
     case Format::kWebp:
       return "WebP";
+    case Format::kTiff:
+      return "TIFF";
     case Format::kUnknown:
       break;
   }

@@ -52,8 +52,17 @@ void SetMaxPixels(int64_t max_pixels);  // <= 0 restores the default
 // INVALID_ARGUMENT when `shape` has more pixels than MaxPixels() (`what` names the format).
 Status CheckPixelLimit(const char* what, int64_t height, int64_t width);
 
-// The format of encoded bytes, from their signature.
-enum class Format : int { kUnknown = 0, kJpeg = 1, kPng = 2, kGif = 3, kBmp = 4, kWebp = 5 };
+// The format of encoded bytes, from their signature: the one sniffer (swigflow.image and the
+// CLI ask it too). Only JPEG and PNG have native decoders.
+enum class Format : int {
+  kUnknown = 0,
+  kJpeg = 1,
+  kPng = 2,
+  kGif = 3,
+  kBmp = 4,
+  kWebp = 5,
+  kTiff = 6,
+};
 Format DetectFormat(const void* data, size_t size);
 const char* FormatName(Format format);
 

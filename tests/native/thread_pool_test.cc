@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -146,6 +147,27 @@ TEST(ThreadPoolTest, ThreadsAreNamed) {
   EXPECT_EQ(worker, "sf-pool");
 }
 #endif
+
+TEST(ThreadPoolTest, DefaultThreadCountFollowsTheEnvironmentOnEachCall) {
+  const int cores = std::max(static_cast<int>(std::thread::hardware_concurrency()), 1);
+  const char* saved = std::getenv("SWIGFLOW_NUM_THREADS");
+  const std::string before = saved == nullptr ? "" : saved;
+  ::unsetenv("SWIGFLOW_NUM_THREADS");
+  EXPECT_EQ(DefaultThreadCount(), cores);
+  ::setenv("SWIGFLOW_NUM_THREADS", "3", 1);
+  EXPECT_EQ(DefaultThreadCount(), 3);
+  ::setenv("SWIGFLOW_NUM_THREADS", "4096", 1);
+  EXPECT_EQ(DefaultThreadCount(), 4096);
+  for (const char* ignored : {"0", "-2", "", "3x", "4097", "99999999999999999999"}) {
+    ::setenv("SWIGFLOW_NUM_THREADS", ignored, 1);
+    EXPECT_EQ(DefaultThreadCount(), cores) << "SWIGFLOW_NUM_THREADS=" << ignored;
+  }
+  if (saved == nullptr) {
+    ::unsetenv("SWIGFLOW_NUM_THREADS");
+  } else {
+    ::setenv("SWIGFLOW_NUM_THREADS", before.c_str(), 1);
+  }
+}
 
 TEST(CpuInfoTest, FeaturesAreConsistent) {
   const CpuFeatures& f = GetCpuFeatures();

@@ -106,3 +106,38 @@ def test_manifest_covers_the_issue_list():
     for name in names:
         assert name in files
     assert MANIFEST["tensorflow"].startswith("2.21")
+
+
+@pytest.mark.parametrize(
+    "data,expected",
+    [
+        (b"\xff\xd8\xff\xe0", "jpeg"),
+        (b"\x89PNG\r\n\x1a\n", "png"),
+        (b"GIF87a", "gif"),
+        (b"GIF89a", "gif"),
+        (b"BM\x00\x00", "bmp"),
+        (b"RIFF\x00\x00\x00\x00WEBPVP8 ", "webp"),
+        (b"II*\x00", "tiff"),
+        (b"MM\x00*", "tiff"),
+        (b"RIFF\x00\x00\x00\x00WAVE", None),
+        (b"\xff\xd8", None),  # too short for a JPEG signature
+        (b"", None),
+    ],
+)
+def test_image_format_is_the_native_sniffer(data, expected):
+    from swigflow.image.codecs import image_format
+
+    assert image_format(data) == expected
+    assert image_format(bytearray(data)) == expected  # any buffer
+
+
+def test_read_shape_reads_headers_only():
+    from swigflow.image.codecs import read_shape
+
+    pixels = np.zeros((23, 37, 3), np.uint8)
+    assert read_shape(sf.image.encode_png(pixels)) == ("png", 23, 37, 3)
+    jpeg = sf.image.encode_jpeg(pixels)
+    assert read_shape(jpeg) == ("jpeg", 23, 37, 3)
+    assert read_shape(b"GIF89a") == ("gif", 0, 0, 0)
+    with pytest.raises(errors.InvalidArgumentError):
+        read_shape(jpeg[:20])  # cut before the frame header

@@ -152,66 +152,39 @@ _quality.__name__ = "quality from 1 to 100"  # argparse names the type in its me
 
 # Start-of-frame markers (baseline, progressive, lossless, arithmetic): their segment holds the
 # frame's precision, height, width and number of components.
-_SOF_MARKERS = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
 _COLORSPACES = {1: "Grayscale", 3: "RGB", 4: "CMYK"}
 
 
 def jpeg_info(data):
-    """(width, height, channels) from a JPEG's frame header, without decoding; None when data is
-    not a JPEG whose size its header gives."""
-    if data[:3] != b"\xff\xd8\xff":
+    """(width, height, channels) from a JPEG's frame header, without decoding (the native
+    header reader's); None when data is not a JPEG whose size its header gives."""
+    if image_codecs.image_format(data) != "jpeg":
         return None
-    i = 2
-    n = len(data)
-    while i + 4 <= n:
-        if data[i] != 0xFF:
-            return None
-        marker = data[i + 1]
-        if marker == 0xFF:  # fill byte
-            i += 1
-            continue
-        if marker == 0x01 or 0xD0 <= marker <= 0xD8:  # no payload
-            i += 2
-            continue
-        if marker == 0xD9 or marker == 0xDA:  # end of image / start of scan before any frame
-            return None
-        length = (data[i + 2] << 8) | data[i + 3]
-        if length < 2:
-            return None
-        if marker in _SOF_MARKERS:
-            if i + 10 > n or length < 8:
-                return None
-            height = (data[i + 5] << 8) | data[i + 6]
-            width = (data[i + 7] << 8) | data[i + 8]
-            channels = data[i + 9]
-            if not height or not width or not channels:
-                return None  # height 0: given later by a DNL marker; not worth decoding for
-            return width, height, channels
-        i += 2 + length
-    return None
+    try:
+        _, height, width, channels = image_codecs.read_shape(data)
+    except errors.OpError:
+        return None
+    if not height or not width or not channels:
+        return None
+    return width, height, channels
 
 
-_SIGNATURES = [
-    (b"\xff\xd8\xff", "jpg"),
-    (b"\x89PNG\r\n\x1a\n", "png"),
-    (b"GIF87a", "gif"),
-    (b"GIF89a", "gif"),
-    (b"BM", "bmp"),
-    (b"II*\x00", "tif"),
-    (b"MM\x00*", "tif"),
-]
+# File name extensions by image_codecs.image_format.
+_EXTENSIONS = {
+    "jpeg": "jpg",
+    "png": "png",
+    "gif": "gif",
+    "bmp": "bmp",
+    "tiff": "tif",
+    "webp": "webp",
+}
 
 
 def _extension(data, image_format):
     if image_format:
         ext = image_format.decode("ascii", "replace").lower()
         return "jpg" if ext == "jpeg" else ext
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "webp"
-    for signature, ext in _SIGNATURES:
-        if data.startswith(signature):
-            return ext
-    return "bin"
+    return _EXTENSIONS.get(image_codecs.image_format(data), "bin")
 
 
 def _pillow(what):

@@ -2,9 +2,8 @@
 iterator states, with tf.data's errors. Every field of a state is bounded here, so none reaches
 the native layer out of its range."""
 
-import os
-
 from swigflow import errors
+from swigflow import pywrap_swigflow as _pywrap
 
 INT64_MAX = (1 << 63) - 1  # the native pipeline's counts and offsets are int64
 
@@ -72,7 +71,9 @@ def check_not_past_end(resume_at, produced, field):
 
 
 def cpu_count():
-    return max(1, int(os.environ.get("SWIGFLOW_NUM_THREADS", os.cpu_count() or 1)))
+    """The parallelism AUTOTUNE stands for: the native pool's rule (SWIGFLOW_NUM_THREADS, else
+    one per core), read on each call."""
+    return _pywrap.DefaultThreadCount()
 
 
 def positive_count(name, value):

@@ -23,6 +23,7 @@ _FORMATS = {
     _pywrap.Format_kGif: "gif",
     _pywrap.Format_kBmp: "bmp",
     _pywrap.Format_kWebp: "webp",
+    _pywrap.Format_kTiff: "tiff",
 }
 _DENSITY_UNITS = {"in": 1, "cm": 2}
 
@@ -111,16 +112,29 @@ def decode_and_crop_jpeg(
     return _pywrap.ImageDecodeJpeg(_contents(contents), options)
 
 
-def _shape(contents):
-    return _pywrap.ImageReadShape(_contents(contents))
+def image_format(contents):
+    """The format of encoded image bytes, from their signature: "jpeg", "png", "gif", "bmp",
+    "webp", "tiff", or None. The native decoders sniff with the same rule."""
+    return _FORMATS[_pywrap.ImageDetectFormat(_contents(contents))]
+
+
+def read_shape(contents):
+    """(format, height, width, channels) of a JPEG or PNG from its header alone, without
+    decoding (zeros for other formats); channels is the file's components (4 for CMYK).
+
+    Raises:
+      InvalidArgumentError: the header is damaged or claims more pixels than allowed.
+    """
+    fmt, height, width, channels = _pywrap.ImageReadShape(_contents(contents))
+    return _FORMATS[fmt], height, width, channels
 
 
 def extract_jpeg_shape(contents, output_type=np.int32, name=None):
     """[height, width, channels] of a JPEG, from its header alone (``tf.image.extract_jpeg_shape``);
     channels is the file's components (4 for CMYK)."""
     del name
-    fmt, height, width, channels = _shape(contents)
-    if _FORMATS[fmt] != "jpeg":
+    fmt, height, width, channels = read_shape(contents)
+    if fmt != "jpeg":
         raise errors.InvalidArgumentError("Invalid JPEG data: no JPEG signature")
     return np.array([height, width, channels], dtype=output_type)
 
@@ -174,7 +188,7 @@ def decode_image(contents, channels=None, dtype=np.uint8, name=None, expand_anim
     contents = _contents(contents)
     channels = 0 if channels is None else int(channels)
     dtype = np.dtype(dtype)
-    fmt = _FORMATS[_pywrap.ImageReadShape(contents)[0]]
+    fmt = read_shape(contents)[0]
     if fmt == "jpeg":
         if channels not in (0, 1, 3):
             raise errors.InvalidArgumentError(

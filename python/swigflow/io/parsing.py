@@ -36,10 +36,6 @@ __all__ = [
 ]
 
 
-def _num_threads():
-    return max(1, int(os.environ.get("SWIGFLOW_NUM_THREADS", os.cpu_count() or 1)))
-
-
 def parse_example(serialized, features, example_names=None, name=None):
     """Parses a batch of serialized Examples, as ``tf.io.parse_example``.
 
@@ -77,14 +73,14 @@ def parse_example(serialized, features, example_names=None, name=None):
         names = [os.fsdecode(n) if isinstance(n, bytes) else str(n) for n in example_names]
     specs = plan.specs
     try:
-        parsed = _pywrap.ParseExampleBatch(records, specs, names, _num_threads())
+        parsed = _pywrap.ParseExampleBatch(records, specs, names, _pywrap.DefaultThreadCount())
     except TypeError:
         if not any(isinstance(r, (str, message.Message)) for r in records):
             raise
         # str records are tf.string values (their UTF-8 bytes); Example messages are taken as
         # their serialization. Checked only on this slow path.
         records = [record_bytes(r) for r in records]
-        parsed = _pywrap.ParseExampleBatch(records, specs, names, _num_threads())
+        parsed = _pywrap.ParseExampleBatch(records, specs, names, _pywrap.DefaultThreadCount())
     return plan.assemble(parsed, len(records))
 
 
