@@ -1,6 +1,6 @@
-// tf.train.Example / SequenceExample codec and parse_example's fast path for swigflow.train and
-// swigflow.io (python/swigflow/train.py, io/parsing.py): py_example.h, plus the parse spec as a
-// struct Python fills by field name.
+// tf.train.Example codec and parse_example's fast path for swigflow.io (io/example_codec.py,
+// io/parsing.py, io/sequence_parsing.py): py_example.h, plus the parse spec as a struct Python
+// fills by field name. (swigflow.train is protobuf's own classes.)
 %{
 #include "swig/py_example.h"
 %}

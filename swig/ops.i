@@ -1,4 +1,4 @@
-// The one generic entry point to every registered op (python/swigflow/ops.py) and the op
+// The one generic entry point to every registered op (python/swigflow/ops/__init__.py) and the op
 // registry's introspection: py_ops.h.
 %{
 #include "swig/py_ops.h"

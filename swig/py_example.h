@@ -1,5 +1,5 @@
 // tf.train.Example / SequenceExample codec and parse_example's fast path for Python
-// (python/swigflow/train.py, io/parsing.py).
+// (python/swigflow/io/example_codec.py, io/parsing.py, io/sequence_parsing.py).
 //
 // The codec translates between bytes and plain Python values: a feature is (kind, values) with
 // kind a swigflow::example::Feature::Kind and values a list of bytes, floats or ints. Parse specs

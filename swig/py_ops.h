@@ -1,5 +1,5 @@
-// The one generic entry point to every registered op (python/swigflow/ops.py): numpy arrays in,
-// numpy arrays out, attributes as a dict. Adding an op needs no code here.
+// The one generic entry point to every registered op (python/swigflow/ops/__init__.py): numpy
+// arrays in, numpy arrays out, attributes as a dict. Adding an op needs no code here.
 #ifndef SWIGFLOW_SWIG_PY_OPS_H_
 #define SWIGFLOW_SWIG_PY_OPS_H_
 

@@ -245,3 +245,46 @@ def test_import_side_effects_are_found():
         "6: REG.add",
         "7: c.TABLE['k'] =",
     ]
+
+
+# The modules that wrap the SWIG extension (each a Python face over a part of the native core);
+# the CLI, Ray, nn, train and the rest use those faces, so a binding change stays local.
+EXTENSION_WRAPPERS = (
+    "swigflow.data",
+    "swigflow.errors",
+    "swigflow.image",
+    "swigflow.io",
+    "swigflow.linalg",
+    "swigflow.load_library",
+    "swigflow.ops",
+    "swigflow.sysconfig",
+)
+
+
+def imports_extension(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [f"{node.module}.{a.name}" for a in node.names]
+            if node.module == "swigflow.pywrap_swigflow" or "swigflow.pywrap_swigflow" in names:
+                return True
+        elif isinstance(node, ast.Import) and any(
+            a.name == "swigflow.pywrap_swigflow" for a in node.names
+        ):
+            return True
+    return False
+
+
+def test_only_the_wrapping_modules_import_the_extension():
+    outside = [
+        name
+        for name, path in sorted(modules().items())
+        if imports_extension(ast.parse(path.read_text()))
+        and not any(name == w or name.startswith(w + ".") for w in EXTENSION_WRAPPERS)
+    ]
+    assert outside == []
+
+
+def test_extension_imports_are_found():
+    assert imports_extension(ast.parse("from swigflow import pywrap_swigflow as _pywrap\n"))
+    assert imports_extension(ast.parse("import swigflow.pywrap_swigflow\n"))
+    assert not imports_extension(ast.parse("from swigflow.io import example_codec\n"))

@@ -11,7 +11,6 @@ import threading
 import time
 
 from swigflow import errors, io
-from swigflow import pywrap_swigflow as _pywrap
 from swigflow._version import __version__
 from swigflow.cli import (
     CommandError,
@@ -26,6 +25,7 @@ from swigflow.cli import shards as _shards
 from swigflow.image import codecs as image_codecs
 from swigflow.image import transforms as image_transforms
 from swigflow.io import gfile
+from swigflow.io.example_codec import decode_example, encode_example
 from swigflow.io.feature_spec import BYTES, INT64
 
 MANIFEST = "manifest.json"
@@ -298,7 +298,7 @@ def image_example(path, label, text, resize=None):
         "image/filename": (BYTES, [os.fsencode(os.path.basename(path))]),
         "image/encoded": (BYTES, [data]),
     }
-    return _pywrap.EncodeExample(features)
+    return encode_example(features)
 
 
 # --- build-image-dataset ------------------------------------------------------------------------
@@ -754,7 +754,7 @@ def _export_into(out, args, bar):
             for payload in reader:
                 bar.at(compression, reader.offset)
                 number += 1
-                features = _pywrap.DecodeExample(payload)
+                features = decode_example(payload)
                 data = _bytes_value(features, args.key)
                 if data is None:
                     raise CommandError(

@@ -10,11 +10,15 @@ import sys
 from google.protobuf import json_format
 
 from swigflow import errors, io
-from swigflow import pywrap_swigflow as _pywrap
 from swigflow.cli import CommandError, add_compression_option, compression_of, positive_int
 from swigflow.cli import progress as _progress
 from swigflow.io import gfile, schema
-from swigflow.io.index import checked_default_index, checked_default_seek_index, seek_index_records
+from swigflow.io.index import (
+    checked_default_index,
+    checked_default_seek_index,
+    scan_records,
+    seek_index_records,
+)
 
 
 def register(commands):
@@ -269,7 +273,7 @@ def _count_files(args, bar):
         compression = compression_of(path, args.compression)
         n = _count_with_index(path, compression)
         if n is None and not compression:
-            n = len(_pywrap.ScanRecordIndex(path)[0])  # headers only, in C++
+            n = len(scan_records(path)[0])  # headers only, in C++
         elif n is None:
             scanner = io.TFRecordScanner(path, compression, payloads=False)
             n = sum(1 for _ in scanner)

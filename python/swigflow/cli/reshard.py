@@ -17,7 +17,6 @@ import time
 import numpy as np
 
 from swigflow import errors, io
-from swigflow import pywrap_swigflow as _pywrap
 from swigflow.cli import (
     CommandError,
     add_compression_option,
@@ -29,7 +28,7 @@ from swigflow.cli import progress as _progress
 from swigflow.cli import shards as _shards
 from swigflow.data.seeds import splitmix64_stream
 from swigflow.io import gfile
-from swigflow.io.index import FRAMING_BYTES, checked_default_index
+from swigflow.io.index import FRAMING_BYTES, checked_default_index, scan_records
 
 _PLAN = ".swigflow-reshard.json"  # what a --resume must match
 
@@ -80,7 +79,7 @@ class _Input:
         self.compression = compression
         if not compression:
             found = checked_default_index(path)
-            offsets, lengths = found if found is not None else _pywrap.ScanRecordIndex(path)
+            offsets, lengths = found if found is not None else scan_records(path)
             self.offsets = np.asarray(offsets, dtype=np.int64)
             self.lengths = np.asarray(lengths, dtype=np.int64)
         else:  # offsets into compressed data mean nothing: read it once for the sizes

@@ -226,6 +226,16 @@ def index_mismatch(path, offsets, lengths):
     return None
 
 
+def scan_records(path):
+    """(offsets, lengths) of the records of an uncompressed TFRecord file, from their headers
+    alone (no payload is read; C++ without the GIL): int64 arrays, lengths framed.
+
+    Raises:
+      DataLossError: a damaged or cut header, naming the file and offset.
+    """
+    return _pywrap.ScanRecordIndex(path)
+
+
 def checked_default_index(path):
     """(offsets, lengths) from path's default index file, or None when there is none or it no
     longer describes the file (logged as a warning: the caller scans the file instead)."""
@@ -296,7 +306,7 @@ class TFRecordFile(collections.abc.Sequence):
                     index_path = default_index_path(self._path)
                     self._offsets, self._lengths = found
                 else:
-                    self._offsets, self._lengths = _pywrap.ScanRecordIndex(self._path)
+                    self._offsets, self._lengths = scan_records(self._path)
         self._index_path = None if index_path is None else os.fsdecode(os.fspath(index_path))
         self._offsets.flags.writeable = False
         self._lengths.flags.writeable = False

@@ -15,8 +15,8 @@ from ray.data.block import BlockAccessor, BlockMetadata
 from ray.data.extensions import ArrowTensorArray
 
 from swigflow import errors
-from swigflow import pywrap_swigflow as _pywrap
 from swigflow.io import gfile, schema
+from swigflow.io.example_codec import BYTES, FLOAT, INT64, encode_example_columns
 from swigflow.io.feature_spec import check_features
 from swigflow.io.index import (
     FRAMING_BYTES,
@@ -297,8 +297,6 @@ class TFRecordDatasource(Datasource):
 
 # --- writing -------------------------------------------------------------------------------------
 
-_INT64, _FLOAT, _BYTES = 3, 2, 1  # Feature kinds: the oneof's field numbers (example.h)
-
 
 def _cell_values(cell):
     if cell is None:
@@ -315,21 +313,21 @@ def _cell_values(cell):
 def _kind_of(values, key):
     for v in values:
         if isinstance(v, (bytes, str, np.bytes_, np.str_)):
-            return _BYTES
+            return BYTES
         if isinstance(v, (bool, int, np.integer, np.bool_)):
-            return _INT64
+            return INT64
         if isinstance(v, (float, np.floating)):
-            return _FLOAT
+            return FLOAT
         raise TypeError(f"column {key!r}: cannot store a {type(v).__name__} in an Example")
-    return _FLOAT  # no values anywhere: any kind reads back as empty
+    return FLOAT  # no values anywhere: any kind reads back as empty
 
 
 def _typed(values, kind):
-    if kind == _BYTES:
+    if kind == BYTES:
         out = np.empty(len(values), dtype=object)
         out[:] = [v.encode() if isinstance(v, str) else bytes(v) for v in values]
         return out
-    return np.asarray(values, dtype=np.int64 if kind == _INT64 else np.float32)
+    return np.asarray(values, dtype=np.int64 if kind == INT64 else np.float32)
 
 
 def _arrow_kind(typ):
@@ -337,11 +335,11 @@ def _arrow_kind(typ):
     while pa.types.is_list(typ) or pa.types.is_large_list(typ) or pa.types.is_fixed_size_list(typ):
         typ = typ.value_type
     if pa.types.is_integer(typ) or pa.types.is_boolean(typ):
-        return _INT64
+        return INT64
     if pa.types.is_floating(typ):
-        return _FLOAT
+        return FLOAT
     if pa.types.is_string(typ) or pa.types.is_binary(typ) or pa.types.is_large_string(typ):
-        return _BYTES
+        return BYTES
     return None
 
 
@@ -375,11 +373,11 @@ def example_columns(batch, n, nulls=None):
             splits = np.arange(n + 1, dtype=np.int64) * flat.shape[1]
             values = flat.ravel()
             if values.dtype.kind in "SU":
-                kind = _BYTES
+                kind = BYTES
                 values = _typed(values.tolist(), kind)
             else:
-                kind = _FLOAT if values.dtype.kind == "f" else _INT64
-                values = values.astype(np.float32 if kind == _FLOAT else np.int64)
+                kind = FLOAT if values.dtype.kind == "f" else INT64
+                values = values.astype(np.float32 if kind == FLOAT else np.int64)
         elif array.dtype == object:
             cells = [_cell_values(c) for c in array]
             counts = np.fromiter((len(c) for c in cells), np.int64, n)
@@ -474,7 +472,7 @@ class TFRecordDatasink(Datasink):
                 if n == 0:
                     continue
                 columns = example_columns(accessor.to_numpy(), n, null_columns(accessor.to_arrow()))
-                records = _pywrap.EncodeExampleColumns(columns, n)
+                records = encode_example_columns(columns, n)
                 i = 0
                 while i < n:
                     if state["writer"] is None:
