@@ -117,7 +117,7 @@ TEST(RequantizeRow, TilesRequantizedInRegistersGiveTheSameBytes) {
       for (auto& v : scale) v = std::ldexp(1.5f + unit(rng), -12);
       for (auto& v : bias) v = 5.0f * unit(rng);
       // A 3x3 SAME convolution of a 9 x 11 x 8 image: m = 99 windows of k = 72 steps.
-      ConvGeometry g;
+      Int8ConvGeometry g;
       g.batch = 1, g.in_h = 9, g.in_w = 11, g.depth = 8, g.kh = 3, g.kw = 3, g.out_depth = n;
       g.out_h = 9, g.out_w = 11, g.top = 1, g.left = 1;
       const int64_t m = g.Rows(), k = g.Steps();

@@ -8,7 +8,7 @@
 namespace swigflow {
 namespace quantization {
 
-Status ConvShapes(const Tensor& input, const Tensor& filter, ConvGeometry* g) {
+Status ConvShapes(const Tensor& input, const Tensor& filter, Int8ConvGeometry* g) {
   if (input.dims() != 4) {
     return errors::InvalidArgument("input must be 4-dimensional: ", input.ShapeString());
   }
@@ -18,7 +18,8 @@ Status ConvShapes(const Tensor& input, const Tensor& filter, ConvGeometry* g) {
   return ConvShapes(input, {filter.dim(0), filter.dim(1), filter.dim(2), filter.dim(3)}, g);
 }
 
-Status ConvShapes(const Tensor& input, const std::vector<int64_t>& filter_shape, ConvGeometry* g) {
+Status ConvShapes(const Tensor& input, const std::vector<int64_t>& filter_shape,
+                  Int8ConvGeometry* g) {
   if (input.dims() != 4) {
     return errors::InvalidArgument("input must be 4-dimensional: ", input.ShapeString());
   }
@@ -109,7 +110,7 @@ bool Im2ColRows::PackGroupsOf4(int64_t i0, int64_t rows, int64_t p0, int64_t kc,
   return true;
 }
 
-Im2ColRows::Im2ColRows(const ConvGeometry& g, const uint8_t* input, uint8_t pad)
+Im2ColRows::Im2ColRows(const Int8ConvGeometry& g, const uint8_t* input, uint8_t pad)
     : g_(g), input_(input), pad_(pad), pad_pixel_(static_cast<size_t>(g.depth), pad) {
   for (int64_t ky = 0; ky < g.kh; ++ky) {
     for (int64_t kx = 0; kx < g.kw; ++kx) {
@@ -123,7 +124,7 @@ bool Im2ColRows::RowRuns(int64_t i0, int rows, int64_t p0, int64_t kc, int mr,
                          kernels::gemm::Int8RowRuns* runs) const {
   // A copy in locals: stores to the int64_t tables could otherwise alias g_'s fields, which
   // would then be read again for every row.
-  const ConvGeometry g = g_;
+  const Int8ConvGeometry g = g_;
   const int64_t c = g.depth;
   if (c % 4 != 0 || p0 % c != 0 || kc % c != 0 || rows < 1 || rows > mr) return false;
   const int64_t taps = kc / c, tap0 = p0 / c;
@@ -197,7 +198,7 @@ std::vector<int32_t> Im2ColRows::RowSums() const {
   return sums;
 }
 
-void AddBackOutsideTaps(const ConvGeometry& g, int32_t za, const Operand8& w, int32_t* c) {
+void AddBackOutsideTaps(const Int8ConvGeometry& g, int32_t za, const Operand8& w, int32_t* c) {
   const int64_t taps = g.kh * g.kw, n = g.out_depth;
   std::vector<uint32_t> tap_sums(static_cast<size_t>(taps * n), 0);  // sum over c of (w - zw)
   for (int64_t t = 0; t < taps; ++t) {

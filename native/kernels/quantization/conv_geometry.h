@@ -16,8 +16,9 @@ namespace swigflow {
 namespace quantization {
 
 // Output pixel (y, x), filter tap (ky, kx) reads input (InY(y, ky), InX(x, kx)); a tap outside
-// the input reads the padding value.
-struct ConvGeometry {
+// the input reads the padding value. Named apart from nn's ConvGeometry (the FP32 kernels',
+// with grouped convolutions): this one is the int8 im2col GEMM's view, with its rows and steps.
+struct Int8ConvGeometry {
   int64_t batch = 0, in_h = 0, in_w = 0, depth = 0;
   int64_t kh = 0, kw = 0, out_depth = 0;
   int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
@@ -32,15 +33,16 @@ struct ConvGeometry {
 
 // The sizes of a 4-D NHWC input and HWIO filter of equal depth into `g` (batch through
 // out_depth); the strides, dilations and output placement are the op's.
-Status ConvShapes(const Tensor& input, const Tensor& filter, ConvGeometry* g);
+Status ConvShapes(const Tensor& input, const Tensor& filter, Int8ConvGeometry* g);
 // The same with the filter's shape alone ([kh, kw, depth, out_depth]: a filter packed once).
-Status ConvShapes(const Tensor& input, const std::vector<int64_t>& filter_shape, ConvGeometry* g);
+Status ConvShapes(const Tensor& input, const std::vector<int64_t>& filter_shape,
+                  Int8ConvGeometry* g);
 
 // The im2col rows of the input, produced block by block for the GEMM: row (b, y, x), step
 // (ky, kx, c); taps outside the input read `pad`.
 class Im2ColRows : public kernels::Int8RowSource {
  public:
-  Im2ColRows(const ConvGeometry& g, const uint8_t* input, uint8_t pad);
+  Im2ColRows(const Int8ConvGeometry& g, const uint8_t* input, uint8_t pad);
 
   void Rows(int64_t i0, int64_t rows, int64_t p0, int64_t kc, uint8_t* dst,
             int64_t ld) const override;
@@ -58,7 +60,7 @@ class Im2ColRows : public kernels::Int8RowSource {
   std::vector<int32_t> RowSums() const;
 
  private:
-  const ConvGeometry& g_;
+  const Int8ConvGeometry& g_;
   const uint8_t* input_;
   const uint8_t pad_;
   const std::vector<uint8_t> pad_pixel_;  // a pixel of pad values: taps outside the input
@@ -69,7 +71,7 @@ class Im2ColRows : public kernels::Int8RowSource {
 // For each output pixel whose window leaves the input: + za * sum over the outside taps of
 // (w - zw), turning those taps' (0 - za)(w - zw) into 0 (when the input was padded with 0
 // rather than its zero point za).
-void AddBackOutsideTaps(const ConvGeometry& g, int32_t za, const Operand8& w, int32_t* c);
+void AddBackOutsideTaps(const Int8ConvGeometry& g, int32_t za, const Operand8& w, int32_t* c);
 
 }  // namespace quantization
 }  // namespace swigflow

@@ -25,6 +25,7 @@
 #include "swigflow/framework/op.h"
 #include "swigflow/kernels/gemm/int8_gemm.h"
 #include "swigflow/kernels/gemm/matmul_shape.h"
+#include "swigflow/kernels/nn/window_geometry.h"
 #include "swigflow/kernels/quantization/conv_geometry.h"
 #include "swigflow/kernels/quantization/gemm_operands.h"
 #include "swigflow/kernels/quantization/op_inputs.h"
@@ -33,7 +34,7 @@
 namespace swigflow {
 namespace {
 
-using quantization::ConvGeometry;
+using quantization::Int8ConvGeometry;
 using quantization::RequireType;
 using quantization::ScalarRange;
 
@@ -161,31 +162,26 @@ REGISTER_OP("QuantizedConv2DWithBiasAndReluAndRequantize")
         "or qint32. padding_list, when it has a nonzero entry, gives explicit [0, 0, top, "
         "bottom, left, right, 0, 0] padding instead of padding.");
 
-// One spatial dimension: output size and the padding before it.
+// One spatial dimension: output size and the padding before it (nn's window arithmetic, the
+// one rule for SAME/VALID/EXPLICIT), refused when empty.
 Status SpatialSize(const char* dim, int64_t in, int64_t filter, int64_t stride, int64_t dilation,
                    const std::string& padding, const std::vector<int64_t>& explicit_pad,
                    int64_t* out, int64_t* before) {
-  const int64_t effective = (filter - 1) * dilation + 1;
-  if (!explicit_pad.empty()) {
-    *before = explicit_pad[0];
-    *out = (in + explicit_pad[0] + explicit_pad[1] - effective) / stride + 1;
-    if (in + explicit_pad[0] + explicit_pad[1] < effective) *out = 0;
-  } else if (padding == "SAME") {
-    *out = (in + stride - 1) / stride;
-    *before = std::max<int64_t>((*out - 1) * stride + effective - in, 0) / 2;
-  } else {
-    *out = in >= effective ? (in - effective) / stride + 1 : 0;
-    *before = 0;
-  }
+  const bool explicit_given = !explicit_pad.empty();
+  const Status s = kernels::WindowedOutputSize(
+      in, filter, dilation, stride, explicit_given ? "EXPLICIT" : padding,
+      explicit_given ? explicit_pad[0] : 0, explicit_given ? explicit_pad[1] : 0, out, before);
+  if (!s.ok() && *out >= 0) return s;  // overflow
   if (*out <= 0) {
     return errors::InvalidArgument("The ", dim, " of the output would be empty: input ", in,
-                                   ", effective filter size ", effective, ", stride ", stride);
+                                   ", effective filter size ", (filter - 1) * dilation + 1,
+                                   ", stride ", stride);
   }
   return Status::OK();
 }
 
 // The geometry of a fused conv; `packed`: swigflow's form, the filter's shape an attr.
-Status FusedGeometry(const OpKernelContext& ctx, bool packed, ConvGeometry* g) {
+Status FusedGeometry(const OpKernelContext& ctx, bool packed, Int8ConvGeometry* g) {
   const std::vector<int64_t>& strides = ctx.GetInts("strides");
   const std::vector<int64_t>& dilations = ctx.GetInts("dilations");
   const std::vector<int64_t>& padding_list = ctx.GetInts("padding_list");
@@ -237,7 +233,7 @@ class QuantizedConv2DWithBiasAndReluAndRequantizeOp : public OpKernel {
     OP_REQUIRES_OK(ctx, RequireType(*ctx, "Tinput", {DataType::kQUInt8, DataType::kQInt8}));
     if (!kPacked) OP_REQUIRES_OK(ctx, RequireType(*ctx, "Tfilter", {DataType::kQInt8}));
     OP_REQUIRES_OK(ctx, RequireType(*ctx, "out_type", {DataType::kQUInt8}));
-    ConvGeometry g;
+    Int8ConvGeometry g;
     OP_REQUIRES_OK(ctx, FusedGeometry(*ctx, kPacked, &g));
     const kernels::Int8Isa isa = kernels::Int8IsaFor(ctx->isa());
     const int64_t m = g.Rows(), k = g.Steps(), n = g.out_depth;

@@ -10,6 +10,7 @@
 #include "swigflow/framework/op.h"
 #include "swigflow/kernels/gemm/int8_gemm.h"
 #include "swigflow/kernels/gemm/matmul_shape.h"
+#include "swigflow/kernels/nn/window_geometry.h"
 #include "swigflow/kernels/quantization/conv_geometry.h"
 #include "swigflow/kernels/quantization/gemm_operands.h"
 #include "swigflow/kernels/quantization/op_inputs.h"
@@ -18,8 +19,8 @@
 namespace swigflow {
 namespace {
 
-using quantization::ConvGeometry;
 using quantization::Im2ColRows;
+using quantization::Int8ConvGeometry;
 using quantization::LeftBytes;
 using quantization::Operand8;
 using quantization::OperandOf;
@@ -139,19 +140,22 @@ REGISTER_OP("QuantizedConv2D")
         "tf.raw_ops.QuantizedConv2D (equal row and column strides, no dilation). Tinput and "
         "Tfilter: quint8 (TensorFlow's kernel) or qint8.");
 
+// nn's window arithmetic; this op also refuses a VALID window longer than the input.
 Status OutputSize(int64_t in, int64_t filter, int64_t stride, bool same, int64_t* out) {
-  *out = same ? (in + stride - 1) / stride : (in - filter + stride) / stride;
-  if (*out < 0 || (!same && in < filter)) {
-    return errors::InvalidArgument(
-        "Computed output size would be negative: ", (in - filter + stride) / stride,
-        " [input_size: ", in, ", effective_filter_size: ", filter, ", stride: ", stride, "]");
+  int64_t before = 0;
+  SWIGFLOW_RETURN_IF_ERROR(kernels::WindowedOutputSize(
+      in, filter, 1, stride, same ? "SAME" : "VALID", 0, 0, out, &before));
+  if (!same && in < filter) {
+    return errors::InvalidArgument("Computed output size would be negative: ", *out,
+                                   " [input_size: ", in, ", effective_filter_size: ", filter,
+                                   ", stride: ", stride, "]");
   }
   return Status::OK();
 }
 
 // TensorFlow's geometry for this op: one stride, and the first window placed at
 // -((out - 1) * stride + filter - in (+ 1 for VALID)) / 2, rounded toward zero.
-Status GeometryOf(const OpKernelContext& ctx, ConvGeometry* g) {
+Status GeometryOf(const OpKernelContext& ctx, Int8ConvGeometry* g) {
   const std::vector<int64_t>& strides = ctx.GetInts("strides");
   if (strides.size() != 4) {
     return errors::InvalidArgument("Sliding window strides field must specify 4 dimensions");
@@ -188,7 +192,7 @@ class QuantizedConv2DOp : public OpKernel {
  public:
   void Compute(OpKernelContext* ctx) override {
     OP_REQUIRES_OK(ctx, CheckTypes(*ctx, {"Tinput", "Tfilter"}, "out_type"));
-    ConvGeometry g;
+    Int8ConvGeometry g;
     OP_REQUIRES_OK(ctx, GeometryOf(*ctx, &g));
     float min_input = 0, max_input = 0, min_filter = 0, max_filter = 0;
     OP_REQUIRES_OK(ctx, ScalarRange(*ctx, 2, &min_input, &max_input));
