@@ -1,4 +1,4 @@
-"""The shape the binding layer and the Python package keep (see README, "How the build works"):
+"""The shape the binding layer and the Python package keep (see docs/design.md):
 the .i files hold SWIG directives, not C++; modules use each other's public names only; no
 import cycles."""
 
@@ -288,3 +288,20 @@ def test_extension_imports_are_found():
     assert imports_extension(ast.parse("from swigflow import pywrap_swigflow as _pywrap\n"))
     assert imports_extension(ast.parse("import swigflow.pywrap_swigflow\n"))
     assert not imports_extension(ast.parse("from swigflow.io import example_codec\n"))
+
+
+def test_every_top_level_folder_is_in_the_layout():
+    """docs/design.md's Layout names every folder under native/, python/swigflow/ and swig/,
+    so the map of the tree cannot fall behind it."""
+    design = (ROOT / "docs" / "design.md").read_text()
+    layout = design[design.index("## Layout") :]
+    layout = layout[: layout.index("```", layout.index("```") + 3)]
+    named = set(re.findall(r"^([\w./|-]+)", layout, flags=re.M))
+    missing = []
+    for top in ("native", "python/swigflow", "swig"):
+        for folder in sorted((ROOT / top).iterdir()):
+            if folder.is_dir() and not folder.name.startswith(("_", ".")):
+                rel = f"{top}/{folder.name}"
+                if not any(n.rstrip("/") == rel or n.startswith(rel + "/") for n in named):
+                    missing.append(rel)
+    assert missing == []
