@@ -73,6 +73,12 @@ def private_crossings(name, tree):
     """Uses in module `name` of private names that another module defines: imports of them,
     and attribute reads other than through self, cls or super()."""
     own = defined_names(tree)
+    imported = {
+        (a.asname or a.name).split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for a in node.names
+    }
     package = name.rsplit(".", 1)[0]
     found = []
     for node in ast.walk(tree):
@@ -86,8 +92,12 @@ def private_crossings(name, tree):
                 )
                 if is_private(part) and part != "_version" and not inside:
                     found.append(f"{node.lineno}: from {node.module}")
-        elif isinstance(node, ast.Attribute) and is_private(node.attr) and node.attr not in own:
+        elif isinstance(node, ast.Attribute) and is_private(node.attr):
             base = node.value
+            # A private name of an imported module or class is another module's, even when
+            # this module defines one of the same name (a subclass's own _NOT_IDENTITY).
+            if node.attr in own and not (isinstance(base, ast.Name) and base.id in imported):
+                continue
             if isinstance(base, ast.Name) and base.id in ("self", "cls"):
                 continue
             if isinstance(base, ast.Call) and getattr(base.func, "id", None) == "super":
@@ -110,6 +120,8 @@ def test_no_module_uses_another_modules_private_names():
 def test_private_crossings_are_found():
     tree = ast.parse("from a import _b\nimport c\nc._d()\nself._e\nx = 1\n")
     assert private_crossings("pkg.m", tree) == ["1: import _b", "3: c._d"]
+    tree = ast.parse("from a import Base\nclass C(Base):\n    _f = Base._f | {1}\n")
+    assert private_crossings("pkg.m", tree) == ["3: Base._f"]
 
 
 def import_time_nodes(tree):

@@ -217,8 +217,9 @@ class Dataset:
                 found.extend(v for v in value if isinstance(v, Dataset))
         return found
 
-    # Attributes that are no part of what the dataset yields: seeds its states carry (listed
-    # by the steps that have them) and what iterating fills in.
+    # Attributes that are no part of what the dataset yields: what iterating fills in, and the
+    # seeds its states carry (a step that has them lists them in its own _NOT_IDENTITY; every
+    # class's set along the MRO counts).
     _NOT_IDENTITY = frozenset(
         {"_iterations", "_first_order", "_random_access_seed", "_store", "_fingerprint_digest"}
     )
@@ -226,7 +227,10 @@ class Dataset:
     def _identity(self):
         """What decides this dataset's elements, digested into the fingerprint that binds an
         iterator state to it (swigflow.data.fingerprint): by default its attributes."""
-        return {k: v for k, v in vars(self).items() if k not in self._NOT_IDENTITY}
+        left_out = set()
+        for cls in type(self).__mro__:
+            left_out.update(vars(cls).get("_NOT_IDENTITY", ()))
+        return {k: v for k, v in vars(self).items() if k not in left_out}
 
     def _fingerprint(self):
         """The digest that binds iterator states to this dataset, taken once per dataset (a

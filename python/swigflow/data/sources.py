@@ -107,7 +107,7 @@ def file_sizes(files):
 
 
 class ListFiles(Dataset, IteratorSeeds):
-    _NOT_IDENTITY = Dataset._NOT_IDENTITY | {"_seed"}  # carried by the state
+    _NOT_IDENTITY = frozenset({"_seed"})  # carried by the state
 
     def __init__(self, pattern, shuffle, seed):
         patterns = [pattern] if isinstance(pattern, (str, bytes, os.PathLike)) else list(pattern)

@@ -33,7 +33,7 @@ def _zip_pack(structure, elements):
 
 
 class Zip(Dataset):
-    _NOT_IDENTITY = Dataset._NOT_IDENTITY | {"_inputs"}  # the structure holds them
+    _NOT_IDENTITY = frozenset({"_inputs"})  # the structure holds them
 
     def __init__(self, structure):
         self._structure = structure  # a dataset, or nested tuples / namedtuples / dicts of them

@@ -72,7 +72,7 @@ class DecodeImages(Unary):
     iterator crops and flips as the first one did. seed=None draws a seed per iterator, kept in
     its state."""
 
-    _NOT_IDENTITY = Unary._NOT_IDENTITY | {"_seed"}  # carried by the state
+    _NOT_IDENTITY = frozenset({"_seed"})  # carried by the state
 
     def __init__(self, input_dataset, key, options, seed):
         super().__init__(input_dataset)

@@ -36,7 +36,7 @@ class Shuffle(Unary, IteratorSeeds):
     """A Python shuffle buffer, for inputs the native pipeline does not cover. Resuming replays
     the epoch from its start and drops what was already emitted (exact, not free)."""
 
-    _NOT_IDENTITY = Unary._NOT_IDENTITY | {"_seed"}  # carried by the state
+    _NOT_IDENTITY = frozenset({"_seed"})  # carried by the state
 
     def __init__(self, input_dataset, size, seed, reshuffle):
         super().__init__(input_dataset)
@@ -92,7 +92,7 @@ class GlobalShuffle(Unary, IteratorSeeds):
     IndexPermutation(n, key(seed, e)) of 0, 1, ..., so there is no buffer and a state is the
     seed and a count. The input's random access is checked when the step is made."""
 
-    _NOT_IDENTITY = Unary._NOT_IDENTITY | {"_seed"}  # carried by the state
+    _NOT_IDENTITY = frozenset({"_seed"})  # carried by the state
 
     def __init__(self, input_dataset, seed, reshuffle):
         super().__init__(input_dataset)
