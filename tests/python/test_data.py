@@ -397,3 +397,45 @@ def test_zero_copy_records(files):
     assert bytes(held[0]) == records[0]  # each element owns its memory
     parsed = next(iter(TFRecordDataset(files, zero_copy=True).batch(4).parse(SPEC)))
     assert parsed["id"].dtype == np.int64  # parsing natively: zero_copy does not apply
+
+
+def test_absorbed_steps_are_one_options_record(files, monkeypatch):
+    """The absorbed steps' arguments are one immutable record: fields named like the native
+    PipelineOptions take its defaults and are copied into it by name; a misspelt field is an
+    error, not a field nothing reads; the parse plan is built once per dataset, not per epoch."""
+    import dataclasses
+
+    from swigflow import pywrap_swigflow
+    from swigflow.data import records
+    from swigflow.io import feature_spec
+
+    native = pywrap_swigflow.PipelineOptions()
+    steps = records.NativeSteps()
+    copied = [f.name for f in dataclasses.fields(steps) if hasattr(native, f.name)]
+    assert "batch_size" in copied and "prefetch" in copied and "global_seed" not in copied
+    for name in copied:
+        if name != "cycle_length":  # TFRecordDataset's own default (one file at a time)
+            assert getattr(steps, name) == getattr(native, name), name
+    set_all = dataclasses.replace(steps, shuffle_buffer=7, batch_size=3, epochs=2, prefetch=5)
+    options = set_all.native_options()
+    assert (options.shuffle_buffer, options.batch_size, options.epochs, options.prefetch) == (
+        7, 3, 2, 5,
+    )  # fmt: skip
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        steps.batch_size = 4
+    with pytest.raises(TypeError):
+        dataclasses.replace(steps, batchsize=4)
+
+    once = ids(TFRecordDataset(files))
+    built = []
+    init = feature_spec.ParsePlan.__init__
+
+    def counting(self, features):
+        built.append(1)
+        init(self, features)
+
+    monkeypatch.setattr(feature_spec.ParsePlan, "__init__", counting)
+    dataset = TFRecordDataset(files).batch(8).parse(SPEC).repeat(3)
+    assert len(built) == 1
+    assert sorted(ids(dataset)) == sorted(once * 3)
+    assert len(built) == 1

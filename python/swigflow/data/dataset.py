@@ -524,9 +524,7 @@ class Dataset:
         """Parses batches of serialized tf.train.Examples with swigflow.io.parse_example (single
         examples with parse_single_example). Fused into the native pipeline when it can be."""
         from swigflow.data.steps.mapping import ParseFn
-        from swigflow.io.feature_spec import check_features
 
-        check_features(features)
         return self.map(ParseFn(features))
 
     def decode_images(

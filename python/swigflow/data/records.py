@@ -6,6 +6,7 @@ A transformation that fits that order is absorbed into it; anything else wraps t
 Python step.
 """
 
+import dataclasses
 import logging
 import os
 
@@ -52,6 +53,63 @@ _ORDER = [
 ]  # fmt: skip
 
 
+# swigflow::data::PipelineOptions's defaults, read once: NativeSteps takes its defaults from them.
+_DEFAULTS = _pywrap.PipelineOptions()
+
+
+@dataclasses.dataclass(frozen=True)
+class NativeSteps:
+    """The arguments of the steps a TFRecordDataset has absorbed (immutable: each absorbed step
+    makes a new one with dataclasses.replace, which rejects a misspelt field).
+
+    A field named like a PipelineOptions field is copied into it by name (native_options), and
+    takes its default from there; the others are Python's own and named apart.
+    """
+
+    cycle_length: int = _DEFAULTS.cycle_length
+    block_length: int = _DEFAULTS.block_length
+    num_shards: int = _DEFAULTS.num_shards
+    shard_index: int = _DEFAULTS.shard_index
+    shard_files: bool = _DEFAULTS.shard_files
+    global_shuffle: bool = _DEFAULTS.global_shuffle
+    shuffle_buffer: int = _DEFAULTS.shuffle_buffer
+    reshuffle_each_iteration: bool = _DEFAULTS.reshuffle_each_iteration
+    epochs: int = _DEFAULTS.epochs  # of this dataset; an iterator adds the enclosing epochs
+    batch_size: int = _DEFAULTS.batch_size
+    drop_remainder: bool = _DEFAULTS.drop_remainder
+    batch_across_epochs: bool = _DEFAULTS.batch_across_epochs
+    prefetch: int = _DEFAULTS.prefetch
+    # Python's own. Seeds: None draws one per iterator; the state records what was drawn.
+    global_seed: int | None = 0
+    buffer_seed: int | None = 0
+    plan: feature_spec.ParsePlan | None = None  # built once, when parse() is absorbed
+    images: dict | None = None  # decode_images' options (images.image_options) and its key
+    decode_seed: int | None = None  # decode_images(seed=...)
+    zero_copy: bool = False
+
+    @property
+    def features(self):
+        return None if self.plan is None else self.plan.features
+
+    def identity(self):
+        """The fields that decide the elements (the seeds are carried by each state)."""
+        skip = ("global_seed", "buffer_seed", "plan")
+        fields = {f.name: getattr(self, f.name) for f in _FIELDS if f.name not in skip}
+        return dict(fields, features=self.features)
+
+    def native_options(self):
+        """A PipelineOptions with every field named alike copied; the caller sets what each
+        iterator decides (files, seeds, epochs, start)."""
+        options = _pywrap.PipelineOptions()
+        for name in _COPIED:
+            setattr(options, name, getattr(self, name))
+        return options
+
+
+_FIELDS = dataclasses.fields(NativeSteps)
+_COPIED = tuple(f.name for f in _FIELDS if hasattr(_DEFAULTS, f.name))
+
+
 def _is_file(value):
     return isinstance(value, (str, bytes, os.PathLike)) or gfile.is_file_object(value)
 
@@ -90,17 +148,16 @@ def _as_files(filenames):
 
 
 class _NativeRecords(Dataset, IteratorSeeds):
-    def __init__(self, files, compression, on_error, config, stage="source"):
+    def __init__(self, files, compression, on_error, steps, stage="source"):
         self._files = files  # a list of paths, or a Dataset of them (read each epoch)
         self._compression = compression
         self._on_error = on_error
-        self._config = config
+        self._steps = steps  # NativeSteps
         self._stage = stage
 
     def _with(self, stage, **changes):
-        config = dict(self._config)
-        config.update(changes)
-        return _NativeRecords(self._files, self._compression, self._on_error, config, stage)
+        steps = dataclasses.replace(self._steps, **changes)
+        return _NativeRecords(self._files, self._compression, self._on_error, steps, stage)
 
     def _stage_name(self):
         return "TFRecordDataset"
@@ -109,29 +166,27 @@ class _NativeRecords(Dataset, IteratorSeeds):
         return _ORDER.index(stage) > _ORDER.index(self._stage)
 
     def _identity(self):
-        # The seeds are carried by every state ({"seed": [global, buffer]}); the files count
-        # with their sizes.
-        config = {k: v for k, v in self._config.items() if k not in ("seed", "global_seed")}
+        # The files count with their sizes.
         files = file_sizes(self._files) if isinstance(self._files, list) else self._files
-        return dict(super()._identity(), _files=files, _config=config)
+        return dict(super()._identity(), _files=files, _steps=self._steps.identity())
 
     def _signature(self):
-        c = self._config
+        c = self._steps
         steps = [f"TFRecords({len(self._files) if isinstance(self._files, list) else '*'})"]
-        if c["num_shards"] > 1:
-            steps.append(f"shard({c['num_shards']},{c['shard_index']})")
-        if c["global_shuffle"]:
+        if c.num_shards > 1:
+            steps.append(f"shard({c.num_shards},{c.shard_index})")
+        if c.global_shuffle:
             steps.append("global_shuffle")
-        if c["shuffle_buffer"]:
-            steps.append(f"shuffle({c['shuffle_buffer']})")
-        if c["epochs"] != 1:
-            steps.append(f"repeat({c['epochs']})")
-        if c["batch_size"]:
-            steps.append(f"batch({c['batch_size']})")
-        if c["features"] is not None:
-            steps.append("parse(" + ",".join(sorted(c["features"])) + ")")
-        if c.get("images") is not None:
-            steps.append(f"decode_images({c['images']['key']},{_images.describe(c['images'])})")
+        if c.shuffle_buffer:
+            steps.append(f"shuffle({c.shuffle_buffer})")
+        if c.epochs != 1:
+            steps.append(f"repeat({c.epochs})")
+        if c.batch_size:
+            steps.append(f"batch({c.batch_size})")
+        if c.plan is not None:
+            steps.append("parse(" + ",".join(sorted(c.features)) + ")")
+        if c.images is not None:
+            steps.append(f"decode_images({c.images['key']},{_images.describe(c.images)})")
         return ".".join(steps)
 
     # --- absorbed transformations ---------------------------------------------------------------
@@ -142,7 +197,7 @@ class _NativeRecords(Dataset, IteratorSeeds):
         Every shard reads every file; to give each shard whole files instead, shard the file
         names: ``Dataset.list_files(...).shard(n, i).interleave(TFRecordDataset, ...)`` runs
         natively too."""
-        if not self._can("shard") or self._config["num_shards"] > 1:
+        if not self._can("shard") or self._steps.num_shards > 1:
             return super().shard(num_shards, index)
         num_shards, index = shard_args(num_shards, index)
         return self._with("shard", num_shards=num_shards, shard_index=index, shard_files=False)
@@ -156,7 +211,7 @@ class _NativeRecords(Dataset, IteratorSeeds):
             "global_shuffle",
             global_shuffle=True,
             global_seed=seed,
-            reshuffle=bool(reshuffle_each_iteration),
+            reshuffle_each_iteration=bool(reshuffle_each_iteration),
         )
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
@@ -167,13 +222,15 @@ class _NativeRecords(Dataset, IteratorSeeds):
         return self._with(
             "shuffle",
             shuffle_buffer=positive_count("buffer_size", buffer_size),
-            seed=seed,
-            reshuffle=bool(reshuffle_each_iteration) and self._config["reshuffle"],
+            buffer_seed=seed,
+            reshuffle_each_iteration=(
+                bool(reshuffle_each_iteration) and self._steps.reshuffle_each_iteration
+            ),
         )
 
     def repeat(self, count=None, name=None):
         count = None if count is None or int(count) < 0 else int(count)
-        if self._config["epochs"] != 1:
+        if self._steps.epochs != 1:
             return super().repeat(count)
         # Before a batch, batches run across epochs (as in tf.data); after, each epoch ends
         # with its own last batch. Either way each epoch is shuffled on its own.
@@ -197,18 +254,18 @@ class _NativeRecords(Dataset, IteratorSeeds):
 
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         if isinstance(map_func, ParseFn) and self._can("parse"):
-            return self._with("parse", features=map_func.features)
+            return self._with("parse", plan=map_func.plan)
         return super().map(map_func, num_parallel_calls, deterministic)
 
     def decode_images(
         self, key="image/encoded", size=(224, 224), crop=None, flip=False, channels=3,
         dtype="uint8", layout="NHWC", mean=None, std=None, fast=False, seed=None,
     ):  # fmt: skip
-        features = self._config["features"]
+        features = self._steps.features
         spec = None if features is None else features.get(key)
         fusable = (
             self._stage == "parse"
-            and self._config["batch_size"]
+            and self._steps.batch_size
             and isinstance(spec, feature_spec.FixedLenFeature)
             and tuple(spec.shape) == ()
             and feature_spec.tf_type_name(spec.dtype) == "string"
@@ -219,23 +276,23 @@ class _NativeRecords(Dataset, IteratorSeeds):
             )
         options = _images.image_options(size, crop, flip, channels, dtype, layout, mean, std, fast)
         options["key"] = key
-        return self._with("decode_images", images=options, image_seed=seed)
+        return self._with("decode_images", images=options, decode_seed=seed)
 
     def prefetch(self, buffer_size, name=None):
         # The native pipeline always works ahead (its queues hold at least one element);
         # prefetch(0) only stops it from working further ahead.
-        size = prefetch_size(buffer_size)
+        size = min(prefetch_size(buffer_size), _pywrap.kMaxPrefetch)
         return self._with("prefetch" if self._can("prefetch") else self._stage, prefetch=size)
 
     def _input_datasets(self):
         return [self._files] if isinstance(self._files, Dataset) else []
 
     def reshuffles_per_iterator(self):
-        c = self._config
-        shuffles = (c["global_shuffle"] and c["global_seed"] is not None) or (
-            c["shuffle_buffer"] > 1 and c["seed"] is not None
+        c = self._steps
+        shuffles = (c.global_shuffle and c.global_seed is not None) or (
+            c.shuffle_buffer > 1 and c.buffer_seed is not None
         )
-        return shuffles and c["reshuffle"]
+        return shuffles and c.reshuffle_each_iteration
 
     def _check_shardable(self):
         if not isinstance(self._files, list):
@@ -243,11 +300,11 @@ class _NativeRecords(Dataset, IteratorSeeds):
 
     def _reshard(self, num_shards, index):
         self._check_shardable()
-        n, i = self._config["num_shards"], self._config["shard_index"]
+        n, i = self._steps.num_shards, self._steps.shard_index
         # Shard (n, i) split again m ways is shard i + n * j of n * m, by records as before. An
         # unsharded dataset is split by whole files when there are enough of them (each worker
         # reads only its own files); either way the parts partition shard i.
-        whole_files = n == 1 or self._config["shard_files"]
+        whole_files = n == 1 or self._steps.shard_files
         by_file = whole_files and n > 1 and isinstance(self._files, list)
         if by_file and n <= len(self._files) < n * num_shards:  # too few files to split again
             return Dataset.shard(self, num_shards, index)
@@ -287,69 +344,52 @@ class _NativeRecords(Dataset, IteratorSeeds):
         return offsets
 
     def _generate(self, state, epoch):
-        c = self._config
-        epochs = c["epochs"]
+        c = self._steps
+        epochs = c.epochs
         if state is None:
             seeds = []
-            for seed in (c["global_seed"], c["seed"]):
+            for seed in (c.global_seed, c.buffer_seed):
                 if seed is None:
                     seed = new_seed()
-                elif c["reshuffle"]:
+                elif c.reshuffle_each_iteration:
                     seed = self.iterator_seed(seed)
                 seeds.append(seed)
             state = {"seed": seeds, "epoch": 0, "position": 0}
         files = self._file_list(epoch)
         offsets = self._index_offsets(files)
-        # One native seed for both shuffles; enclosing repeat()s move the epoch range.
-        seed = combined(*state["seed"])
+        # Enclosing repeat()s move the epoch range.
         base = epoch * epochs if epochs > 0 else 0
-        options = _pywrap.PipelineOptions()
+        options = c.native_options()
         _pywrap.AddSourceFiles(options, files, offsets)
         options.record_options = native_options(self._compression)
-        # The native counts are int: beyond that, more files than any list holds and more
-        # records per block than any file has read exactly as the bound does.
-        options.cycle_length = min(c["cycle_length"], _INT_MAX)
-        options.block_length = min(c["block_length"], _INT_MAX)
-        options.num_shards = c["num_shards"]
-        options.shard_index = c["shard_index"]
-        options.shard_files = c["shard_files"]
-        options.global_shuffle = c["global_shuffle"]
-        options.shuffle_buffer = c["shuffle_buffer"]
-        options.seed = seed
-        options.reshuffle_each_iteration = c["reshuffle"]
-        options.epochs = base + epochs if epochs > 0 else -1
-        options.batch_size = c["batch_size"]
-        options.drop_remainder = c["drop_remainder"]
-        options.batch_across_epochs = c["batch_across_epochs"]
-        options.prefetch = min(c["prefetch"], _pywrap.kMaxPrefetch)
         options.on_error = _ON_ERROR[self._on_error]
+        options.seed = combined(*state["seed"])  # one native seed for both shuffles
+        options.epochs = base + epochs if epochs > 0 else -1
         options.start_epoch = base + state["epoch"]
         options.start_position = state["position"]
-        features = c["features"]
-        plan = feature_spec.ParsePlan(features) if features is not None else None
+        plan, images = c.plan, c.images
         if plan is not None:
             options.parse = True
             options.specs = plan.specs
-        images = c.get("images")
         if images is not None:
             options.decode_images = True
             options.image_spec = plan.dense_index(images["key"])
             options.image = _images.batch_decode_options(images)
             # Crops and flips: decode_images(seed=...), else the iterator's own seed (so a state
             # resumes them too).
-            image_seed = c["image_seed"] if c["image_seed"] is not None else state["seed"][1]
+            image_seed = c.decode_seed if c.decode_seed is not None else state["seed"][1]
             options.image_seed = seed_bits(image_seed)
         options.collect_stats = _stats.collecting()
         pipeline = _pywrap.PyPipeline.Create(options)
         source = _stats.SourceInfo(
             files=files,
             compression=self._compression,
-            num_parallel_reads=c["cycle_length"],
+            num_parallel_reads=c.cycle_length,
             indexed=bool(files) and offsets is not None,
-            batch_size=c["batch_size"],
+            batch_size=c.batch_size,
             parse=plan is not None,
             decode_images=images is not None,
-            prefetch=c["prefetch"],
+            prefetch=c.prefetch,
         )
         done = _stats.native_stages(source, pipeline)
         try:
@@ -359,8 +399,8 @@ class _NativeRecords(Dataset, IteratorSeeds):
                 done()
 
     def _elements(self, pipeline, state, base, plan, images):
-        c = self._config
-        view = c["zero_copy"] and plan is None
+        c = self._steps
+        view = c.zero_copy and plan is None
         next_element = pipeline.NextView if view else pipeline.Next
         while True:
             item = next_element()
@@ -373,13 +413,13 @@ class _NativeRecords(Dataset, IteratorSeeds):
             if plan is not None:
                 image_key = images["key"] if images is not None else None
                 parsed = plan.assemble(payload, records, passthrough=image_key)
-                if not c["batch_size"]:
+                if not c.batch_size:
                     parsed = {k: feature_spec.drop_batch_dimension(v) for k, v in parsed.items()}
                 yield parsed, position
             elif view:
                 data, ends = payload
-                yield (RecordBuffer(data, ends) if c["batch_size"] else memoryview(data)), position
-            elif c["batch_size"]:
+                yield (RecordBuffer(data, ends) if c.batch_size else memoryview(data)), position
+            elif c.batch_size:
                 batch = np.empty(records, dtype=object)
                 batch[:] = payload
                 yield batch, position
@@ -398,39 +438,39 @@ class _NativeRecords(Dataset, IteratorSeeds):
             raise ValueError(f"{where}['seed']: expected a list of two ints, got {seed!r}")
         for i, v in enumerate(seed):
             check_count(v, f"{where}['seed'][{i}]", *SEED_RANGE)
-        epochs = self._config["epochs"]
+        epochs = self._steps.epochs
         last = epochs - 1 if epochs > 0 else INT64_MAX
         check_count(state["epoch"], f"{where}['epoch']", 0, last)
         check_count(state["position"], f"{where}['position']", 0)
 
     def _cardinality(self):
-        c = self._config
+        c = self._steps
         if not isinstance(self._files, list):
             return UNKNOWN
         counts = []
         for f in self._files:
             offsets = self._offsets(f)
             if offsets is None:
-                return INFINITE if c["epochs"] < 0 else UNKNOWN
+                return INFINITE if c.epochs < 0 else UNKNOWN
             if isinstance(offsets, bytes):  # a compressed file's seek index
                 offsets = _index.seek_index_records(offsets, f)[0]
             counts.append(len(offsets))
-        n, i = c["num_shards"], c["shard_index"]
-        if n > 1 and c["shard_files"] and len(counts) >= n:
+        n, i = c.num_shards, c.shard_index
+        if n > 1 and c.shard_files and len(counts) >= n:
             records = sum(counts[f] for f in range(i, len(counts), n))
         else:
             total = sum(counts)
             records = total // n + (1 if total % n > i else 0)
-        if c["epochs"] < 0:
+        if c.epochs < 0:
             return 0 if records == 0 else INFINITE
-        size = c["batch_size"]
+        size = c.batch_size
         if not size:
-            return records * c["epochs"]
-        if c["batch_across_epochs"]:
-            records *= c["epochs"]
-            return records // size if c["drop_remainder"] else -(-records // size)
-        per_epoch = records // size if c["drop_remainder"] else -(-records // size)
-        return per_epoch * c["epochs"]
+            return records * c.epochs
+        if c.batch_across_epochs:
+            records *= c.epochs
+            return records // size if c.drop_remainder else -(-records // size)
+        per_epoch = records // size if c.drop_remainder else -(-records // size)
+        return per_epoch * c.epochs
 
 
 def TFRecordDataset(  # noqa: N802 - named like tf.data.TFRecordDataset, which is a class
@@ -462,33 +502,13 @@ def TFRecordDataset(  # noqa: N802 - named like tf.data.TFRecordDataset, which i
         raise ValueError(f"on_error must be one of {sorted(_ON_ERROR)}, got {on_error!r}")
     compression = compression_name(compression_type)
     cycle = autotune_count(num_parallel_reads, cpu_count()) or 1
-    # The native pipeline's own defaults (swigflow::data::PipelineOptions) for what is not set.
-    defaults = _pywrap.PipelineOptions()
-    config = {
-        "cycle_length": cycle,
-        "block_length": defaults.block_length,
-        "num_shards": defaults.num_shards,
-        "shard_index": defaults.shard_index,
-        "shard_files": defaults.shard_files,
-        "global_shuffle": defaults.global_shuffle,
-        "global_seed": 0,
-        "shuffle_buffer": defaults.shuffle_buffer,
-        "seed": 0,
-        "reshuffle": defaults.reshuffle_each_iteration,
-        "epochs": defaults.epochs,
-        "batch_size": defaults.batch_size,
-        "drop_remainder": defaults.drop_remainder,
-        "batch_across_epochs": defaults.batch_across_epochs,
-        "features": None,
-        "images": None,
-        "image_seed": None,
-        "prefetch": defaults.prefetch,
-        "zero_copy": bool(zero_copy),
-    }
+    # The native counts are int: beyond that, more files than any list holds and more records
+    # per block than any file has read exactly as the bound does.
+    steps = NativeSteps(cycle_length=min(cycle, _INT_MAX), zero_copy=bool(zero_copy))
     files = _as_files(filenames)
     if isinstance(files, list):  # a glob's index files, skipped with a note
         files = _index.without_index_files(files)
-    return _NativeRecords(files, compression, on_error, config)
+    return _NativeRecords(files, compression, on_error, steps)
 
 
 def fuse_interleave(files, map_func, cycle_length, block_length):
@@ -502,5 +522,9 @@ def fuse_interleave(files, map_func, cycle_length, block_length):
         return None
     if probe._files != ["probe"]:
         return None
-    config = dict(probe._config, cycle_length=cycle_length, block_length=block_length)
-    return _NativeRecords(files, probe._compression, probe._on_error, config)
+    steps = dataclasses.replace(
+        probe._steps,
+        cycle_length=min(cycle_length, _INT_MAX),
+        block_length=min(block_length, _INT_MAX),
+    )
+    return _NativeRecords(files, probe._compression, probe._on_error, steps)

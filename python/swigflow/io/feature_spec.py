@@ -369,6 +369,7 @@ class ParsePlan:
     def __init__(self, features):
         if not isinstance(features, dict) or not features:
             raise ValueError("features must be a non-empty dict of feature specs")
+        self.features = dict(features)
         self.specs = _pywrap.FeatureSpecVector()
         self._dense = {}  # key -> native spec index
         self._raw = {}  # key -> (native spec index, dtype)

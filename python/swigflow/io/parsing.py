@@ -46,7 +46,8 @@ def parse_example(serialized, features, example_names=None, name=None):
       serialized: a list (or numpy array) of serialized ``tf.train.Example`` bytes (or of
         swigflow.train.Example messages).
       features: ``{key: FixedLenFeature | VarLenFeature | SparseFeature |
-        FixedLenSequenceFeature | RaggedFeature}``.
+        FixedLenSequenceFeature | RaggedFeature}``, or a ``feature_spec.ParsePlan`` made from
+        one (checked once, for a caller parsing many batches with the same features).
       example_names: optional names of the examples, used in error messages.
       name: ignored (TensorFlow's op name).
 
@@ -62,7 +63,7 @@ def parse_example(serialized, features, example_names=None, name=None):
         SparseFeature's indices or a RaggedFeature's partitions do not fit its values.
     """
     del name
-    plan = ParsePlan(features)
+    plan = features if isinstance(features, ParsePlan) else ParsePlan(features)
     if isinstance(serialized, (bytes, bytearray, memoryview)):
         raise TypeError(
             "parse_example expects a list of serialized examples; use parse_single_example"

@@ -11,20 +11,22 @@ from swigflow.data.dataset import iterate
 from swigflow.data.elements import Failed, apply_fn, function_name
 from swigflow.data.seeds import new_seed
 from swigflow.data.steps.base import Replayed, Unary
+from swigflow.io import feature_spec
 
 
 class ParseFn:
     """map(parse) on serialized examples; recognised and fused by the native pipeline."""
 
     def __init__(self, features):
-        self.features = dict(features)
+        self.plan = feature_spec.ParsePlan(features)  # checks them (TF's errors), once
+        self.features = self.plan.features
 
     def __call__(self, element):
         from swigflow.io import parse_example, parse_single_example
 
         if isinstance(element, bytes):
-            return parse_single_example(element, self.features)
-        return parse_example(element, self.features)
+            return parse_single_example(element, self.plan)
+        return parse_example(element, self.plan)
 
 
 class Map(Unary):
