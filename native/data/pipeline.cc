@@ -1,6 +1,7 @@
+// The pipeline's stages, each on its own thread: assemble (an epoch's source, sharding by record,
+// the damage policies, the shuffle buffer, batches), parse, decode images. The sources are
+// record_sources.h's, the shuffles shuffle.h's.
 #include "swigflow/data/pipeline.h"
-
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
@@ -17,415 +18,20 @@
 
 #include "swigflow/data/bounded_queue.h"
 #include "swigflow/data/file_readers.h"
-#include "swigflow/framework/random.h"
+#include "swigflow/data/record_sources.h"
+#include "swigflow/data/shuffle.h"
 #include "swigflow/framework/thread_pool.h"
-#include "swigflow/io/file.h"
 #include "swigflow/io/file_cache.h"
-#include "swigflow/io/file_system.h"
-#include "swigflow/io/record_reader.h"
 
 namespace swigflow {
 namespace data {
 
 namespace {
 
-// The seed of one use (`stream`) in one epoch.
-uint64_t EpochSeed(const PipelineOptions& o, int64_t epoch, uint64_t stream) {
-  Rng mixed(MixSeed(o.seed, stream) +
-            static_cast<uint64_t>(o.reshuffle_each_iteration ? epoch : 0));
-  return mixed.Next();
-}
-
-constexpr uint64_t kGlobalShuffleStream = 1;
-constexpr uint64_t kBufferShuffleStream = 2;  // 3: image::ImageSeed
-
-// Brings an item's out-of-line contents toward the cache (see ShuffleBuffer::Take).
-template <typename T>
-void PrefetchContents(const T&) {}
-void PrefetchContents(const Record& record) {
-  const char* p = record.payload.data();
-  const size_t n = std::min<size_t>(record.payload.size(), 512);
-  for (size_t i = 0; i < n; i += 64) __builtin_prefetch(p + i);
-}
-
-// tf.data's shuffle buffer: fill with `size` items, then emit a uniformly chosen one and put
-// the next input in its place; once the input ends, drain in random order.
-template <typename T>
-class ShuffleBuffer {
- public:
-  ShuffleBuffer(size_t size, uint64_t seed) : size_(std::max<size_t>(size, 1)), rng_(seed) {
-    for (uint64_t& draw : ahead_) draw = rng_.Next();
-  }
-  bool full() const { return items_.size() >= size_; }
-  bool empty() const { return items_.empty(); }
-  void Add(T&& item) { items_.push_back(std::move(item)); }
-  // Takes a random item; `refill` (when not null) takes its place.
-  T Take(T* refill) {
-    const size_t i = static_cast<size_t>(Rng::Scale(ahead_[0], items_.size()));
-    ahead_[0] = ahead_[1];
-    ahead_[1] = rng_.Next();
-    T out = std::move(items_[i]);
-    if (refill != nullptr) {
-      items_[i] = std::move(*refill);
-    } else {
-      items_[i] = std::move(items_.back());
-      items_.pop_back();
-    }
-    // A full buffer is larger than the cache and read at random: the draws are made two takes
-    // ahead, so the next item's contents and the one after's slot are on their way.
-    if (!items_.empty()) {
-      const uint64_t n = items_.size();
-      PrefetchContents(items_[Rng::Scale(ahead_[0], n)]);
-      __builtin_prefetch(&items_[Rng::Scale(ahead_[1], n)]);
-    }
-    return out;
-  }
-
- private:
-  const size_t size_;
-  Rng rng_;
-  uint64_t ahead_[2];  // the next two draws of rng_, in order
-  std::vector<T> items_;
-};
-
-// Reorders `items` as a shuffle buffer of `size` would emit them.
-template <typename T>
-void ShuffleLikeBuffer(size_t size, uint64_t seed, std::vector<T>* items) {
-  ShuffleBuffer<T> buffer(size, seed);
-  std::vector<T> out;
-  out.reserve(items->size());
-  for (T& item : *items) {
-    if (!buffer.full()) {
-      buffer.Add(std::move(item));
-      continue;
-    }
-    out.push_back(buffer.Take(&item));
-  }
-  while (!buffer.empty()) out.push_back(buffer.Take(nullptr));
-  *items = std::move(out);
-}
-
-// A source of one epoch's records in order.
-class Source {
- public:
-  virtual ~Source() = default;
-  // The next record (true); false at the end, with *status set on failure.
-  virtual bool Next(Record* record, Status* status) = 0;
-};
-
-// Files read sequentially, interleaved: cycle_length slots, block_length records from each in
-// turn; an exhausted slot takes the next file when its turn comes again (tf.data's interleave).
-// The reading is the FileReaders' (ahead, in the order the slots take the files).
-class InterleavedFiles : public Source {
- public:
-  InterleavedFiles(const PipelineOptions& o, FileReaders* readers, std::vector<uint32_t> files)
-      : options_(o),
-        readers_(readers),
-        file_count_(files.size()),
-        slots_(std::max(1, std::min<int>(o.cycle_length, static_cast<int>(files.size())))) {
-    readers_->Begin(std::move(files), slots_.size());
-    for (auto& slot : slots_) Open(&slot);
-  }
-  ~InterleavedFiles() override { readers_->End(); }
-
-  bool Next(Record* record, Status* status) override {
-    for (;;) {
-      if (open_ == 0 && next_file_ >= file_count_) return false;
-      OpenFile& slot = slots_[current_];
-      if (!slot.open) Open(&slot);
-      if (slot.open) {
-        Status s;
-        if (NextInSlot(&slot, record, &s)) {
-          if (++taken_ >= options_.block_length) Advance();
-          return true;
-        }
-        if (!s.ok()) {
-          *status = s;
-          return false;
-        }
-        slot.open = false;  // (taking its last chunk released the file)
-        --open_;
-      }
-      Advance();
-    }
-  }
-
- private:
-  struct OpenFile {
-    bool open = false;
-    size_t k = 0;  // the file's place in the sequence
-    Chunk chunk;
-    size_t next = 0;  // chunk.records[next] is the next record
-  };
-
-  // The slot's next record (true), or false at the end of its file with *status set when
-  // reading failed.
-  bool NextInSlot(OpenFile* slot, Record* record, Status* status) {
-    while (slot->next >= slot->chunk.size()) {
-      if (slot->chunk.end) {
-        *status = slot->chunk.status;
-        return false;
-      }
-      if (!readers_->Take(slot->k, &slot->chunk)) {
-        *status = errors::Cancelled("pipeline stopped");
-        return false;
-      }
-      slot->next = 0;
-    }
-    slot->chunk.Get(slot->next++, record);
-    return true;
-  }
-
-  void Open(OpenFile* slot) {
-    if (next_file_ >= file_count_) return;
-    slot->open = true;
-    slot->k = next_file_++;
-    slot->chunk.Clear();  // its memory goes back to the readers with the next Take
-    slot->next = 0;
-    ++open_;
-  }
-  void Advance() {
-    taken_ = 0;
-    current_ = (current_ + 1) % slots_.size();
-  }
-
-  const PipelineOptions& options_;
-  FileReaders* const readers_;
-  const size_t file_count_;  // in the sequence
-  std::vector<OpenFile> slots_;
-  size_t next_file_ = 0;
-  size_t open_ = 0;
-  size_t current_ = 0;
-  int taken_ = 0;
-};
-
-// Where a record is: file and record number in that file.
-struct Slot {
-  uint32_t file;
-  uint32_t record;
-};
-
-// The order InterleavedFiles reads indexed files in, computed from their record counts by
-// taking the same steps (an exhausted file is noticed on its slot's next turn, as there).
-std::vector<Slot> InterleaveOrder(const PipelineOptions& o, const std::vector<uint32_t>& files) {
-  struct Open {
-    bool used = false;
-    uint32_t file = 0;
-    uint32_t next = 0;
-  };
-  std::vector<Slot> order;
-  std::vector<Open> slots(
-      std::max(1, std::min<int>(o.cycle_length, static_cast<int>(files.size()))));
-  size_t next_file = 0;
-  size_t open = 0;
-  auto open_slot = [&](Open* slot) {
-    if (next_file >= files.size()) return;
-    *slot = {true, files[next_file++], 0};
-    ++open;
-  };
-  for (Open& slot : slots) open_slot(&slot);
-  size_t current = 0;
-  int taken = 0;
-  auto advance = [&] {
-    taken = 0;
-    current = (current + 1) % slots.size();
-  };
-  while (open > 0 || next_file < files.size()) {
-    Open& slot = slots[current];
-    if (!slot.used) open_slot(&slot);
-    if (slot.used) {
-      if (slot.next < o.files[slot.file].offsets.size()) {
-        order.push_back({slot.file, slot.next++});
-        if (++taken >= o.block_length) advance();
-        continue;
-      }
-      slot.used = false;
-      --open;
-    }
-    advance();
-  }
-  return order;
-}
-
-// Workers reading indexed files at their offsets: cycle_length, at most 8.
-int IndexedWorkers(int cycle_length) { return std::clamp(cycle_length, 1, 8); }
-
-// Indexed files read at computed positions by worker threads, in the computed order: worker w
-// reads chunks w, w + W, ... ahead into its own queue, and the consumer takes them in turn.
-class IndexedRecords : public Source {
- public:
-  // The workers count their reads in `counters`; the consumer's waits go to `pop_wait_ns`
-  // (null: not counted).
-  IndexedRecords(const PipelineOptions& o, std::vector<Slot> order, io::FileCache* files,
-                 StageCounters* counters, std::atomic<int64_t>* pop_wait_ns)
-      : options_(o),
-        order_(std::move(order)),
-        files_(files),
-        counters_(counters),
-        pop_wait_ns_(pop_wait_ns) {
-    const size_t chunks = (order_.size() + kChunkRecords - 1) / kChunkRecords;
-    const size_t workers = std::max<size_t>(
-        1, std::min<size_t>(IndexedWorkers(o.cycle_length), std::max<size_t>(chunks, 1)));
-    for (size_t w = 0; w < workers; ++w) {
-      queues_.push_back(std::make_unique<BoundedQueue<Chunk>>(kChunksAhead));
-    }
-    try {
-      for (size_t w = 0; w < workers; ++w) threads_.emplace_back([this, w] { Run(w); });
-    } catch (...) {  // a thread could not start: stop the others before the members go
-      Stop();
-      throw;
-    }
-  }
-  ~IndexedRecords() override { Stop(); }
-
-  bool Next(Record* record, Status* status) override {
-    while (next_ >= chunk_.size()) {
-      if (!chunk_.status.ok()) {  // after the records read before the failure
-        *status = chunk_.status;
-        return false;
-      }
-      if (taken_chunks_ * kChunkRecords >= order_.size()) return false;
-      const int64_t start = counters_ != nullptr ? NowNs() : 0;
-      const bool popped = queues_[taken_chunks_ % queues_.size()]->Pop(&chunk_);
-      if (counters_ != nullptr) AddTo(pop_wait_ns_, NowNs() - start);
-      if (!popped) {
-        *status = errors::Cancelled("pipeline stopped");
-        return false;
-      }
-      if (!chunk_.status.ok()) {
-        *status = chunk_.status;
-        return false;
-      }
-      ++taken_chunks_;
-      next_ = 0;
-    }
-    chunk_.Get(next_++, record);
-    return true;
-  }
-
- private:
-  void Stop() {
-    for (auto& q : queues_) q->Close();
-    for (auto& t : threads_) t.join();
-  }
-
-  // A C++ exception (out of memory) ends the worker's data with its Status.
-  void Run(size_t worker) {
-    SetCurrentThreadName("sf-read");
-    const Status s = CatchExceptions([&] {
-      Read(worker);
-      return Status::OK();
-    });
-    if (!s.ok()) {
-      Chunk chunk;
-      chunk.status = s;
-      queues_[worker]->Push(std::move(chunk));
-    }
-  }
-
-  void Read(size_t worker) {
-    const size_t workers = queues_.size();
-    std::shared_ptr<const io::RandomAccessFile> file;
-    uint32_t file_index = 0;
-    std::string payload;
-    for (size_t c = worker; c * kChunkRecords < order_.size(); c += workers) {
-      const int64_t start = counters_ != nullptr ? NowNs() : 0;
-      Chunk chunk;
-      const size_t end = std::min(order_.size(), (c + 1) * kChunkRecords);
-      for (size_t i = c * kChunkRecords; i < end && chunk.status.ok(); ++i) {
-        const Slot& slot = order_[i];
-        if (file == nullptr || file_index != slot.file) {  // runs of one file: one lookup
-          file_index = slot.file;
-          chunk.status = files_->Get(slot.file, &file);
-          if (!chunk.status.ok()) break;
-        }
-        const SourceFile& source = options_.files[slot.file];
-        const uint64_t offset = source.offsets[slot.record];
-        Status s =
-            source.seek_index == nullptr
-                ? io::ReadRecordAt(*file, offset, &payload)
-                : io::ReadSeekRecord(*file, *source.seek_index, offset,
-                                     source.seek_index->records.lengths[slot.record], &payload);
-        if (errors::IsDataLoss(s)) {
-          chunk.AddDamage(slot.file, Damage(offset, s));
-        } else if (!s.ok()) {
-          chunk.status = s;
-          break;
-        } else {
-          chunk.Add(slot.file, offset, payload);
-        }
-      }
-      if (counters_ != nullptr) {
-        AddTo(&counters_->busy_ns, NowNs() - start);
-        AddTo(&counters_->elements, 1);
-        AddTo(&counters_->records, static_cast<int64_t>(chunk.size()));
-        AddTo(&counters_->bytes, static_cast<int64_t>(chunk.bytes()));
-      }
-      if (!queues_[worker]->Push(std::move(chunk))) return;
-    }
-  }
-
-  static io::RecordDamage Damage(uint64_t offset, const Status& s) {
-    io::RecordDamage d;
-    const std::string& m = s.message();
-    d.kind = m.find("data CRC") != std::string::npos     ? io::RecordDamage::Kind::kDataCrc
-             : m.find("length CRC") != std::string::npos ? io::RecordDamage::Kind::kLengthCrc
-                                                         : io::RecordDamage::Kind::kTruncated;
-    d.offset = offset;
-    d.resume = offset;
-    d.records_before = 0;
-    d.message = m;
-    return d;
-  }
-
-  const PipelineOptions& options_;
-  const std::vector<Slot> order_;
-  io::FileCache* const files_;
-  StageCounters* const counters_;
-  std::atomic<int64_t>* const pop_wait_ns_;
-  std::vector<std::unique_ptr<BoundedQueue<Chunk>>> queues_;
-  std::vector<std::thread> threads_;
-  Chunk chunk_;
-  size_t next_ = 0;
-  size_t taken_chunks_ = 0;
-};
-
 struct Output {
   std::unique_ptr<Element> element;
   Status status;  // not OK: the end (OUT_OF_RANGE) or an error, after the elements before it
 };
-
-// Reader threads: one per file read at once (cycle_length), but no more than the cores (at
-// least 2, 16 at most): a reader never waits on the consumer, so more threads than cores only
-// add switches unless reads block on a device. Measured on 2 cores, 8,192 files of 15 records
-// and cycle_length 4: 2 readers read 8-10% faster than 4.
-int Readers(int cycle_length, bool remote) {
-  // A local read keeps a core busy; a remote one mostly waits on the network (the file system
-  // reads ahead on threads of its own), so every file of the cycle gets a reader.
-  const int cores = std::max(2, ThreadPool::Default()->num_threads());
-  return std::clamp(remote ? cycle_length : std::min(cycle_length, cores), 1, 16);
-}
-
-// Whether any file is read through the registered remote file system.
-bool AnyRemote(const PipelineOptions& o) {
-  std::string local;
-  return std::any_of(o.files.begin(), o.files.end(),
-                     [&](const SourceFile& f) { return !io::LocalPath(f.path, &local); });
-}
-// Indexed files held open at once for reads at their offsets: 128, or a quarter of the
-// descriptors this process may have when that is fewer (the rest of the program needs some).
-size_t OpenFilesCached() {
-  struct rlimit limit;
-  size_t cached = 128;
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
-    cached = std::min<size_t>(cached, limit.rlim_cur / 4);
-  }
-  return std::max<size_t>(cached, 4);
-}
-
-bool AllIndexed(const PipelineOptions& o) {
-  return std::all_of(o.files.begin(), o.files.end(), [](const SourceFile& f) { return f.indexed; });
-}
 
 }  // namespace
 
@@ -573,6 +179,11 @@ class Pipeline::Impl {
     return std::move(damages_);
   }
 
+  // The seed of one use of the pipeline's seed (a shuffle) in `epoch`.
+  uint64_t SeedOf(int64_t epoch, uint64_t stream) const {
+    return EpochSeed(o_.seed, o_.reshuffle_each_iteration, epoch, stream);
+  }
+
   // The files of this shard, and whether records (not files) are sharded.
   std::vector<uint32_t> ShardFiles(bool* by_record) const {
     std::vector<uint32_t> files;
@@ -588,9 +199,9 @@ class Pipeline::Impl {
 
   // The order of an epoch's records when every file is indexed (steps 1-5 of pipeline.h);
   // without `shuffled`, steps 1-3 only.
-  std::vector<Slot> IndexedOrder(int64_t epoch, bool shuffled = true) const {
+  std::vector<RecordSlot> IndexedOrder(int64_t epoch, bool shuffled = true) const {
     bool by_record;
-    std::vector<Slot> order = InterleaveOrder(o_, ShardFiles(&by_record));
+    std::vector<RecordSlot> order = InterleaveOrder(o_, ShardFiles(&by_record));
     if (by_record) {
       size_t kept = 0;
       for (size_t k = 0; k < order.size(); ++k) {
@@ -600,14 +211,11 @@ class Pipeline::Impl {
     }
     if (!shuffled) return order;
     if (o_.global_shuffle) {
-      Rng rng(EpochSeed(o_, epoch, kGlobalShuffleStream));
-      for (size_t i = order.size(); i > 1; --i) {
-        std::swap(order[i - 1], order[rng.Uniform(i)]);
-      }
+      ShuffleAll(SeedOf(epoch, kGlobalShuffleStream), &order);
     }
     if (o_.shuffle_buffer > 1) {
-      ShuffleLikeBuffer(static_cast<size_t>(o_.shuffle_buffer),
-                        EpochSeed(o_, epoch, kBufferShuffleStream), &order);
+      ShuffleLikeBuffer(static_cast<size_t>(o_.shuffle_buffer), SeedOf(epoch, kBufferShuffleStream),
+                        &order);
     }
     return order;
   }
@@ -695,13 +303,13 @@ class Pipeline::Impl {
         indexed_ && (o_.global_shuffle || (!Compressed() && (by_record || skip > 0)));
     const bool buffered = !at_offsets && o_.shuffle_buffer > 1;
     auto e = std::make_unique<Epoch>(buffered ? static_cast<size_t>(o_.shuffle_buffer) : 1,
-                                     EpochSeed(o_, epoch, kBufferShuffleStream), o_.files.size());
+                                     SeedOf(epoch, kBufferShuffleStream), o_.files.size());
     e->by_record = by_record;
     e->at_offsets = at_offsets;
     e->any = skip > 0;
     *position = 0;
     if (at_offsets) {
-      std::vector<Slot> order = IndexedOrder(epoch);
+      std::vector<RecordSlot> order = IndexedOrder(epoch);
       const size_t skipped = std::min<size_t>(static_cast<size_t>(skip), order.size());
       order.erase(order.begin(), order.begin() + static_cast<ptrdiff_t>(skipped));
       *position = static_cast<int64_t>(skipped);
