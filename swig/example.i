@@ -20,17 +20,7 @@
 // FeatureSpec.default_bytes from any sequence of bytes-like objects (SWIG's own std::string
 // conversion takes str only).
 %typemap(in) std::vector<std::string>* default_bytes (std::vector<std::string> temp) {
-  PyObject* items = PySequence_Fast($input, "default_bytes must be a sequence of bytes");
-  if (items == nullptr) SWIG_fail;
-  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(items); ++i) {
-    swigflow::python::BytesView view(PySequence_Fast_GET_ITEM(items, i));
-    if (!view.ok()) {
-      Py_DECREF(items);
-      SWIG_fail;
-    }
-    temp.emplace_back(static_cast<const char*>(view.data()), view.size());
-  }
-  Py_DECREF(items);
+  if (!swigflow::python::BytesVectorFromPy($input, "default_bytes", &temp)) SWIG_fail;
   $1 = &temp;
 }
 %typemap(out) std::vector<std::string>* default_bytes {

@@ -16,7 +16,7 @@ namespace ex = swigflow::example;
 // (kind, [values]) for one Feature. Needs the GIL.
 PyObject* FeatureToPy(const ex::Feature& f) {
   const Py_ssize_t n = static_cast<Py_ssize_t>(f.size());
-  PyObject* values = PyList_New(n);
+  Ref values(PyList_New(n));
   if (values == nullptr) return nullptr;
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* v = nullptr;
@@ -34,13 +34,10 @@ PyObject* FeatureToPy(const ex::Feature& f) {
       case ex::Feature::Kind::kNone:
         break;
     }
-    if (v == nullptr) {
-      Py_DECREF(values);
-      return nullptr;
-    }
-    PyList_SET_ITEM(values, i, v);
+    if (v == nullptr) return nullptr;
+    PyList_SET_ITEM(values.get(), i, v);
   }
-  return Py_BuildValue("(iN)", static_cast<int>(f.kind), values);
+  return Py_BuildValue("(iN)", static_cast<int>(f.kind), values.release());
 }
 
 // Map keys are proto `string`s: UTF-8, decoded without ever failing.
@@ -49,20 +46,14 @@ PyObject* KeyToPy(const std::string& key) {
 }
 
 PyObject* FeatureMapToPy(const ex::FeatureMap& map) {
-  PyObject* dict = PyDict_New();
+  Ref dict(PyDict_New());
+  if (dict == nullptr) return nullptr;
   for (const auto& [key, feature] : map) {
-    PyObject* k = dict != nullptr ? KeyToPy(key) : nullptr;
-    PyObject* v = k != nullptr ? FeatureToPy(feature) : nullptr;
-    if (v == nullptr || PyDict_SetItem(dict, k, v) != 0) {
-      Py_XDECREF(k);
-      Py_XDECREF(v);
-      Py_XDECREF(dict);
-      return nullptr;
-    }
-    Py_DECREF(k);
-    Py_DECREF(v);
+    const Ref k(KeyToPy(key));
+    const Ref v(k != nullptr ? FeatureToPy(feature) : nullptr);
+    if (v == nullptr || PyDict_SetItem(dict.get(), k.get(), v.get()) != 0) return nullptr;
   }
-  return dict;
+  return dict.release();
 }
 
 bool KeyFromPy(PyObject* key, std::string* out) {
@@ -70,10 +61,9 @@ bool KeyFromPy(PyObject* key, std::string* out) {
     PyErr_Format(PyExc_TypeError, "feature keys must be str, not %.100s", Py_TYPE(key)->tp_name);
     return false;
   }
-  PyObject* utf8 = PyUnicode_AsEncodedString(key, "utf-8", "surrogateescape");
+  const Ref utf8(PyUnicode_AsEncodedString(key, "utf-8", "surrogateescape"));
   if (utf8 == nullptr) return false;
-  out->assign(PyBytes_AS_STRING(utf8), static_cast<size_t>(PyBytes_GET_SIZE(utf8)));
-  Py_DECREF(utf8);
+  out->assign(PyBytes_AS_STRING(utf8.get()), static_cast<size_t>(PyBytes_GET_SIZE(utf8.get())));
   return true;
 }
 
@@ -87,10 +77,10 @@ bool FeatureFromPy(PyObject* item, ex::Feature* f) {
     return false;
   }
   f->SetKind(static_cast<ex::Feature::Kind>(kind));
-  PyObject* seq = PySequence_Fast(values, "feature values must be a sequence");
+  const Ref seq(PySequence_Fast(values, "feature values must be a sequence"));
   if (seq == nullptr) return false;
-  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-  PyObject** items = PySequence_Fast_ITEMS(seq);
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.get());
+  PyObject** items = PySequence_Fast_ITEMS(seq.get());
   bool ok = true;
   for (Py_ssize_t i = 0; ok && i < n; ++i) {
     PyObject* v = items[i];
@@ -127,7 +117,6 @@ bool FeatureFromPy(PyObject* item, ex::Feature* f) {
         break;
     }
   }
-  Py_DECREF(seq);
   return ok;
 }
 
@@ -191,10 +180,7 @@ Status ParseReleasingGil(const std::vector<std::string_view>& views,
       parsed);
   PyEval_RestoreThread(released);
   if (!s.ok()) {
-    for (auto& list : *objects) {
-      for (PyObject* item : list) Py_DECREF(item);
-      list.clear();
-    }
+    for (auto& list : *objects) ReleaseAll(&list);
   }
   return s;
 }
@@ -222,31 +208,21 @@ PyObject* DecodeSequenceExample(const char* data, size_t n) {
     SetStatusError(s);
     return nullptr;
   }
-  PyObject* context = FeatureMapToPy(example.context);
-  PyObject* lists = context != nullptr ? PyDict_New() : nullptr;
-  if (lists == nullptr) {
-    Py_XDECREF(context);
-    return nullptr;
-  }
+  Ref context(FeatureMapToPy(example.context));
+  Ref lists(context != nullptr ? PyDict_New() : nullptr);
+  if (lists == nullptr) return nullptr;
   for (const auto& [key, features] : example.feature_lists) {
-    PyObject* list = PyList_New(static_cast<Py_ssize_t>(features.size()));
-    PyObject* k = list != nullptr ? KeyToPy(key) : nullptr;
-    bool ok = k != nullptr;
-    for (size_t i = 0; ok && i < features.size(); ++i) {
+    const Ref list(PyList_New(static_cast<Py_ssize_t>(features.size())));
+    const Ref k(list != nullptr ? KeyToPy(key) : nullptr);
+    if (k == nullptr) return nullptr;
+    for (size_t i = 0; i < features.size(); ++i) {
       PyObject* f = FeatureToPy(features[i]);
-      ok = f != nullptr;
-      if (ok) PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), f);
+      if (f == nullptr) return nullptr;
+      PyList_SET_ITEM(list.get(), static_cast<Py_ssize_t>(i), f);
     }
-    ok = ok && PyDict_SetItem(lists, k, list) == 0;
-    Py_XDECREF(k);
-    Py_XDECREF(list);
-    if (!ok) {
-      Py_DECREF(context);
-      Py_DECREF(lists);
-      return nullptr;
-    }
+    if (PyDict_SetItem(lists.get(), k.get(), list.get()) != 0) return nullptr;
   }
-  return Py_BuildValue("(NN)", context, lists);
+  return Py_BuildValue("(NN)", context.release(), lists.release());
 }
 
 // Canonical bytes of an Example given as {key: (kind, values)}.
@@ -264,16 +240,9 @@ namespace {
 struct Column {
   std::string key;
   ex::Feature::Kind kind;
-  PyArrayObject* values = nullptr;      // owned
-  PyArrayObject* splits = nullptr;      // owned
+  Ref values;  // 1-D arrays
+  Ref splits;
   std::vector<std::string_view> bytes;  // kBytes: the values' buffers (the array keeps them)
-  Column() = default;
-  Column(const Column&) = delete;
-  Column& operator=(const Column&) = delete;
-  ~Column() {
-    Py_XDECREF(values);
-    Py_XDECREF(splits);
-  }
 };
 
 // Checks and holds one (key, kind, values, splits) item; false with a Python error.
@@ -290,15 +259,15 @@ bool ColumnFromPy(PyObject* item, long long n, Column* c) {
   const int type = c->kind == ex::Feature::Kind::kFloat   ? NPY_FLOAT32
                    : c->kind == ex::Feature::Kind::kInt64 ? NPY_INT64
                                                           : NPY_OBJECT;
-  c->values = reinterpret_cast<PyArrayObject*>(
+  c->values.reset(
       PyArray_FromAny(values, PyArray_DescrFromType(type), 1, 1, NPY_ARRAY_CARRAY_RO, nullptr));
   if (c->values == nullptr) return false;
-  c->splits = reinterpret_cast<PyArrayObject*>(PyArray_FromAny(
-      splits, PyArray_DescrFromType(NPY_INT64), 1, 1, NPY_ARRAY_CARRAY_RO, nullptr));
+  c->splits.reset(PyArray_FromAny(splits, PyArray_DescrFromType(NPY_INT64), 1, 1,
+                                  NPY_ARRAY_CARRAY_RO, nullptr));
   if (c->splits == nullptr) return false;
-  const npy_intp size = PyArray_SIZE(c->values);
-  const auto* bounds = static_cast<const int64_t*>(PyArray_DATA(c->splits));
-  if (PyArray_SIZE(c->splits) != n + 1 || bounds[0] != 0 || bounds[n] != size) {
+  const npy_intp size = PyArray_SIZE(ArrayOf(c->values));
+  const auto* bounds = static_cast<const int64_t*>(PyArray_DATA(ArrayOf(c->splits)));
+  if (PyArray_SIZE(ArrayOf(c->splits)) != n + 1 || bounds[0] != 0 || bounds[n] != size) {
     PyErr_Format(PyExc_ValueError,
                  "column %s: splits must be %lld + 1 bounds from 0 to the %zd values",
                  c->key.c_str(), n, static_cast<Py_ssize_t>(size));
@@ -311,7 +280,7 @@ bool ColumnFromPy(PyObject* item, long long n, Column* c) {
     }
   }
   if (type == NPY_OBJECT) {
-    auto* const* items = static_cast<PyObject* const*>(PyArray_DATA(c->values));
+    auto* const* items = static_cast<PyObject* const*>(PyArray_DATA(ArrayOf(c->values)));
     c->bytes.reserve(static_cast<size_t>(size));
     for (npy_intp i = 0; i < size; ++i) {
       if (items[i] == nullptr || !PyBytes_Check(items[i])) {
@@ -333,17 +302,16 @@ PyObject* EncodeExampleColumns(PyObject* columns, long long n) {
     PyErr_SetString(PyExc_ValueError, "the number of rows must not be negative");
     return nullptr;
   }
-  PyObject* seq = PySequence_Fast(columns, "columns must be a sequence");
-  if (seq == nullptr) return nullptr;
-  const Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
-  std::vector<Column> cols(static_cast<size_t>(count));
-  for (Py_ssize_t j = 0; j < count; ++j) {
-    if (!ColumnFromPy(PySequence_Fast_GET_ITEM(seq, j), n, &cols[j])) {
-      Py_DECREF(seq);
-      return nullptr;
+  std::vector<Column> cols;
+  {
+    const Ref seq(PySequence_Fast(columns, "columns must be a sequence"));
+    if (seq == nullptr) return nullptr;
+    cols.resize(static_cast<size_t>(PySequence_Fast_GET_SIZE(seq.get())));
+    for (size_t j = 0; j < cols.size(); ++j) {
+      PyObject* item = PySequence_Fast_GET_ITEM(seq.get(), static_cast<Py_ssize_t>(j));
+      if (!ColumnFromPy(item, n, &cols[j])) return nullptr;
     }
   }
-  Py_DECREF(seq);
   std::vector<std::string> encoded(static_cast<size_t>(n));
   const Status s = WithoutGil([&] {
     ex::Example example;
@@ -351,17 +319,17 @@ PyObject* EncodeExampleColumns(PyObject* columns, long long n) {
     for (long long i = 0; i < n; ++i) {
       for (const Column& c : cols) {
         ex::Feature& f = example.features[c.key];
-        const auto* bounds = static_cast<const int64_t*>(PyArray_DATA(c.splits));
+        const auto* bounds = static_cast<const int64_t*>(PyArray_DATA(ArrayOf(c.splits)));
         const size_t begin = static_cast<size_t>(bounds[i]),
                      end = static_cast<size_t>(bounds[i + 1]);
         switch (c.kind) {
           case ex::Feature::Kind::kFloat: {
-            const auto* v = static_cast<const float*>(PyArray_DATA(c.values));
+            const auto* v = static_cast<const float*>(PyArray_DATA(ArrayOf(c.values)));
             f.float_list.assign(v + begin, v + end);
             break;
           }
           case ex::Feature::Kind::kInt64: {
-            const auto* v = static_cast<const int64_t*>(PyArray_DATA(c.values));
+            const auto* v = static_cast<const int64_t*>(PyArray_DATA(ArrayOf(c.values)));
             f.int64_list.assign(v + begin, v + end);
             break;
           }
@@ -382,35 +350,31 @@ PyObject* EncodeExampleColumns(PyObject* columns, long long n) {
 // caller's records), unless `objects` already holds them (then the array takes them over).
 PyObject* ParsedToPy(const ex::FeatureSpec& spec, ex::ParsedFeature* parsed,
                      std::vector<PyObject*>* objects) {
-  PyObject* values;
+  Ref values;
   if (spec.dtype == ex::Feature::Kind::kBytes) {
-    values = objects->empty() ? BytesArray(parsed->bytes) : ObjectArray(objects);
+    values.reset(objects->empty() ? BytesArray(parsed->bytes) : ObjectArray(objects));
   } else if (spec.dtype == ex::Feature::Kind::kFloat) {
-    values = ArrayFromVector(std::move(parsed->floats), NPY_FLOAT32);
+    values.reset(ArrayFromVector(std::move(parsed->floats), NPY_FLOAT32));
   } else {
-    values = ArrayFromVector(std::move(parsed->int64s), NPY_INT64);
+    values.reset(ArrayFromVector(std::move(parsed->int64s), NPY_INT64));
   }
-  PyObject* counts =
-      values != nullptr ? ArrayFromVector(std::move(parsed->counts), NPY_INT64) : nullptr;
-  if (counts == nullptr) {
-    Py_XDECREF(values);
-    return nullptr;
-  }
-  return Py_BuildValue("(NN)", values, counts);
+  Ref counts(values != nullptr ? ArrayFromVector(std::move(parsed->counts), NPY_INT64) : nullptr);
+  if (counts == nullptr) return nullptr;
+  return Py_BuildValue("(NN)", values.release(), counts.release());
 }
 
 PyObject* ParseExampleBatch(PyObject* serialized, const std::vector<ex::FeatureSpec>& specs,
                             PyObject* names, int num_threads) {
   // A tuple holds a reference to every record while the GIL is released.
-  PyObject* records = PySequence_Tuple(serialized);
+  const Ref records(PySequence_Tuple(serialized));
   if (records == nullptr) return nullptr;
-  const Py_ssize_t n = PyTuple_GET_SIZE(records);
+  const Py_ssize_t n = PyTuple_GET_SIZE(records.get());
   std::vector<std::string_view> views(static_cast<size_t>(n));
   std::vector<std::string> name_list;
-  PyObject* result = nullptr;
+  Ref result;
   bool ok = true;
   for (Py_ssize_t i = 0; ok && i < n; ++i) {
-    PyObject* item = PyTuple_GET_ITEM(records, i);
+    PyObject* item = PyTuple_GET_ITEM(records.get(), i);
     if (!PyBytes_Check(item)) {
       PyErr_Format(PyExc_TypeError, "serialized examples must be bytes, not %.100s (record %zd)",
                    Py_TYPE(item)->tp_name, i);
@@ -420,13 +384,12 @@ PyObject* ParseExampleBatch(PyObject* serialized, const std::vector<ex::FeatureS
     }
   }
   if (ok && names != Py_None) {
-    PyObject* name_items = PySequence_Fast(names, "example_names must be a sequence");
+    const Ref name_items(PySequence_Fast(names, "example_names must be a sequence"));
     ok = name_items != nullptr;
-    for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(name_items); ++i) {
+    for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(name_items.get()); ++i) {
       name_list.emplace_back();
-      ok = KeyFromPy(PySequence_Fast_GET_ITEM(name_items, i), &name_list.back());
+      ok = KeyFromPy(PySequence_Fast_GET_ITEM(name_items.get(), i), &name_list.back());
     }
-    Py_XDECREF(name_items);
   }
   if (ok) {
     std::vector<ex::ParsedFeature> parsed;
@@ -436,22 +399,20 @@ PyObject* ParseExampleBatch(PyObject* serialized, const std::vector<ex::FeatureS
     if (!s.ok()) {
       if (!PyErr_Occurred()) SetStatusError(s);
     } else {
-      result = PyList_New(static_cast<Py_ssize_t>(parsed.size()));
+      result.reset(PyList_New(static_cast<Py_ssize_t>(parsed.size())));
       for (size_t i = 0; i < parsed.size(); ++i) {
         PyObject* item =
             result != nullptr ? ParsedToPy(specs[i], &parsed[i], &objects[i]) : nullptr;
         if (item == nullptr) {
-          Py_CLEAR(result);
-          for (PyObject* o : objects[i]) Py_DECREF(o);  // not taken over
-          objects[i].clear();
+          result.reset();
+          ReleaseAll(&objects[i]);  // not taken over
         } else {
-          PyList_SET_ITEM(result, static_cast<Py_ssize_t>(i), item);
+          PyList_SET_ITEM(result.get(), static_cast<Py_ssize_t>(i), item);
         }
       }
     }
   }
-  Py_DECREF(records);  // only now: the views pointed into these bytes
-  return result;
+  return result.release();  // (records is released after: the views pointed into its bytes)
 }
 
 }  // namespace python

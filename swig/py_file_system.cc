@@ -12,44 +12,6 @@ namespace swigflow {
 namespace python {
 namespace {
 
-// Holds the GIL for a scope, from any thread. ok() is false once the interpreter is finalizing:
-// a native pipeline thread still reading then gets CANCELLED instead of hanging in
-// PyGILState_Ensure.
-class Gil {
- public:
-  // A Python error already pending in the thread (a destructor run while an exception unwinds)
-  // is set aside for the scope and restored after it.
-  Gil() : ok_(Py_IsInitialized() && !Finalizing()) {
-    if (!ok_) return;
-    state_ = PyGILState_Ensure();
-    PyErr_Fetch(&type_, &value_, &traceback_);
-  }
-  ~Gil() {
-    if (!ok_) return;
-    if (type_ != nullptr) PyErr_Restore(type_, value_, traceback_);
-    PyGILState_Release(state_);
-  }
-  Gil(const Gil&) = delete;
-  Gil& operator=(const Gil&) = delete;
-
-  bool ok() const { return ok_; }
-
- private:
-  static bool Finalizing() {
-#if PY_VERSION_HEX >= 0x030D0000
-    return Py_IsFinalizing();
-#else
-    return _Py_IsFinalizing();
-#endif
-  }
-
-  const bool ok_;
-  PyGILState_STATE state_;
-  PyObject* type_ = nullptr;
-  PyObject* value_ = nullptr;
-  PyObject* traceback_ = nullptr;
-};
-
 // `url` as str, decoded as the OS encodes paths (any bytes round-trip). Needs the GIL.
 PyObject* UrlObject(const std::string& url) {
   return PyUnicode_DecodeFSDefaultAndSize(url.data(), static_cast<Py_ssize_t>(url.size()));
@@ -66,71 +28,21 @@ Status TakePythonError(const std::string& url) {
   PyObject *type, *value, *traceback;
   PyErr_Fetch(&type, &value, &traceback);
   PyErr_NormalizeException(&type, &value, &traceback);
+  const Ref type_ref(type), value_ref(value), traceback_ref(traceback);
   Status status(error::UNKNOWN, url + ": unknown Python error");
   if (value != nullptr) {
-    PyObject* code = PyObject_GetAttrString(value, "error_code");
-    PyObject* text = PyObject_Str(value);
-    const char* message = text != nullptr ? PyUnicode_AsUTF8(text) : nullptr;
-    if (code != nullptr && PyLong_Check(code) && message != nullptr) {
-      status = Status(static_cast<error::Code>(PyLong_AsLong(code)), message);
+    const Ref code(PyObject_GetAttrString(value, "error_code"));
+    const Ref text(PyObject_Str(value));
+    const char* message = text != nullptr ? PyUnicode_AsUTF8(text.get()) : nullptr;
+    if (code != nullptr && PyLong_Check(code.get()) && message != nullptr) {
+      status = Status(static_cast<error::Code>(PyLong_AsLong(code.get())), message);
     } else if (message != nullptr) {
       status = Status(error::UNKNOWN, url + ": " + Py_TYPE(value)->tp_name + ": " + message);
     }
-    Py_XDECREF(code);
-    Py_XDECREF(text);
     PyErr_Clear();  // from the attribute lookup or the conversion
   }
-  Py_XDECREF(type);
-  Py_XDECREF(value);
-  Py_XDECREF(traceback);
   return status;
 }
-
-// A Python object owned across threads: released with the GIL held, or leaked once the
-// interpreter is gone (its memory is then reclaimed with the process).
-class PyRef {
- public:
-  explicit PyRef(PyObject* object) : object_(object) {}  // steals
-  ~PyRef() {
-    Gil gil;
-    if (gil.ok()) Py_XDECREF(object_);
-  }
-  PyRef(const PyRef&) = delete;
-  PyRef& operator=(const PyRef&) = delete;
-  PyObject* get() const { return object_; }
-
- private:
-  PyObject* const object_;
-};
-
-// A memoryview over data[0, n) that must not outlive the call it is passed to: the destructor
-// releases it, so a callee that kept it fails cleanly instead of touching freed memory. Needs
-// the GIL.
-//
-// The callee's exception, when it raised, is what the caller reports: it is set aside while the
-// view is released and restored after. (Releasing with it pending once cleared it, so a read
-// that raised looked like the end of the file and a write that raised like a success.)
-class TempView {
- public:
-  TempView(char* data, size_t n, int flags)
-      : view_(PyMemoryView_FromMemory(data, static_cast<Py_ssize_t>(n), flags)) {}
-  ~TempView() {
-    if (view_ == nullptr) return;
-    PyObject *type, *value, *traceback;
-    PyErr_Fetch(&type, &value, &traceback);
-    PyObject* released = PyObject_CallMethod(view_, "release", nullptr);
-    if (released == nullptr) PyErr_Clear();  // still exported by the callee: it stays invalid
-    Py_XDECREF(released);
-    Py_DECREF(view_);
-    PyErr_Restore(type, value, traceback);
-  }
-  TempView(const TempView&) = delete;
-  TempView& operator=(const TempView&) = delete;
-  PyObject* get() const { return view_; }
-
- private:
-  PyObject* const view_;
-};
 
 class PyReadFile : public io::RandomAccessFile {
  public:
@@ -146,12 +58,9 @@ class PyReadFile : public io::RandomAccessFile {
     {
       TempView buffer(dst, n, PyBUF_WRITE);
       if (buffer.get() == nullptr) return TakePythonError(path());
-      PyObject* result = PyObject_CallMethod(reader_.get(), "read_at", "KO",
-                                             static_cast<unsigned long long>(offset), buffer.get());
-      if (result != nullptr) {
-        got = PyLong_AsUnsignedLongLong(result);
-        Py_DECREF(result);
-      }
+      const Ref result(PyObject_CallMethod(reader_.get(), "read_at", "KO",
+                                           static_cast<unsigned long long>(offset), buffer.get()));
+      if (result != nullptr) got = PyLong_AsUnsignedLongLong(result.get());
     }
     if (InterruptPending()) return KeepInterrupt(path());  // raised again as itself
     if (PyErr_Occurred()) {
@@ -169,16 +78,15 @@ class PyReadFile : public io::RandomAccessFile {
   Status Size(uint64_t* size) const override {
     Gil gil;
     if (!gil.ok()) return Finalizing(path());
-    PyObject* value = PyObject_GetAttrString(reader_.get(), "size");
-    const unsigned long long v = value != nullptr ? PyLong_AsUnsignedLongLong(value) : 0;
-    Py_XDECREF(value);
+    const Ref value(PyObject_GetAttrString(reader_.get(), "size"));
+    const unsigned long long v = value != nullptr ? PyLong_AsUnsignedLongLong(value.get()) : 0;
     if (PyErr_Occurred()) return TakePythonError(path());
     *size = v;
     return Status::OK();
   }
 
  private:
-  PyRef reader_;
+  SharedRef reader_;
 };
 
 // Buffers appends (writer.write per kBufferSize bytes: few Python calls, the large parts an
@@ -241,8 +149,7 @@ class PyWriteFile : public io::OutputStream {
     {
       TempView view(data, n, PyBUF_READ);
       if (view.get() == nullptr) return TakePythonError(url_);
-      PyObject* result = PyObject_CallMethod(writer_.get(), "write", "O", view.get());
-      Py_XDECREF(result);
+      const Ref result(PyObject_CallMethod(writer_.get(), "write", "O", view.get()));
     }
     if (PyErr_Occurred()) return TakePythonError(url_);
     return Status::OK();
@@ -251,14 +158,13 @@ class PyWriteFile : public io::OutputStream {
   Status Call(const char* method) {
     Gil gil;
     if (!gil.ok()) return Finalizing(url_);
-    PyObject* result = PyObject_CallMethod(writer_.get(), method, nullptr);
-    Py_XDECREF(result);
+    const Ref result(PyObject_CallMethod(writer_.get(), method, nullptr));
     if (result == nullptr) return TakePythonError(url_);
     return Status::OK();
   }
 
   const std::string url_;
-  PyRef writer_;
+  SharedRef writer_;
   std::string buffer_;
   bool open_ = true;
 };
@@ -292,7 +198,7 @@ class PyRemoteFileSystem : public io::RemoteFileSystem {
   }
 
  private:
-  PyRef opener_;
+  SharedRef opener_;
 };
 
 }  // namespace

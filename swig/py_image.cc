@@ -161,8 +161,8 @@ PyObject* ImageResize(PyObject* images, long long height, long long width, int m
   in.row_stride = in.width * in.channels;
   npy_intp dims[4] = {n, static_cast<npy_intp>(height), static_cast<npy_intp>(width),
                       static_cast<npy_intp>(in.channels)};
-  PyObject* result = batched ? PyArray_SimpleNew(4, dims, NPY_FLOAT32)
-                             : PyArray_SimpleNew(3, dims + 1, NPY_FLOAT32);
+  Ref result(batched ? PyArray_SimpleNew(4, dims, NPY_FLOAT32)
+                     : PyArray_SimpleNew(3, dims + 1, NPY_FLOAT32));
   if (result == nullptr) return nullptr;
   sfi::OutputRef out;
   out.type = sfi::SampleType::kFloat32;
@@ -172,7 +172,7 @@ PyObject* ImageResize(PyObject* images, long long height, long long width, int m
   out.y_stride = width * in.channels;
   const size_t element = PyArray_ITEMSIZE(array);
   const auto* src = static_cast<const char*>(PyArray_DATA(array));
-  auto* dst = static_cast<float*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(result)));
+  auto* dst = static_cast<float*>(PyArray_DATA(ArrayOf(result)));
   const Status s = WithoutGil([&] {
     for (npy_intp i = 0; i < n; ++i) {
       in.data = src + i * in.height * in.row_stride * element;
@@ -182,29 +182,26 @@ PyObject* ImageResize(PyObject* images, long long height, long long width, int m
     }
     return Status::OK();
   });
-  if (!s.ok()) {
-    Py_DECREF(result);
-    return StatusResult(s);
-  }
-  return result;
+  if (!s.ok()) return StatusResult(s);
+  return result.release();
 }
 
 PyObject* ImageSampleDistortedBoundingBox(long long height, long long width, PyObject* boxes,
                                           const image::DistortOptions& options,
                                           unsigned long long seed) {
   std::vector<sfi::BoundingBox> list;
-  PyObject* items = PySequence_Fast(boxes, "boxes must be a sequence");
-  if (items == nullptr) return nullptr;
-  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(items); ++i) {
-    sfi::BoundingBox b;
-    if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(items, i), "ffff", &b.ymin, &b.xmin, &b.ymax,
-                          &b.xmax)) {
-      Py_DECREF(items);
-      return nullptr;
+  {
+    const Ref items(PySequence_Fast(boxes, "boxes must be a sequence"));
+    if (items == nullptr) return nullptr;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(items.get()); ++i) {
+      sfi::BoundingBox b;
+      if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(items.get(), i), "ffff", &b.ymin, &b.xmin,
+                            &b.ymax, &b.xmax)) {
+        return nullptr;
+      }
+      list.push_back(b);
     }
-    list.push_back(b);
   }
-  Py_DECREF(items);
   const Status s = sfi::CheckDistortOptions(options);
   if (!s.ok()) return StatusResult(s);
   const sfi::Window w = sfi::SampleDistortedBoundingBox(height, width, list, options, seed);
@@ -217,33 +214,29 @@ PyObject* ImageDecodeBatch(PyObject* contents, unsigned long long seed, long lon
   const sfi::BatchDecodeOptions& o = options;
   const Status valid = sfi::CheckBatchDecodeOptions(o);
   if (!valid.ok()) return StatusResult(valid);
-  PyObject* items = PySequence_Fast(contents, "contents must be a sequence of bytes");
+  const Ref items(PySequence_Fast(contents, "contents must be a sequence of bytes"));
   if (items == nullptr) return nullptr;
-  const Py_ssize_t n = PySequence_Fast_GET_SIZE(items);
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(items.get());
   std::vector<std::string_view> views(static_cast<size_t>(n));
   for (Py_ssize_t i = 0; i < n; ++i) {
     char* data;
     Py_ssize_t size;
-    if (PyBytes_AsStringAndSize(PySequence_Fast_GET_ITEM(items, i), &data, &size) < 0) {
-      Py_DECREF(items);
+    if (PyBytes_AsStringAndSize(PySequence_Fast_GET_ITEM(items.get(), i), &data, &size) < 0) {
       return nullptr;
     }
     views[static_cast<size_t>(i)] = std::string_view(data, static_cast<size_t>(size));
   }
   const auto shape = sfi::DecodedBatchShape(o, n);
   npy_intp dims[4] = {shape[0], shape[1], shape[2], shape[3]};
-  PyObject* result =
-      PyArray_SimpleNew(4, dims, o.type == sfi::SampleType::kFloat32 ? NPY_FLOAT32 : NPY_UINT8);
-  if (result == nullptr) {
-    Py_DECREF(items);
-    return nullptr;
-  }
+  Ref result(
+      PyArray_SimpleNew(4, dims, o.type == sfi::SampleType::kFloat32 ? NPY_FLOAT32 : NPY_UINT8));
+  if (result == nullptr) return nullptr;
   std::vector<uint64_t> seeds(static_cast<size_t>(n));
   for (size_t i = 0; i < seeds.size(); ++i) {
     seeds[i] = sfi::ImageSeed(seed, epoch, position + static_cast<int64_t>(i));
   }
   std::vector<Status> statuses;
-  void* out = PyArray_DATA(reinterpret_cast<PyArrayObject*>(result));
+  void* out = PyArray_DATA(ArrayOf(result));
   Status s = WithoutGil([&] {
     sfi::DecodeImageBatch(views, seeds, o, swigflow::ThreadPool::Default(), out, &statuses);
     for (size_t i = 0; i < statuses.size(); ++i) {
@@ -254,12 +247,8 @@ PyObject* ImageDecodeBatch(PyObject* contents, unsigned long long seed, long lon
     }
     return Status::OK();
   });
-  Py_DECREF(items);
-  if (!s.ok()) {
-    Py_DECREF(result);
-    return StatusResult(s);
-  }
-  return result;
+  if (!s.ok()) return StatusResult(s);
+  return result.release();
 }
 
 }  // namespace python

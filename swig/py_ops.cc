@@ -64,12 +64,8 @@ bool TensorFromNumpy(PyObject* object, swigflow::Tensor* out) {
     return false;
   }
   std::vector<int64_t> shape(PyArray_DIMS(array), PyArray_DIMS(array) + PyArray_NDIM(array));
-  Py_INCREF(object);
-  std::shared_ptr<void> owner(object, [](void* o) {
-    PyGILState_STATE state = PyGILState_Ensure();
-    Py_DECREF(static_cast<PyObject*>(o));
-    PyGILState_Release(state);
-  });
+  // Kernels may drop their inputs on any thread.
+  std::shared_ptr<void> owner = std::make_shared<SharedRef>(Py_NewRef(object));
   *out = swigflow::Tensor(type, std::move(shape), std::move(owner), PyArray_DATA(array));
   return true;
 }
@@ -98,18 +94,17 @@ bool AttrFromPy(PyObject* value, swigflow::AttrValue* out) {
     if (s == nullptr) return false;
     *out = std::string(s);
   } else if (PyList_Check(value) || PyTuple_Check(value)) {
-    PyObject* items = PySequence_Fast(value, "");
+    const Ref items(PySequence_Fast(value, ""));
+    if (items == nullptr) return false;
     std::vector<int64_t> list;
-    for (Py_ssize_t i = 0; items != nullptr && i < PySequence_Fast_GET_SIZE(items); ++i) {
-      PyObject* item = PySequence_Fast_GET_ITEM(items, i);
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(items.get()); ++i) {
+      PyObject* item = PySequence_Fast_GET_ITEM(items.get(), i);
       if (!PyLong_Check(item) || PyBool_Check(item)) {
-        Py_DECREF(items);
         PyErr_SetString(PyExc_TypeError, "list attributes hold ints only");
         return false;
       }
       list.push_back(PyLong_AsLongLong(item));
     }
-    Py_XDECREF(items);
     *out = list;
   } else {
     PyErr_Format(PyExc_TypeError, "unsupported attribute value %R", value);
@@ -131,28 +126,42 @@ PyObject* AttrToPy(const swigflow::AttrValue& v) {
 }
 
 PyObject* ArgsToPy(const std::vector<swigflow::ArgDef>& args) {
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(args.size()));
-  for (size_t i = 0; list != nullptr && i < args.size(); ++i) {
+  return NewList(args.size(), [&](size_t i) {
     const auto& a = args[i];
-    PyList_SET_ITEM(
-        list, static_cast<Py_ssize_t>(i),
-        Py_BuildValue("{s:s,s:s}", "name", a.name.c_str(), "type",
-                      a.type_attr.empty() ? swigflow::DataTypeName(a.type) : a.type_attr.c_str()));
-  }
-  return list;
+    return Py_BuildValue(
+        "{s:s,s:s}", "name", a.name.c_str(), "type",
+        a.type_attr.empty() ? swigflow::DataTypeName(a.type) : a.type_attr.c_str());
+  });
+}
+
+PyObject* NamesToPy(const std::vector<const char*>& names) {
+  return NewList(names.size(), [&](size_t i) { return PyUnicode_FromString(names[i]); });
+}
+
+PyObject* AttrDefToPy(const swigflow::AttrDef& a) {
+  std::vector<const char*> allowed;
+  for (const auto& s : a.allowed_strings) allowed.push_back(s.c_str());
+  for (auto t : a.allowed_types) allowed.push_back(swigflow::DataTypeName(t));
+  PyObject* fallback = a.has_default ? AttrToPy(a.default_value) : Py_NewRef(Py_None);
+  return Py_BuildValue("{s:s,s:s,s:N,s:O,s:N}", "name", a.name.c_str(), "type", a.type.c_str(),
+                       "default", fallback, "has_default", a.has_default ? Py_True : Py_False,
+                       "allowed", NamesToPy(allowed));
 }
 
 }  // namespace
 
 PyObject* RunOp(const char* name, PyObject* inputs, PyObject* attrs) {
-  PyObject* items = PySequence_Fast(inputs, "inputs must be a sequence of numpy arrays");
-  if (items == nullptr) return nullptr;
-  std::vector<swigflow::Tensor> tensors(static_cast<size_t>(PySequence_Fast_GET_SIZE(items)));
+  std::vector<swigflow::Tensor> tensors;
   bool ok = true;
-  for (size_t i = 0; ok && i < tensors.size(); ++i) {
-    ok = TensorFromNumpy(PySequence_Fast_GET_ITEM(items, static_cast<Py_ssize_t>(i)), &tensors[i]);
+  {
+    const Ref items(PySequence_Fast(inputs, "inputs must be a sequence of numpy arrays"));
+    if (items == nullptr) return nullptr;
+    tensors.resize(static_cast<size_t>(PySequence_Fast_GET_SIZE(items.get())));
+    for (size_t i = 0; ok && i < tensors.size(); ++i) {
+      PyObject* item = PySequence_Fast_GET_ITEM(items.get(), static_cast<Py_ssize_t>(i));
+      ok = TensorFromNumpy(item, &tensors[i]);
+    }
   }
-  Py_DECREF(items);
   swigflow::AttrMap attr_map;
   if (ok && attrs != Py_None) {
     if (!PyDict_Check(attrs)) {
@@ -177,78 +186,36 @@ PyObject* RunOp(const char* name, PyObject* inputs, PyObject* attrs) {
     SetStatusError(s);
     return nullptr;
   }
-  PyObject* result = PyList_New(static_cast<Py_ssize_t>(outputs.size()));
-  for (size_t i = 0; result != nullptr && i < outputs.size(); ++i) {
-    PyObject* array = NumpyFromTensor(outputs[i]);
-    if (array == nullptr) {
-      Py_CLEAR(result);
-    } else {
-      PyList_SET_ITEM(result, static_cast<Py_ssize_t>(i), array);
-    }
-  }
-  return result;
+  return NewList(outputs.size(), [&](size_t i) { return NumpyFromTensor(outputs[i]); });
 }
 
 PyObject* ListOps() {
-  const auto ops = swigflow::OpRegistry::Global()->ListOps();
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(ops.size()));
-  for (size_t i = 0; list != nullptr && i < ops.size(); ++i) {
+  auto* registry = swigflow::OpRegistry::Global();
+  const auto ops = registry->ListOps();
+  return NewList(ops.size(), [&](size_t i) {
     const swigflow::OpDef& def = *ops[i];
-    PyObject* attrs = PyList_New(static_cast<Py_ssize_t>(def.attrs.size()));
-    for (size_t j = 0; attrs != nullptr && j < def.attrs.size(); ++j) {
-      const auto& a = def.attrs[j];
-      PyObject* allowed = PyList_New(0);
-      for (const auto& s : a.allowed_strings) {
-        PyObject* item = PyUnicode_FromString(s.c_str());
-        PyList_Append(allowed, item);
-        Py_XDECREF(item);
-      }
-      for (auto t : a.allowed_types) {
-        PyObject* item = PyUnicode_FromString(swigflow::DataTypeName(t));
-        PyList_Append(allowed, item);
-        Py_XDECREF(item);
-      }
-      PyObject* fallback =
-          a.has_default ? AttrToPy(a.default_value) : (Py_INCREF(Py_None), Py_None);
-      PyList_SET_ITEM(attrs, static_cast<Py_ssize_t>(j),
-                      Py_BuildValue("{s:s,s:s,s:N,s:O,s:N}", "name", a.name.c_str(), "type",
-                                    a.type.c_str(), "default", fallback, "has_default",
-                                    a.has_default ? Py_True : Py_False, "allowed", allowed));
-    }
-    PyObject* kernels = PyList_New(0);
-    for (auto t : swigflow::OpRegistry::Global()->KernelTypes(def.name)) {
-      PyObject* item = PyUnicode_FromString(swigflow::DataTypeName(t));
-      PyList_Append(kernels, item);
-      Py_XDECREF(item);
-    }
-    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i),
-                    Py_BuildValue("{s:s,s:N,s:N,s:N,s:N,s:s}", "name", def.name.c_str(), "inputs",
-                                  ArgsToPy(def.inputs), "outputs", ArgsToPy(def.outputs), "attrs",
-                                  attrs, "kernels", kernels, "doc", def.doc.c_str()));
-  }
-  return list;
+    std::vector<const char*> kernels;
+    for (auto t : registry->KernelTypes(def.name)) kernels.push_back(swigflow::DataTypeName(t));
+    return Py_BuildValue(
+        "{s:s,s:N,s:N,s:N,s:N,s:s}", "name", def.name.c_str(), "inputs", ArgsToPy(def.inputs),
+        "outputs", ArgsToPy(def.outputs), "attrs",
+        NewList(def.attrs.size(), [&](size_t j) { return AttrDefToPy(def.attrs[j]); }), "kernels",
+        NamesToPy(kernels), "doc", def.doc.c_str());
+  });
 }
 
 long long RegistryMark() { return static_cast<long long>(swigflow::OpRegistry::Global()->Mark()); }
 
 PyObject* OpsSince(long long mark) {
   const auto names = swigflow::OpRegistry::Global()->OpsSince(static_cast<size_t>(mark));
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(names.size()));
-  for (size_t i = 0; list != nullptr && i < names.size(); ++i) {
-    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), PyUnicode_FromString(names[i].c_str()));
-  }
-  return list;
+  return NewList(names.size(), [&](size_t i) { return PyUnicode_FromString(names[i].c_str()); });
 }
 
 PyObject* TakeRegistryErrors() {
   const auto errors = swigflow::OpRegistry::Global()->TakeDeferredErrors();
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(errors.size()));
-  for (size_t i = 0; list != nullptr && i < errors.size(); ++i) {
-    PyList_SET_ITEM(
-        list, static_cast<Py_ssize_t>(i),
-        Py_BuildValue("(is)", static_cast<int>(errors[i].code()), errors[i].message().c_str()));
-  }
-  return list;
+  return NewList(errors.size(), [&](size_t i) {
+    return Py_BuildValue("(is)", static_cast<int>(errors[i].code()), errors[i].message().c_str());
+  });
 }
 
 namespace {

@@ -55,12 +55,8 @@ PyObject* AddSourceFiles(data::PipelineOptions* options, PyObject* paths, PyObje
   const Py_ssize_t n = PyList_GET_SIZE(paths);
   options->files.reserve(options->files.size() + static_cast<size_t>(n));
   for (Py_ssize_t i = 0; i < n; ++i) {
-    // Encoded as the OS expects (surrogateescape), as every path argument is (record_io.i).
-    PyObject* encoded = nullptr;
-    if (!PyUnicode_FSConverter(PyList_GET_ITEM(paths, i), &encoded)) return nullptr;
     data::SourceFile file;
-    file.path.assign(PyBytes_AS_STRING(encoded), static_cast<size_t>(PyBytes_GET_SIZE(encoded)));
-    Py_DECREF(encoded);
+    if (!PathFromPy(PyList_GET_ITEM(paths, i), &file.path)) return nullptr;
     PyObject* seek = offsets != Py_None ? PyList_GET_ITEM(offsets, i) : nullptr;
     if (seek != nullptr && PyBytes_Check(seek)) {
       auto index = std::make_shared<io::SeekIndex>();
@@ -71,13 +67,11 @@ PyObject* AddSourceFiles(data::PipelineOptions* options, PyObject* paths, PyObje
       file.seek_index = std::move(index);
       file.indexed = true;
     } else if (offsets != Py_None) {
-      PyArrayObject* array = reinterpret_cast<PyArrayObject*>(
-          PyArray_FROMANY(PyList_GET_ITEM(offsets, i), NPY_UINT64, 1, 1,
-                          NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST));
+      const Ref array(PyArray_FROMANY(PyList_GET_ITEM(offsets, i), NPY_UINT64, 1, 1,
+                                      NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST));
       if (array == nullptr) return nullptr;
-      const auto* begin = static_cast<const uint64_t*>(PyArray_DATA(array));
-      file.offsets.assign(begin, begin + PyArray_SIZE(array));
-      Py_DECREF(array);
+      const auto* begin = static_cast<const uint64_t*>(PyArray_DATA(ArrayOf(array)));
+      file.offsets.assign(begin, begin + PyArray_SIZE(ArrayOf(array)));
       file.indexed = true;
     }
     options->files.push_back(std::move(file));
@@ -118,7 +112,7 @@ PyObject* PyPipeline::TakeDamages() {
 
 PyObject* PyPipeline::Stats() const {
   const data::PipelineStats s = pipeline_->Stats();  // brief locks only: keeps the GIL
-  PyObject* stages = NewList(s.stages.size(), [&](size_t i) {
+  Ref stages(NewList(s.stages.size(), [&](size_t i) {
     const data::StageStats& st = s.stages[i];
     return Py_BuildValue(
         "{s:s,s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:L}", "name", st.name.c_str(), "threads", st.threads,
@@ -127,21 +121,19 @@ PyObject* PyPipeline::Stats() const {
         static_cast<long long>(st.output_wait_ns), "elements", static_cast<long long>(st.elements),
         "records", static_cast<long long>(st.records), "bytes", static_cast<long long>(st.bytes),
         "files", static_cast<long long>(st.files));
-  });
+  }));
   if (stages == nullptr) return nullptr;
-  PyObject* queues = NewList(s.queues.size(), [&](size_t i) {
+  Ref queues(NewList(s.queues.size(), [&](size_t i) {
     const data::QueueStats& q = s.queues[i];
     return Py_BuildValue("{s:s,s:L,s:L,s:d}", "name", q.name.c_str(), "capacity",
                          static_cast<long long>(q.capacity), "size", static_cast<long long>(q.size),
                          "mean_fill", q.mean_fill);
-  });
-  if (queues == nullptr) {
-    Py_DECREF(stages);
-    return nullptr;
-  }
+  }));
+  if (queues == nullptr) return nullptr;
   return Py_BuildValue("{s:L,s:L,s:L,s:N,s:N}", "elapsed_ns", static_cast<long long>(s.elapsed_ns),
                        "consumer_wait_ns", static_cast<long long>(s.consumer_wait_ns), "delivered",
-                       static_cast<long long>(s.delivered), "stages", stages, "queues", queues);
+                       static_cast<long long>(s.delivered), "stages", stages.release(), "queues",
+                       queues.release());
 }
 
 PyObject* PyPipeline::NextAs(Payload kind) {

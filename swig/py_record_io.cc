@@ -9,6 +9,7 @@
 
 #include "swigflow/framework/thread_pool.h"
 #include "swigflow/io/record_format.h"
+#include "swigflow/io/record_index.h"
 
 namespace swigflow {
 namespace python {
@@ -78,14 +79,11 @@ Status PyRecordReader::Open(const std::string& path, const io::RecordOptions& op
 PyRecordReader::PyRecordReader(std::unique_ptr<io::RecordReader> reader)
     : reader_(std::move(reader)) {}
 
-PyRecordReader::~PyRecordReader() {
-  Py_XDECREF(views_[0]);
-  Py_XDECREF(views_[1]);
-}
+PyRecordReader::~PyRecordReader() = default;
 
 PyObject* PyRecordReader::ReadBatch(size_t max_records, size_t max_bytes) {
   std::unique_lock<std::mutex> lock = LockWithoutGil();
-  PyObject* list = PyList_New(0);
+  Ref list(PyList_New(0));
   if (list == nullptr) return nullptr;
   size_t records = 0, bytes = 0;
   Status s;
@@ -94,7 +92,7 @@ PyObject* PyRecordReader::ReadBatch(size_t max_records, size_t max_bytes) {
       return reader_->ReadBatch(max_records - records, max_bytes - bytes, &batch_, kDirectLength);
     });
     if (!s.ok()) break;
-    if (!AppendBatch(list)) return nullptr;
+    if (!AppendBatch(list.get())) return nullptr;
     records += batch_.size();
     bytes += batch_.bytes();
     uint64_t length = 0;
@@ -102,53 +100,41 @@ PyObject* PyRecordReader::ReadBatch(size_t max_records, size_t max_bytes) {
       if (batch_.empty()) break;  // the end, or the last records before damage
       continue;
     }
-    PyObject* record = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(length));
-    if (record == nullptr) {
-      Py_DECREF(list);
-      return nullptr;
-    }
+    const Ref record(PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(length)));
+    if (record == nullptr) return nullptr;
     uint64_t offset = 0;
-    s = WithoutGil([&] { return reader_->ReadLarge(PyBytes_AS_STRING(record), &offset); });
-    if (!s.ok()) {
-      Py_DECREF(record);
-      break;
-    }
-    const int appended = PyList_Append(list, record);
-    Py_DECREF(record);
-    if (appended < 0) {
-      Py_DECREF(list);
-      return nullptr;
-    }
+    s = WithoutGil([&] { return reader_->ReadLarge(PyBytes_AS_STRING(record.get()), &offset); });
+    if (!s.ok()) break;
+    if (PyList_Append(list.get(), record.get()) < 0) return nullptr;
     ++records;
     bytes += length;
   }
   // Damage after some records: they come now, the error with the next call (sticky).
-  if (!s.ok() && !errors::IsOutOfRange(s) && PyList_GET_SIZE(list) == 0) {
-    Py_DECREF(list);
+  if (!s.ok() && !errors::IsOutOfRange(s) && PyList_GET_SIZE(list.get()) == 0) {
     return StatusResult(s);
   }
-  return list;
+  return list.release();
 }
 
 PyObject* PyRecordReader::ReadBatchView(size_t max_records, size_t max_bytes) {
   std::unique_lock<std::mutex> lock = LockWithoutGil();
   // Two buffers, so that the usual loop, which still holds the last batch while it asks for
   // the next (`while batch := reader.read_batch(n, copy=False)`), alternates between them.
-  for (PyObject*& view : views_) {  // made here, with the GIL (Open runs without it)
-    if (view == nullptr && (view = NewBatchOwner()) == nullptr) return nullptr;
+  for (Ref& view : views_) {  // made here, with the GIL (Open runs without it)
+    if (view == nullptr) view.reset(NewBatchOwner());
+    if (view == nullptr) return nullptr;
   }
-  PyObject*& owner = Py_REFCNT(views_[0]) == 1 ? views_[0] : views_[1];
-  if (Py_REFCNT(owner) > 1) {  // both in use: a new buffer
-    PyObject* fresh = NewBatchOwner();
+  Ref& owner = Py_REFCNT(views_[0].get()) == 1 ? views_[0] : views_[1];
+  if (Py_REFCNT(owner.get()) > 1) {  // both in use: a new buffer
+    Ref fresh(NewBatchOwner());
     if (fresh == nullptr) return nullptr;
-    Py_SETREF(owner, fresh);
+    owner = std::move(fresh);
   }
-  auto* batch = static_cast<io::RecordBatch*>(PyCapsule_GetPointer(owner, nullptr));
+  auto* batch = static_cast<io::RecordBatch*>(PyCapsule_GetPointer(owner.get(), nullptr));
   const Status s = WithoutGil([&] { return reader_->ReadBatch(max_records, max_bytes, batch); });
   if (errors::IsOutOfRange(s)) Py_RETURN_NONE;
   if (!s.ok()) return StatusResult(s);
-  Py_INCREF(owner);
-  PyObject* data = ReadOnlyBytesArray(batch->data(), batch->bytes(), owner);
+  PyObject* data = ReadOnlyBytesArray(batch->data(), batch->bytes(), Py_NewRef(owner.get()));
   if (data == nullptr) return nullptr;
   std::vector<int64_t> ends(batch->size() + 1, 0);
   for (size_t i = 0; i < batch->size(); ++i) ends[i + 1] = static_cast<int64_t>(batch->end(i));
@@ -176,14 +162,9 @@ std::unique_lock<std::mutex> PyRecordReader::LockWithoutGil() {
 
 bool PyRecordReader::AppendBatch(PyObject* list) {
   for (size_t i = 0; i < batch_.size(); ++i) {
-    PyObject* record = PyBytes_FromStringAndSize(
-        batch_.data() + batch_.begin(i), static_cast<Py_ssize_t>(batch_.end(i) - batch_.begin(i)));
-    if (record == nullptr || PyList_Append(list, record) < 0) {
-      Py_XDECREF(record);
-      Py_DECREF(list);
-      return false;
-    }
-    Py_DECREF(record);
+    const Ref record(PyBytes_FromStringAndSize(
+        batch_.data() + batch_.begin(i), static_cast<Py_ssize_t>(batch_.end(i) - batch_.begin(i))));
+    if (record == nullptr || PyList_Append(list, record.get()) < 0) return false;
   }
   return true;
 }
@@ -280,18 +261,9 @@ PyObject* PyRecordFiles::ReadMany(PyObject* slots, PyObject* offsets, PyObject* 
     return Status::OK();
   });
   if (!s.ok()) return StatusResult(s);
-  PyObject* list = PyList_New(static_cast<Py_ssize_t>(n));
-  if (list == nullptr) return nullptr;
-  for (size_t i = 0; i < n; ++i) {
-    PyObject* bytes =
-        PyBytes_FromStringAndSize(records[i].data(), static_cast<Py_ssize_t>(records[i].size()));
-    if (bytes == nullptr) {
-      Py_DECREF(list);
-      return nullptr;
-    }
-    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), bytes);
-  }
-  return list;
+  return NewList(n, [&](size_t i) {
+    return PyBytes_FromStringAndSize(records[i].data(), static_cast<Py_ssize_t>(records[i].size()));
+  });
 }
 
 // --- PyRecordScanner ---------------------------------------------------------------------------
@@ -365,19 +337,57 @@ PyObject* SeekIndexRecords(PyObject* index, const std::string& index_path) {
   const std::string copy(data, static_cast<size_t>(size));
   const Status s = WithoutGil([&] { return io::ParseSeekIndex(copy, index_path, &parsed); });
   if (!s.ok()) return StatusResult(s);
-  PyObject* offsets = Int64Array(parsed.records.offsets);
-  PyObject* lengths = offsets != nullptr ? Int64Array(parsed.records.lengths) : nullptr;
-  if (lengths == nullptr) {
-    Py_XDECREF(offsets);
-    return nullptr;
-  }
-  return Py_BuildValue("(iNN)", static_cast<int>(parsed.compression), offsets, lengths);
+  Ref offsets(Int64Array(parsed.records.offsets));
+  Ref lengths(offsets != nullptr ? Int64Array(parsed.records.lengths) : nullptr);
+  if (lengths == nullptr) return nullptr;
+  return Py_BuildValue("(iNN)", static_cast<int>(parsed.compression), offsets.release(),
+                       lengths.release());
+}
+
+namespace {
+
+// The index's arrays moved out to the caller's.
+Status TakeIndex(io::RecordIndex* index, std::vector<int64_t>* offsets,
+                 std::vector<int64_t>* lengths) {
+  *offsets = std::move(index->offsets);
+  *lengths = std::move(index->lengths);
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ScanRecordIndex(const std::string& path, std::vector<int64_t>* offsets,
+                       std::vector<int64_t>* lengths) {
+  io::RecordIndex index;
+  SWIGFLOW_RETURN_IF_ERROR(io::ScanRecords(path, &index));
+  return TakeIndex(&index, offsets, lengths);
 }
 
 Status CreateIndexFile(const std::string& path, const std::string& index_path,
-                       io::RecordIndex* index) {
-  SWIGFLOW_RETURN_IF_ERROR(io::ScanRecords(path, index));
-  return io::WriteIndexFile(index_path, *index);
+                       std::vector<int64_t>* offsets, std::vector<int64_t>* lengths) {
+  io::RecordIndex index;
+  SWIGFLOW_RETURN_IF_ERROR(io::ScanRecords(path, &index));
+  SWIGFLOW_RETURN_IF_ERROR(io::WriteIndexFile(index_path, index));
+  return TakeIndex(&index, offsets, lengths);
+}
+
+Status ReadRecordIndex(const std::string& index_path, std::vector<int64_t>* offsets,
+                       std::vector<int64_t>* lengths) {
+  io::RecordIndex index;
+  SWIGFLOW_RETURN_IF_ERROR(io::ReadIndexFile(index_path, &index));
+  return TakeIndex(&index, offsets, lengths);
+}
+
+Status WriteRecordIndex(const std::string& index_path, const std::vector<int64_t>& offsets,
+                        const std::vector<int64_t>& lengths) {
+  if (offsets.size() != lengths.size()) {
+    return errors::InvalidArgument("offsets and lengths differ in length (", offsets.size(),
+                                   " and ", lengths.size(), ")");
+  }
+  io::RecordIndex index;
+  index.offsets = offsets;
+  index.lengths = lengths;
+  return io::WriteIndexFile(index_path, index);
 }
 
 }  // namespace python

@@ -12,7 +12,6 @@
 
 #include "swig/py_runtime.h"
 #include "swigflow/io/file.h"
-#include "swigflow/io/record_index.h"
 #include "swigflow/io/record_options.h"
 #include "swigflow/io/record_reader.h"
 #include "swigflow/io/record_scan.h"
@@ -64,7 +63,7 @@ class PyRecordReader {
   std::mutex mu_;
   std::unique_ptr<io::RecordReader> reader_;
   io::RecordBatch batch_;
-  PyObject* views_[2] = {nullptr, nullptr};  // capsules owning ReadBatchView's RecordBatches
+  Ref views_[2];  // capsules owning ReadBatchView's RecordBatches
 };
 
 // Seek indexes (swigflow/io/seek_index.h) cross into Python as the bytes of their index file,
@@ -143,9 +142,18 @@ class PyRecordScanner {
   std::unique_ptr<io::RecordScanner> scanner_;
 };
 
+// Record indexes (io/record_index.h) as their two arrays (record_io.i releases the GIL).
+// The index of the uncompressed file at `path`.
+Status ScanRecordIndex(const std::string& path, std::vector<int64_t>* offsets,
+                       std::vector<int64_t>* lengths);
 // Scans `path` and writes its index file.
 Status CreateIndexFile(const std::string& path, const std::string& index_path,
-                       io::RecordIndex* index);
+                       std::vector<int64_t>* offsets, std::vector<int64_t>* lengths);
+Status ReadRecordIndex(const std::string& index_path, std::vector<int64_t>* offsets,
+                       std::vector<int64_t>* lengths);
+// InvalidArgument when offsets and lengths differ in length.
+Status WriteRecordIndex(const std::string& index_path, const std::vector<int64_t>& offsets,
+                        const std::vector<int64_t>& lengths);
 
 }  // namespace python
 }  // namespace swigflow

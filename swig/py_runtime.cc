@@ -92,6 +92,51 @@ Status StatusForTesting(int code, const std::string& message) {
   return Status(static_cast<error::Code>(code), message);
 }
 
+void ReleaseAll(std::vector<PyObject*>* items) {
+  for (PyObject* item : *items) Py_DECREF(item);
+  items->clear();
+}
+
+namespace {
+
+bool Finalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing();
+#else
+  return _Py_IsFinalizing();
+#endif
+}
+
+}  // namespace
+
+Gil::Gil() : ok_(Py_IsInitialized() && !Finalizing()) {
+  if (!ok_) return;
+  state_ = PyGILState_Ensure();
+  pending_.emplace();
+}
+
+Gil::~Gil() {
+  if (!ok_) return;
+  pending_.reset();
+  PyGILState_Release(state_);
+}
+
+SharedRef::~SharedRef() {
+  Gil gil;
+  if (gil.ok()) Py_XDECREF(object_);
+}
+
+TempView::TempView(char* data, size_t n, int flags)
+    : view_(PyMemoryView_FromMemory(data, static_cast<Py_ssize_t>(n), flags)) {}
+
+TempView::~TempView() {
+  if (view_ == nullptr) return;
+  SetAsideError pending;
+  Ref released(PyObject_CallMethod(view_.get(), "release", nullptr));
+  if (released == nullptr) PyErr_Clear();  // still exported by the callee: it stays invalid
+  view_.reset();
+}
+
 BytesView::BytesView(PyObject* object) {
   ok_ = PyObject_GetBuffer(object, &view_, PyBUF_C_CONTIGUOUS) == 0;
 }
@@ -128,6 +173,36 @@ bool RecordView::Set(PyObject* record) {
   return PyObject_GetBuffer(source, &view_, PyBUF_C_CONTIGUOUS) == 0;
 }
 
+bool PathFromPy(PyObject* object, std::string* out) {
+  PyObject* converted = nullptr;
+  if (!PyUnicode_FSConverter(object, &converted)) return false;
+  const Ref encoded(converted);
+  out->assign(PyBytes_AS_STRING(encoded.get()),
+              static_cast<size_t>(PyBytes_GET_SIZE(encoded.get())));
+  return true;
+}
+
+bool BytesVectorFromPy(PyObject* object, const char* what, std::vector<std::string>* out) {
+  const std::string message = std::string(what) + " must be a sequence of bytes";
+  const Ref items(PySequence_Fast(object, message.c_str()));
+  if (items == nullptr) return false;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(items.get()); ++i) {
+    BytesView view(PySequence_Fast_GET_ITEM(items.get(), i));
+    if (!view.ok()) return false;
+    out->emplace_back(static_cast<const char*>(view.data()), view.size());
+  }
+  return true;
+}
+
+PyObject* AddOutput(PyObject* result, PyObject* value) {
+  Ref before(result), added(value);
+  if (added == nullptr) return nullptr;
+  if (before == nullptr || before.get() == Py_None) return added.release();
+  const Ref outputs(PyTuple_Check(before.get()) ? before.release() : PyTuple_Pack(1, before.get()));
+  const Ref last(outputs != nullptr ? PyTuple_Pack(1, added.get()) : nullptr);
+  return last != nullptr ? PySequence_Concat(outputs.get(), last.get()) : nullptr;
+}
+
 PyObject* MessageToPy(const std::string& text) {
   return PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()),
                               "backslashreplace");
@@ -143,16 +218,24 @@ PyObject* Int64Array(const std::vector<int64_t>& values) {
   return array;
 }
 
+bool Int64VectorFromPy(PyObject* object, std::vector<int64_t>* out) {
+  const Ref array(PyArray_FROMANY(object, NPY_INT64, 1, 1, NPY_ARRAY_CARRAY_RO));
+  if (array == nullptr) return false;
+  const auto* data = static_cast<const int64_t*>(PyArray_DATA(ArrayOf(array)));
+  out->assign(data, data + PyArray_SIZE(ArrayOf(array)));
+  return true;
+}
+
 PyObject* ObjectArray(std::vector<PyObject*>* items) {
   npy_intp size = static_cast<npy_intp>(items->size());
   PyObject* array = PyArray_SimpleNew(1, &size, NPY_OBJECT);
   if (array != nullptr) {
     std::memcpy(PyArray_DATA(reinterpret_cast<PyArrayObject*>(array)), items->data(),
                 items->size() * sizeof(PyObject*));
+    items->clear();
   } else {
-    for (PyObject* item : *items) Py_DECREF(item);
+    ReleaseAll(items);
   }
-  items->clear();
   return array;
 }
 

@@ -19,7 +19,10 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -71,6 +74,99 @@ Status WithoutGil(F&& fn) {
   return s;
 }
 
+// --- References and the GIL -------------------------------------------------------------------
+//
+// Binding code owns its references through these, never by a Py_DECREF of its own: a reference
+// is released however the scope is left, and taken out with release() only where the C API
+// steals it ("N" in Py_BuildValue, PyList_SET_ITEM, a return).
+
+struct Decref {
+  void operator()(PyObject* object) const { Py_DECREF(object); }
+};
+
+// One owned reference (a new one, or one stolen); empty when the call that made it failed.
+// Released with the GIL held, so on the thread that made it.
+using Ref = std::unique_ptr<PyObject, Decref>;
+
+// The numpy array a Ref holds.
+inline PyArrayObject* ArrayOf(const Ref& ref) {
+  return reinterpret_cast<PyArrayObject*>(ref.get());
+}
+
+// Releases every reference in `items` and empties it: for the vectors of new references that
+// ObjectArray takes over, when they are not taken over after all.
+void ReleaseAll(std::vector<PyObject*>* items);
+
+// The pending Python error, set aside for a scope and restored at its end (replacing any raised
+// meanwhile). Needs the GIL.
+class SetAsideError {
+ public:
+  SetAsideError() { PyErr_Fetch(&type_, &value_, &traceback_); }
+  ~SetAsideError() {
+    if (type_ != nullptr) PyErr_Restore(type_, value_, traceback_);
+  }
+  SetAsideError(const SetAsideError&) = delete;
+  SetAsideError& operator=(const SetAsideError&) = delete;
+
+ private:
+  PyObject* type_ = nullptr;
+  PyObject* value_ = nullptr;
+  PyObject* traceback_ = nullptr;
+};
+
+// Holds the GIL for a scope, from any thread. ok() is false once the interpreter is finalizing:
+// a native pipeline thread still reading then gets CANCELLED instead of hanging in
+// PyGILState_Ensure. A Python error already pending in the thread (a destructor run while an
+// exception unwinds) is set aside for the scope and restored after it.
+class Gil {
+ public:
+  Gil();
+  ~Gil();
+  Gil(const Gil&) = delete;
+  Gil& operator=(const Gil&) = delete;
+
+  bool ok() const { return ok_; }
+
+ private:
+  const bool ok_;
+  PyGILState_STATE state_;
+  std::optional<SetAsideError> pending_;  // (destroyed before the GIL is released)
+};
+
+// A Python object owned by native code that any thread may drop (a file object read by pipeline
+// threads): released with the GIL taken, or leaked once the interpreter is gone (its memory then
+// goes with the process).
+class SharedRef {
+ public:
+  explicit SharedRef(PyObject* object) : object_(object) {}  // steals
+  ~SharedRef();
+  SharedRef(const SharedRef&) = delete;
+  SharedRef& operator=(const SharedRef&) = delete;
+  PyObject* get() const { return object_; }
+
+ private:
+  PyObject* const object_;
+};
+
+// A memoryview over data[0, n) that must not outlive the call it is passed to: the destructor
+// releases it, so a callee that kept it fails cleanly instead of touching freed memory. Needs
+// the GIL. get() is null, with a Python error set, if the view could not be made.
+//
+// The callee's exception, when it raised, is what the caller reports: it is set aside while the
+// view is released and restored after. (Releasing with it pending once cleared it, so a read
+// that raised looked like the end of the file and a write that raised like a success.)
+class TempView {
+ public:
+  TempView(char* data, size_t n, int flags);
+  ~TempView();
+  TempView(const TempView&) = delete;
+  TempView& operator=(const TempView&) = delete;
+  PyObject* get() const { return view_.get(); }
+
+ private:
+  Ref view_;
+};
+
 // --- Values ----------------------------------------------------------------------------------
 
 // A contiguous read-only view of a bytes-like object, released on scope exit. ok() is false,
@@ -111,6 +207,19 @@ class RecordView {
   PyObject* serialized_ = nullptr;
 };
 
+// A file path from str, bytes or os.PathLike, encoded as the OS expects (surrogateescape, so
+// any name the file system can hold round-trips); false with a Python error set.
+bool PathFromPy(PyObject* object, std::string* out);
+
+// Copies of the buffers of a sequence of bytes-like objects; false with a Python error set (a
+// TypeError naming `what` when `object` is not a sequence).
+bool BytesVectorFromPy(PyObject* object, const char* what, std::vector<std::string>* out);
+
+// A wrapper's result with an output argument's `value` added (both references stolen): `value`
+// itself in place of None (a void or OK Status result), else a tuple of the outputs so far and
+// `value`. nullptr, with both released, when `value` is nullptr or the tuple cannot be made.
+PyObject* AddOutput(PyObject* result, PyObject* value);
+
 // `text` as str, bytes that are not UTF-8 escaped (messages may hold any file name).
 PyObject* MessageToPy(const std::string& text);
 
@@ -133,6 +242,9 @@ PyObject* NewList(size_t n, Make&& make) {
 
 // A new 1-D int64 array with a copy of `values`. Needs the GIL.
 PyObject* Int64Array(const std::vector<int64_t>& values);
+
+// A copy of a 1-D int64 array (or of any sequence of ints); false with a Python error set.
+bool Int64VectorFromPy(PyObject* object, std::vector<int64_t>* out);
 
 // A 1-D object array that takes over the references in `items` (emptied), even on failure.
 PyObject* ObjectArray(std::vector<PyObject*>* items);

@@ -12,10 +12,7 @@
 // the file system can hold works.
 %typemap(in) const std::string& path (std::string temp),
              const std::string& index_path (std::string temp) {
-  PyObject* encoded = nullptr;
-  if (!PyUnicode_FSConverter($input, &encoded)) SWIG_fail;
-  temp.assign(PyBytes_AS_STRING(encoded), static_cast<size_t>(PyBytes_GET_SIZE(encoded)));
-  Py_DECREF(encoded);
+  if (!swigflow::python::PathFromPy($input, &temp)) SWIG_fail;
   $1 = &temp;
 }
 %typemap(freearg) const std::string& path, const std::string& index_path "";
@@ -26,50 +23,19 @@
   $1 = &temp;
 }
 %typemap(argout) std::unique_ptr<TYPE>* NAME {
-  Py_DECREF($result);
-  $result = SWIG_NewPointerObj(temp$argnum.release(), $descriptor(TYPE*), SWIG_POINTER_OWN);
+  $result = swigflow::python::AddOutput(
+      $result, SWIG_NewPointerObj(temp$argnum.release(), $descriptor(TYPE*), SWIG_POINTER_OWN));
+  if ($result == nullptr) SWIG_fail;
 }
 %enddef
 
-// An index result becomes (offsets, lengths), two int64 numpy arrays.
-%typemap(in, numinputs=0) swigflow::io::RecordIndex* index (swigflow::io::RecordIndex temp) {
-  $1 = &temp;
-}
-%typemap(argout) swigflow::io::RecordIndex* index {
-  Py_DECREF($result);
-  PyObject* offsets = swigflow::python::Int64Array(temp$argnum.offsets);
-  PyObject* lengths = offsets != nullptr ? swigflow::python::Int64Array(temp$argnum.lengths) : nullptr;
-  if (lengths == nullptr) {
-    Py_XDECREF(offsets);
-    SWIG_fail;
-  }
-  $result = PyTuple_Pack(2, offsets, lengths);
-  Py_DECREF(offsets);
-  Py_DECREF(lengths);
-}
-
-// An index argument from (offsets, lengths), two sequences of ints of one length.
-%typemap(in) const swigflow::io::RecordIndex& index (swigflow::io::RecordIndex temp) {
-  PyObject* offsets = nullptr;
-  PyObject* lengths = nullptr;
-  if (!PyArg_ParseTuple($input, "OO", &offsets, &lengths)) SWIG_fail;
-  PyArrayObject* o = reinterpret_cast<PyArrayObject*>(PyArray_FROMANY(offsets, NPY_INT64, 1, 1, NPY_ARRAY_CARRAY_RO));
-  if (o == nullptr) SWIG_fail;
-  PyArrayObject* l = reinterpret_cast<PyArrayObject*>(PyArray_FROMANY(lengths, NPY_INT64, 1, 1, NPY_ARRAY_CARRAY_RO));
-  if (l == nullptr || PyArray_SIZE(o) != PyArray_SIZE(l)) {
-    if (l != nullptr) PyErr_SetString(PyExc_ValueError, "offsets and lengths differ in length");
-    Py_DECREF(o);
-    Py_XDECREF(l);
-    SWIG_fail;
-  }
-  const auto* od = static_cast<const int64_t*>(PyArray_DATA(o));
-  const auto* ld = static_cast<const int64_t*>(PyArray_DATA(l));
-  temp.offsets.assign(od, od + PyArray_SIZE(o));
-  temp.lengths.assign(ld, ld + PyArray_SIZE(l));
-  Py_DECREF(o);
-  Py_DECREF(l);
-  $1 = &temp;
-}
+// Record indexes are two int64 arrays, in and out.
+%apply std::vector<int64_t>* INT64_ARRAY_OUT {
+  std::vector<int64_t>* offsets, std::vector<int64_t>* lengths
+};
+%apply const std::vector<int64_t>& INT64_ARRAY_IN {
+  const std::vector<int64_t>& offsets, const std::vector<int64_t>& lengths
+};
 
 // --- Options -----------------------------------------------------------------------------------
 
@@ -124,9 +90,9 @@ SWIGFLOW_RELEASE_GIL(swigflow::python::PyRecordFile::Open)
 SWIGFLOW_RELEASE_GIL(swigflow::python::PyRecordFiles::Add)
 SWIGFLOW_RELEASE_GIL(swigflow::python::PyRecordScanner::Open)
 SWIGFLOW_RELEASE_GIL(swigflow::python::CreateIndexFile)
-SWIGFLOW_RELEASE_GIL(swigflow::io::ScanRecords)
-SWIGFLOW_RELEASE_GIL(swigflow::io::ReadIndexFile)
-SWIGFLOW_RELEASE_GIL(swigflow::io::WriteIndexFile)
+SWIGFLOW_RELEASE_GIL(swigflow::python::ScanRecordIndex)
+SWIGFLOW_RELEASE_GIL(swigflow::python::ReadRecordIndex)
+SWIGFLOW_RELEASE_GIL(swigflow::python::WriteRecordIndex)
 
 %ignoreall
 %rename("%s") swigflow::python::PyRecordReader;
@@ -150,14 +116,13 @@ SWIGFLOW_RELEASE_GIL(swigflow::io::WriteIndexFile)
 %rename("%s") swigflow::python::PyRecordScanner::Open;
 %rename("%s") swigflow::python::PyRecordScanner::ReadBatch;
 %rename("%s") swigflow::python::PyRecordScanner::TakeDamages;
+%rename("%s") swigflow::python::ScanRecordIndex;
 %rename("%s") swigflow::python::CreateIndexFile;
+%rename("%s") swigflow::python::ReadRecordIndex;
+%rename("%s") swigflow::python::WriteRecordIndex;
 %rename("%s") swigflow::python::BuildSeekIndex;
 %rename("%s") swigflow::python::SeekIndexRecords;
 %include "swig/py_record_io.h"
-%rename(ScanRecordIndex) swigflow::io::ScanRecords;
-%rename(ReadRecordIndex) swigflow::io::ReadIndexFile;
-%rename(WriteRecordIndex) swigflow::io::WriteIndexFile;
-%include "swigflow/io/record_index.h"
 %unignoreall
 
 // --- Remote files ------------------------------------------------------------------------------

@@ -317,3 +317,85 @@ def test_every_top_level_folder_is_in_the_layout():
                 if not any(n.rstrip("/") == rel or n.startswith(rel + "/") for n in named):
                     missing.append(rel)
     assert missing == []
+
+
+# --- The binding layer owns its references ---------------------------------------------------
+# swig/py_runtime.{h,cc} hold the helpers that own references (Ref, SharedRef, TempView, Gil,
+# NewList, AddOutput, ...) and wrap the C API's conversions; every other binding file goes
+# through them, so no path out of a function can leak or double-release.
+RUNTIME_FILES = ("py_runtime.h", "py_runtime.cc")
+MANUAL_DECREF = re.compile(r"\bPy_(X?DECREF|CLEAR|X?SETREF)\s*\(")
+C_API_CALL = re.compile(r"\b_?Py[A-Za-z_]*\s*\(|\bPy_RETURN_\w+")
+
+# (typemaps, lines calling the Python or numpy C API) per binding file outside the runtime, as
+# a ratchet: a file over its budget should use (or add) a runtime helper; a file under it lowers
+# its budget here, so the layer only gets thinner. Files not listed: (0, 0).
+BINDING_BUDGETS = {
+    "base.i": (3, 3),
+    "example.i": (2, 0),
+    "image.i": (2, 0),
+    "ndarray.i": (3, 0),
+    "record_io.i": (5, 0),
+    "status.i": (1, 0),
+    "py_example.cc": (0, 76),
+    "py_file_system.cc": (0, 25),
+    "py_image.cc": (0, 35),
+    "py_linalg.cc": (0, 40),
+    "py_ops.cc": (0, 56),
+    "py_ops.h": (0, 1),
+    "py_pipeline.cc": (0, 23),
+    "py_pipeline.h": (0, 2),
+    "py_record_io.cc": (0, 34),
+    "py_record_io.h": (0, 4),
+}
+
+
+def binding_code(path):
+    """A binding file's text without its // comments."""
+    return re.sub(r"//[^\n]*", "", path.read_text())
+
+
+def binding_counts(text):
+    """(typemaps, lines calling the C API) of a binding file's code."""
+    api_lines = sum(1 for line in text.splitlines() if C_API_CALL.search(line))
+    return len(re.findall(r"%typemap\s*\(", text)), api_lines
+
+
+def binding_files():
+    return [
+        p
+        for p in sorted((ROOT / "swig").iterdir())
+        if p.suffix in (".i", ".h", ".cc") and p.name not in RUNTIME_FILES
+    ]
+
+
+def test_no_manual_decref_outside_the_runtime():
+    found = {}
+    for path in binding_files():
+        lines = [line for line in binding_code(path).splitlines() if MANUAL_DECREF.search(line)]
+        if lines:
+            found[path.name] = lines
+    assert not found, f"release references through py_runtime.h's helpers (Ref, ...): {found}"
+
+
+def test_binding_files_keep_their_budgets():
+    files = binding_files()
+    assert files, "no binding files found"
+    over, under = [], []
+    for path in files:
+        counts = binding_counts(binding_code(path))
+        budget = BINDING_BUDGETS.get(path.name, (0, 0))
+        if any(c > b for c, b in zip(counts, budget)):
+            over.append(f"{path.name}: {counts} > {budget}")
+        elif counts != budget:
+            under.append(f"{path.name}: {counts} (lower its budget from {budget})")
+    assert not over, "over budget (typemaps, C-API lines): " + "; ".join(over)
+    assert not under, "under budget, lower BINDING_BUDGETS: " + "; ".join(under)
+    assert not set(BINDING_BUDGETS) - {p.name for p in files}, "budgets of files that are gone"
+
+
+def test_binding_counts_find_calls_typemaps_and_decrefs():
+    text = "%typemap(in) int { x; }\nPyObject* a = PyList_New(0);\n  Py_RETURN_NONE;\nint b = 1;\n"
+    assert binding_counts(text) == (1, 2)
+    assert MANUAL_DECREF.search("  Py_XDECREF(item);") and MANUAL_DECREF.search("Py_CLEAR(x)")
+    assert not MANUAL_DECREF.search('const Ref items(PySequence_Fast(value, ""));')

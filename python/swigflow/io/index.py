@@ -191,7 +191,11 @@ def write_index(index_path, offsets, lengths):
     Raises:
       ValueError: offsets and lengths differ in length.
     """
-    _pywrap.WriteRecordIndex(os.fsdecode(os.fspath(index_path)), (offsets, lengths))
+    if len(offsets) != len(lengths):
+        raise ValueError(
+            f"offsets and lengths differ in length ({len(offsets)} and {len(lengths)})"
+        )
+    _pywrap.WriteRecordIndex(os.fsdecode(os.fspath(index_path)), offsets, lengths)
 
 
 def index_mismatch(path, offsets, lengths):
