@@ -18,9 +18,12 @@ SWIGFLOW_UNIQUE_PTR_RESULT(swigflow::python::PyPipeline, pipeline)
 // starting or joining them while holding it could deadlock.
 SWIGFLOW_RELEASE_GIL(swigflow::python::PyPipeline::Create)
 SWIGFLOW_RELEASE_GIL(swigflow::python::PyPipeline::~PyPipeline)
+SWIGFLOW_RELEASE_GIL(swigflow::python::Permutation)
+%apply std::vector<int64_t>* INT64_ARRAY_OUT { std::vector<int64_t>* permutation };
 
 %ignoreall
 %rename("%s") swigflow::python::AddSourceFiles;
+%rename("%s") swigflow::python::Permutation;
 %rename("%s") swigflow::python::PyPipeline;
 %rename("%s") swigflow::python::PyPipeline::~PyPipeline;
 %rename("%s") swigflow::python::PyPipeline::Create;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "swig/py_example.h"
+#include "swigflow/data/shuffle.h"
 
 namespace swigflow {
 namespace python {
@@ -77,6 +78,10 @@ PyObject* AddSourceFiles(data::PipelineOptions* options, PyObject* paths, PyObje
     options->files.push_back(std::move(file));
   }
   Py_RETURN_NONE;
+}
+
+void Permutation(size_t n, unsigned long long seed, std::vector<int64_t>* permutation) {
+  *permutation = data::Permutation(n, seed);
 }
 
 Status PyPipeline::Create(const data::PipelineOptions& options,

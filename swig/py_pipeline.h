@@ -22,6 +22,9 @@ namespace python {
 // a small file's read. None, or null with an exception set.
 PyObject* AddSourceFiles(data::PipelineOptions* options, PyObject* paths, PyObject* offsets);
 
+// data::Permutation(n, seed) into `permutation` (an int64 array in Python).
+void Permutation(size_t n, unsigned long long seed, std::vector<int64_t>* permutation);
+
 // One running pipeline; swigflow.data's iterators own one each (not shared between threads).
 class PyPipeline {
  public:

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -97,6 +98,15 @@ template <typename T>
 void ShuffleAll(uint64_t seed, std::vector<T>* items) {
   Rng rng(seed);
   for (size_t i = items->size(); i > 1; --i) std::swap((*items)[i - 1], (*items)[rng.Uniform(i)]);
+}
+
+// 0, 1, ..., n - 1 in ShuffleAll's order for `seed`: swigflow's one uniform permutation, also
+// what a global shuffle of a random-access dataset and `swigflow reshard --seed` use.
+inline std::vector<int64_t> Permutation(size_t n, uint64_t seed) {
+  std::vector<int64_t> order(n);
+  std::iota(order.begin(), order.end(), int64_t{0});
+  ShuffleAll(seed, &order);
+  return order;
 }
 
 }  // namespace data

@@ -81,7 +81,7 @@ def test_reshard_with_a_seed_is_a_reproducible_uniform_shuffle(tmp_path, capsys)
     assert runs["a"] != runs["c"]
     got = [r for s in shards_in(tmp_path / "c") for r in records_of(s)]
     assert sorted(got) == want and got != [r for p in inputs for r in records_of(p)]
-    # The documented order: a stable sort of splitmix64 keys, independent of the machine.
+    # The documented order: the global shuffle's permutation, independent of the machine.
     order = reshard.permutation(5, 7)
     assert sorted(order) == list(range(5))
     assert list(order) == list(reshard.permutation(5, 7))

@@ -4,8 +4,8 @@ in order or shuffled with a seed, resumable. The fix ``swigflow profile`` recomm
 
 The shards are a function of the inputs and the options only:
   - the records are taken in input order (files as given, records in file order), or with
-    --seed in the order of the stable sort of ``splitmix64(seed + (i + 1) * golden)`` over each
-    record's position i in that sequence (a uniform permutation, the same on every machine);
+    --seed in the order of ``swigflow.data.index_shuffle.permutation(records, seed)`` (the
+    uniform permutation a global shuffle uses, the same on every machine);
   - n = round(total / --target-size) shards (total: the records' framed bytes), at most one per
     record; record r goes to shard floor(n * (bytes before r + half of r) / total), so shards
     differ in size by at most about one record.
@@ -26,7 +26,7 @@ from swigflow.cli import (
 )
 from swigflow.cli import progress as _progress
 from swigflow.cli import shards as _shards
-from swigflow.data.seeds import splitmix64_stream
+from swigflow.data import index_shuffle
 from swigflow.io import gfile
 from swigflow.io.index import FRAMING_BYTES, checked_default_index, scan_records
 
@@ -93,7 +93,7 @@ class _Input:
 
 def permutation(n, seed):
     """The --seed order of n records (see the module's docstring)."""
-    return np.argsort(splitmix64_stream(seed, n), kind="stable")
+    return index_shuffle.permutation(n, seed)
 
 
 def plan_shards(lengths, target, order=None):

@@ -2,8 +2,9 @@
 shuffle of a random-access dataset reads its elements through (the role of
 tf.random.experimental.index_shuffle in tf.data's global shuffle).
 
-Up to _TABLE_MAX indexes the permutation is a table, numpy's Fisher-Yates shuffle from a
-generator seeded with the key: exactly uniform, 4 bytes an index. Above that, a balanced
+Up to _TABLE_MAX indexes the permutation is a table, :func:`permutation`: the Fisher-Yates
+shuffle the native pipeline's global shuffle uses (swigflow::data::Permutation), seeded with the
+key; exactly uniform (to the generator's 2^-40 bias), 8 bytes an index. Above that, a balanced
 Feistel network permutes [0, 4^h), the smallest such range holding n, and an index that lands at
 or above n goes through the network again ("cycle walking") until it lands below n: O(1)
 memory. Both steps are bijections, so the result is a permutation of [0, n). The round
@@ -12,12 +13,19 @@ measurably non-uniform, since a network of 2-bit halves only makes even permutat
 points: hence the table below the threshold, where halves would be short.)
 """
 
-import numpy as np
-
+from swigflow import pywrap_swigflow as _pywrap
 from swigflow.data.seeds import MASK64, splitmix64
 
 _ROUNDS = 6  # enough for the halves to mix into every output bit more than once
-_TABLE_MAX = 1 << 22  # a table of at most 16 MiB; above it the halves have 11 bits or more
+_TABLE_MAX = 1 << 22  # a table of at most 32 MiB; above it the halves have 11 bits or more
+
+
+def permutation(n, seed):
+    """0, 1, ..., n - 1 in a uniform random order chosen by `seed` (any int), as an int64 array:
+    the same order on every machine, made natively without the GIL."""
+    if n < 0:
+        raise ValueError(f"the permuted range needs n >= 0, got {n}")
+    return _pywrap.Permutation(int(n), int(seed) & MASK64)
 
 
 class IndexPermutation:
@@ -31,7 +39,7 @@ class IndexPermutation:
         key = int(key) & MASK64
         self._table = None
         if n <= table_max:
-            self._table = np.random.default_rng(key).permutation(n).astype(np.int32)
+            self._table = permutation(n, key)
             return
         self._half = ((n - 1).bit_length() + 1) // 2
         self._mask = (1 << self._half) - 1
@@ -56,4 +64,4 @@ class IndexPermutation:
                 return i
 
 
-__all__ = ["IndexPermutation"]
+__all__ = ["IndexPermutation", "permutation"]

@@ -11,8 +11,6 @@ import contextvars
 import itertools
 import random
 
-import numpy as np
-
 SEED_RANGE = (-(1 << 63), (1 << 64) - 1)  # a seed in a state: an int64 or a uint64
 SEED_MASK = (1 << 63) - 1
 MASK64 = (1 << 64) - 1
@@ -40,31 +38,11 @@ def pass_key(seed, epoch):
     return (int(seed) * GOLDEN_GAMMA) ^ int(epoch)
 
 
-_M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
-
-
 def splitmix64(x):
-    """splitmix64's output function, a bijection of 64-bit integers with full avalanche: of a
-    Python int, or elementwise of a uint64 array (wrapping arithmetic)."""
-    if isinstance(x, np.ndarray):
-        with np.errstate(over="ignore"):
-            x = x.astype(np.uint64, copy=True)
-            x ^= x >> np.uint64(30)
-            x *= _M1
-            x ^= x >> np.uint64(27)
-            x *= _M2
-            x ^= x >> np.uint64(31)
-        return x
+    """splitmix64's output function of a 64-bit int: a bijection with full avalanche."""
     x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
     x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK64
     return x ^ (x >> 31)
-
-
-def splitmix64_stream(seed, n):
-    """The first n outputs of the splitmix64 generator seeded with `seed`, as a uint64 array."""
-    with np.errstate(over="ignore"):
-        counts = np.arange(1, n + 1, dtype=np.uint64)
-        return splitmix64(np.uint64(int(seed) & MASK64) + counts * np.uint64(GOLDEN_GAMMA))
 
 
 # Seeded shuffles that reshuffle each iteration give each iterator its own order, as tf.data's
