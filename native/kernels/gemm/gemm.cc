@@ -9,6 +9,7 @@
 #include <mutex>
 #include <vector>
 
+#include "swigflow/kernels/gemm/loops.h"
 #include "swigflow/kernels/gemm/micro_kernel.h"
 #include "swigflow/kernels/gemm/partition.h"
 
@@ -141,62 +142,95 @@ constexpr int64_t kSmallProduct = int64_t{1} << 18;
 // that uses it.
 constexpr int64_t kInPlaceBRows = 64;
 
-// Where a thread finds the slivers of one kc x nc panel of B: packed by all threads together,
-// or (`in_place`) in B itself, rows [pc, pc + kc) from column jc on.
-struct PanelB {
-  const float* packed = nullptr;
-  const Operand* in_place = nullptr;
-  int64_t pc = 0, jc = 0;
+// The FP32 product of RunLoops: C (+)= A * op(B), A's blocks from pack_a(i0, p0, mc, kc, dst);
+// B's panels packed by the threads together into `packed_b` (one copy, shared), or, when
+// `packed_b` is null, read in place (rows [pc, pc + kc) of B from column jc on).
+template <typename PackAFn>
+class Fp32Product {
+ public:
+  Fp32Product(const KernelInfo& kernel, const PackAFn& pack_a, const Operand& b, float* packed_b,
+              float* c, int64_t ldc, bool accumulate)
+      : kernel_(kernel),
+        pack_a_(pack_a),
+        b_(b),
+        packed_b_(packed_b),
+        c_(c),
+        ldc_(ldc),
+        accumulate_(accumulate) {}
+
+  void Panel(const gemm::LoopPanel& panel) { panel_ = panel; }
+  bool PacksB() const { return packed_b_ != nullptr; }
+  void PackB(const gemm::LoopPanel& p, int64_t s0, int64_t s1) const {
+    const int nr = kernel_.nr;
+    kernels::PackB(kernel_, b_, p.pc, p.jc + s0 * nr, p.kc, std::min(p.nc, s1 * nr) - s0 * nr,
+                   packed_b_ + s0 * p.kc * nr);
+  }
+
+  class Worker {
+   public:
+    Worker(const Fp32Product& product, int64_t rows)
+        : p_(product),
+          panel_(product.panel_),
+          packed_a_(ThreadBuffer(0, static_cast<size_t>(rows * panel_.kc))),
+          add_(!panel_.first || product.accumulate_) {}
+
+    template <typename Body>
+    void Block(int64_t ic, int64_t mc, Body&& body) {
+      p_.pack_a_(ic, panel_.pc, mc, panel_.kc, packed_a_);
+      const KernelInfo& kernel = p_.kernel_;
+      float* c = p_.c_ + ic * p_.ldc_ + panel_.jc;
+      body([&](gemm::BatchItem item, int64_t ir, int rows, int64_t s, int cols) {
+        item.a = packed_a_ + ir * panel_.kc;
+        kernel.batch_reduce_packed(&item, 1, c + ir * p_.ldc_ + s * kernel.nr, p_.ldc_, rows, cols,
+                                   add_);
+      });
+    }
+
+    // Sliver s of the panel: packed, or B's rows in place (a partial last sliver packed here).
+    gemm::BatchItem Sliver(int64_t s, int cols) const {
+      const int nr = p_.kernel_.nr;
+      gemm::BatchItem item{nullptr, 0, nullptr, panel_.kc};
+      if (p_.packed_b_ != nullptr) {
+        item.b = p_.packed_b_ + s * panel_.kc * nr;
+        return item;
+      }
+      const Operand& b = p_.b_;
+      const float* rows_of_b = b.data + panel_.pc * b.ld + panel_.jc + s * nr;
+      if (cols == nr) {
+        item.b = rows_of_b;
+        item.ldb = b.ld;
+      } else {
+        float* sliver = ThreadBuffer(2, static_cast<size_t>(panel_.kc * nr));
+        p_.kernel_.pack_b_steps(rows_of_b, b.ld, cols, panel_.kc, sliver);
+        item.b = sliver;
+      }
+      return item;
+    }
+
+    void EndBlock(int64_t, int64_t, int64_t, int64_t) const {}
+
+   private:
+    const Fp32Product& p_;
+    const gemm::LoopPanel panel_;
+    float* const packed_a_;
+    const bool add_;
+  };
+
+  Worker Work(const gemm::LoopPanel&, int64_t rows) const { return {*this, rows}; }
+
+ private:
+  const KernelInfo& kernel_;
+  const PackAFn& pack_a_;
+  const Operand& b_;
+  float* const packed_b_;
+  float* const c_;
+  const int64_t ldc_;
+  const bool accumulate_;
+  gemm::LoopPanel panel_;
 };
 
-// Rows [i_begin, i_end) of C times slivers [s_begin, s_end) of a kc-step panel of B (nc
-// columns, starting at c's first): A's blocks are packed here, per thread, then every tile gets
-// its kc steps.
-template <typename PackAFn>
-void MultiplyPanel(const KernelInfo& kernel, const PackAFn& pack_a, const PanelB& panel,
-                   int64_t i_begin, int64_t i_end, int64_t kc, int64_t s_begin, int64_t s_end,
-                   int64_t nc, float* c, int64_t ldc, bool accumulate) {
-  const int mr = kernel.mr, nr = kernel.nr;
-  // Blocks of equal size (whole slivers) rather than full blocks and a short last one: each B
-  // sliver is then used by as many A slivers in every block.
-  const int64_t row_slivers = (i_end - i_begin + mr - 1) / mr;
-  const int64_t blocks = (row_slivers * mr + kernel.mc - 1) / kernel.mc;
-  const int64_t block_rows = (row_slivers + blocks - 1) / blocks * mr;
-  float* packed_a = ThreadBuffer(0, static_cast<size_t>(block_rows * kc));
-  for (int64_t ic = i_begin; ic < i_end; ic += block_rows) {
-    const int64_t mc = std::min(block_rows, i_end - ic);
-    pack_a(ic, panel.pc, mc, kc, packed_a);
-    for (int64_t s = s_begin; s < s_end; ++s) {
-      const int cols = static_cast<int>(std::min<int64_t>(nr, nc - s * nr));
-      gemm::BatchItem item{nullptr, 0, nullptr, kc};
-      if (panel.in_place == nullptr) {
-        item.b = panel.packed + s * kc * nr;
-      } else {
-        const Operand& b = *panel.in_place;
-        const float* rows_of_b = b.data + panel.pc * b.ld + panel.jc + s * nr;
-        if (cols == nr) {
-          item.b = rows_of_b;
-          item.ldb = b.ld;
-        } else {
-          float* sliver = ThreadBuffer(2, static_cast<size_t>(kc * nr));
-          kernel.pack_b_steps(rows_of_b, b.ld, cols, kc, sliver);
-          item.b = sliver;
-        }
-      }
-      for (int64_t ir = 0; ir < mc; ir += mr) {
-        const int rows = static_cast<int>(std::min<int64_t>(mr, mc - ir));
-        item.a = packed_a + ir * kc;
-        kernel.batch_reduce_packed(&item, 1, c + (ic + ir) * ldc + s * nr, ldc, rows, cols,
-                                   accumulate);
-      }
-    }
-  }
-}
-
 // C[m x n] = A * op(B) over K's steps [k_begin, k_end) (+ C when `accumulate`), A's blocks from
-// pack_a(i0, p0, mc, kc, dst). For each kc x nc panel the threads first pack B together (one
-// copy, shared), then multiply their part of the grid. Every element of C is summed by one
-// thread over the same kc blocks in K order: the result does not depend on the number of threads.
+// pack_a(i0, p0, mc, kc, dst): RunLoops with the FP32 product.
 template <typename PackAFn>
 void GemmSteps(const KernelInfo& kernel, const PackAFn& pack_a, const Operand& b, int64_t m,
                int64_t n, int64_t k_begin, int64_t k_end, float* c, int64_t ldc, bool accumulate,
@@ -211,43 +245,14 @@ void GemmSteps(const KernelInfo& kernel, const PackAFn& pack_a, const Operand& b
   // The caller's buffer, read by every thread; tasks only ever take buffers 0 and 2 for
   // themselves.
   float* packed_b = b_in_place ? nullptr : ThreadBuffer(1, static_cast<size_t>(kc_used * nc_used));
-  const int64_t row_slivers = (m + kernel.mr - 1) / kernel.mr;
-  for (int64_t jc = 0; jc < n; jc += kernel.nc) {
-    const int64_t nc = std::min(kernel.nc, n - jc);
-    const int64_t col_slivers = (nc + nr - 1) / nr;
-    const Grid grid = ChooseGrid(threads, row_slivers, col_slivers);
-    // Packed by column groups like the grid's when it splits columns only: each thread then
-    // packs what it multiplies.
-    const int64_t pack_parts = grid.rows == 1 ? grid.cols : std::min(threads, col_slivers);
-    for (int64_t pc = k_begin; pc < k_end; pc += kernel.kc) {
-      const int64_t kc = std::min(kernel.kc, k_end - pc);
-      PanelB panel;
-      panel.pc = pc;
-      panel.jc = jc;
-      if (b_in_place) {
-        panel.in_place = &b;
-      } else {
-        panel.packed = packed_b;
-        RunParts(pool, pack_parts, [&](int64_t part) {
-          const int64_t s0 = col_slivers * part / pack_parts;
-          const int64_t s1 = col_slivers * (part + 1) / pack_parts;
-          PackB(kernel, b, pc, jc + s0 * nr, kc, std::min(nc, s1 * nr) - s0 * nr,
-                packed_b + s0 * kc * nr);
-        });
-      }
-      const bool add = pc > k_begin || accumulate;
-      RunParts(pool, grid.rows * grid.cols, [&](int64_t part) {
-        const int64_t gr = part / grid.cols, gc = part % grid.cols;
-        const int64_t i_begin = row_slivers * gr / grid.rows * kernel.mr;
-        const int64_t i_end = std::min(m, row_slivers * (gr + 1) / grid.rows * kernel.mr);
-        const int64_t s_begin = col_slivers * gc / grid.cols;
-        const int64_t s_end = col_slivers * (gc + 1) / grid.cols;
-        if (i_begin >= i_end || s_begin >= s_end) return;
-        MultiplyPanel(kernel, pack_a, panel, i_begin, i_end, kc, s_begin, s_end, nc, c + jc, ldc,
-                      add);
-      });
-    }
-  }
+  Fp32Product<PackAFn> product(kernel, pack_a, b, packed_b, c, ldc, accumulate);
+  gemm::LoopSizes sizes;
+  sizes.mr = kernel.mr;
+  sizes.nr = nr;
+  sizes.mc = kernel.mc;
+  sizes.kc = kernel.kc;
+  sizes.nc = kernel.nc;
+  gemm::RunLoops(product, sizes, m, n, k_begin, k_end, threads, pool);
 }
 
 // Long products with a small C, such as a 7x7x3 -> 64 filter's gradient over a batch's pixels

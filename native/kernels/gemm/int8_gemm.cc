@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "swigflow/kernels/gemm/gemm.h"
-#include "swigflow/kernels/gemm/partition.h"
+#include "swigflow/kernels/gemm/loops.h"
 
 namespace swigflow {
 namespace kernels {
@@ -357,16 +357,188 @@ size_t PanelBytes(const Int8KernelInfo& kernel, int64_t k, int64_t n, int64_t bl
 // Below this many multiply-adds a product stays on one thread.
 constexpr int64_t kSmallProduct = int64_t{1} << 20;
 
-// pack_a(i0, p0, mc, kc, dst) packs A's blocks; see GemmU8S8. `in_place`: a source whose rows
-// the kernel's rows_kernel may read in place instead (RowRuns), or null.
+// The 8-bit product of RunLoops. pack_a(i0, p0, mc, kc, dst) packs A's blocks; see GemmU8S8.
+// `in_place`: a source whose rows the kernel's rows_kernel may read in place instead (RowRuns),
+// or null. B's panels come prepacked (PackInt8Right's bytes, in the order the loops use them) or
+// are packed by the threads together into `packed_b`. Each block of A picks its kernel once:
+// packed or in-place rows, int32 sums or requantized 8-bit outputs.
+template <typename PackAFn>
+class Int8Product {
+ public:
+  Int8Product(const Int8KernelInfo& kernel, const PackAFn& pack_a, const Int8RowSource* in_place,
+              int64_t align, const Int8Right& b, uint8_t* packed_b, const uint8_t* prepacked,
+              int32_t* c, int64_t ldc, const int32_t* row_offset, const int32_t* col_offset,
+              const Int8Epilogue* epilogue)
+      : kernel_(kernel),
+        pack_a_(pack_a),
+        in_place_(in_place),
+        align_(align),
+        b_(b),
+        packed_b_(packed_b),
+        next_panel_(prepacked),
+        c_(c),
+        ldc_(ldc),
+        row_offset_(row_offset),
+        col_offset_(col_offset),
+        epilogue_(epilogue),
+        group_bytes_(kernel.k_group * ElementBytes(kernel)) {}
+
+  void Panel(const gemm::LoopPanel& panel) {
+    panel_ = panel;
+    groups_ = (panel.kc + kernel_.k_group - 1) / kernel_.k_group;
+    sliver_b_ = groups_ * kernel_.nr * group_bytes_;
+    sliver_a_ = groups_ * kernel_.mr * group_bytes_;
+    block_b_ = packed_b_;
+    if (next_panel_ != nullptr) {
+      block_b_ = next_panel_;
+      next_panel_ += (panel.nc + kernel_.nr - 1) / kernel_.nr * sliver_b_;
+    }
+    // Tiles requantized in the kernel's registers: all of K in this block, and a kernel that
+    // can (with rows read in place too, when they are).
+    requantize_ = epilogue_ != nullptr && panel.first && panel.last &&
+                          kernel_.requantizing_kernel != nullptr &&
+                          (in_place_ == nullptr || kernel_.requantizing_rows_kernel != nullptr)
+                      ? epilogue_->Requantize()
+                      : nullptr;
+  }
+  bool PacksB() const { return next_panel_ == nullptr; }
+  void PackB(const gemm::LoopPanel& p, int64_t s0, int64_t s1) const {
+    const int nr = kernel_.nr;
+    kernels::PackB(kernel_, b_, p.pc, p.jc + s0 * nr, p.kc, std::min(p.nc, s1 * nr) - s0 * nr,
+                   packed_b_ + s0 * sliver_b_);
+  }
+
+  class Worker {
+   public:
+    Worker(const Int8Product& product, int64_t rows)
+        : p_(product),
+          panel_(product.panel_),
+          packed_a_(
+              ScratchBytes(0, static_cast<size_t>(rows / product.kernel_.mr * product.sliver_a_))) {
+      if (p_.in_place_ != nullptr) {  // one slot per sliver (Int8RunsSlot), for the largest block
+        const size_t per_row = static_cast<size_t>(panel_.kc / p_.align_);
+        runs_.resize(static_cast<size_t>(rows / p_.kernel_.mr));
+        origins_.resize(static_cast<size_t>(rows));
+        offsets_.resize(static_cast<size_t>(rows));
+        tables_.resize(static_cast<size_t>(rows) * per_row);
+      }
+    }
+
+    template <typename Body>
+    void Block(int64_t ic, int64_t mc, Body&& body) {
+      const Int8KernelInfo& kernel = p_.kernel_;
+      const int mr = kernel.mr;
+      const int64_t kc = panel_.kc, groups = p_.groups_, sliver_a = p_.sliver_a_;
+      // Rows read in place when the source gives every sliver's runs: made once per block,
+      // used for every column sliver. Otherwise A's block is packed.
+      bool in_place = p_.in_place_ != nullptr;
+      for (int64_t ir = 0; ir < mc && in_place; ir += mr) {
+        const int rows = static_cast<int>(std::min<int64_t>(mr, mc - ir));
+        const Int8RunsSlot slot{origins_.data() + ir, offsets_.data() + ir,
+                                tables_.data() + ir * (kc / p_.align_)};
+        in_place = p_.in_place_->RowRuns(ic + ir, rows, panel_.pc, kc, mr, slot, &runs_[ir / mr]);
+      }
+      if (!in_place) p_.pack_a_(ic, panel_.pc, mc, kc, packed_a_);
+      // The offsets join the sums with the last K block.
+      const bool offsets = panel_.last && p_.row_offset_ != nullptr;
+      const int32_t* row_offset = offsets ? p_.row_offset_ + ic : nullptr;
+      const int32_t* col_offset = offsets ? p_.col_offset_ + panel_.jc : nullptr;
+      const int64_t ldc = p_.ldc_;
+      int32_t* c = p_.c_ + ic * ldc + panel_.jc;
+      const bool accumulate = !panel_.first;
+      const uint8_t* a = packed_a_;
+      const auto& runs = runs_;
+      if (const gemm::Int8Requantize* q = p_.requantize_) {
+        // The tile's part of the output, scales and biases.
+        const auto at = [q, ic, jc = panel_.jc, nr = kernel.nr](int64_t ir, int64_t s) {
+          const int64_t i = ic + ir, j = jc + s * nr;
+          return gemm::Int8Requantize{q->scale + j, q->bias + j, q->inverse_output,
+                                      q->out + i * q->ldo + j, q->ldo};
+        };
+        if (in_place) {
+          body([&](const uint8_t* b, int64_t ir, int rows, int64_t s, int cols) {
+            kernel.requantizing_rows_kernel(runs[static_cast<size_t>(ir / mr)], b, at(ir, s), rows,
+                                            cols, Rows(row_offset, ir), Cols(col_offset, s));
+          });
+        } else {
+          body([&](const uint8_t* b, int64_t ir, int rows, int64_t s, int cols) {
+            kernel.requantizing_kernel(groups, a + ir / mr * sliver_a, b, at(ir, s), rows, cols,
+                                       Rows(row_offset, ir), Cols(col_offset, s));
+          });
+        }
+      } else if (in_place) {
+        body([&](const uint8_t* b, int64_t ir, int rows, int64_t s, int cols) {
+          kernel.rows_kernel(runs[static_cast<size_t>(ir / mr)], b, c + ir * ldc + s * kernel.nr,
+                             ldc, rows, cols, accumulate, Rows(row_offset, ir),
+                             Cols(col_offset, s));
+        });
+      } else {
+        body([&](const uint8_t* b, int64_t ir, int rows, int64_t s, int cols) {
+          kernel.kernel(groups, a + ir / mr * sliver_a, b, c + ir * ldc + s * kernel.nr, ldc, rows,
+                        cols, accumulate, Rows(row_offset, ir), Cols(col_offset, s));
+        });
+      }
+    }
+
+    const uint8_t* Sliver(int64_t s, int) const { return p_.block_b_ + s * p_.sliver_b_; }
+
+    // Without requantizing tiles, the epilogue takes the block's finished sums.
+    void EndBlock(int64_t ic, int64_t mc, int64_t s_begin, int64_t s_end) const {
+      if (!panel_.last || p_.epilogue_ == nullptr || p_.requantize_ != nullptr) return;
+      const int nr = p_.kernel_.nr;
+      const int64_t j0 = panel_.jc + s_begin * nr;
+      p_.epilogue_->Finish(ic, mc, j0, std::min(panel_.nc, s_end * nr) - s_begin * nr,
+                           p_.c_ + ic * p_.ldc_ + j0, p_.ldc_);
+    }
+
+   private:
+    const int32_t* Rows(const int32_t* row_offset, int64_t ir) const {
+      return row_offset != nullptr ? row_offset + ir : nullptr;
+    }
+    const int32_t* Cols(const int32_t* col_offset, int64_t s) const {
+      return col_offset != nullptr ? col_offset + s * p_.kernel_.nr : nullptr;
+    }
+
+    const Int8Product& p_;
+    const gemm::LoopPanel panel_;
+    uint8_t* const packed_a_;
+    // Slivers' runs read in place, and the slots they are made in.
+    std::vector<gemm::Int8RowRuns> runs_;
+    std::vector<uintptr_t> origins_;
+    std::vector<const int64_t*> offsets_;
+    std::vector<int64_t> tables_;
+  };
+
+  Worker Work(const gemm::LoopPanel&, int64_t rows) const { return {*this, rows}; }
+
+ private:
+  const Int8KernelInfo& kernel_;
+  const PackAFn& pack_a_;
+  const Int8RowSource* const in_place_;
+  const int64_t align_;
+  const Int8Right& b_;
+  uint8_t* const packed_b_;
+  const uint8_t* next_panel_;  // the prepacked panel the next Panel() takes, or null
+  int32_t* const c_;
+  const int64_t ldc_;
+  const int32_t* const row_offset_;
+  const int32_t* const col_offset_;
+  const Int8Epilogue* const epilogue_;
+  const int64_t group_bytes_;
+  // The current panel's.
+  gemm::LoopPanel panel_;
+  int64_t groups_ = 0, sliver_a_ = 0, sliver_b_ = 0;
+  const uint8_t* block_b_ = nullptr;
+  const gemm::Int8Requantize* requantize_ = nullptr;
+};
+
 template <typename PackAFn>
 void Gemm(const Int8Blocking& blocking, const PackAFn& pack_a, const Int8RowSource* in_place,
           const Int8Right& b, int64_t m, int64_t n, int64_t k, int32_t* c, int64_t ldc,
           const int32_t* row_offset, const int32_t* col_offset, ThreadPool* pool,
           const Int8Epilogue* epilogue) {
   const Int8KernelInfo& kernel = blocking.kernel;
-  const int mr = kernel.mr, nr = kernel.nr, group = kernel.k_group;
-  const int64_t group_bytes = group * ElementBytes(kernel);
+  const int nr = kernel.nr, group = kernel.k_group;
   const int64_t threads = pool == nullptr || m * n * k < kSmallProduct ? 1 : pool->num_threads();
   if (threads == 1) pool = nullptr;
   if (kernel.rows_kernel == nullptr) in_place = nullptr;
@@ -378,116 +550,20 @@ void Gemm(const Int8Blocking& blocking, const PackAFn& pack_a, const Int8RowSour
   const int64_t block_k = b.packed != nullptr ? header.block_k : BlockK(blocking, align);
   const int64_t kc_max = std::min(block_k, (k + group - 1) / group * group);
   const int64_t nc_max = std::min(blocking.nc, (n + nr - 1) / nr * nr);
-  uint8_t* packed_b =
-      b.packed != nullptr
-          ? nullptr
-          : ScratchBytes(1, static_cast<size_t>(kc_max / group * nc_max * group_bytes));
-  const uint8_t* next_panel = b.packed != nullptr ? b.packed + kPackedHeaderBytes : nullptr;
-  const int64_t row_slivers = (m + mr - 1) / mr;
-  for (int64_t jc = 0; jc < n; jc += blocking.nc) {
-    const int64_t nc = std::min(blocking.nc, n - jc);
-    const int64_t col_slivers = (nc + nr - 1) / nr;
-    const gemm::Grid grid = gemm::ChooseGrid(threads, row_slivers, col_slivers);
-    const int64_t pack_parts = grid.rows == 1 ? grid.cols : std::min(threads, col_slivers);
-    for (int64_t pc = 0; pc < k; pc += block_k) {
-      const int64_t kc = std::min(block_k, k - pc);
-      const int64_t groups = (kc + group - 1) / group;
-      const int64_t sliver_b = groups * nr * group_bytes, sliver_a = groups * mr * group_bytes;
-      const uint8_t* block_b = packed_b;
-      if (next_panel != nullptr) {
-        block_b = next_panel;
-        next_panel += col_slivers * sliver_b;
-      } else {
-        gemm::RunParts(pool, pack_parts, [&](int64_t part) {
-          const int64_t s0 = col_slivers * part / pack_parts;
-          const int64_t s1 = col_slivers * (part + 1) / pack_parts;
-          PackB(kernel, b, pc, jc + s0 * nr, kc, std::min(nc, s1 * nr) - s0 * nr,
-                packed_b + s0 * sliver_b);
-        });
-      }
-      const bool accumulate = pc > 0, last = pc + kc >= k;
-      // Tiles requantized in the kernel's registers: all of K in this block, and a kernel that
-      // can (with rows read in place too, when they are).
-      const gemm::Int8Requantize* requantize =
-          epilogue != nullptr && pc == 0 && last && kernel.requantizing_kernel != nullptr &&
-                  (in_place == nullptr || kernel.requantizing_rows_kernel != nullptr)
-              ? epilogue->Requantize()
-              : nullptr;
-      gemm::RunParts(pool, grid.rows * grid.cols, [&](int64_t part) {
-        const int64_t gr = part / grid.cols, gc = part % grid.cols;
-        const int64_t i_begin = row_slivers * gr / grid.rows * mr;
-        const int64_t i_end = std::min(m, row_slivers * (gr + 1) / grid.rows * mr);
-        const int64_t s_begin = col_slivers * gc / grid.cols;
-        const int64_t s_end = col_slivers * (gc + 1) / grid.cols;
-        if (i_begin >= i_end || s_begin >= s_end) return;
-        const int64_t mc_max = std::min(blocking.mc, (i_end - i_begin + mr - 1) / mr * mr);
-        uint8_t* packed_a = ScratchBytes(0, static_cast<size_t>(mc_max / mr * sliver_a));
-        // Slivers' runs read in place: one slot each (Int8RunsSlot), sized for the largest block.
-        std::vector<gemm::Int8RowRuns> runs;
-        std::vector<uintptr_t> origins;
-        std::vector<const int64_t*> offsets;
-        std::vector<int64_t> tables;
-        if (in_place != nullptr) {
-          const size_t rows = static_cast<size_t>(mc_max),
-                       per_row = static_cast<size_t>(kc / align);
-          runs.resize(rows / static_cast<size_t>(mr));
-          origins.resize(rows);
-          offsets.resize(rows);
-          tables.resize(rows * per_row);
-        }
-        for (int64_t ic = i_begin; ic < i_end; ic += blocking.mc) {
-          const int64_t mc = std::min(blocking.mc, i_end - ic);
-          // Rows read in place when the source gives every sliver's runs: made once per block,
-          // used for every column sliver. Otherwise A's block is packed.
-          bool read_in_place = in_place != nullptr;
-          for (int64_t ir = 0; ir < mc && read_in_place; ir += mr) {
-            const int rows = static_cast<int>(std::min<int64_t>(mr, mc - ir));
-            const Int8RunsSlot slot{origins.data() + ir, offsets.data() + ir,
-                                    tables.data() + ir * (kc / align)};
-            read_in_place = in_place->RowRuns(ic + ir, rows, pc, kc, mr, slot, &runs[ir / mr]);
-          }
-          if (!read_in_place) pack_a(ic, pc, mc, kc, packed_a);
-          for (int64_t s = s_begin; s < s_end; ++s) {
-            const int cols = static_cast<int>(std::min<int64_t>(nr, nc - s * nr));
-            const int64_t j = jc + s * nr;
-            for (int64_t ir = 0; ir < mc; ir += mr) {
-              const int rows = static_cast<int>(std::min<int64_t>(mr, mc - ir));
-              const bool offsets = last && row_offset != nullptr;
-              int32_t* tile = c + (ic + ir) * ldc + j;
-              const int32_t* tile_rows = offsets ? row_offset + ic + ir : nullptr;
-              const int32_t* tile_cols = offsets ? col_offset + j : nullptr;
-              if (requantize != nullptr) {
-                const int64_t i = ic + ir;
-                const gemm::Int8Requantize q{
-                    requantize->scale + j, requantize->bias + j, requantize->inverse_output,
-                    requantize->out + i * requantize->ldo + j, requantize->ldo};
-                if (read_in_place) {
-                  kernel.requantizing_rows_kernel(runs[static_cast<size_t>(ir / mr)],
-                                                  block_b + s * sliver_b, q, rows, cols, tile_rows,
-                                                  tile_cols);
-                } else {
-                  kernel.requantizing_kernel(groups, packed_a + ir / mr * sliver_a,
-                                             block_b + s * sliver_b, q, rows, cols, tile_rows,
-                                             tile_cols);
-                }
-              } else if (read_in_place) {
-                kernel.rows_kernel(runs[static_cast<size_t>(ir / mr)], block_b + s * sliver_b, tile,
-                                   ldc, rows, cols, accumulate, tile_rows, tile_cols);
-              } else {
-                kernel.kernel(groups, packed_a + ir / mr * sliver_a, block_b + s * sliver_b, tile,
-                              ldc, rows, cols, accumulate, tile_rows, tile_cols);
-              }
-            }
-          }
-          if (last && epilogue != nullptr && requantize == nullptr) {
-            const int64_t j0 = jc + s_begin * nr;
-            epilogue->Finish(ic, mc, j0, std::min(nc, s_end * nr) - s_begin * nr, c + ic * ldc + j0,
-                             ldc);
-          }
-        }
-      });
-    }
-  }
+  uint8_t* packed_b = b.packed != nullptr
+                          ? nullptr
+                          : ScratchBytes(1, static_cast<size_t>(kc_max / group * nc_max * group *
+                                                                ElementBytes(kernel)));
+  const uint8_t* prepacked = b.packed != nullptr ? b.packed + kPackedHeaderBytes : nullptr;
+  Int8Product<PackAFn> product(kernel, pack_a, in_place, align, b, packed_b, prepacked, c, ldc,
+                               row_offset, col_offset, epilogue);
+  gemm::LoopSizes sizes;
+  sizes.mr = kernel.mr;
+  sizes.nr = nr;
+  sizes.mc = blocking.mc;
+  sizes.kc = block_k;
+  sizes.nc = blocking.nc;
+  gemm::RunLoops(product, sizes, m, n, 0, k, threads, pool);
 }
 
 // C = the offsets alone (K = 0) or zero, then the epilogue.
