@@ -384,6 +384,45 @@ class Dataset:
         values = np.arange(int(start), int(stop), int(step), dtype=np.int64)
         return TensorSlices(values.astype(output_type, copy=False))
 
+    @staticmethod
+    def counter(start=0, step=1, dtype=np.int64, name=None):
+        """start, start + step, start + 2 * step, ... forever (tf.data.Dataset.counter)."""
+        from swigflow.data.sources import Counter
+
+        del name
+        return Counter(start, step, dtype)
+
+    @staticmethod
+    def random(seed=None, rerandomize_each_iteration=None, name=None):
+        """Pseudo-random int64 values in [0, 2^32), forever: the same for every pass and
+        iterator unless rerandomize_each_iteration (not tf.data's sequence for a seed)."""
+        from swigflow.data.sources import RandomValues
+
+        del name
+        return RandomValues(seed, rerandomize_each_iteration)
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        """The next element of datasets[i] for each i of `choice_dataset` (scalar int64s). An
+        input that ends ends the dataset (stop_on_empty_dataset) or is skipped from then on."""
+        from swigflow.data.steps.combining import choose_from_datasets
+
+        return choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+    @staticmethod
+    def sample_from_datasets(
+        datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+        rerandomize_each_iteration=None,
+    ):  # fmt: skip
+        """Elements drawn from datasets[i] with probability weights[i] / sum(weights) (uniform
+        by default; weights may be a dataset of weight vectors, one per draw). An input that
+        ends is skipped, or ends the dataset with stop_on_empty_dataset. Seeded, resumable."""
+        from swigflow.data.steps.combining import sample_from_datasets
+
+        return sample_from_datasets(
+            datasets, weights, seed, stop_on_empty_dataset, rerandomize_each_iteration
+        )
+
     # --- transformations ------------------------------------------------------------------------
 
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
@@ -541,14 +580,9 @@ class Dataset:
         bilinearly (TF2's half-pixel centres). flip: a random left-right flip of half the images.
         dtype: "uint8" (rounded) or "float32", which is pixel / 255, then (x - mean) / std per
         channel when given (torchvision's convention, e.g. mean=(0.485, 0.456, 0.406)).
-        fast: decode less, pixels no longer TensorFlow's. libjpeg-turbo's scaled IDCT (1/8, 1/4
-        or 1/2, the smallest that keeps the crop at least `size`; the other M/8 scales have no
-        SIMD code and are slower than a full decode), and the JPEG's Y, Cb, Cr planes resized as
-        stored and converted to RGB at the output size (no full-size chroma upsampling or colour
-        conversion). About 14% less work per ImageNet-sized image, far less for images much
-        larger than `size`; within float rounding of the exact step for 4:4:4 JPEGs, a few
-        levels on average for subsampled chroma (interpolated on its own grid). Random crops
-        and flips are deterministic for a seed.
+        fast: decode less (a scaled IDCT for large images, the JPEG's chroma planes resized as
+        stored; README, "decode_images"): within float rounding of the exact step for 4:4:4
+        JPEGs, a few levels on average for subsampled chroma. Crops and flips follow the seed.
 
         Its randomness resumes with the iterator's state. On a TFRecordDataset it runs on the
         native pipeline's threads, in parallel with reading and parsing, and an image that does
@@ -686,6 +720,43 @@ class Dataset:
         from swigflow.data.steps.caching import Cache
 
         return Cache(self, filename)
+
+    def take_while(self, predicate, name=None):
+        """The elements before the first for which predicate(element) is False."""
+        from swigflow.data.steps.slicing import TakeWhile
+
+        del name
+        return TakeWhile(self, predicate)
+
+    def unique(self, name=None):
+        """Each distinct element (one int32, int64 or string component) at its first place."""
+        from swigflow.data.steps.slicing import Unique
+
+        del name
+        return Unique(self)
+
+    def ignore_errors(self, log_warning=False, name=None):
+        """Drops the elements whose computation failed (logged with log_warning). An error
+        raised by a source ends it (a TFRecordDataset skips to the next file, as tf.data)."""
+        from swigflow.data.steps.slicing import IgnoreErrors
+
+        del name
+        return IgnoreErrors(self, bool(log_warning))
+
+    def reduce(self, initial_state, reduce_func, name=None):
+        """The state reduce_func(state, element) leaves after every element, from
+        initial_state. InvalidArgumentError if its number of components changes."""
+        from swigflow.data.reducing import reduce
+
+        del name
+        return reduce(self, initial_state, reduce_func)
+
+    def get_single_element(self, name=None):
+        """The dataset's only element (InvalidArgumentError when it has none or several)."""
+        from swigflow.data.reducing import single_element
+
+        del name
+        return single_element(self)
 
     def apply(self, transformation_func):
         """transformation_func(self): for reusable steps, e.g.

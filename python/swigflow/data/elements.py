@@ -46,6 +46,15 @@ def apply_fn(fn, element):
         return Failed(e)
 
 
+def component_count(structure):
+    """The number of components of a structure (nested dicts, tuples and lists)."""
+    if isinstance(structure, dict):
+        return sum(component_count(v) for v in structure.values())
+    if isinstance(structure, (tuple, list)):
+        return sum(component_count(v) for v in structure)
+    return 1
+
+
 def slice_of(tensors, i):
     if isinstance(tensors, dict):
         return {k: slice_of(v, i) for k, v in tensors.items()}

@@ -284,6 +284,19 @@ class _NativeRecords(Dataset, IteratorSeeds):
         size = min(prefetch_size(buffer_size), _pywrap.kMaxPrefetch)
         return self._with("prefetch" if self._can("prefetch") else self._stage, prefetch=size)
 
+    def ignore_errors(self, log_warning=False, name=None):
+        """tf.data's ignore_errors on TFRecord files: the records of a damaged file up to the
+        damage, then the next file (on_error="skip_file", which logs file and offset). Errors
+        the native pipeline still raises (a missing file) end the dataset. Later steps run in
+        Python, so place it after the steps the pipeline absorbs:
+        ``TFRecordDataset(files).batch(n).parse(spec).ignore_errors()``."""
+        records = self
+        if self._on_error == "raise":
+            records = _NativeRecords(
+                self._files, self._compression, "skip_file", self._steps, self._stage
+            )
+        return Dataset.ignore_errors(records, log_warning)
+
     def _input_datasets(self):
         return [self._files] if isinstance(self._files, Dataset) else []
 

@@ -45,6 +45,12 @@ def splitmix64(x):
     return x ^ (x >> 31)
 
 
+def draw(key, k):
+    """The k-th 64-bit draw (k = 0, 1, ...) of the counter-based stream `key` names: random
+    access to any draw, and a state that is only a count."""
+    return splitmix64((int(key) + (int(k) + 1) * GOLDEN_GAMMA) & MASK64)
+
+
 # Seeded shuffles that reshuffle each iteration give each iterator its own order, as tf.data's
 # seed generators do: the k-th iterator over a dataset (k = 0, 1, ...) shuffles with the seed
 # mixed with k. A new dataset object (a new program, a DataLoader worker) starts again at 0.

@@ -1,6 +1,6 @@
 """The Python sources of swigflow.data: from_tensor_slices, range, from_tensors,
-from_generator and list_files. (TFRecordDataset, read by the native pipeline, is in records.)
-Python values get tf.data's dtypes (see Dataset.from_tensor_slices)."""
+from_generator, list_files, counter and random. (TFRecordDataset, read by the native pipeline,
+is in records.) Python values get tf.data's dtypes (see Dataset.from_tensor_slices)."""
 
 import os
 import random
@@ -8,10 +8,10 @@ import random
 import numpy as np
 
 from swigflow import errors
-from swigflow.data.checks import check_count, state_fields
+from swigflow.data.checks import INFINITE, INT64_MAX, check_count, state_fields
 from swigflow.data.dataset import Dataset, check_index
 from swigflow.data.elements import length_of, slice_of
-from swigflow.data.seeds import SEED_RANGE, IteratorSeeds, new_seed
+from swigflow.data.seeds import SEED_RANGE, IteratorSeeds, draw, new_seed, pass_key
 from swigflow.data.steps.slicing import Shard
 from swigflow.io import gfile
 
@@ -211,3 +211,73 @@ class FromGenerator(Dataset):
     def _check_state(self, state, where):
         if state is not None:
             check_count(state, where, 0)
+
+
+class Counter(Dataset):
+    """Dataset.counter: start, start + step, ... forever, in `dtype` (wrapping as tf.data's
+    repeated additions do)."""
+
+    def __init__(self, start, step, dtype):
+        self._dtype = np.dtype(dtype)
+        if self._dtype.kind not in "iuf":
+            raise TypeError(f"counter's dtype must be numeric, got {self._dtype}")
+        self._start = np.asarray(start).astype(self._dtype)
+        self._step = np.asarray(step).astype(self._dtype)
+
+    def _value(self, k):
+        with np.errstate(over="ignore"):
+            return (self._start + self._step * self._dtype.type(k))[()]
+
+    def _generate(self, state, epoch):
+        k = 0 if state is None else state
+        while True:
+            yield self._value(k), k + 1
+            k += 1
+
+    def _cardinality(self):
+        return INFINITE
+
+    def _check_state(self, state, where):
+        if state is not None:
+            check_count(state, where, 0)
+
+    def _signature(self):
+        return f"Counter({self._dtype})"
+
+
+class RandomValues(Dataset, IteratorSeeds):
+    """Dataset.random: int64 values uniform in [0, 2^32), as tf.data's are, from a seeded
+    counter-based stream (not tf.data's Philox sequence). Without a seed one is drawn when the
+    dataset is made, so every pass and iterator sees the same values, as in tf.data; with
+    rerandomize_each_iteration each pass (repeat) and each iterator draws anew. A state is the
+    stream's seed and a count."""
+
+    _NOT_IDENTITY = frozenset({"_seed"})  # carried by the state
+
+    def __init__(self, seed, rerandomize):
+        self._seed = new_seed() if seed is None else int(seed)
+        self._rerandomize = bool(rerandomize)
+
+    def _values(self, seed, epoch, start):
+        key = pass_key(seed, epoch if self._rerandomize else 0)
+        k = start
+        while True:
+            yield np.int64(draw(key, k) >> 32), k + 1
+            k += 1
+
+    def _generate(self, state, epoch):
+        if state is None:
+            seed = self.iterator_seed(self._seed) if self._rerandomize else self._seed
+            state = {"seed": seed, "next": 0}
+        for value, following in self._values(state["seed"], epoch, state["next"]):
+            yield value, {"seed": state["seed"], "next": following}
+
+    def reshuffles_per_iterator(self):
+        return self._rerandomize
+
+    def _cardinality(self):
+        return INFINITE
+
+    def _check_state(self, state, where):
+        if state is not None:
+            state_fields(state, where, seed=SEED_RANGE, next=(0, INT64_MAX))

@@ -1,5 +1,9 @@
-"""zip and concatenate: elements of several datasets."""
+"""zip, concatenate, choose_from_datasets and sample_from_datasets: elements of several
+datasets."""
 
+import numpy as np
+
+from swigflow import errors
 from swigflow.data.checks import INFINITE, UNKNOWN, check_count, state_fields
 from swigflow.data.dataset import Dataset, check_index, iterate
 from swigflow.data.elements import Failed
@@ -116,3 +120,170 @@ class Concatenate(Dataset):
             part, inner = state_fields(state, where, part=0, input=None)
             check_count(part, f"{where}['part']", 0, 1)
             self._parts[part]._check_state(inner, f"{where}['input']")
+
+
+def choice_index(choice, count):
+    """A selector element as an input's index: a scalar int64 (tf.data's rule), in range."""
+    if not (isinstance(choice, (np.integer, np.ndarray)) and np.ndim(choice) == 0):
+        raise TypeError(
+            "Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar `tf.int64` "
+            f"tensors but are {choice!r}."
+        )
+    if np.asarray(choice).dtype != np.int64:
+        raise TypeError(
+            "Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar `tf.int64` "
+            f"tensors but are {np.asarray(choice).dtype}."
+        )
+    index = int(choice)
+    if not 0 <= index < count:
+        raise errors.InvalidArgumentError(f"Selector index out of range: {index} >= {count}")
+    return index
+
+
+class DirectedInterleave(Dataset):
+    """The element of input selector[i] for each selector element i (choose_from_datasets,
+    and sample_from_datasets with a selector of random draws). An input that ends is skipped
+    from then on, or ends the dataset with stop_on_empty; the dataset also ends with the
+    selector or when every input has ended. A bad selector element raises for that element.
+    A state is the selector's position, each input's position and which inputs ended."""
+
+    def __init__(self, selector, inputs, stop_on_empty):
+        self._selector = selector
+        self._inputs = list(inputs)
+        self._stop_on_empty = bool(stop_on_empty)
+
+    def _generate(self, state, epoch):
+        n = len(self._inputs)
+        if state is None:
+            state = {"selector": None, "inputs": [None] * n, "ended": [0] * n}
+        positions, ended = list(state["inputs"]), list(state["ended"])
+        sources = [None] * n
+        for choice, where in iterate(self._selector, state["selector"], epoch):
+            if type(choice) is not Failed:
+                try:
+                    choice = choice_index(choice, n)
+                except (TypeError, errors.OpError) as e:
+                    choice = Failed(e)
+            if type(choice) is Failed:
+                yield choice, {"selector": where, "inputs": list(positions), "ended": list(ended)}
+                continue
+            if ended[choice]:
+                continue
+            if sources[choice] is None:
+                sources[choice] = iterate(self._inputs[choice], positions[choice], epoch)
+            item = next(sources[choice], None)
+            if item is None:
+                ended[choice] = 1
+                if self._stop_on_empty or all(ended):
+                    return
+                continue
+            element, positions[choice] = item
+            yield element, {"selector": where, "inputs": list(positions), "ended": list(ended)}
+
+    def _cardinality(self):
+        counts = [d._cardinality() for d in [self._selector, *self._inputs]]
+        return INFINITE if all(c == INFINITE for c in counts) else UNKNOWN
+
+    def _signature(self):
+        inputs = ",".join(d._signature() for d in self._inputs)
+        return f"DirectedInterleave({self._selector._signature()};{inputs})"
+
+    def _check_state(self, state, where):
+        if state is None:
+            return
+        selector, positions, ended = state_fields(
+            state, where, selector=None, inputs=None, ended=None
+        )
+        self._selector._check_state(selector, f"{where}['selector']")
+        n = len(self._inputs)
+        for name, value in (("inputs", positions), ("ended", ended)):
+            if not isinstance(value, list) or len(value) != n:
+                raise ValueError(f"{where}[{name!r}]: expected a list of {n}, got {value!r}")
+        for i, (d, position, done) in enumerate(zip(self._inputs, positions, ended)):
+            d._check_state(position, f"{where}['inputs'][{i}]")
+            check_count(done, f"{where}['ended'][{i}]", 0, 1)
+
+
+def check_datasets(datasets):
+    datasets = list(datasets)
+    if not datasets:
+        raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
+    for d in datasets:
+        if not isinstance(d, Dataset):
+            raise TypeError(f"Invalid `datasets`. Expected datasets, got {d!r}.")
+    return datasets
+
+
+def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset):
+    datasets = check_datasets(datasets)
+    if not isinstance(choice_dataset, Dataset):
+        raise TypeError(
+            "Invalid `choice_dataset`. `choice_dataset` should be a `tf.data.Dataset` but is "
+            f"{type(choice_dataset)}."
+        )
+    return DirectedInterleave(choice_dataset, datasets, stop_on_empty_dataset)
+
+
+def _float_weights(weights, what):
+    from swigflow.data.sources import as_array  # tf.data's dtypes for Python values
+
+    array = as_array(list(weights) if isinstance(weights, tuple) else weights)
+    if array.dtype not in (np.float32, np.float64):
+        raise TypeError(
+            f"Invalid `{what}`. `{what}` type must be either `tf.float32` or `tf.float64` but "
+            f"is <dtype: '{array.dtype}'>."
+        )
+    return array
+
+
+class WeightedChoice:
+    """An index drawn with probability weights[i] / sum(weights) from a random value (a
+    Dataset.random element, uniform in [0, 2^32)); sample_from_datasets' selector maps one
+    over (weights, value) pairs."""
+
+    def __init__(self, count):
+        self._count = count
+
+    def __call__(self, weights, value):
+        weights = _float_weights(weights, "weights").astype(np.float64)
+        if weights.shape != (self._count,):
+            raise errors.InvalidArgumentError(
+                f"each element of `weights` must have shape [{self._count}], got "
+                f"{list(weights.shape)}"
+            )
+        if not (np.all(np.isfinite(weights)) and np.all(weights >= 0) and weights.sum() > 0):
+            raise errors.InvalidArgumentError(
+                f"weights must be finite, non-negative and not all zero, got {weights.tolist()}"
+            )
+        cumulative = np.cumsum(weights)
+        u = (int(value) + 0.5) / 2.0**32 * cumulative[-1]
+        return np.int64(min(int(np.searchsorted(cumulative, u, side="right")), self._count - 1))
+
+
+def sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset, rerandomize):
+    from swigflow.data.sources import FromTensors, RandomValues
+    from swigflow.data.steps.mapping import Map
+    from swigflow.data.steps.slicing import Repeat, Take
+
+    datasets = check_datasets(datasets)
+    if isinstance(weights, Dataset):
+        weighted = weights
+    else:
+        if weights is None:
+            weights = np.ones(len(datasets), np.float32)
+        elif len(weights) != len(datasets):
+            raise ValueError(
+                "Invalid `weights`. `weights` should have the same length as `datasets` but got "
+                f"`len(weights)={len(weights)}` vs. `len(datasets)={len(datasets)}`."
+            )
+        weights = _float_weights(weights, "weights")
+        kept = [i for i, w in enumerate(weights) if w > 0]  # tf.data skips zero weights
+        if not kept:
+            return Take(datasets[0], 0)
+        if len(kept) == 1:
+            return datasets[kept[0]]
+        datasets = [datasets[i] for i in kept]
+        weighted = Repeat(FromTensors(weights[kept]), None)
+    values = RandomValues(seed, rerandomize)
+    selector = Map(Zip((weighted, values)), WeightedChoice(len(datasets)), None)
+    return DirectedInterleave(selector, datasets, stop_on_empty_dataset)

@@ -1,11 +1,17 @@
-"""take, skip, shard, repeat and enumerate: steps that select or count elements."""
+"""take, skip, shard, repeat, enumerate, take_while, unique and ignore_errors: steps that
+select or count elements."""
+
+import logging
 
 import numpy as np
 
+from swigflow import errors
 from swigflow.data.checks import INFINITE, INT64_MAX, check_count, state_fields
 from swigflow.data.dataset import check_index, iterate
-from swigflow.data.elements import Failed
-from swigflow.data.steps.base import Unary
+from swigflow.data.elements import Failed, apply_fn, function_name
+from swigflow.data.steps.base import Replayed, Unary
+
+_LOG = logging.getLogger("swigflow.data")
 
 
 class Repeat(Unary):
@@ -181,3 +187,112 @@ class Enumerate(Unary):
             count, inner = state_fields(state, where, count=0, input=None)
             check_count(count, f"{where}['count']", 0, INT64_MAX - max(self._start, 0))
             self._input._check_state(inner, f"{where}['input']")
+
+
+def scalar_bool(value, what):
+    """`value` as a Python bool when it is a boolean scalar (bool, numpy bool, a 0-d bool
+    array), else ValueError with tf.data's words for `what`."""
+    if isinstance(value, (bool, np.bool_)) or (
+        isinstance(value, np.ndarray) and value.dtype == np.bool_ and value.ndim == 0
+    ):
+        return bool(value)
+    raise ValueError(
+        f"Invalid `{what}`. `{what}` must return a `tf.bool` scalar tensor but it returned "
+        f"{value!r}."
+    )
+
+
+class TakeWhile(Unary):
+    """The elements before the first for which predicate(element) is false. The predicate
+    must return a boolean scalar (ValueError otherwise, when it is called: tf.data checks when
+    the dataset is made); its exceptions are raised for their element, as in filter."""
+
+    def __init__(self, input_dataset, predicate):
+        super().__init__(input_dataset)
+        self._predicate = predicate
+
+    def _stage_name(self):
+        return f"take_while({function_name(self._predicate)})"
+
+    def _generate(self, state, epoch):
+        for element, position in iterate(self._input, state, epoch):
+            keep = apply_fn(self._predicate, element)
+            if type(keep) is Failed:
+                yield keep, position
+            elif scalar_bool(keep, "predicate"):
+                yield element, position
+            else:
+                return
+
+
+_UNIQUE_KINDS = {np.dtype(np.int32), np.dtype(np.int64)}
+
+
+def unique_key(element):
+    """What unique() compares an element by: its kind, shape and values. tf.data's rules:
+    one component of int32, int64 or strings; TypeError or InvalidArgumentError otherwise."""
+    if isinstance(element, (dict, tuple)):
+        parts = list(element.values()) if isinstance(element, dict) else list(element)
+        if len(parts) != 1:
+            raise errors.InvalidArgumentError(
+                "UniqueDataset only supports inputs with a single component."
+            )
+        return unique_key(parts[0])
+    if isinstance(element, (bytes, str)):
+        return ("string", (), (element.encode() if isinstance(element, str) else element,))
+    array = np.asarray(element)
+    if array.dtype == object and all(isinstance(v, (bytes, str)) for v in array.flat):
+        flat = tuple(v.encode() if isinstance(v, str) else v for v in array.flat)
+        return ("string", array.shape, flat)
+    if array.dtype not in _UNIQUE_KINDS:
+        raise TypeError(
+            f"`tf.data.Dataset.unique` does not support type <dtype: '{array.dtype}'> -- only "
+            "`tf.int32`, `tf.int64`, and `tf.string` are supported."
+        )
+    return (array.dtype.str, array.shape, array.tobytes())
+
+
+class Unique(Replayed):
+    """Each distinct element once, at its first occurrence. A state counts the outputs (the
+    elements seen are replayed on resuming)."""
+
+    def _outputs(self, elements, epoch):
+        seen = set()
+        for element in elements:
+            if type(element) is Failed:
+                yield element
+                continue
+            key = unique_key(element)
+            if key not in seen:
+                seen.add(key)
+                yield element
+
+
+class IgnoreErrors(Unary):
+    """Drops the elements whose computation raised (a failed map or filter call, a batch that
+    did not stack), logging each with log_warning. An exception raised by the input itself
+    ends it, as a failed Python generator ends tf.data's from_generator (a TFRecordDataset
+    instead skips the rest of a damaged file: see TFRecordDataset.ignore_errors)."""
+
+    def __init__(self, input_dataset, log_warning):
+        super().__init__(input_dataset)
+        self._log_warning = log_warning
+
+    def _generate(self, state, epoch):
+        source = iterate(self._input, state, epoch)
+        while True:
+            try:
+                element, position = next(source)
+            except StopIteration:
+                return
+            except Exception as e:
+                self._log(e)
+                return
+            if type(element) is Failed:
+                self._log(element.error)
+            else:
+                yield element, position
+
+    def _log(self, error):
+        if self._log_warning:
+            _LOG.warning("Dataset.ignore_errors() ignored: %s: %s", type(error).__name__, error)
