@@ -27,6 +27,16 @@ def autotune_count(value, default):
     return int(value)
 
 
+def interleave_cycle_length(cycle_length, num_parallel_calls):
+    """interleave()'s cycle_length as a count: tf.data's rule for None and AUTOTUNE."""
+    if cycle_length is None or cycle_length == AUTOTUNE:
+        parallel = autotune_count(num_parallel_calls, cpu_count())
+        if num_parallel_calls == AUTOTUNE:
+            parallel = (cpu_count() + 2) // 3
+        cycle_length = cpu_count() if parallel is None else min(parallel, cpu_count())
+    return autotune_count(cycle_length, cpu_count())
+
+
 def prefetch_size(buffer_size):
     """prefetch()'s buffer_size as a count: AUTOTUNE (or None, as tf.data takes it) is 2, 0
     means no prefetching."""

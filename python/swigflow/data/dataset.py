@@ -22,17 +22,16 @@ from swigflow import errors
 from swigflow.data import fingerprint as _fingerprint
 from swigflow.data import stats as _stats
 from swigflow.data.checks import (
-    AUTOTUNE,
     INFINITE,
     UNKNOWN,
     autotune_count,
     batch_size_of,
     check_count,
     cpu_count,
+    interleave_cycle_length,
     positive_count,
     prefetch_size,
     shard_args,
-    window_arg,
 )
 from swigflow.data.elements import Failed
 from swigflow.data.options import Options
@@ -105,6 +104,11 @@ def split_source(dataset, num_shards, index):
     when the order of its elements would differ between processes (an unseeded shuffle)."""
     dataset._check_shardable()
     return dataset._reshard(num_shards, index)
+
+
+def fingerprint_of(dataset):
+    """The digest of what decides `dataset`'s elements (its iterator states carry it)."""
+    return dataset._fingerprint()
 
 
 def check_shardable(dataset):
@@ -315,18 +319,10 @@ class Dataset:
         as arguments, or one structure of them (nested tuples, namedtuples and dicts): the
         elements have that structure. One dataset alone gives its own elements. Ends with the
         shortest."""
-        from swigflow.data.steps.combining import Zip, zip_leaves
+        from swigflow.data.steps.combining import zip_datasets
 
         del name
-        if datasets is not None and args:
-            raise TypeError("Both `*args` and `datasets` cannot be set.")
-        if datasets is None:
-            datasets = args[0] if len(args) == 1 else args
-        if not zip_leaves(datasets):
-            raise TypeError(
-                f"zip takes datasets, or a (nested) tuple or dict of them, got {datasets!r}"
-            )
-        return Zip(datasets)
+        return zip_datasets(args, datasets)
 
     @staticmethod
     def from_tensor_slices(tensors, name=None):
@@ -373,16 +369,10 @@ class Dataset:
         Raises:
           InvalidArgumentError: step is 0.
         """
-        from swigflow.data.sources import TensorSlices
+        from swigflow.data.sources import range_dataset
 
         del name
-        if not 1 <= len(args) <= 3:
-            raise ValueError(f"range takes 1 to 3 arguments (start, stop, step), got {len(args)}")
-        start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
-        if step == 0:
-            raise errors.InvalidArgumentError("step must be a non-zero integer.")
-        values = np.arange(int(start), int(stop), int(step), dtype=np.int64)
-        return TensorSlices(values.astype(output_type, copy=False))
+        return range_dataset(args, output_type)
 
     @staticmethod
     def counter(start=0, step=1, dtype=np.int64, name=None):
@@ -517,12 +507,7 @@ class Dataset:
         ``files.interleave(swigflow.data.TFRecordDataset, cycle_length=4)``), the files are read
         by the native pipeline, in parallel."""
         del deterministic, name
-        if cycle_length is None or cycle_length == AUTOTUNE:  # tf.data's rule
-            parallel = autotune_count(num_parallel_calls, cpu_count())
-            if num_parallel_calls == AUTOTUNE:
-                parallel = (cpu_count() + 2) // 3
-            cycle_length = cpu_count() if parallel is None else min(parallel, cpu_count())
-        cycle_length = autotune_count(cycle_length, cpu_count())
+        cycle_length = interleave_cycle_length(cycle_length, num_parallel_calls)
         block_length = positive_count("block_length", 1 if block_length is None else block_length)
         from swigflow.data.records import fuse_interleave
         from swigflow.data.steps.interleaving import Interleave
@@ -585,10 +570,8 @@ class Dataset:
         JPEGs, a few levels on average for subsampled chroma. Crops and flips follow the seed.
 
         Its randomness resumes with the iterator's state. On a TFRecordDataset it runs on the
-        native pipeline's threads, in parallel with reading and parsing, and an image that does
-        not decode follows the dataset's on_error policy ("skip_record"/"skip_file" drop its
-        record and log file and offset; "raise" names them); elsewhere it is a step like map's,
-        whose failed batch raises for that element only.
+        native pipeline's threads, and an image that does not decode follows on_error ("skip_*"
+        drop its record, logging file and offset); elsewhere a failed batch raises for itself.
         """
         from swigflow.data.images import image_options
         from swigflow.data.steps.mapping import DecodeImages
@@ -641,11 +624,10 @@ class Dataset:
         it to the longest in the batch; None for all of them) with its padding value (0, False
         or b"" by default; one value, or a structure of them). An element longer than its
         padded shape raises DataLossError, as in tf.data."""
-        del name
-        size = batch_size_of(batch_size)
-        drop = bool(drop_remainder)
         from swigflow.data.steps.batching import PaddedBatch
 
+        del name
+        size, drop = batch_size_of(batch_size), bool(drop_remainder)
         return PaddedBatch(self, size, padded_shapes, padding_values, drop)
 
     def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
@@ -653,13 +635,10 @@ class Dataset:
         stride-th one; each window is a dataset (a dict or tuple of datasets, one per component,
         for dict or tuple elements). Windows at the end may be shorter unless drop_remainder.
         ``window(3).flat_map(lambda w: w.batch(3))`` gives the windows as batches."""
-        del name
-        size = window_arg("size", size)
-        shift = size if shift is None else window_arg("shift", shift)
-        stride = window_arg("stride", stride)
-        from swigflow.data.steps.windowing import Window
+        from swigflow.data.steps.windowing import window
 
-        return Window(self, size, shift, stride, bool(drop_remainder))
+        del name
+        return window(self, size, shift, stride, bool(drop_remainder))
 
     def scan(self, initial_state, scan_func, name=None):
         """scan_func(state, element) returns (new_state, output); the outputs, with the state
@@ -703,13 +682,10 @@ class Dataset:
     def rebatch(self, batch_size, drop_remainder=False, name=None):
         """The rows of batched elements batched again: batches of batch_size rows, or of
         batch_size[i % len(batch_size)] rows for batch i when a list is given."""
-        del name
-        sizes = [batch_size] if np.ndim(batch_size) == 0 else list(np.ravel(batch_size))
-        if not sizes:
-            raise errors.InvalidArgumentError("rebatch needs at least one batch size")
-        from swigflow.data.steps.batching import Rebatch
+        from swigflow.data.steps.batching import rebatch
 
-        return Rebatch(self, [batch_size_of(n) for n in sizes], bool(drop_remainder))
+        del name
+        return rebatch(self, batch_size, bool(drop_remainder))
 
     def cache(self, filename="", name=None):
         """Keeps the elements of the first complete pass and gives them to every later pass
@@ -757,6 +733,30 @@ class Dataset:
 
         del name
         return single_element(self)
+
+    def save(self, path, compression=None, shard_func=None, checkpoint_args=None):
+        """Writes every element under directory `path` for Dataset.load, in shards picked by
+        shard_func(element) (one by default); never loadable unless complete. Not tf.data's
+        format (see swigflow.data.steps.saving)."""
+        from swigflow.data.steps.saving import save
+
+        save(self, path, compression, shard_func, checkpoint_args)
+
+    @staticmethod
+    def load(path, element_spec=None, compression=None, reader_func=None):
+        """What Dataset.save wrote under `path`: its shards in order, or reader_func(shards)."""
+        from swigflow.data.steps.saving import load
+
+        del element_spec
+        return load(path, compression, reader_func)
+
+    def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None, name=None):
+        """This dataset kept under directory `path` by its fingerprint: the first complete pass
+        writes it, later passes and programs over the same pipeline read it."""
+        from swigflow.data.steps.saving import snapshot
+
+        del name
+        return snapshot(self, path, compression, reader_func, shard_func)
 
     def apply(self, transformation_func):
         """transformation_func(self): for reusable steps, e.g.

@@ -89,6 +89,18 @@ class TensorSlices(Dataset):
         return Shard(self, num_shards, index)
 
 
+def range_dataset(args, output_type):
+    """Dataset.range(*args, output_type=...): Python's range rules, int64 values unless
+    output_type says otherwise; InvalidArgumentError for a step of 0, as tf.data."""
+    if not 1 <= len(args) <= 3:
+        raise ValueError(f"range takes 1 to 3 arguments (start, stop, step), got {len(args)}")
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+    if step == 0:
+        raise errors.InvalidArgumentError("step must be a non-zero integer.")
+    values = np.arange(int(start), int(stop), int(step), dtype=np.int64)
+    return TensorSlices(values.astype(output_type, copy=False))
+
+
 def file_sizes(files):
     """(path, size) per file for a dataset's identity: -1 for a file that cannot be stat'ed (its
     read raises the error), None for a remote one (a request per object would make saving a

@@ -3,7 +3,7 @@
 import numpy as np
 
 from swigflow import errors
-from swigflow.data.checks import INFINITE, UNKNOWN, state_fields
+from swigflow.data.checks import INFINITE, UNKNOWN, batch_size_of, state_fields
 from swigflow.data.dataset import check_index, iterate
 from swigflow.data.elements import Failed, length_of, slice_of, stacked
 from swigflow.data.steps.base import Replayed, Unary
@@ -220,3 +220,11 @@ class Rebatch(Replayed):
     def _cardinality(self):
         n = self._input._cardinality()
         return INFINITE if n == INFINITE else UNKNOWN
+
+
+def rebatch(dataset, batch_size, drop_remainder):
+    """Dataset.rebatch: one batch size, or a list of them used in turn."""
+    sizes = [batch_size] if np.ndim(batch_size) == 0 else list(np.ravel(batch_size))
+    if not sizes:
+        raise errors.InvalidArgumentError("rebatch needs at least one batch size")
+    return Rebatch(dataset, [batch_size_of(n) for n in sizes], drop_remainder)

@@ -15,19 +15,20 @@ from swigflow.data.steps.base import Unary
 from swigflow.data.steps.slicing import Skip
 
 
-class _FileCache:
+class FileCache:
     """One pass's elements in a file of cache_format: written to a temporary file, synced, then
     renamed to `path` only when the pass is complete (a partial pass never looks like a cache).
     A temporary file left by a killed pass on this host is removed by the next writer."""
 
-    def __init__(self, path):
+    def __init__(self, path, compression=None):
         self.path = path
+        self.compression = compression  # of the TFRecord file: None, "GZIP" or "ZLIB"
 
     def exists(self):
         return os.path.exists(self.path)
 
     def read(self, start):
-        records = io.tf_record_iterator(self.path)
+        records = io.tf_record_iterator(self.path, self.compression)
         try:
             header = next(records, None)
         except errors.DataLossError:  # not even one intact record
@@ -83,7 +84,7 @@ class _FileCache:
         temporary = os.path.join(
             directory, f"{self._temporary_prefix()}{os.getpid()}-{secrets.token_hex(4)}"
         )
-        writer = io.TFRecordWriter(temporary)
+        writer = io.TFRecordWriter(temporary, self.compression)
         writer.write(cache_format.HEADER)
         count = [0]
 
@@ -97,9 +98,9 @@ class _FileCache:
                     writer.write(cache_format.trailer(count[0]))
                 writer.close()
                 if complete:
-                    _sync(temporary)
+                    sync(temporary)
                     os.replace(temporary, self.path)
-                    _sync(directory)
+                    sync(directory)
             finally:
                 if os.path.exists(temporary):
                     os.unlink(temporary)
@@ -107,7 +108,7 @@ class _FileCache:
         return add, finish
 
 
-def _sync(path):
+def sync(path):
     """fsync a file or folder, so that a rename after it never exposes unwritten data."""
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -143,11 +144,13 @@ class Cache(Unary):
     elements, as in tf.data. The state says whether the pass reads the cache, and how far it
     is."""
 
-    def __init__(self, input_dataset, filename):
+    def __init__(self, input_dataset, filename, compression=None):
         super().__init__(input_dataset)
         filename = os.fspath(filename)
         self._filename = filename
-        self._store = _FileCache(filename + ".swigflow_cache") if filename else _MemoryCache()
+        self._compression = compression
+        store = FileCache(filename + ".swigflow_cache", compression) if filename else None
+        self._store = store or _MemoryCache()
 
     def _stage_name(self):
         return "cache" if not self._filename else "cache(file)"

@@ -25,6 +25,19 @@ def zip_leaves(structure):
     return [d for found in leaves for d in found]
 
 
+def zip_datasets(args, datasets):
+    """Dataset.zip(*args, datasets=...): one structure of datasets, checked."""
+    if datasets is not None and args:
+        raise TypeError("Both `*args` and `datasets` cannot be set.")
+    if datasets is None:
+        datasets = args[0] if len(args) == 1 else args
+    if not zip_leaves(datasets):
+        raise TypeError(
+            f"zip takes datasets, or a (nested) tuple or dict of them, got {datasets!r}"
+        )
+    return Zip(datasets)
+
+
 def _zip_pack(structure, elements):
     """`structure` with its datasets replaced, in order, by the next of `elements` (an iterator):
     tuples, namedtuples and dicts keep their kind; a list of datasets gives a tuple."""

@@ -4,7 +4,7 @@ each a dataset."""
 import numpy as np
 
 from swigflow import errors
-from swigflow.data.checks import INFINITE, UNKNOWN
+from swigflow.data.checks import INFINITE, UNKNOWN, window_arg
 from swigflow.data.dataset import epoch_elements
 from swigflow.data.elements import Failed, apply_fn, call_unpacked, function_name
 from swigflow.data.steps.base import Elements, Replayed, made_dataset
@@ -203,3 +203,10 @@ def bucket_by_sequence_length(
         return window.padded_batch(size, shapes, padding_values, drop_remainder=drop_remainder)
 
     return GroupByWindow(dataset, bucket_of, batching, lambda key: batch_sizes[key])
+
+
+def window(dataset, size, shift, stride, drop_remainder):
+    """Dataset.window's arguments checked (shift defaults to size), and its step."""
+    size = window_arg("size", size)
+    shift = size if shift is None else window_arg("shift", shift)
+    return Window(dataset, size, shift, window_arg("stride", stride), drop_remainder)
