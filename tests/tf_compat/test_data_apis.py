@@ -103,9 +103,34 @@ def test_take_while_predicate_error_is_for_its_element():
     ds = Dataset.range(4).take_while(below_five)
     it = iter(ds)
     assert next(it) == 0
-    with pytest.raises(ZeroDivisionError):
+    with pytest.raises(errors.InvalidArgumentError, match="TakeWhileDataset") as raised:
         next(it)
+    assert isinstance(raised.value.__cause__, ZeroDivisionError)
     assert [int(x) for x in it] == [2, 3]
+
+
+def test_filter_predicate_error_names_the_transformation():
+    # filter_test.py's user function errors: tf.data wraps them, naming the transformation.
+    def bad(x):
+        return 1 // (int(x) - 2) > -5
+
+    it = iter(Dataset.range(4).filter(bad))
+    assert [int(next(it)) for _ in range(2)] == [0, 1]
+    with pytest.raises(errors.InvalidArgumentError) as raised:
+        next(it)
+    message = str(raised.value)
+    assert "Error in user-defined function passed to FilterDataset transformation" in message
+    assert "(test_filter_predicate_error_names_the_transformation.<locals>.bad)" in message
+    assert "with iterator: TensorSlices.Filter: ZeroDivisionError" in message
+    assert isinstance(raised.value.__cause__, ZeroDivisionError)
+    assert [int(x) for x in it] == [3]
+
+    def gone(x):
+        raise errors.NotFoundError("gone")
+
+    with pytest.raises(errors.NotFoundError, match=r"FilterDataset.*gone"):
+        failing = Dataset.range(3).filter(gone)
+        next(iter(failing))
 
 
 def test_unique_checkpoint():

@@ -430,7 +430,7 @@ class Dataset:
 
     def filter(self, predicate, name=None):
         """Keeps the elements for which predicate(element) is true (a tuple element is unpacked
-        into arguments). Exceptions are raised for their element, as in map."""
+        into arguments). An exception is raised for its element, wrapped as tf.data wraps it."""
         from swigflow.data.steps.mapping import Filter
 
         del name

@@ -55,6 +55,20 @@ def component_count(structure):
     return 1
 
 
+def predicate_failure(transformation, fn, failed, where):
+    """A predicate's failure as tf.data reports it: the error's own class for swigflow's
+    errors, InvalidArgumentError for a Python exception, naming the transformation, the
+    function and the pipeline (`where`), and chained to the original."""
+    error = failed.error
+    kind = type(error) if isinstance(error, errors.OpError) else errors.InvalidArgumentError
+    wrapped = kind(
+        f"Error in user-defined function passed to {transformation} transformation "
+        f"({function_name(fn)}) with iterator: {where}: {type(error).__name__}: {error}"
+    )
+    wrapped.__cause__ = error
+    return Failed(wrapped)
+
+
 def slice_of(tensors, i):
     if isinstance(tensors, dict):
         return {k: slice_of(v, i) for k, v in tensors.items()}

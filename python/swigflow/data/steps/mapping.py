@@ -8,7 +8,7 @@ from swigflow import errors
 from swigflow.data import stats as _stats
 from swigflow.data.checks import state_fields
 from swigflow.data.dataset import iterate
-from swigflow.data.elements import Failed, apply_fn, function_name
+from swigflow.data.elements import Failed, apply_fn, function_name, predicate_failure
 from swigflow.data.seeds import new_seed
 from swigflow.data.steps.base import Replayed, Unary
 from swigflow.io import feature_spec
@@ -121,9 +121,15 @@ class Filter(Unary):
 
     def _generate(self, state, epoch):
         for element, position in iterate(self._input, state, epoch):
+            if type(element) is Failed:
+                yield element, position
+                continue
             keep = apply_fn(self._predicate, element)
             if type(keep) is Failed:
-                yield keep, position
+                yield (
+                    predicate_failure("FilterDataset", self._predicate, keep, self._signature()),
+                    position,
+                )
             elif keep:
                 yield element, position
 

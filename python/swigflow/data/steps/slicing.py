@@ -8,7 +8,7 @@ import numpy as np
 from swigflow import errors
 from swigflow.data.checks import INFINITE, INT64_MAX, check_count, state_fields
 from swigflow.data.dataset import check_index, iterate
-from swigflow.data.elements import Failed, apply_fn, function_name
+from swigflow.data.elements import Failed, apply_fn, function_name, predicate_failure
 from swigflow.data.steps.base import Replayed, Unary
 
 _LOG = logging.getLogger("swigflow.data")
@@ -216,9 +216,15 @@ class TakeWhile(Unary):
 
     def _generate(self, state, epoch):
         for element, position in iterate(self._input, state, epoch):
+            if type(element) is Failed:
+                yield element, position
+                continue
             keep = apply_fn(self._predicate, element)
             if type(keep) is Failed:
-                yield keep, position
+                failure = predicate_failure(
+                    "TakeWhileDataset", self._predicate, keep, self._signature()
+                )
+                yield failure, position
             elif scalar_bool(keep, "predicate"):
                 yield element, position
             else:
