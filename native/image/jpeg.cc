@@ -235,9 +235,9 @@ Status Configure(const JpegDecodeOptions& o, jpeg_decompress_struct* cinfo) {
 Status CheckWindow(const Window& w, int64_t height, int64_t width) {
   if (w.height <= 0 || w.width <= 0 || w.y < 0 || w.x < 0 || w.y + w.height > height ||
       w.x + w.width > width) {
-    return errors::InvalidArgument("crop window [y=", w.y, ", x=", w.x, ", h=", w.height,
-                                   ", w=", w.width, "] is not inside the ", width, "x", height,
-                                   " image");
+    return errors::InvalidArgument("Invalid JPEG data or crop window: the crop window [y=", w.y,
+                                   ", x=", w.x, ", h=", w.height, ", w=", w.width,
+                                   "] is not inside the ", width, "x", height, " image");
   }
   return Status::OK();
 }

@@ -126,7 +126,8 @@ class ListFiles(Dataset, IteratorSeeds):
         files = sorted({f for p in patterns for f in gfile.glob(p)})
         if not files:
             raise errors.InvalidArgumentError(
-                f"Expected 'file_pattern' argument to match at least one file: {pattern!r}"
+                f"No files matched pattern: {', '.join(os.fsdecode(p) for p in patterns)} "
+                "(expected 'file_pattern' to match at least one file)"
             )
         self._files = files
         self._shuffle = shuffle

@@ -45,14 +45,19 @@ def _images(images):
 
 
 def _size(size):
-    size = [int(v) for v in np.asarray(size).reshape(-1)]
-    if len(size) != 2:
+    """tf.image.resize's `size`, checked in its order: ValueError for a value that is not 2
+    integers, InvalidArgumentError for a dimension that is not positive."""
+    array = np.asarray(size) if size is not None else None
+    if array is not None and array.shape != (2,):
+        raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
+    if array is None or array.dtype.kind not in "iu":
+        raise ValueError("'size' must be a 1-D int32 Tensor")
+    height, width = (int(v) for v in array)
+    if height <= 0 or width <= 0:
         raise errors.InvalidArgumentError(
-            "'size' must be a 1-D Tensor of 2 elements: new_height, new_width"
+            f"output dimensions must be positive, got [{height}, {width}]"
         )
-    if min(size) <= 0:
-        raise errors.InvalidArgumentError(f"'size' must be positive, got {size}")
-    return size
+    return height, width
 
 
 def _nearest_indices(in_size, out_size):
@@ -66,7 +71,12 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
            antialias=False, name=None):  # fmt: skip
     """``tf.image.resize``: HWC or NHWC images to `size` = (height, width), TensorFlow 2's
     half-pixel-centre sampling. The result is float32, except with "nearest", which keeps the
-    input's dtype. antialias widens the kernel when downscaling (scale_and_translate)."""
+    input's dtype. antialias widens the kernel when downscaling (scale_and_translate).
+
+    Raises:
+      ValueError: `size` is not 2 integers (TensorFlow's words).
+      InvalidArgumentError: a dimension of `size` is not positive.
+    """
     del name
     images = _images(images)
     height, width = _size(size)
