@@ -26,6 +26,7 @@ from tf_test_util import as_py, verify_checkpoints
 
 from swigflow import errors, io
 from swigflow.data import INFINITE, UNKNOWN, Dataset, TFRecordDataset
+from swigflow.tensors import RaggedTensor, SparseTensor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTDATA = os.path.join(HERE, "..", "testdata")
@@ -369,3 +370,16 @@ def test_cardinalities():
     assert Dataset.choose_from_datasets([Dataset.range(3)], Dataset.range(1)).cardinality() == (
         UNKNOWN
     )
+
+
+def test_sparse_and_ragged_values():
+    # from_tensor_slices_test.py's sparse cases: swigflow refuses to slice them, saying what it
+    # takes; from_tensors keeps them whole, as tf.data does.
+    sparse = SparseTensor([[0, 0], [1, 2]], np.array([1, 2], np.int64), [2, 3])
+    ragged = RaggedTensor.from_row_lengths(np.arange(3), [1, 2])
+    for value in (sparse, ragged, {"x": sparse}):
+        with pytest.raises(TypeError, match=r"from_tensor_slices cannot slice a .*Tensor"):
+            Dataset.from_tensor_slices(value)
+    assert Dataset.from_tensors(sparse).get_single_element() is sparse
+    (got,) = Dataset.from_tensors((ragged,)).get_single_element()
+    assert got is ragged

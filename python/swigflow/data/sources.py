@@ -14,6 +14,7 @@ from swigflow.data.elements import length_of, slice_of
 from swigflow.data.seeds import SEED_RANGE, IteratorSeeds, draw, new_seed, pass_key
 from swigflow.data.steps.slicing import Shard
 from swigflow.io import gfile
+from swigflow.tensors import RaggedTensor, SparseTensor
 
 
 def _python_leaves(value):
@@ -62,6 +63,13 @@ def _as_arrays(tensors):
         return {k: _as_arrays(v) for k, v in tensors.items()}
     if isinstance(tensors, tuple):
         return tuple(_as_arrays(v) for v in tensors)
+    if isinstance(tensors, (SparseTensor, RaggedTensor)):
+        raise TypeError(
+            f"from_tensor_slices cannot slice a {type(tensors).__name__}: it takes numpy arrays, "
+            "(nested) lists, numbers, str and bytes, and dicts and tuples of them. Pass "
+            "to_dense() (SparseTensor) or to_list() rows (RaggedTensor), or the parts (indices, "
+            "values, dense_shape / values, row_splits) as components"
+        )
     return as_array(tensors)
 
 
@@ -199,7 +207,8 @@ class FromTensors(Dataset):
 def element_of(tensors):
     """A whole structure with from_tensor_slices' dtype rules (Python scalars included);
     datasets stay datasets (elements interleave or flat_map can return)."""
-    if tensors is None or isinstance(tensors, Dataset):  # None stays a component, as in tf.data
+    # None stays a component, as in tf.data; sparse and ragged values are elements as they are.
+    if tensors is None or isinstance(tensors, (Dataset, SparseTensor, RaggedTensor)):
         return tensors
     if isinstance(tensors, dict):
         return {k: element_of(v) for k, v in tensors.items()}
