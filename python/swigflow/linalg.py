@@ -1,12 +1,14 @@
 """Matrix multiplication, named like ``tf.linalg``: numpy arrays in and out.
 
 float32 runs on swigflow's SGEMM (packed BLIS-style kernels, AVX-512/AVX2/portable chosen at run
-time, split over the cores without the GIL); float64 takes a correct, untuned path.
+time, split over the cores without the GIL); float64 takes a correct, untuned path. A product is
+recorded on gradient tapes (MatMul for matrices, BatchMatMulV2 otherwise), with TensorFlow's
+gradients.
 """
 
 import numpy as np
 
-from swigflow import errors
+from swigflow import errors, math, ops
 from swigflow import pywrap_swigflow as _pywrap
 
 _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -46,6 +48,18 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
     del name
     a = np.asarray(a)
     b = np.asarray(b)
+    product = _product(a, b, transpose_a, transpose_b)
+    if ops.is_recording():
+        if a.ndim == 2 and b.ndim == 2:
+            attrs = {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)}
+            ops.record_operation("MatMul", [a, b], [product], attrs)
+        else:
+            attrs = {"adj_x": bool(transpose_a), "adj_y": bool(transpose_b)}
+            ops.record_operation("BatchMatMulV2", [a, b], [product], attrs)
+    return product
+
+
+def _product(a, b, transpose_a, transpose_b):
     if a.ndim < 2 or b.ndim < 2:
         raise errors.InvalidArgumentError(
             f"In[0] and In[1] must be at least 2-D: {_shape_text(a.shape)} vs. "
@@ -92,6 +106,32 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
         k_a,
     )
     return out.reshape(*batch, m, n)
+
+
+@ops.RegisterGradient("BatchMatMulV2")
+def _batch_mat_mul_grad(op, grad):
+    x, y = op.inputs
+    adj_x, adj_y = op.get_attr("adj_x"), op.get_attr("adj_y")
+    if not adj_x and not adj_y:
+        gx, gy = matmul(grad, y, False, True), matmul(x, grad, True, False)
+    elif not adj_x:
+        gx, gy = matmul(grad, y), matmul(grad, x, True, False)
+    elif not adj_y:
+        gx, gy = matmul(y, grad, False, True), matmul(x, grad)
+    else:
+        gx, gy = matmul(y, grad, True, True), matmul(grad, x, True, True)
+    return [_batch_sum(gx, x.shape), _batch_sum(gy, y.shape)]
+
+
+def _batch_sum(grad, shape):
+    """A gradient summed over the batch dimensions its operand was broadcast along."""
+    lead = grad.ndim - len(shape)
+    axes = list(range(lead)) + [
+        lead + i for i, d in enumerate(shape[:-2]) if d == 1 and grad.shape[lead + i] != 1
+    ]
+    if axes:
+        grad = math.reshape(math.reduce_sum(grad, axis=axes), shape)
+    return grad
 
 
 def _batch_offsets(x, batch):

@@ -7,7 +7,7 @@ bottom of this module).
 
 import numpy as np
 
-from swigflow import errors
+from swigflow import errors, math
 from swigflow.ops import RegisterGradient, custom_gradient, gen_nn_ops
 
 
@@ -92,11 +92,12 @@ def _conv2d_reshaped(attrs, input_rank, filter_shape=None):
         w4 = w.reshape(filter_shape) if filter_shape is not None else w
         y = gen_nn_ops.conv2d(flat, w4, **attrs)
 
-        def grad(dy):
-            dy = np.asarray(dy).reshape(y.shape)
-            dx = gen_nn_ops.conv2d_backprop_input(_shape(flat), w4, dy, **attrs)
-            dw = gen_nn_ops.conv2d_backprop_filter(flat, _shape(w4), dy, **attrs)
-            return [dx.reshape(x.shape), dw.reshape(w.shape)]
+        def grad(dy):  # recorded ops only: differentiable again
+            dy = math.reshape(dy, y.shape)
+            flat_x, flat_w = math.reshape(x, flat.shape), math.reshape(w, w4.shape)
+            dx = gen_nn_ops.conv2d_backprop_input(_shape(flat), flat_w, dy, **attrs)
+            dw = gen_nn_ops.conv2d_backprop_filter(flat_x, _shape(w4), dy, **attrs)
+            return [math.reshape(dx, x.shape), math.reshape(dw, w.shape)]
 
         lead = x.shape[:-3] if input_rank == 4 else x.shape[:-2]
         return y.reshape(*lead, *y.shape[-3 if input_rank == 4 else -2 :]), grad
@@ -295,7 +296,7 @@ def _along_axis(op, input_grad, logits, axis):
 
     def along_axis(x):
         y = np.moveaxis(op(np.moveaxis(np.asarray(x), axis, -1)), -1, axis)
-        return y, lambda dy: input_grad(dy, y, axis).astype(y.dtype)
+        return y, lambda dy: input_grad(dy, y, axis)
 
     along_axis.__name__ = f"{op.__name__}_along_axis"
     return custom_gradient(along_axis)(logits)
@@ -304,14 +305,99 @@ def _along_axis(op, input_grad, logits, axis):
 def _softmax_input_grad(dy, y, axis):
     """(dy - sum(dy * y)) * y, with dy taken relative to the most likely class k first: since
     sum(y) = 1 the result is the same, but dy_i - sum(dy * y) no longer cancels to 0 when
-    y_k is 1 - tiny, so tiny components keep their gradient (TensorFlow's newer rule)."""
-    k = np.argmax(y, axis=axis)
-    d = dy - np.take_along_axis(dy, np.expand_dims(k, axis), axis=axis)
-    return (d - np.sum(d * y, axis=axis, keepdims=True)) * y
+    y_k is 1 - tiny, so tiny components keep their gradient (TensorFlow's newer rule). Recorded
+    math, so it is differentiable again."""
+    y = np.asarray(y)
+    dy = math.cast(dy, y.dtype)
+    top = np.expand_dims(np.argmax(y, axis=axis), axis) == np.arange(y.shape[axis]).reshape(
+        [-1 if a == axis % y.ndim else 1 for a in range(y.ndim)]
+    )
+    dy_top = math.reduce_sum(math.where(top, dy, np.zeros_like(dy)), axis=axis, keepdims=True)
+    d = math.subtract(dy, dy_top)
+    return math.multiply(
+        math.subtract(d, math.reduce_sum(math.multiply(d, y), axis=axis, keepdims=True)), y
+    )
 
 
 def _log_softmax_input_grad(dy, y, axis):
-    return dy - np.sum(dy, axis=axis, keepdims=True) * np.exp(y)
+    y = np.asarray(y)
+    dy = math.cast(dy, y.dtype)
+    total = math.reduce_sum(dy, axis=axis, keepdims=True)
+    return math.subtract(dy, math.multiply(total, math.exp(y)))
+
+
+def _shape_text(shape):
+    """A static shape as TensorFlow's TensorShape prints it: (2, 3), (3,), ()."""
+    return str(tuple(int(d) for d in shape))
+
+
+def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+    """tf.nn.softmax_cross_entropy_with_logits: the cross-entropy between softmax(logits) and
+    the distribution `labels` (same shape; cast to logits' dtype) along `axis`, one loss per
+    row. Differentiable in both, to any order (float16 computes in float32)."""
+    del name
+    logits = logits if isinstance(logits, np.ndarray) else np.asarray(logits, np.float32)
+    half = logits.dtype == np.float16
+    precise = math.cast(logits, np.float32) if half else logits
+    labels = math.cast(labels, precise.dtype)
+    if precise.ndim == 0:
+        raise errors.InvalidArgumentError("logits and labels must be at least 1-D")
+    axis = axis % precise.ndim
+    if axis != precise.ndim - 1:
+        perm = [d for d in range(precise.ndim) if d != axis] + [axis]
+        precise, labels = math.transpose(precise, perm), math.transpose(labels, perm)
+    lead = precise.shape[:-1]
+    if precise.ndim != 2:
+        precise = math.reshape(precise, [-1, precise.shape[-1]])
+        labels = math.reshape(labels, [-1, labels.shape[-1]])
+    cost, _ = gen_nn_ops.softmax_cross_entropy_with_logits(precise, labels)
+    if cost.shape != lead:
+        cost = math.reshape(cost, lead)
+    return math.cast(cost, np.float16) if half else cost
+
+
+def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
+    """tf.nn.sparse_softmax_cross_entropy_with_logits: -log(softmax(logits)[label]) for each
+    row, labels (int32 or int64) of logits' shape less its last axis, each in [0, classes).
+    Differentiable in logits, to any order (float16 computes in float32).
+
+    Raises:
+      ValueError: logits is a scalar, or labels' shape is not logits' less the last axis.
+      InvalidArgumentError: a label outside [0, classes), or no classes.
+    """
+    del name
+    logits = logits if isinstance(logits, np.ndarray) else np.asarray(logits, np.float32)
+    labels = np.asarray(labels)
+    if labels.dtype.kind not in "iu":
+        raise errors.InvalidArgumentError(
+            f"labels must be int32 or int64, got {labels.dtype}: class indices, not one-hot "
+            "rows (softmax_cross_entropy_with_logits takes those)"
+        )
+    if labels.dtype not in (np.int32, np.int64):
+        labels = labels.astype(np.int64)
+    if logits.ndim == 0:
+        raise ValueError(f"`logits` cannot be a scalar. Received logits={logits}`")
+    if labels.ndim != logits.ndim - 1:
+        raise ValueError(
+            "`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: "
+            f"labels.shape={_shape_text(labels.shape)} of rank {labels.ndim} and "
+            f"logits.shape={_shape_text(logits.shape)} of rank {logits.ndim}"
+        )
+    if labels.shape != logits.shape[:-1]:
+        raise ValueError(
+            "`labels.shape` must equal `logits.shape` except for the last dimension. "
+            f"Received: labels.shape={_shape_text(labels.shape)} and "
+            f"logits.shape={_shape_text(logits.shape)}"
+        )
+    half = logits.dtype == np.float16
+    precise = math.cast(logits, np.float32) if half else logits
+    if precise.ndim != 2:
+        precise = math.reshape(precise, [-1, precise.shape[-1]])
+        labels = labels.reshape(-1)
+    cost, _ = gen_nn_ops.sparse_softmax_cross_entropy_with_logits(precise, labels)
+    if cost.shape != logits.shape[:-1]:
+        cost = math.reshape(cost, logits.shape[:-1])
+    return math.cast(cost, np.float16) if half else cost
 
 
 # --- gradients (each in terms of registered ops, as TensorFlow's nn_grad) -----------------------
@@ -421,7 +507,7 @@ def _bias_add_grad_grad(op, grad):
     shape = [1] * dy.ndim
     axis = 1 if op.get_attr("data_format") == "NCHW" else dy.ndim - 1
     shape[axis] = -1
-    return [np.broadcast_to(grad.reshape(shape), dy.shape).astype(dy.dtype)]
+    return [math.broadcast_to(math.reshape(grad, shape), dy.shape)]
 
 
 @RegisterGradient("Relu")
@@ -437,14 +523,40 @@ def _relu_grad_grad(op, grad):
 
 @RegisterGradient("Softmax")
 def _softmax_grad(op, grad):
-    y = op.outputs[0]
-    return [_softmax_input_grad(grad, y, -1).astype(y.dtype)]
+    return [_softmax_input_grad(grad, op.outputs[0], -1)]
 
 
 @RegisterGradient("LogSoftmax")
 def _log_softmax_grad(op, grad):
-    y = op.outputs[0]
-    return [_log_softmax_input_grad(grad, y, -1).astype(y.dtype)]
+    return [_log_softmax_input_grad(grad, op.outputs[0], -1)]
+
+
+def _xent_logits_grad(op, grad_loss, grad_grad):
+    """TensorFlow's: grad_loss times the op's backprop output, plus, when that output itself
+    received a gradient (a second derivative), the softmax Jacobian applied to it."""
+    logits = op.inputs[0]
+    grad = math.multiply(math.reshape(grad_loss, [-1, 1]), op.outputs[1])
+    if np.any(grad_grad):
+        softmax = gen_nn_ops.softmax(logits)
+        projected = math.reduce_sum(math.multiply(grad_grad, softmax), axis=1, keepdims=True)
+        grad = math.add(grad, math.multiply(math.subtract(grad_grad, projected), softmax))
+    return grad
+
+
+@RegisterGradient("SoftmaxCrossEntropyWithLogits")
+def _softmax_xent_grad(op, grad_loss, grad_grad):
+    logits = op.inputs[0]
+    labels_grad = math.multiply(
+        math.reshape(grad_loss, [-1, 1]), math.negative(gen_nn_ops.log_softmax(logits))
+    )
+    if np.any(grad_grad):  # backprop = softmax - labels: TensorFlow leaves this term out
+        labels_grad = math.subtract(labels_grad, grad_grad)
+    return [_xent_logits_grad(op, grad_loss, grad_grad), labels_grad]
+
+
+@RegisterGradient("SparseSoftmaxCrossEntropyWithLogits")
+def _sparse_softmax_xent_grad(op, grad_loss, grad_grad):
+    return [_xent_logits_grad(op, grad_loss, grad_grad), None]
 
 
 __all__ = [
@@ -462,4 +574,6 @@ __all__ = [
     "relu",
     "separable_conv2d",
     "softmax",
+    "softmax_cross_entropy_with_logits",
+    "sparse_softmax_cross_entropy_with_logits",
 ]

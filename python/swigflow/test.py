@@ -13,7 +13,7 @@ def _as_checked(x):
 
 def _jacobians(fn, inputs, delta):
     inputs = [_as_checked(x) for x in inputs]
-    with GradientTape() as tape:
+    with GradientTape(persistent=True) as tape:  # one gradient per output element
         for x in inputs:
             tape.watch(x)
         y = fn(*inputs)

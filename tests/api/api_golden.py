@@ -25,6 +25,7 @@ PUBLIC_MODULES = (
     "swigflow.io",
     "swigflow.io.gfile",
     "swigflow.linalg",
+    "swigflow.math",
     "swigflow.nn",
     "swigflow.ops",
     "swigflow.ops.gen_nn_ops",

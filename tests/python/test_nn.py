@@ -535,7 +535,7 @@ def test_scalars_stay_scalars():
 
 def test_gradient_sources_as_one_array_tuple_or_dict():
     a, b = rand(3, 2), rand(2)
-    with ops.GradientTape() as tape:
+    with ops.GradientTape(persistent=True) as tape:
         y = nn.bias_add(a, b)
     da, db = tape.gradient(y, (a, b))
     assert tape.gradient(y, a).shape == (3, 2)
@@ -562,7 +562,7 @@ def test_views_made_outside_the_tape_raise_instead_of_returning_zeros():
         tape.gradient(y[0], [x])
     # Unrelated to the sources: None, as TensorFlow gives (zeros when asked), no error.
     other = rand(3, 4)
-    with ops.GradientTape() as tape:
+    with ops.GradientTape(persistent=True) as tape:
         y = nn.relu(x)
         nn.relu(other[:, :2])
     assert tape.gradient(y, [other]) == [None]
@@ -574,7 +574,7 @@ def test_a_target_the_tape_never_saw_gets_none_never_silent_zeros():
     """TF's unconnected_gradients: `y * 2.0` is numpy arithmetic the tape did not record, so
     the target is unconnected to x: None by default, zeros only when asked."""
     x = rand(3, 4)
-    with ops.GradientTape() as tape:
+    with ops.GradientTape(persistent=True) as tape:
         y = nn.relu(x)
     assert tape.gradient(y * 2.0, x) is None
     assert tape.gradient(y * 2.0, {"x": x}) == {"x": None}

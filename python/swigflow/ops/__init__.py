@@ -11,6 +11,7 @@ by :class:`GradientTape`::
     dx, = tape.gradient(y, [x])
 """
 
+import contextlib
 import enum
 import functools
 import threading
@@ -136,7 +137,11 @@ class Operation:
         """The attribute as given, else the op's default."""
         if name in self._attrs:
             return self._attrs[name]
-        for attr in _op_def(self.type)["attrs"]:
+        try:
+            op_def = _op_def(self.type)
+        except LookupError:  # an op recorded by record_operation: its attrs are all given
+            op_def = {"attrs": []}
+        for attr in op_def["attrs"]:
             if attr["name"] == name and attr["has_default"]:
                 return attr["default"]
         raise ValueError(f"{self.type} has no attribute {name!r} set")
@@ -212,32 +217,132 @@ class UnconnectedGradients(enum.Enum):
     ZERO = "zero"
 
 
+def record_operation(op_type, inputs, outputs, attrs=None, grad_fn=None):
+    """Records an op computed outside the registry (in numpy, say) on every tape recording in
+    this thread, as TensorFlow's ``tape.record_operation``: tapes differentiate it with the
+    gradient registered for `op_type` (see :class:`RegisterGradient`), or with `grad_fn`
+    (called with one gradient per output) when given. `inputs` are the objects the caller
+    passed: gradients are credited to them by identity, and `outputs` are the objects
+    returned. Attributes the gradient reads go in `attrs`."""
+    tapes = getattr(_LOCAL, "tapes", None)
+    if tapes:
+        op = Operation(op_type, [np.asarray(x) for x in inputs], list(outputs), attrs or {},
+                       list(inputs))  # fmt: skip
+        op._grad_fn = grad_fn
+        for tape in tapes:
+            tape._record(op)
+
+
+def is_recording():
+    """Whether some GradientTape records the ops this thread runs now."""
+    return bool(getattr(_LOCAL, "tapes", None))
+
+
+def _leaves(structure):
+    """The leaves of a nest of lists, tuples and dicts (in order), and a function rebuilding the
+    structure from new leaves."""
+    if isinstance(structure, dict):
+        keys = list(structure)
+        parts = [_leaves(structure[k]) for k in keys]
+    elif isinstance(structure, (list, tuple)):
+        keys = None
+        parts = [_leaves(s) for s in structure]
+    else:
+        return [structure], lambda leaves: leaves[0]
+    flat = [leaf for leaves, _ in parts for leaf in leaves]
+
+    def rebuild(leaves):
+        items, at = [], 0
+        for sub, (part_leaves, part_rebuild) in zip(range(len(parts)), parts):
+            del sub
+            items.append(part_rebuild(leaves[at : at + len(part_leaves)]))
+            at += len(part_leaves)
+        if keys is not None:
+            return dict(zip(keys, items))
+        if hasattr(structure, "_fields"):  # a namedtuple
+            return type(structure)(*items)
+        return type(structure)(items)
+
+    return flat, rebuild
+
+
 class GradientTape:
     """Records the ops run inside it (in this thread) and backpropagates through them with the
-    registered gradients.
+    registered gradients, as ``tf.GradientTape``.
 
     Any array passed to an op can be a source: C- or Fortran-ordered, transposed, strided,
-    float16/float32/float64, 0-d. Inputs are tracked by identity, so pass the same object to
-    the op and to :meth:`gradient`. Only ops run through swigflow (swigflow.ops.run,
-    swigflow.nn, ...) are recorded: numpy arithmetic in between is not, and a numpy view of a
-    source or of an op's output (``x.T``, ``x[1:]``) is a new array the tape cannot connect.
-    :meth:`gradient` raises rather than return a silent zero for such a view.
+    float16/float32/float64, 0-d. Arrays play the part of TensorFlow's variables: every array an
+    op receives is watched (``watch_accessed_variables=False``: only those given to
+    :meth:`watch`, and what is computed from them). Inputs are tracked by identity, so pass the
+    same object to the op and to :meth:`gradient`. Only ops run through swigflow
+    (swigflow.math, swigflow.nn, swigflow.ops.run, ...) are recorded: numpy arithmetic in
+    between is not, and a numpy view of a source or of an op's output (``x.T``, ``x[1:]``) is a
+    new array the tape cannot connect. :meth:`gradient` raises rather than return a silent zero
+    for such a view.
+
+    Gradients are computed with recorded ops too, so a tape around the :meth:`gradient` call
+    (or a persistent tape, inside its own context) differentiates them again: higher-order
+    gradients as TensorFlow has them. A tape that is not persistent computes one set of
+    gradients.
     """
 
-    def __init__(self):
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self._persistent = bool(persistent)
+        self._watch_all = bool(watch_accessed_variables)
         self._ops = []
         self._watched = []
+        self._stack = None  # the thread's tape list while recording
+        self._used = False
 
     def __enter__(self):
-        _tapes().append(self)
+        self._push()
         return self
 
     def __exit__(self, *exc_info):
-        _tapes().remove(self)
+        if self._stack is not None:
+            self._pop()
 
-    def watch(self, array):
-        """Marks `array` as a source (every op is recorded anyway; kept for tf's API)."""
-        self._watched.append(array)
+    def _push(self):
+        if self._stack is not None:
+            raise ValueError(
+                "Tape is still recording, This can happen if you try to re-enter an "
+                "already-active tape."
+            )
+        if self._used and not self._persistent:
+            self._ops, self._watched, self._used = [], [], False  # a new tape, as in TF
+        self._stack = _tapes()
+        self._stack.append(self)
+
+    def _pop(self):
+        if self._stack is None:
+            raise ValueError("Tape is not recording.")
+        self._stack.remove(self)
+        self._stack = None
+
+    @contextlib.contextmanager
+    def stop_recording(self):
+        """Ops run inside this context are not recorded on this tape."""
+        if self._stack is None:
+            raise RuntimeError("Trying to stop recording a tape which is not recording.")
+        self._pop()
+        try:
+            yield
+        finally:
+            self._push()
+
+    def reset(self):
+        """Forgets everything recorded and watched, as if the context were entered anew."""
+        self._pop()
+        self._ops, self._watched = [], []
+        self._push()
+
+    def watch(self, tensor):
+        """Marks `tensor` (an array, or a list, tuple or dict of them) as a source."""
+        self._watched.extend(_leaves(tensor)[0])
+
+    def watched_variables(self):
+        """The arrays given to :meth:`watch`, in order."""
+        return tuple(self._watched)
 
     def _record(self, op):
         self._ops.append(op)
@@ -250,43 +355,115 @@ class GradientTape:
         unconnected_gradients=UnconnectedGradients.NONE,
     ):
         """d(sum(target * output_gradients)) / d(source) for each source, with each source's
-        shape and floating dtype. A source the target does not depend on through recorded ops
-        (a target computed by numpy from an op's output included) gets None, as in TensorFlow,
-        or zeros with ``unconnected_gradients=UnconnectedGradients.ZERO`` (or ``"zero"``).
+        shape and floating dtype. `target` may be a list or nest of targets (their gradients
+        add up, output_gradients then has one entry per target). A source the target does not
+        depend on through recorded ops (a target computed by numpy from an op's output
+        included) gets None, as in TensorFlow, or zeros with
+        ``unconnected_gradients=UnconnectedGradients.ZERO`` (or ``"zero"``).
 
-        `sources` is one array (one gradient is returned) or a list, tuple or dict of them
-        (the same structure is returned).
+        `sources` is one array (one gradient is returned) or a list, tuple, dict or nest of
+        them (the same structure is returned). A gradient is an array the ops computed (the
+        recorded output itself), so a tape around this call can differentiate it.
 
         Raises:
+          RuntimeError: a tape that is not persistent was used before.
+          TypeError: the target is None.
           InvalidArgumentError: a gradient reached an array that is a numpy view of a source
             (or of something computed from one) rather than the object itself, so the source's
             gradient would be silently incomplete.
         """
         unconnected = UnconnectedGradients(unconnected_gradients)  # ValueError if unknown
-        if isinstance(sources, dict):
-            keys = list(sources)
-            values = self.gradient(
-                target, [sources[k] for k in keys], output_gradients, unconnected
+        self._start_gradient()
+        if target is None:
+            raise TypeError(
+                "Argument `target` should be a list or nested structure of Tensors, Variables "
+                "or CompositeTensors to be differentiated, but received None."
             )
-            return dict(zip(keys, values))
-        if isinstance(sources, (list, tuple)):
-            self._check_target(target)
-            grads = self._backprop(target, output_gradients)
-            self._check_views(grads, sources)
-            return type(sources)(
-                None
-                if id(s) not in grads and unconnected is UnconnectedGradients.NONE
-                else _gradient_for(s, grads.get(id(s)))
-                for s in sources
-            )
-        return self.gradient(target, [sources], output_gradients, unconnected)[0]
+        targets = _leaves(target)[0]
+        if output_gradients is None:
+            seeds = [None] * len(targets)
+        else:
+            seeds = _leaves(output_gradients)[0] if len(targets) > 1 else [output_gradients]
+        flat, rebuild = _leaves(sources)
+        return rebuild(self._gradients(targets, seeds, flat, unconnected))
 
-    def _backprop(self, target, output_gradients):
+    def jacobian(
+        self,
+        target,
+        sources,
+        unconnected_gradients=UnconnectedGradients.NONE,
+        parallel_iterations=None,
+        experimental_use_pfor=True,
+    ):
+        """The Jacobian of `target` with respect to each source, shaped target.shape +
+        source.shape, as ``tf.GradientTape.jacobian`` (one backward pass per target element;
+        the result is not itself recorded)."""
+        del parallel_iterations, experimental_use_pfor
+        unconnected = UnconnectedGradients(unconnected_gradients)
+        self._start_gradient()
+        flat, rebuild = _leaves(sources)
+        target_array = np.asarray(target)
+        rows = []
+        for j in range(target_array.size):
+            seed = np.zeros(target_array.shape, target_array.dtype)
+            seed.flat[j] = 1
+            rows.append(self._gradients([target], [seed], flat, unconnected, final=False))
+        self._finish_gradient()
+        result = []
+        for i, source in enumerate(flat):
+            shape = (*target_array.shape, *np.shape(source))
+            if any(row[i] is None for row in rows):
+                result.append(None)
+                continue
+            result.append(np.stack([row[i] for row in rows]).reshape(shape))
+        return rebuild(result)
+
+    def _start_gradient(self):
+        if self._used and not self._persistent:
+            raise RuntimeError(
+                "A non-persistent GradientTape can only be used to compute one set of "
+                "gradients (or jacobians)"
+            )
+        if self._stack is not None and not self._persistent:
+            self._pop()  # its own gradient ops are not recorded on it (TF does the same)
+
+    def _finish_gradient(self):
+        if not self._persistent:
+            self._used = True
+
+    def _gradients(self, targets, seeds, sources, unconnected, final=True):
+        try:
+            for t in targets:
+                self._check_target(t)
+            grads = self._backprop(targets, seeds)
+            self._check_views(grads, sources)
+        finally:
+            if final:
+                self._finish_gradient()
+        known = None
+        if not self._watch_all:
+            known = {id(x) for x in self._watched}
+            known.update(id(o) for op in self._ops for o in op.outputs)
+        result = []
+        for s in sources:
+            connected = id(s) in grads and (known is None or id(s) in known)
+            if not connected and unconnected is UnconnectedGradients.NONE:
+                result.append(None)
+            else:
+                result.append(_gradient_for(s, grads[id(s)] if connected else None))
+        if final and not self._persistent:
+            self._ops = []  # TF frees a used tape too
+        return result
+
+    def _backprop(self, targets, seeds):
         """{id(object): gradient} for every object the ops received or returned. The arrays
-        stay referenced by the recorded ops, so their ids are unique meanwhile."""
-        seed = np.ones_like(target) if output_gradients is None else np.asarray(output_gradients)
-        grads = {id(target): seed}
-        for op in reversed(self._ops):
+        stay referenced by the recorded ops, so their ids are unique meanwhile. Gradients add up
+        with recorded ops, so an enclosing tape sees how each was computed."""
+        grads = {}
+        for target, seed in zip(targets, seeds):
+            seed = np.ones_like(target) if seed is None else seed
+            _accumulate(grads, target, seed)
+        for op in reversed(list(self._ops)):  # a persistent tape may record while this runs
             out_grads = [grads.get(id(o)) for o in op.outputs]
             if all(g is None for g in out_grads):
                 continue
@@ -305,10 +482,8 @@ class GradientTape:
                     f"{len(op.inputs)} inputs"
                 )
             for source, g in zip(op.sources, in_grads):
-                if g is None:
-                    continue
-                key = id(source)
-                grads[key] = grads[key] + g if key in grads else np.asarray(g)
+                if g is not None:
+                    _accumulate(grads, source, g)
         return grads
 
     def _check_target(self, target):
@@ -392,25 +567,47 @@ def custom_gradient(f):
     return wrapped
 
 
+def _accumulate(grads, key_object, g):
+    """Adds gradient g into grads[id(key_object)], with a recorded op when some tape records
+    (an enclosing tape then sees the sum)."""
+    key = id(key_object)
+    if key not in grads:
+        grads[key] = g if isinstance(g, np.ndarray) else np.asarray(g)
+        return
+    from swigflow import math  # swigflow.math registers its gradients with this module
+
+    total = grads[key]
+    dtype = np.result_type(total, g)
+    grads[key] = math.add_n([math.cast(total, dtype), math.cast(g, dtype)])
+
+
 def _gradient_for(source, grad):
-    """The gradient of `source` with its shape; floating sources get it in their own dtype."""
+    """The gradient of `source`, with its shape, in its dtype when floating: the computed array
+    itself when it has both, else recorded reshape/cast ops of it (never an untracked view)."""
     array = np.asarray(source)
     if grad is None:
         dtype = array.dtype if array.dtype.kind == "f" else np.result_type(array, np.float32)
         return np.zeros(array.shape, dtype=dtype)
-    grad = np.asarray(grad)
+    grad = grad if isinstance(grad, np.ndarray) else np.asarray(grad)
+    if (array.dtype.kind != "f" or grad.dtype == array.dtype) and grad.shape == array.shape:
+        return grad
+    from swigflow import math
+
     if array.dtype.kind == "f":
-        grad = grad.astype(array.dtype, copy=False)
-    return grad.reshape(array.shape)
+        grad = math.cast(grad, array.dtype)
+    return math.reshape(grad, array.shape) if grad.shape != array.shape else grad
 
 
 __all__ = [
     "GradientTape",
+    "NotDifferentiable",
     "Operation",
     "RegisterGradient",
     "UnconnectedGradients",
     "custom_gradient",
     "get_gradient",
+    "is_recording",
     "list_ops",
+    "record_operation",
     "run",
 ]

@@ -1,0 +1,619 @@
+"""Elementwise and reduction math with tf.math's names, numpy in and out, recorded on tapes.
+
+What a training step's loss needs: ``add``, ``subtract``, ``multiply``, ``divide``, ``negative``,
+``square``, ``sqrt``, ``exp``, ``log``, ``maximum``, ``minimum``, ``reduce_sum``,
+``reduce_mean``, ``reduce_max``, ``reshape``, ``transpose``, ``cast``, ``one_hot``, ``argmax``,
+``equal``, and ``add_n``, ``where``, ``broadcast_to``, ``reciprocal``. Each computes with numpy
+(IEEE arithmetic, so elementwise results equal TensorFlow's; reductions add in numpy's order)
+and is recorded under TensorFlow's op name (AddV2, Sub, Mul, RealDiv, Sum, ...) with its
+gradient registered as in TensorFlow's math_grad. The gradients are written with these same
+functions, so they are differentiable again: higher-order gradients work.
+
+Operands follow TensorFlow's conversion, with numpy arrays in the part of tensors: arrays keep
+their dtype, a Python value or numpy scalar takes the other operand's dtype (else float32 for
+floats, int32 for integers), and two arrays of different dtypes are refused, as TensorFlow
+refuses two tensors, rather than promoted.
+"""
+
+import numpy as np
+
+from swigflow import errors
+from swigflow.ops import NotDifferentiable, RegisterGradient, is_recording, record_operation
+
+_FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
+
+
+def _tensor(value, dtype=None):
+    """value as an array, as tf.convert_to_tensor makes it: arrays keep their dtype; numpy
+    scalars and Python values take `dtype` when given and it holds them, else their own
+    (Python floats become float32, ints int32, or int64 when out of int32's range)."""
+    if isinstance(value, np.ndarray):
+        return value
+    array = np.asarray(value)
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+        with np.errstate(all="ignore"):
+            converted = array.astype(dtype)
+        lossy = array.dtype.kind in "fc" and dtype.kind in "iub"
+        if not (lossy and not np.array_equal(converted, array)):
+            return converted
+    if isinstance(value, np.generic):
+        return array
+    if array.dtype == np.float64:
+        return array.astype(np.float32)
+    if array.dtype == np.int64 and (array.size == 0 or np.abs(array).max() < 2**31):
+        return array.astype(np.int32)
+    return array
+
+
+_TF_NAMES = {"float16": "half", "float32": "float", "float64": "double"}
+
+
+def _matching(op_type, *values):
+    """The operands of an op whose inputs share one dtype, converted in order as TensorFlow's
+    eager ops convert them: the first operand's dtype is the op's, and the others take it. An
+    array of another dtype (arrays are swigflow's tensors), or a value that dtype cannot hold,
+    is TensorFlow's InvalidArgumentError."""
+    dtype = _tensor(values[0]).dtype
+    arrays = [_tensor(v, dtype) for v in values]
+    for i, a in enumerate(arrays):
+        if a.dtype != dtype:
+            expected, got = (_TF_NAMES.get(str(t), str(t)) for t in (dtype, a.dtype))
+            raise errors.InvalidArgumentError(
+                f"cannot compute {op_type} as input #{i}(zero-based) was expected to be a "
+                f"{expected} tensor but is a {got} tensor [Op:{op_type}]"
+            )
+    return arrays
+
+
+def _pair(op_type, x, y):
+    """The two operands of a broadcasting binary op."""
+    x, y = _matching(op_type, x, y)
+    try:
+        np.broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            f"Incompatible shapes: {_text(x.shape)} vs. {_text(y.shape)} [Op:{op_type}]"
+        ) from None
+    return x, y
+
+
+def _text(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _floating(op_type, x):
+    if x.dtype not in _FLOATS:
+        raise errors.InvalidArgumentError(
+            f"Value for attr 'T' of {x.dtype} is not in the list of allowed values: half, "
+            f"float, double [Op:{op_type}]"
+        )
+    return x
+
+
+def _op(op_type, inputs, value, attrs=None):
+    """value (a fresh array) as the output of op_type on inputs, recorded when a tape records."""
+    output = np.asarray(value)
+    if is_recording():
+        record_operation(op_type, inputs, [output], attrs)
+    return output
+
+
+def _binary(op_type, fn, x, y):
+    x, y = _pair(op_type, x, y)
+    with np.errstate(all="ignore"):  # inf and nan as IEEE gives them, as in TensorFlow
+        return _op(op_type, [x, y], fn(x, y))
+
+
+def _unary(op_type, fn, x, floating=True):
+    x = _tensor(x)
+    if floating:
+        _floating(op_type, x)
+    with np.errstate(all="ignore"):
+        return _op(op_type, [x], fn(x))
+
+
+def add(x, y, name=None):
+    """x + y, broadcasting (tf.math.add)."""
+    del name
+    return _binary("AddV2", np.add, x, y)
+
+
+def subtract(x, y, name=None):
+    """x - y, broadcasting (tf.math.subtract)."""
+    del name
+    return _binary("Sub", np.subtract, x, y)
+
+
+def multiply(x, y, name=None):
+    """x * y, broadcasting (tf.math.multiply)."""
+    del name
+    return _binary("Mul", np.multiply, x, y)
+
+
+def divide(x, y, name=None):
+    """x / y (tf.math.divide): floats divide as they are; integers become float64 (int8 and
+    int16: float32) first, as in TensorFlow's truediv."""
+    del name
+    x, y = _pair("RealDiv", x, y)
+    if x.dtype.kind in "iu":
+        target = np.float32 if x.dtype.itemsize <= 2 else np.float64
+        x, y = cast(x, target), cast(y, target)
+    return _binary("RealDiv", np.true_divide, x, y)
+
+
+def negative(x, name=None):
+    """-x (tf.math.negative)."""
+    del name
+    return _unary("Neg", np.negative, x, floating=False)
+
+
+def square(x, name=None):
+    """x * x (tf.math.square)."""
+    del name
+    return _unary("Square", np.square, x, floating=False)
+
+
+def sqrt(x, name=None):
+    """The square root (tf.math.sqrt); NaN below 0."""
+    del name
+    return _unary("Sqrt", np.sqrt, x)
+
+
+def exp(x, name=None):
+    """e ** x (tf.math.exp)."""
+    del name
+    return _unary("Exp", np.exp, x)
+
+
+def log(x, name=None):
+    """The natural logarithm (tf.math.log); -inf at 0, NaN below."""
+    del name
+    return _unary("Log", np.log, x)
+
+
+def reciprocal(x, name=None):
+    """1 / x (tf.math.reciprocal)."""
+    del name
+    return _unary("Reciprocal", lambda v: np.divide(np.ones((), v.dtype), v), x)
+
+
+def maximum(x, y, name=None):
+    """The larger of x and y, broadcasting; NaN if either is NaN (tf.math.maximum)."""
+    del name
+    return _binary("Maximum", np.maximum, x, y)
+
+
+def minimum(x, y, name=None):
+    """The smaller of x and y, broadcasting; NaN if either is NaN (tf.math.minimum)."""
+    del name
+    return _binary("Minimum", np.minimum, x, y)
+
+
+def equal(x, y, name=None):
+    """x == y elementwise, as bool (tf.math.equal)."""
+    del name
+    return _binary("Equal", np.equal, x, y)
+
+
+def add_n(inputs, name=None):
+    """The sum of arrays of one shape and dtype (tf.math.add_n), added in order."""
+    del name
+    inputs = list(inputs)
+    if not inputs:
+        raise ValueError("inputs must be an iterable of at least one Tensor/IndexedSlices")
+    arrays = _matching("AddN", *inputs)
+    for i, a in enumerate(arrays):
+        if a.shape != arrays[0].shape:
+            raise errors.InvalidArgumentError(
+                "Inputs to operation AddN of type AddN must have the same size and shape.  "
+                f"Input 0: {_text(arrays[0].shape)} != input {i}: {_text(a.shape)} [Op:AddN]"
+            )
+    total = arrays[0].copy()
+    with np.errstate(all="ignore"):
+        for a in arrays[1:]:
+            total += a
+    return _op("AddN", arrays, total)
+
+
+def where(condition, x=None, y=None, name=None):
+    """x where condition holds, else y, broadcasting the three (tf.where); with neither x nor
+    y, the indices of the true elements as [n, rank] int64."""
+    del name
+    condition = np.asarray(condition)
+    if x is None and y is None:
+        return np.argwhere(condition).astype(np.int64)
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    if condition.dtype != np.bool_:
+        raise errors.InvalidArgumentError(f"condition must be bool, got {condition.dtype}")
+    x, y = _pair("SelectV2", x, y)
+    try:
+        np.broadcast_shapes(condition.shape, x.shape, y.shape)
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            f"condition {_text(condition.shape)}, then {_text(x.shape)}, and else "
+            f"{_text(y.shape)} must be broadcastable [Op:SelectV2]"
+        ) from None
+    return _op("SelectV2", [condition, x, y], np.where(condition, x, y))
+
+
+def broadcast_to(input, shape, name=None):
+    """input broadcast to `shape` (tf.broadcast_to), as a new array."""
+    del name
+    x = _tensor(input)
+    shape = tuple(int(d) for d in np.asarray(shape).reshape(-1))
+    try:
+        value = np.array(np.broadcast_to(x, shape))
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            f"Incompatible shapes: {_text(x.shape)} vs. {_text(shape)} [Op:BroadcastTo]"
+        ) from None
+    return _op("BroadcastTo", [x], value)
+
+
+def _axes(op_type, x, axis):
+    """The reduction axes as a sorted tuple of non-negative ints (None: all)."""
+    if axis is None or x.ndim == 0:
+        return tuple(range(x.ndim))
+    axes = [int(a) for a in np.asarray(axis).reshape(-1)]
+    for a in axes:
+        if not -x.ndim <= a < max(x.ndim, 1):
+            raise errors.InvalidArgumentError(
+                f"Invalid reduction dimension ({a} for input with {x.ndim} dimension(s) "
+                f"[Op:{op_type}]"
+            )
+    return tuple(sorted({a % x.ndim if x.ndim else 0 for a in axes}))
+
+
+def _reduce(op_type, fn, input_tensor, axis, keepdims):
+    x = _tensor(input_tensor)
+    axes = _axes(op_type, x, axis)
+    with np.errstate(all="ignore"):
+        value = fn(x, axes) if x.ndim else x.copy()
+    if keepdims:
+        value = np.reshape(value, [1 if i in axes else d for i, d in enumerate(x.shape)])
+    attrs = {"axes": axes, "keep_dims": bool(keepdims)}
+    return _op(op_type, [x], np.asarray(value, dtype=x.dtype), attrs)
+
+
+def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
+    """The sum over `axis` (an int, a list, or None for all), in the input's dtype
+    (tf.math.reduce_sum)."""
+    del name
+    return _reduce("Sum", lambda x, a: np.sum(x, axis=a, dtype=x.dtype), input_tensor, axis,
+                   keepdims)  # fmt: skip
+
+
+def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
+    """The mean over `axis`: the sum divided by the count, in the input's dtype (integers
+    divide truncating toward zero, as in TensorFlow; an empty float mean is NaN)."""
+    del name
+
+    def mean(x, axes):
+        count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+        total = np.sum(x, axis=axes, dtype=x.dtype)
+        if x.dtype.kind in "iu":
+            if count == 0:
+                return np.zeros_like(total)
+            return np.sign(total) * (np.abs(total) // count)
+        return total / np.asarray(count, x.dtype)
+
+    return _reduce("Mean", mean, input_tensor, axis, keepdims)
+
+
+def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
+    """The maximum over `axis`; an empty reduction gives the dtype's lowest value (-inf for
+    floats), as in TensorFlow."""
+    del name
+
+    def maximum_of(x, axes):
+        lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        if x.dtype == np.bool_:
+            lowest = False
+        return np.max(x, axis=axes, initial=lowest)
+
+    return _reduce("Max", maximum_of, input_tensor, axis, keepdims)
+
+
+def reshape(tensor, shape, name=None):
+    """tensor with `shape` (one dimension may be -1), as tf.reshape."""
+    del name
+    x = _tensor(tensor)
+    shape = tuple(int(d) for d in np.asarray(shape).reshape(-1))
+    if shape.count(-1) > 1:
+        raise errors.InvalidArgumentError(
+            f"Only one input size may be -1, not both {shape.index(-1)} and "
+            f"{len(shape) - 1 - shape[::-1].index(-1)} [Op:Reshape]"
+        )
+    known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+    if (-1 not in shape and known != x.size) or (-1 in shape and (known == 0 or x.size % known)):
+        raise errors.InvalidArgumentError(
+            f"Input to reshape is a tensor with {x.size} values, but the requested shape "
+            f"{'requires a multiple of' if -1 in shape else 'has'} {known} [Op:Reshape]"
+        )
+    return _op("Reshape", [x], x.reshape(shape))
+
+
+def transpose(a, perm=None, conjugate=False, name=None):
+    """a with its axes permuted by `perm` (default: reversed), as tf.transpose."""
+    del name, conjugate  # real dtypes only
+    x = _tensor(a)
+    perm = tuple(range(x.ndim))[::-1] if perm is None else tuple(int(p) for p in perm)
+    if sorted(p % max(x.ndim, 1) for p in perm) != list(range(x.ndim)) or len(perm) != x.ndim:
+        raise errors.InvalidArgumentError(
+            f"transpose expects a vector of size {x.ndim}. But input(1) is a vector of size "
+            f"{len(perm)} [Op:Transpose]"
+        )
+    perm = tuple(p % x.ndim for p in perm)
+    return _op("Transpose", [x], np.transpose(x, perm), {"perm": perm})
+
+
+def cast(x, dtype, name=None):
+    """x in `dtype` (tf.cast): floats to integers truncate toward zero; the same dtype returns x
+    itself."""
+    del name
+    x = _tensor(x)
+    dtype = np.dtype(dtype)
+    if x.dtype == dtype:
+        return x
+    with np.errstate(all="ignore"):
+        return _op("Cast", [x], x.astype(dtype), {"DstT": dtype})
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """A new axis (`axis`, default last) of length `depth`: on_value (1) at each index, else
+    off_value (0); indices outside [0, depth) give a row of off_value (tf.one_hot). The dtype
+    is `dtype`, else that of on_value/off_value, else float32."""
+    del name
+    indices = np.asarray(indices)
+    if indices.dtype.kind not in "iu":
+        raise errors.InvalidArgumentError(f"indices must be integers, got {indices.dtype}")
+    if dtype is None:
+        given = [_tensor(v) for v in (on_value, off_value) if v is not None]
+        dtype = given[0].dtype if given else np.float32
+    dtype = np.dtype(dtype)
+    on = np.asarray(1 if on_value is None else on_value, dtype)
+    off = np.asarray(0 if off_value is None else off_value, dtype)
+    depth = int(depth)
+    if depth < 0:
+        raise errors.InvalidArgumentError(f"depth must be non-negative, got: {depth}")
+    axis = -1 if axis is None else int(axis)
+    if not -1 <= axis <= indices.ndim:
+        raise errors.InvalidArgumentError(
+            f"Expected axis to be -1 or between [0, {indices.ndim + 1}).  But received: {axis}"
+        )
+    value = np.where(indices[..., None] == np.arange(depth), on, off).astype(dtype)
+    if axis != -1:
+        value = np.moveaxis(value, -1, axis)
+    return _op("OneHot", [indices], np.ascontiguousarray(value))
+
+
+def argmax(input, axis=None, output_type=np.int64, name=None):
+    """The index of the largest value along `axis` (default 0, as tf.math.argmax), the first
+    on ties, as int64 (or int32 by output_type)."""
+    del name
+    x = _tensor(input)
+    axis = 0 if axis is None else int(axis)
+    if not -x.ndim <= axis < x.ndim:
+        raise errors.InvalidArgumentError(
+            f"Expected dimension in the range [{-x.ndim}, {x.ndim}), but got {axis} [Op:ArgMax]"
+        )
+    if x.shape[axis] == 0:
+        raise errors.InvalidArgumentError(
+            "Reduction axis 0 is empty in shape " + _text(x.shape) + " [Op:ArgMax]"
+        )
+    return _op("ArgMax", [x], np.argmax(x, axis=axis).astype(output_type))
+
+
+# --- gradients (as TensorFlow's math_grad, written with the functions above) -------------------
+
+
+def _unbroadcast(grad, shape):
+    """grad summed over the axes broadcasting added or stretched, shaped `shape`."""
+    shape = tuple(shape)
+    if grad.shape == shape:
+        return grad
+    lead = grad.ndim - len(shape)
+    axes = list(range(lead)) + [
+        lead + i for i, d in enumerate(shape) if d == 1 and grad.shape[lead + i] != 1
+    ]
+    summed = reduce_sum(grad, axis=axes) if axes else grad
+    return reshape(summed, shape) if summed.shape != shape else summed
+
+
+def _const(value, like):
+    return np.asarray(value, dtype=like.dtype)
+
+
+@RegisterGradient("AddV2")
+def _add_grad(op, grad):
+    x, y = op.inputs
+    return [_unbroadcast(grad, x.shape), _unbroadcast(grad, y.shape)]
+
+
+@RegisterGradient("Sub")
+def _sub_grad(op, grad):
+    x, y = op.inputs
+    return [_unbroadcast(grad, x.shape), _unbroadcast(negative(grad), y.shape)]
+
+
+@RegisterGradient("Mul")
+def _mul_grad(op, grad):
+    x, y = op.inputs
+    return [_unbroadcast(multiply(grad, y), x.shape), _unbroadcast(multiply(x, grad), y.shape)]
+
+
+@RegisterGradient("RealDiv")
+def _real_div_grad(op, grad):
+    x, y = op.inputs
+    dy = multiply(grad, divide(divide(negative(x), y), y))
+    return [_unbroadcast(divide(grad, y), x.shape), _unbroadcast(dy, y.shape)]
+
+
+@RegisterGradient("Neg")
+def _neg_grad(op, grad):
+    return [negative(grad)]
+
+
+@RegisterGradient("Square")
+def _square_grad(op, grad):
+    (x,) = op.inputs
+    return [multiply(grad, multiply(_const(2, x), x))]
+
+
+@RegisterGradient("Sqrt")
+def _sqrt_grad(op, grad):
+    return [_sqrt_grad_op(op.outputs[0], grad)]
+
+
+def _sqrt_grad_op(y, dy):
+    """TensorFlow's SqrtGrad(y, dy) = dy * 0.5 / y, one recorded op as there (its own gradient
+    below gives TF's second derivative to the last bit)."""
+    dy = cast(dy, y.dtype)
+    with np.errstate(all="ignore"):
+        return _op("SqrtGrad", [y, dy], dy * _const(0.5, y) / y)
+
+
+@RegisterGradient("SqrtGrad")
+def _sqrt_grad_grad(op, grad):
+    a = op.inputs[0]
+    ga = divide(grad, a)
+    return [multiply(negative(ga), op.outputs[0]), multiply(_const(0.5, ga), ga)]
+
+
+@RegisterGradient("Exp")
+def _exp_grad(op, grad):
+    return [multiply(grad, op.outputs[0])]
+
+
+@RegisterGradient("Log")
+def _log_grad(op, grad):
+    return [multiply(grad, reciprocal(op.inputs[0]))]
+
+
+@RegisterGradient("Reciprocal")
+def _reciprocal_grad(op, grad):
+    y = op.outputs[0]
+    return [multiply(negative(grad), multiply(y, y))]  # TensorFlow's ReciprocalGrad
+
+
+def _select_grad(op, grad, x_wins):
+    x, y = op.inputs
+    zeros = np.zeros_like(grad)
+    return [
+        _unbroadcast(where(x_wins, grad, zeros), x.shape),
+        _unbroadcast(where(x_wins, zeros, grad), y.shape),
+    ]
+
+
+@RegisterGradient("Maximum")
+def _maximum_grad(op, grad):
+    x, y = op.inputs
+    return _select_grad(op, grad, np.broadcast_to(x >= y, grad.shape))
+
+
+@RegisterGradient("Minimum")
+def _minimum_grad(op, grad):
+    x, y = op.inputs
+    return _select_grad(op, grad, np.broadcast_to(x <= y, grad.shape))
+
+
+@RegisterGradient("AddN")
+def _add_n_grad(op, grad):
+    return [grad] * len(op.inputs)
+
+
+@RegisterGradient("SelectV2")
+def _select_v2_grad(op, grad):
+    condition, x, y = op.inputs
+    zeros = np.zeros_like(grad)
+    return [
+        None,
+        _unbroadcast(where(condition, grad, zeros), x.shape),
+        _unbroadcast(where(condition, zeros, grad), y.shape),
+    ]
+
+
+@RegisterGradient("BroadcastTo")
+def _broadcast_to_grad(op, grad):
+    return [_unbroadcast(grad, op.inputs[0].shape)]
+
+
+def _kept_shape(op):
+    x = op.inputs[0]
+    axes = op.get_attr("axes")
+    return [1 if i in axes else d for i, d in enumerate(x.shape)]
+
+
+@RegisterGradient("Sum")
+def _sum_grad(op, grad):
+    x = op.inputs[0]
+    return [broadcast_to(reshape(grad, _kept_shape(op)), x.shape)]
+
+
+@RegisterGradient("Mean")
+def _mean_grad(op, grad):
+    x = op.inputs[0]
+    count = int(np.prod([x.shape[a] for a in op.get_attr("axes")], dtype=np.int64))
+    spread = broadcast_to(reshape(grad, _kept_shape(op)), x.shape)
+    return [divide(spread, _const(max(count, 1), spread))]
+
+
+@RegisterGradient("Max")
+def _max_grad(op, grad):
+    x = op.inputs[0]
+    kept = _kept_shape(op)
+    y = np.reshape(op.outputs[0], kept)
+    indicators = cast(equal(y, x), grad.dtype)  # every tied maximum shares the gradient
+    selected = reshape(reduce_sum(indicators, axis=op.get_attr("axes")), kept)
+    return [multiply(divide(indicators, selected), reshape(grad, kept))]
+
+
+@RegisterGradient("Reshape")
+def _reshape_grad(op, grad):
+    return [reshape(grad, op.inputs[0].shape)]
+
+
+@RegisterGradient("Transpose")
+def _transpose_grad(op, grad):
+    return [transpose(grad, np.argsort(op.get_attr("perm")))]
+
+
+@RegisterGradient("Cast")
+def _cast_grad(op, grad):
+    x = op.inputs[0]
+    if x.dtype in _FLOATS and np.dtype(op.get_attr("DstT")) in _FLOATS:
+        return [cast(grad, x.dtype)]
+    return [None]
+
+
+for _op_type in ("OneHot", "ArgMax", "Equal"):
+    NotDifferentiable(_op_type)
+
+__all__ = [
+    "add",
+    "add_n",
+    "argmax",
+    "broadcast_to",
+    "cast",
+    "divide",
+    "equal",
+    "exp",
+    "log",
+    "maximum",
+    "minimum",
+    "multiply",
+    "negative",
+    "one_hot",
+    "reciprocal",
+    "reduce_max",
+    "reduce_mean",
+    "reduce_sum",
+    "reshape",
+    "sqrt",
+    "square",
+    "subtract",
+    "transpose",
+    "where",
+]

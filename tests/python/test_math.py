@@ -1,0 +1,148 @@
+"""swigflow.math against TensorFlow 2.21: the cases of tests/testdata/make_tf_math.py (values,
+dtypes, first and second derivatives, errors), run with swigflow, plus the rules TF's golden
+cannot show (0-d results, shape errors, recording)."""
+
+import importlib.util
+import json
+import os
+import re
+
+import numpy as np
+import pytest
+
+from swigflow import errors, math, ops
+
+TESTDATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testdata")
+_SPEC = importlib.util.spec_from_file_location(
+    "make_tf_math", os.path.join(TESTDATA, "make_tf_math.py")
+)
+make_tf_math = importlib.util.module_from_spec(_SPEC)  # the case table (TF only when run)
+_SPEC.loader.exec_module(make_tf_math)
+
+with open(os.path.join(TESTDATA, "tf_math", "golden.json")) as f:
+    GOLDEN = json.load(f)
+
+ENV = {
+    "np": np,
+    "M": math,
+    "C": np.asarray,
+    "grads": make_tf_math.grads_with(ops.GradientTape),
+    "CAST": math.cast,
+    "RESHAPE": math.reshape,
+    "TRANSPOSE": math.transpose,
+    "ONE_HOT": math.one_hot,
+    "WHERE": math.where,
+    "BROADCAST_TO": math.broadcast_to,
+}
+exec(make_tf_math.INPUTS, ENV)
+
+# exp and log are not correctly rounded in either library (Eigen's and numpy's polynomials):
+# a few ulps apart. Everything else is IEEE arithmetic, equal to the last bit.
+ULPS = {"exp": 4, "exp_float64": 4, "log": 4, "log_zero": 4, "grad_exp": 4, "grad_log": 4,
+        "grad_float64": 4}  # fmt: skip
+
+
+def tf_message(message):
+    """TensorFlow's message without its eager-function prefix and trailing ' name: '."""
+    message = re.sub(r"^\{\{function_node [^}]*\}\} ", "", message)
+    return message.removesuffix(" name: ")
+
+
+def assert_same(expected, actual, ulps, where):
+    if expected is None:
+        assert actual is None, where
+        return
+    if isinstance(expected, list):
+        assert len(actual) == len(expected), where
+        for i, (e, a) in enumerate(zip(expected, actual)):
+            assert_same(e, a, ulps, f"{where}[{i}]")
+        return
+    if "dtype" not in expected:
+        for key in expected:
+            assert_same(expected[key], actual[key], ulps, f"{where}.{key}")
+        return
+    actual = np.asarray(actual)
+    assert str(actual.dtype) == expected["dtype"], where
+    assert list(actual.shape) == expected["shape"], where
+    values = np.array([float(v) if isinstance(v, str) else v for v in expected["values"]])
+    if actual.dtype.kind != "f":
+        np.testing.assert_array_equal(actual.reshape(-1), values.astype(actual.dtype), where)
+        return
+    want = values.astype(actual.dtype)
+    got = actual.reshape(-1)
+    same_nan = np.isnan(want) == np.isnan(got)
+    assert same_nan.all(), where
+    finite = ~np.isnan(want)
+    want, got = want[finite], got[finite]
+    with np.errstate(invalid="ignore"):  # inf - inf where both are inf: equal anyway
+        close = np.abs(got - want) <= ulps * np.spacing(np.abs(want).astype(actual.dtype))
+    assert np.all((got == want) | close), (where, got, want)
+
+
+def test_every_case_has_golden_data():
+    assert set(make_tf_math.CASES) == set(GOLDEN) - {"_tensorflow"}
+
+
+@pytest.mark.parametrize("name", sorted(make_tf_math.CASES))
+def test_golden(name):
+    expected = GOLDEN[name]
+    source = make_tf_math.CASES[name]
+    if "error" in expected:
+        with pytest.raises(Exception) as info:
+            eval(source, ENV)
+        want = {"InvalidArgumentError": errors.InvalidArgumentError}.get(expected["error"])
+        assert type(info.value).__name__ == expected["error"] or (
+            want is not None and isinstance(info.value, want)
+        )
+        message = tf_message(expected["message"])
+        ours = str(info.value)
+        if name == "error_sqrt_int":  # TF lists its complex and bfloat16 kernels too
+            message, ours = message.split(":")[0], ours.split(":")[0]
+        assert ours == message
+        return
+    actual = eval(source, ENV)
+    assert_same(expected["value"], actual, ULPS.get(name, 0), name)
+
+
+def test_results_are_arrays_even_when_0_d():
+    y = math.add(np.float32(1), np.float32(2))
+    assert isinstance(y, np.ndarray) and y.shape == () and y.dtype == np.float32
+    assert isinstance(math.reduce_sum(np.ones(3, np.float32)), np.ndarray)
+
+
+def test_reshape_errors_and_minus_one():
+    x = np.arange(6.0)
+    assert math.reshape(x, [-1, 2]).shape == (3, 2)
+    with pytest.raises(errors.InvalidArgumentError, match="requires a multiple of 4"):
+        math.reshape(x, [-1, 4])
+
+
+def test_one_hot_rejects_float_indices():
+    with pytest.raises(errors.InvalidArgumentError, match="indices must be integers"):
+        math.one_hot(np.array([1.0]), 3)
+
+
+def test_argmax_of_an_empty_axis_raises():
+    with pytest.raises(errors.InvalidArgumentError, match="Reduction axis 0 is empty"):
+        math.argmax(np.zeros((0, 2), np.float32))
+
+
+def test_recorded_only_while_a_tape_records():
+    x = np.array([2.0])
+    y = math.square(x)  # no tape: not recorded, so a constant below
+    with ops.GradientTape() as tape:
+        z = math.multiply(y, x)
+    np.testing.assert_array_equal(tape.gradient(z, x), y)
+
+
+def test_cast_to_the_same_dtype_returns_the_array_itself():
+    x = np.ones(3, np.float32)
+    assert math.cast(x, np.float32) is x
+    with ops.GradientTape() as tape:
+        y = math.square(math.cast(x, "float32"))
+    np.testing.assert_array_equal(tape.gradient(y, x), 2 * x)
+
+
+def test_mean_of_integers_truncates_toward_zero():
+    np.testing.assert_array_equal(math.reduce_mean(np.array([-7, 2], np.int32)), -2)
+    np.testing.assert_array_equal(math.reduce_mean(np.array([7, 2], np.int64)), 4)

@@ -1,0 +1,202 @@
+"""Writes tests/testdata/tf_math/golden.json: what TensorFlow 2.21 gives for the tf.math ops
+swigflow.math implements (values, dtypes, first and second derivatives, and errors).
+
+Each case is Python source over `M` (the math module), `C` (makes a tensor of an array),
+`grads` (defined below: first and second derivatives through nested tapes), `np`, and
+CAST, RESHAPE, TRANSPOSE, ONE_HOT, WHERE and BROADCAST_TO (tf.cast, tf.reshape, ...). TensorFlow
+runs it with M = tf.math; tests/python/test_math.py runs the same source with swigflow.math.
+Run once in a throwaway venv with tensorflow-cpu (the tests need neither TF nor this script):
+
+    python tests/testdata/make_tf_math.py
+"""
+
+import json
+import os
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf_math", "golden.json")
+
+# Shared inputs, defined the same way on both sides.
+INPUTS = """
+A = np.array([[1.5, -2.0, 0.25], [3.0, 0.5, -1.0]], np.float32)
+B = np.array([0.5, 4.0, -3.0], np.float32)
+P = np.array([[0.5, 2.0, 9.0], [0.25, 1.5, 4.0]], np.float32)
+D = np.array([[1.5, -2.0, 0.25], [3.0, 0.5, -1.0]], np.float64)
+I = np.array([[7, -7, 3], [2, 0, -5]], np.int32)
+"""
+
+CASES = {
+    # values
+    "add_broadcast": "M.add(A, B)",
+    "add_python_scalar": "M.add(A, 2)",
+    "add_python_first": "M.add(2.5, B)",
+    "add_ints": "M.add(I, 3)",
+    "add_numpy_scalar": "M.add(A, np.float64(2.5))",
+    "add_python_then_tensor": "M.add(2, C(D))",
+    "add_int_overflow": "M.add(np.array([2147483647], np.int32), 1)",
+    "subtract": "M.subtract(A, B)",
+    "multiply": "M.multiply(A, B)",
+    "multiply_float64": "M.multiply(D, D)",
+    "divide": "M.divide(A, B)",
+    "divide_ints": "M.divide(I, np.array([2, 2, 2], np.int32))",
+    "divide_by_zero": "M.divide(A, np.zeros(3, np.float32))",
+    "negative": "M.negative(I)",
+    "square": "M.square(A)",
+    "sqrt": "M.sqrt(P)",
+    "sqrt_negative": "M.sqrt(np.array([-1.0, 0.0, 4.0], np.float32))",
+    "exp": "M.exp(A)",
+    "exp_float64": "M.exp(D)",
+    "log": "M.log(P)",
+    "log_zero": "M.log(np.array([0.0, -1.0, 1.0], np.float32))",
+    "reciprocal": "M.reciprocal(P)",
+    "maximum": "M.maximum(A, B)",
+    "minimum": "M.minimum(A, B)",
+    "maximum_nan": "M.maximum(np.array([np.nan, 1.0], np.float32), "
+    "np.array([0.0, np.nan], np.float32))",
+    "minimum_ints": "M.minimum(I, 0)",
+    "equal": "M.equal(A, np.array([1.5, 4.0, -1.0], np.float32))",
+    "add_n": "M.add_n([A, A, P])",
+    "reduce_sum_all": "M.reduce_sum(A)",
+    "reduce_sum_axis0": "M.reduce_sum(A, axis=0)",
+    "reduce_sum_axis_neg": "M.reduce_sum(A, axis=-1, keepdims=True)",
+    "reduce_sum_axes": "M.reduce_sum(A, axis=[0, 1])",
+    "reduce_sum_ints": "M.reduce_sum(I, axis=1)",
+    "reduce_sum_empty": "M.reduce_sum(np.zeros((0, 3), np.float32), axis=0)",
+    "reduce_mean": "M.reduce_mean(A, axis=1)",
+    "reduce_mean_ints": "M.reduce_mean(I, axis=0)",
+    "reduce_mean_all": "M.reduce_mean(P)",
+    "reduce_max": "M.reduce_max(A, axis=0)",
+    "reduce_max_keepdims": "M.reduce_max(I, axis=1, keepdims=True)",
+    "reduce_max_empty": "M.reduce_max(np.zeros((0,), np.float32))",
+    "reshape": "RESHAPE(A, [3, -1])",
+    "reshape_scalar": "RESHAPE(np.array([5.0], np.float32), [])",
+    "transpose_default": "TRANSPOSE(np.arange(24, dtype=np.float32).reshape(2, 3, 4))",
+    "transpose_perm": "TRANSPOSE(np.arange(24, dtype=np.float32).reshape(2, 3, 4), [1, 2, 0])",
+    "cast_truncates": "CAST(np.array([-1.7, -0.5, 0.5, 2.9], np.float32), np.int32)",
+    "cast_to_float64": "CAST(A, np.float64)",
+    "cast_bool": "CAST(np.array([0.0, 2.0, -1.0], np.float32), np.bool_)",
+    "one_hot": "ONE_HOT(np.array([0, 2, -1, 5], np.int64), 4)",
+    "one_hot_axis0": "ONE_HOT(np.array([1, 0], np.int32), 3, axis=0)",
+    "one_hot_values": "ONE_HOT(np.array([[1], [2]], np.int32), 3, on_value=5.0, off_value=-1.0)",
+    "one_hot_dtype": "ONE_HOT(np.array([1, 0], np.int32), 2, dtype=np.int32)",
+    "argmax_default_axis": "M.argmax(A)",
+    "argmax_ties": "M.argmax(np.array([[1, 3, 3], [2, 2, 1]], np.int32), axis=1)",
+    "argmax_int32": "M.argmax(A, axis=1, output_type=np.int32)",
+    "where": "WHERE(np.array([True, False, True]), A, B)",
+    "where_indices": "WHERE(np.array([[True, False], [False, True]]))",
+    "broadcast_to": "BROADCAST_TO(B, [2, 3])",
+    # first and second derivatives
+    "grad_add": "grads(lambda a, b: M.add(M.multiply(a, a), b), C(A), C(B))",
+    "grad_subtract": "grads(lambda a, b: M.subtract(M.square(a), M.multiply(b, b)), C(A), C(B))",
+    "grad_multiply": "grads(lambda a, b: M.multiply(M.multiply(a, b), b), C(A), C(B))",
+    "grad_divide": "grads(lambda a, b: M.divide(a, b), C(A), C(B))",
+    "grad_negative": "grads(lambda a: M.negative(M.square(a)), C(A))",
+    "grad_square": "grads(M.square, C(A))",
+    "grad_sqrt": "grads(M.sqrt, C(P))",
+    "grad_exp": "grads(M.exp, C(A))",
+    "grad_log": "grads(M.log, C(P))",
+    "grad_reciprocal": "grads(M.reciprocal, C(P))",
+    "grad_maximum": "grads(lambda a, b: M.square(M.maximum(a, b)), C(A), C(B))",
+    "grad_minimum": "grads(lambda a, b: M.square(M.minimum(a, b)), C(A), C(B))",
+    "grad_maximum_ties": "grads(lambda a, b: M.maximum(a, b), C(np.array([1.0, 2.0], np.float32)), "
+    "C(np.array([1.0, 3.0], np.float32)))",
+    "grad_reduce_sum": "grads(lambda a: M.reduce_sum(M.square(a), axis=1), C(A))",
+    "grad_reduce_mean": "grads(lambda a: M.reduce_mean(M.square(a), axis=0), C(A))",
+    "grad_reduce_max": "grads(lambda a: M.reduce_max(M.square(a), axis=1), C(A))",
+    "grad_reduce_max_ties": "grads(lambda a: M.reduce_max(a), "
+    "C(np.array([1.0, 3.0, 3.0], np.float32)))",
+    "grad_reshape": "grads(lambda a: M.square(RESHAPE(a, [3, 2])), C(A))",
+    "grad_transpose": "grads(lambda a: M.multiply(TRANSPOSE(a), C(np.arange(6, dtype=np.float32)"
+    ".reshape(3, 2))), C(A))",
+    "grad_cast": "grads(lambda a: M.square(CAST(a, np.float64)), C(A))",
+    "grad_add_n": "grads(lambda a, b: M.add_n([M.square(a), b, b]), C(A), C(P))",
+    "grad_where": "grads(lambda a, b: M.square(WHERE(np.array([True, False, True]), a, b)), C(A), "
+    "C(B))",
+    "grad_broadcast_to": "grads(lambda b: M.square(BROADCAST_TO(b, [2, 3])), C(B))",
+    "grad_float64": "grads(lambda d: M.exp(M.multiply(d, d)), C(D))",
+    # errors
+    "error_dtypes": "M.add(C(A), C(D))",
+    "error_dtypes_python_first": "M.add(2.5, C(I))",
+    "error_add_n_shapes": "M.add_n([A, B])",
+    "error_add_n_dtypes": "M.add_n([C(A), C(D)])",
+    "error_shapes": "M.add(A, np.ones(4, np.float32))",
+    "error_reshape": "RESHAPE(A, [4])",
+    "error_reshape_two_unknown": "RESHAPE(A, [-1, -1])",
+    "error_reduction_axis": "M.reduce_sum(A, axis=2)",
+    "error_sqrt_int": "M.sqrt(I)",
+    "error_convert_float_to_int": "M.add(I, 2.5)",
+    "error_where_one_branch": "WHERE(np.array([True]), A)",
+}
+
+
+def grads_with(tape_class):
+    """grads(fn, *xs): the first derivatives of sum(fn(*xs)) by each x (inner tape), and the
+    derivatives of the sum of those by each x (outer tape); None where unconnected."""
+
+    def grads(fn, *xs):
+        with tape_class(persistent=True) as outer:
+            for x in xs:
+                outer.watch(x)
+            with tape_class() as inner:
+                for x in xs:
+                    inner.watch(x)
+                y = fn(*xs)
+            first = inner.gradient(y, list(xs))
+        connected = [g for g in first if g is not None]
+        second = [outer.gradient(connected, x) if connected else None for x in xs]
+        return {"first": first, "second": second}
+
+    return grads
+
+
+def encode(value):
+    """A result as JSON: arrays as {dtype, shape, values} (NaN and infinities as strings)."""
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        return {k: encode(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [encode(v) for v in value]
+    array = value.numpy() if hasattr(value, "numpy") else value
+    import numpy as np
+
+    array = np.asarray(array)
+    values = array.reshape(-1).tolist()
+    if array.dtype.kind == "f":
+        values = [v if np.isfinite(v) else repr(v) for v in values]
+    return {"dtype": str(array.dtype), "shape": list(array.shape), "values": values}
+
+
+def run_case(source, env):
+    try:
+        return {"value": encode(eval(source, env))}
+    except Exception as e:
+        return {"error": type(e).__name__, "message": str(e).split("\n")[0]}
+
+
+def main():
+    import numpy as np
+    import tensorflow as tf
+
+    env = {
+        "np": np,
+        "M": tf.math,
+        "C": tf.constant,
+        "grads": grads_with(tf.GradientTape),
+        "CAST": tf.cast,
+        "RESHAPE": tf.reshape,
+        "TRANSPOSE": tf.transpose,
+        "ONE_HOT": tf.one_hot,
+        "WHERE": tf.where,
+        "BROADCAST_TO": tf.broadcast_to,
+    }
+    exec(INPUTS, env)
+    golden = {name: run_case(source, env) for name, source in CASES.items()}
+    golden["_tensorflow"] = tf.__version__
+    os.makedirs(os.path.dirname(OUT), exist_ok=True)
+    with open(OUT, "w") as f:
+        json.dump(golden, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
