@@ -1,10 +1,12 @@
 """Writes tests/testdata/tf_math/golden.json: what TensorFlow 2.21 gives for the tf.math ops
-swigflow.math implements (values, dtypes, first and second derivatives, and errors).
+swigflow.math implements and for tf.nn's cross-entropy losses (values, dtypes, first and second
+derivatives, and errors).
 
 Each case is Python source over `M` (the math module), `C` (makes a tensor of an array),
 `grads` (defined below: first and second derivatives through nested tapes), `np`, and
 CAST, RESHAPE, TRANSPOSE, ONE_HOT, WHERE and BROADCAST_TO (tf.cast, tf.reshape, ...). TensorFlow
-runs it with M = tf.math; tests/python/test_math.py runs the same source with swigflow.math.
+runs it with M = tf.math and NN = tf.nn; tests/python/test_math.py runs the same source with
+swigflow.math and swigflow.nn.
 Run once in a throwaway venv with tensorflow-cpu (the tests need neither TF nor this script):
 
     python tests/testdata/make_tf_math.py
@@ -12,6 +14,8 @@ Run once in a throwaway venv with tensorflow-cpu (the tests need neither TF nor 
 
 import json
 import os
+
+import numpy as np
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf_math", "golden.json")
 
@@ -22,6 +26,9 @@ B = np.array([0.5, 4.0, -3.0], np.float32)
 P = np.array([[0.5, 2.0, 9.0], [0.25, 1.5, 4.0]], np.float32)
 D = np.array([[1.5, -2.0, 0.25], [3.0, 0.5, -1.0]], np.float64)
 I = np.array([[7, -7, 3], [2, 0, -5]], np.int32)
+L = np.array([[0.1, 0.2, 0.3, 0.4], [0.1, 0.4, 0.9, 1.6], [0.1, 0.8, 2.7, 6.4]], np.float32)
+Y = np.array([[0.0, 0.0, 1.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.0, 0.5, 0.0, 0.5]], np.float32)
+K = np.array([3, 0, 1], np.int64)
 """
 
 CASES = {
@@ -113,6 +120,36 @@ CASES = {
     "C(B))",
     "grad_broadcast_to": "grads(lambda b: M.square(BROADCAST_TO(b, [2, 3])), C(B))",
     "grad_float64": "grads(lambda d: M.exp(M.multiply(d, d)), C(D))",
+    # the cross-entropy losses (tf.nn): values, first and second derivatives, errors
+    "xent": "NN.softmax_cross_entropy_with_logits(Y, L)",
+    "xent_axis0": "NN.softmax_cross_entropy_with_logits(np.transpose(Y), np.transpose(L), axis=0)",
+    "xent_3d": "NN.softmax_cross_entropy_with_logits(np.stack([Y, Y]), np.stack([L, -L]))",
+    "xent_float64": "NN.softmax_cross_entropy_with_logits(Y.astype(np.float64), "
+    "L.astype(np.float64))",
+    "xent_half": "NN.softmax_cross_entropy_with_logits(Y.astype(np.float16), L.astype(np.float16))",
+    "xent_empty": "NN.softmax_cross_entropy_with_logits(np.zeros((0, 2, 4), np.float32), "
+    "np.zeros((0, 2, 4), np.float32))",
+    "xent_grads": "grads(lambda l, y: NN.softmax_cross_entropy_with_logits(y, l), C(L), C(Y))",
+    "xent_mismatch": "NN.softmax_cross_entropy_with_logits(np.ones((2, 3), np.float32), "
+    "np.ones((2, 2), np.float32))",
+    "sparse_xent": "NN.sparse_softmax_cross_entropy_with_logits(K, L)",
+    "sparse_xent_int32": "NN.sparse_softmax_cross_entropy_with_logits(K.astype(np.int32), L)",
+    "sparse_xent_float64": "NN.sparse_softmax_cross_entropy_with_logits(K, L.astype(np.float64))",
+    "sparse_xent_half": "NN.sparse_softmax_cross_entropy_with_logits(K, L.astype(np.float16))",
+    "sparse_xent_high_dim": "NN.sparse_softmax_cross_entropy_with_logits("
+    "np.array([[3, 2], [0, 3]]), np.arange(16, dtype=np.float32).reshape(2, 2, 4) % 5)",
+    "sparse_xent_vector": "NN.sparse_softmax_cross_entropy_with_logits(np.int64(0), "
+    "np.array([1.0], np.float32))",
+    "sparse_xent_large_logits": "NN.sparse_softmax_cross_entropy_with_logits(K, L * 1e4)",
+    "sparse_xent_grads": "grads(lambda l: NN.sparse_softmax_cross_entropy_with_logits(K, l), C(L))",
+    "sparse_xent_bad_label": "NN.sparse_softmax_cross_entropy_with_logits("
+    "np.array([4, 3, 0, -1]), np.ones((4, 4), np.float32))",
+    "sparse_xent_rank": "NN.sparse_softmax_cross_entropy_with_logits(np.array([[0, 2]]), "
+    "np.ones((3, 2), np.float32))",
+    "sparse_xent_shape": "NN.sparse_softmax_cross_entropy_with_logits(np.array([0, 1]), "
+    "np.ones((3, 2), np.float32))",
+    "sparse_xent_scalar": "NN.sparse_softmax_cross_entropy_with_logits(np.int64(0), "
+    "np.float32(1.0))",
     # errors
     "error_dtypes": "M.add(C(A), C(D))",
     "error_dtypes_python_first": "M.add(2.5, C(I))",
@@ -128,9 +165,15 @@ CASES = {
 }
 
 
-def grads_with(tape_class):
+def grads_with(tape_class, constant):
     """grads(fn, *xs): the first derivatives of sum(fn(*xs)) by each x (inner tape), and the
-    derivatives of the sum of those by each x (outer tape); None where unconnected."""
+    derivatives by each x of the first derivatives weighted by a fixed ramp (outer tape; a
+    plain sum would often be 0, softmax gradients summing to 0); None where unconnected."""
+
+    def ramp(g):
+        shape = tuple(g.shape)
+        size = int(np.prod(shape, dtype=np.int64))
+        return constant((np.arange(size).reshape(shape) % 7 + 1).astype(g.dtype.name) / 4)
 
     def grads(fn, *xs):
         with tape_class(persistent=True) as outer:
@@ -142,7 +185,11 @@ def grads_with(tape_class):
                 y = fn(*xs)
             first = inner.gradient(y, list(xs))
         connected = [g for g in first if g is not None]
-        second = [outer.gradient(connected, x) if connected else None for x in xs]
+        weights = [ramp(g) for g in connected]
+        second = [
+            outer.gradient(connected, x, output_gradients=weights) if connected else None
+            for x in xs
+        ]
         return {"first": first, "second": second}
 
     return grads
@@ -157,8 +204,6 @@ def encode(value):
     if isinstance(value, (list, tuple)):
         return [encode(v) for v in value]
     array = value.numpy() if hasattr(value, "numpy") else value
-    import numpy as np
-
     array = np.asarray(array)
     values = array.reshape(-1).tolist()
     if array.dtype.kind == "f":
@@ -174,14 +219,14 @@ def run_case(source, env):
 
 
 def main():
-    import numpy as np
     import tensorflow as tf
 
     env = {
         "np": np,
         "M": tf.math,
+        "NN": tf.nn,
         "C": tf.constant,
-        "grads": grads_with(tf.GradientTape),
+        "grads": grads_with(tf.GradientTape, tf.constant),
         "CAST": tf.cast,
         "RESHAPE": tf.reshape,
         "TRANSPOSE": tf.transpose,

@@ -15,9 +15,9 @@ def assert_all_close_according_to_type(
     two dtypes (float16: 1e-3, float32: 1e-6)."""
     expected, actual = np.asarray(expected), np.asarray(actual)
     dtypes = {expected.dtype, actual.dtype}
-    if np.float16 in dtypes:
+    if np.dtype(np.float16) in dtypes:
         rtol, atol = max(rtol, half_rtol), max(atol, half_atol)
-    elif np.float32 in dtypes:
+    elif np.dtype(np.float32) in dtypes:
         rtol, atol = max(rtol, float_rtol), max(atol, float_atol)
     np.testing.assert_allclose(
         actual.astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol

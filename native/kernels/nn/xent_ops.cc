@@ -74,23 +74,27 @@ class SoftmaxXentOp : public OpKernel {
   }
 };
 
+// TensorFlow's CPU check, before any row: a label outside [0, depth) is an error naming the
+// smallest label when it is negative, else the largest, and listing them all.
+template <typename Label>
+Status CheckLabels(const Label* labels, int64_t rows, int64_t depth) {
+  if (rows == 0) return Status::OK();
+  const auto [low, high] = std::minmax_element(labels, labels + rows);
+  if (*low >= 0 && *high < depth) return Status::OK();
+  std::string all;
+  for (int64_t k = 0; k < rows; ++k) {
+    if (k) all += ' ';
+    all += std::to_string(labels[k]);
+  }
+  return errors::InvalidArgument("Received a label value of ", *low < 0 ? *low : *high,
+                                 " which is outside the valid range of [0, ", depth,
+                                 ").  Label values: ", all);
+}
+
 template <typename T, typename Label>
 void SparseXentRows(OpKernelContext* ctx, const Tensor& logits, const Label* labels) {
   const int64_t rows = logits.dim(0), depth = logits.dim(1);
-  for (int64_t i = 0; i < rows; ++i) {  // TensorFlow's CPU kernel refuses bad labels first
-    OP_REQUIRES(ctx, labels[i] >= 0 && labels[i] < depth,
-                errors::InvalidArgument(
-                    "Received a label value of ", labels[i],
-                    " which is outside the valid range of [0, ", depth, ").  Label values: ",
-                    [&] {
-                      std::string all;
-                      for (int64_t k = 0; k < rows; ++k) {
-                        if (k) all += ' ';
-                        all += std::to_string(labels[k]);
-                      }
-                      return all;
-                    }()));
-  }
+  OP_REQUIRES_OK(ctx, CheckLabels(labels, rows, depth));
   Tensor* loss = ctx->allocate_output(0, {rows});
   Tensor* backprop = ctx->allocate_output(1, {rows, depth});
   for (int64_t i = 0; i < rows; ++i) {

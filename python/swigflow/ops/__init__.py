@@ -382,8 +382,14 @@ class GradientTape:
         targets = _leaves(target)[0]
         if output_gradients is None:
             seeds = [None] * len(targets)
+        elif isinstance(target, (list, tuple, dict)):
+            seeds = _leaves(output_gradients)[0]  # one per target, in the same nest
         else:
-            seeds = _leaves(output_gradients)[0] if len(targets) > 1 else [output_gradients]
+            seeds = [output_gradients]
+        if len(seeds) != len(targets):
+            raise ValueError(
+                f"output_gradients has {len(seeds)} entries for {len(targets)} targets"
+            )
         flat, rebuild = _leaves(sources)
         return rebuild(self._gradients(targets, seeds, flat, unconnected))
 
