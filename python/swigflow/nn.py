@@ -425,44 +425,61 @@ def _matmul_grad(op, grad):
         return gen_nn_ops.mat_mul(x, y, transpose_a=tx, transpose_b=ty)
 
     if not ta and not tb:
-        return [mm(grad, b, False, True), mm(a, grad, True, False)]
-    if not ta and tb:
-        return [mm(grad, b, False, False), mm(grad, a, True, False)]
-    if ta and not tb:
-        return [mm(b, grad, False, True), mm(a, grad, False, False)]
-    return [mm(b, grad, True, True), mm(grad, a, True, True)]
+        pair = (lambda: mm(grad, b, False, True), lambda: mm(a, grad, True, False))
+    elif not ta and tb:
+        pair = (lambda: mm(grad, b, False, False), lambda: mm(grad, a, True, False))
+    elif ta and not tb:
+        pair = (lambda: mm(b, grad, False, True), lambda: mm(a, grad, False, False))
+    else:
+        pair = (lambda: mm(b, grad, True, True), lambda: mm(grad, a, True, True))
+    return _needed(op, pair)
+
+
+def _needed(op, makers):
+    """The gradient of each input from its maker, None for those the tape skips (no source
+    lies behind them): a first layer's input gradient is not computed."""
+    return [None if i in op.skip_input_indices else make() for i, make in enumerate(makers)]
 
 
 @RegisterGradient("Conv2D")
 def _conv2d_grad(op, grad):
     x, w = op.inputs
     attrs = _same_attrs(op, _CONV)
-    return [
-        gen_nn_ops.conv2d_backprop_input(_shape(x), w, grad, **attrs),
-        gen_nn_ops.conv2d_backprop_filter(x, _shape(w), grad, **attrs),
-    ]
+    return _needed(
+        op,
+        (
+            lambda: gen_nn_ops.conv2d_backprop_input(_shape(x), w, grad, **attrs),
+            lambda: gen_nn_ops.conv2d_backprop_filter(x, _shape(w), grad, **attrs),
+        ),
+    )
 
 
 @RegisterGradient("Conv2DBackpropInput")
 def _conv2d_backprop_input_grad(op, grad):
     _, w, dy = op.inputs
     attrs = _same_attrs(op, _CONV)
-    return [
-        None,
-        gen_nn_ops.conv2d_backprop_filter(grad, _shape(w), dy, **attrs),
-        gen_nn_ops.conv2d(grad, w, **attrs),
-    ]
+    return _needed(
+        op,
+        (
+            lambda: None,
+            lambda: gen_nn_ops.conv2d_backprop_filter(grad, _shape(w), dy, **attrs),
+            lambda: gen_nn_ops.conv2d(grad, w, **attrs),
+        ),
+    )
 
 
 @RegisterGradient("Conv2DBackpropFilter")
 def _conv2d_backprop_filter_grad(op, grad):
     x, _, dy = op.inputs
     attrs = _same_attrs(op, _CONV)
-    return [
-        gen_nn_ops.conv2d_backprop_input(_shape(x), grad, dy, **attrs),
-        None,
-        gen_nn_ops.conv2d(x, grad, **attrs),
-    ]
+    return _needed(
+        op,
+        (
+            lambda: gen_nn_ops.conv2d_backprop_input(_shape(x), grad, dy, **attrs),
+            lambda: None,
+            lambda: gen_nn_ops.conv2d(x, grad, **attrs),
+        ),
+    )
 
 
 @RegisterGradient("MaxPool")

@@ -1,9 +1,44 @@
-"""Sparse and ragged results of parsing, shaped like ``tf.sparse.SparseTensor`` and
+"""Tensors as swigflow has them: numpy arrays (``constant``, ``convert_to_tensor``), and the
+sparse and ragged results of parsing, shaped like ``tf.sparse.SparseTensor`` and
 ``tf.RaggedTensor`` but holding numpy arrays."""
 
 import numpy as np
 
 from swigflow import errors
+
+
+def constant(value, dtype=None, shape=None, name=None):
+    """tf.constant: a new array of `value` (Python floats become float32 and ints int32, as in
+    TensorFlow, unless `dtype` says), reshaped to `shape` when given (a scalar fills it)."""
+    del name
+    array = np.array(value, dtype=dtype)
+    if dtype is None and not isinstance(value, np.ndarray):
+        if array.dtype == np.float64:
+            array = array.astype(np.float32)
+        elif array.dtype == np.int64 and (array.size == 0 or np.abs(array).max() < 2**31):
+            array = array.astype(np.int32)
+    if shape is not None:
+        shape = tuple(int(d) for d in shape)
+        if array.size == 1:
+            array = np.full(shape, array.reshape(()), dtype=array.dtype)
+        elif array.size != int(np.prod(shape, dtype=np.int64)):
+            raise TypeError(
+                f"Eager execution of tf.constant with unsupported shape. Tensor {value!r} "
+                f"(converted from {value!r}) has {array.size} elements, but got `shape` {shape} "
+                f"with {int(np.prod(shape, dtype=np.int64))} elements)."
+            )
+        else:
+            array = array.reshape(shape)
+    return array
+
+
+def convert_to_tensor(value, dtype=None, name=None):
+    """tf.convert_to_tensor: an array as it is (no copy) when it has `dtype` (or none is
+    asked), else a new one, converted as :func:`constant` converts."""
+    del name
+    if isinstance(value, np.ndarray) and (dtype is None or value.dtype == np.dtype(dtype)):
+        return value
+    return constant(value, dtype)
 
 
 class SparseTensor:

@@ -354,3 +354,37 @@ def test_the_second_derivative_of_a_kink_is_zero_not_an_error():
 def test_dtype_mismatch_is_refused_as_tensorflow_refuses_it():
     with pytest.raises(errors.InvalidArgumentError, match="cannot compute AddV2"):
         math.add(np.ones(2, np.float32), np.ones(2, np.float64))
+
+
+def test_gradient_functions_are_told_which_inputs_no_source_needs():
+    """op.skip_input_indices, as TensorFlow's: an input no requested source lies behind (a
+    first layer's input) has its gradient left out; a numpy view never is (the tape must see
+    it to refuse it)."""
+    seen = []
+
+    @ops.RegisterGradient("SwigflowTestSkipProbe")
+    def _probe_grad(op, grad):
+        seen.append(op.skip_input_indices)
+        return [grad, grad]
+
+    def probe(a, b):
+        out = np.asarray(a + b)
+        ops.record_operation("SwigflowTestSkipProbe", [a, b], [out])
+        return out
+
+    a, b = rand(3), rand(3)
+    with ops.GradientTape(persistent=True) as tape:
+        y = probe(a, b)
+    tape.gradient(y, a)
+    tape.gradient(y, [a, b])
+    assert seen == [(1,), ()]
+    base = rand(6)
+    with ops.GradientTape() as tape:
+        y = probe(a, base[:3])  # a view of an array the caller owns: not skipped
+    tape.gradient(y, a)
+    assert seen[-1] == ()
+    x, w = rand(1, 4, 4, 2), rand(3, 3, 2, 2)
+    with ops.GradientTape() as tape:
+        y = gen_nn_ops.conv2d(x, w, strides=[1, 1, 1, 1], padding="SAME")
+    (dw,) = tape.gradient(y, [w])  # Conv2D's gradient leaves the input's backprop out
+    assert dw.shape == w.shape

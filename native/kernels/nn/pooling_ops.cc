@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "swigflow/framework/op.h"
@@ -256,6 +257,49 @@ void ComputeFirstMaxRouting(OpKernelContext* ctx, bool grad_is_pooled, Route rou
     const T* g = grad.data<T>() + n * grad_image;
     T* o = out->data<T>() + n * out_image;
     int64_t cell = 0;  // the output cell's offset in its pooled image
+    if (w.k_d == 1) {
+      // All channels of a window at once, reading each cell's channels contiguously: the
+      // first maximum per channel is a compare and select per cell, not a scan per channel.
+      // The winner is kept as the cell's number in the window, an integer as wide as T, so
+      // the select vectorizes; cell_at turns it back into an offset.
+      using Index = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+      std::vector<T> top(static_cast<size_t>(w.depth));
+      std::vector<Index> which(static_cast<size_t>(w.depth));
+      std::vector<int64_t> cell_at;
+      for (int64_t oy = 0; oy < w.out_h; ++oy) {
+        for (int64_t ox = 0; ox < w.out_w; ++ox, cell += w.depth) {
+          cell_at.clear();
+          for (int64_t y = w.y0(oy); y < w.y1(oy); ++y) {
+            for (int64_t xx = w.x0(ox); xx < w.x1(ox); ++xx) {
+              const int64_t at = (y * w.in_w + xx) * w.depth;
+              const T* v = in + at;
+              const Index k = static_cast<Index>(cell_at.size());
+              cell_at.push_back(at);
+              if (k == 0) {
+                std::copy(v, v + w.depth, top.begin());
+                std::fill(which.begin(), which.end(), Index{0});
+                continue;
+              }
+              T* __restrict t = top.data();
+              Index* __restrict best = which.data();
+              const T* __restrict cell_values = v;
+              for (int64_t c = 0; c < w.depth; ++c) {  // NaN > x is false: a NaN first stays
+                // Branch-free: a max and a mask, which vectorize (a conditional per channel
+                // would mispredict on random data).
+                const T old = t[c];
+                const T value = cell_values[c];
+                const Index wins = -static_cast<Index>(value > old);
+                t[c] = std::max(old, value);
+                best[c] = (k & wins) | (best[c] & ~wins);
+              }
+            }
+          }
+          if (cell_at.empty()) continue;  // a window of padding only
+          for (int64_t c = 0; c < w.depth; ++c) route(g, o, cell + c, cell_at[which[c]] + c);
+        }
+      }
+      return;
+    }
     for (int64_t oy = 0; oy < w.out_h; ++oy) {
       for (int64_t ox = 0; ox < w.out_w; ++ox) {
         for (int64_t od = 0; od < w.out_d; ++od, ++cell) {

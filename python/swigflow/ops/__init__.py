@@ -132,6 +132,8 @@ class Operation:
         # The objects the caller passed: gradients are credited to these, by identity.
         self.sources = list(inputs) if sources is None else list(sources)
         self._grad_fn = None  # set by custom_gradient
+        # While a gradient function runs: the inputs whose gradient no source needs.
+        self.skip_input_indices = ()
 
     def get_attr(self, name):
         """The attribute as given, else the op's default."""
@@ -441,7 +443,7 @@ class GradientTape:
         try:
             for t in targets:
                 self._check_target(t)
-            grads = self._backprop(targets, seeds)
+            grads = self._backprop(targets, seeds, sources)
             self._check_views(grads, sources)
         finally:
             if final:
@@ -461,18 +463,34 @@ class GradientTape:
             self._ops = []  # TF frees a used tape too
         return result
 
-    def _backprop(self, targets, seeds):
-        """{id(object): gradient} for every object the ops received or returned. The arrays
-        stay referenced by the recorded ops, so their ids are unique meanwhile. Gradients add up
-        with recorded ops, so an enclosing tape sees how each was computed."""
+    def _backprop(self, targets, seeds, sources):
+        """{id(object): gradient} for every object the ops received or returned on the way to
+        `sources`. The arrays stay referenced by the recorded ops, so their ids are unique
+        meanwhile. Gradients add up with recorded ops, so an enclosing tape sees how each was
+        computed. An op input that no source reaches is passed to the gradient function in
+        ``op.skip_input_indices`` (TensorFlow's name), so it can leave that gradient out (a
+        first layer's input gradient); numpy views are never skipped, so _check_views sees
+        them."""
+        reached = {id(s) for s in sources}
+        ops = list(self._ops)  # a persistent tape may record while this runs
+        for op in ops:
+            if any(id(x) in reached for x in op.sources):
+                reached.update(id(o) for o in op.outputs)
         grads = {}
         for target, seed in zip(targets, seeds):
             seed = np.ones_like(target) if seed is None else seed
             _accumulate(grads, target, seed)
-        for op in reversed(list(self._ops)):  # a persistent tape may record while this runs
+        for op in reversed(ops):
             out_grads = [grads.get(id(o)) for o in op.outputs]
             if all(g is None for g in out_grads):
                 continue
+            skip = tuple(
+                i
+                for i, x in enumerate(op.sources)
+                if id(x) not in reached and not (isinstance(x, np.ndarray) and x.base is not None)
+            )
+            if len(skip) == len(op.sources):
+                continue  # no source lies behind this op
             out_grads = [
                 np.zeros_like(o) if g is None else g for o, g in zip(op.outputs, out_grads)
             ]
@@ -481,7 +499,11 @@ class GradientTape:
                 if len(op.inputs) == 1 and not isinstance(in_grads, (list, tuple)):
                     in_grads = [in_grads]
             else:
-                in_grads = get_gradient(op.type)(op, *out_grads)
+                op.skip_input_indices = skip
+                try:
+                    in_grads = get_gradient(op.type)(op, *out_grads)
+                finally:
+                    op.skip_input_indices = ()
             if len(in_grads) != len(op.inputs):
                 raise ValueError(
                     f"the gradient of {op.type} returned {len(in_grads)} values for "
