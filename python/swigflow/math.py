@@ -3,7 +3,8 @@
 What a training step's loss needs: ``add``, ``subtract``, ``multiply``, ``divide``, ``negative``,
 ``square``, ``sqrt``, ``exp``, ``log``, ``maximum``, ``minimum``, ``reduce_sum``,
 ``reduce_mean``, ``reduce_max``, ``reshape``, ``transpose``, ``cast``, ``one_hot``, ``argmax``,
-``equal``, and ``add_n``, ``where``, ``broadcast_to``, ``reciprocal``. Each computes with numpy
+``equal``, and ``add_n``, ``where``, ``broadcast_to``, ``reciprocal``, ``pow``; ``sigmoid``,
+``tanh``, ``erf`` and ``erfc`` are native ops (swigflow.ops.gen_nn_ops). Each computes with numpy
 (IEEE arithmetic, so elementwise results equal TensorFlow's; reductions add in numpy's order)
 and is recorded under TensorFlow's op name (AddV2, Sub, Mul, RealDiv, Sum, ...) with its
 gradient registered as in TensorFlow's math_grad. The gradients are written with these same
@@ -18,7 +19,13 @@ refuses two tensors, rather than promoted.
 import numpy as np
 
 from swigflow import errors
-from swigflow.ops import NotDifferentiable, RegisterGradient, is_recording, record_operation
+from swigflow.ops import (
+    NotDifferentiable,
+    RegisterGradient,
+    gen_nn_ops,
+    is_recording,
+    record_operation,
+)
 
 _FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
 
@@ -176,6 +183,36 @@ def reciprocal(x, name=None):
     """1 / x (tf.math.reciprocal)."""
     del name
     return _unary("Reciprocal", lambda v: np.divide(np.ones((), v.dtype), v), x)
+
+
+def pow(x, y, name=None):
+    """x ** y, broadcasting (tf.math.pow)."""
+    del name
+    return _binary("Pow", np.power, x, y)
+
+
+def sigmoid(x, name=None):
+    """1 / (1 + exp(-x)), a native op (tf.math.sigmoid)."""
+    del name
+    return gen_nn_ops.sigmoid(_floating("Sigmoid", _tensor(x)))
+
+
+def tanh(x, name=None):
+    """The hyperbolic tangent, a native op (tf.math.tanh)."""
+    del name
+    return gen_nn_ops.tanh(_floating("Tanh", _tensor(x)))
+
+
+def erf(x, name=None):
+    """The error function, a native op (tf.math.erf)."""
+    del name
+    return gen_nn_ops.erf(_floating("Erf", _tensor(x)))
+
+
+def erfc(x, name=None):
+    """The complementary error function 1 - erf(x), a native op (tf.math.erfc)."""
+    del name
+    return gen_nn_ops.erfc(_floating("Erfc", _tensor(x)))
 
 
 def maximum(x, y, name=None):
@@ -492,6 +529,63 @@ def _log_grad(op, grad):
     return [multiply(grad, reciprocal(op.inputs[0]))]
 
 
+@RegisterGradient("Pow")
+def _pow_grad(op, grad):
+    """TensorFlow's: y * x ** (y - 1) for x, and z * log(x) for y where x > 0 (else 0)."""
+    x, y = op.inputs
+    z = op.outputs[0]
+    one = _const(1, y)
+    gx = multiply(grad, multiply(y, pow(x, subtract(y, one))))
+    positive = np.broadcast_to(x > 0, z.shape)
+    safe_x = where(np.broadcast_to(x > 0, x.shape), x, np.ones_like(x))
+    log_x = where(positive, broadcast_to(log(safe_x), z.shape), np.zeros_like(z))
+    gy = multiply(grad, multiply(z, log_x))
+    return [_unbroadcast(gx, x.shape), _unbroadcast(gy, y.shape)]
+
+
+@RegisterGradient("Sigmoid")
+def _sigmoid_grad(op, grad):
+    return [gen_nn_ops.sigmoid_grad(op.outputs[0], cast(grad, op.outputs[0].dtype))]
+
+
+@RegisterGradient("SigmoidGrad")
+def _sigmoid_grad_grad(op, grad):
+    y, dy = op.inputs
+    gb = multiply(grad, dy)
+    return [
+        subtract(gb, multiply(multiply(_const(2, gb), gb), y)),
+        gen_nn_ops.sigmoid_grad(y, grad),
+    ]
+
+
+@RegisterGradient("Tanh")
+def _tanh_grad(op, grad):
+    return [gen_nn_ops.tanh_grad(op.outputs[0], cast(grad, op.outputs[0].dtype))]
+
+
+@RegisterGradient("TanhGrad")
+def _tanh_grad_grad(op, grad):
+    y, dy = op.inputs
+    return [
+        multiply(multiply(multiply(grad, _const(-2, grad)), dy), y),
+        gen_nn_ops.tanh_grad(y, grad),
+    ]
+
+
+@RegisterGradient("Erf")
+def _erf_grad(op, grad):
+    (x,) = op.inputs
+    two_over_root_pi = _const(2 / np.sqrt(np.pi), grad)
+    return [multiply(multiply(grad, two_over_root_pi), exp(negative(square(x))))]
+
+
+@RegisterGradient("Erfc")
+def _erfc_grad(op, grad):
+    (x,) = op.inputs
+    minus_two_over_root_pi = _const(-2 / np.sqrt(np.pi), grad)
+    return [multiply(multiply(grad, minus_two_over_root_pi), exp(negative(square(x))))]
+
+
 @RegisterGradient("Reciprocal")
 def _reciprocal_grad(op, grad):
     y = op.outputs[0]
@@ -599,6 +693,8 @@ __all__ = [
     "cast",
     "divide",
     "equal",
+    "erf",
+    "erfc",
     "exp",
     "log",
     "maximum",
@@ -606,14 +702,17 @@ __all__ = [
     "multiply",
     "negative",
     "one_hot",
+    "pow",
     "reciprocal",
     "reduce_max",
     "reduce_mean",
     "reduce_sum",
     "reshape",
+    "sigmoid",
     "sqrt",
     "square",
     "subtract",
+    "tanh",
     "transpose",
     "where",
 ]

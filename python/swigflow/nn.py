@@ -270,6 +270,60 @@ def relu(features, name=None):
     return gen_nn_ops.relu(features)
 
 
+def relu6(features, name=None):
+    """tf.nn.relu6: min(max(features, 0), 6)."""
+    del name
+    return gen_nn_ops.relu6(features)
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    """tf.nn.leaky_relu: features where positive, else alpha * features (integers become
+    float32 first, as in TensorFlow)."""
+    del name
+    features = features if isinstance(features, np.ndarray) else np.asarray(features)
+    if features.dtype.kind in "iub":
+        features = math.cast(features, np.float32)
+    if isinstance(alpha, np.ndarray):
+        alpha = alpha.item()
+    return gen_nn_ops.leaky_relu(features, alpha=float(alpha))
+
+
+def elu(features, name=None):
+    """tf.nn.elu: exp(features) - 1 where negative, else features."""
+    del name
+    return gen_nn_ops.elu(features)
+
+
+def gelu(features, approximate=False, name=None):
+    """tf.nn.gelu: 0.5 x erfc(-x / sqrt(2)), or with `approximate` TensorFlow's tanh form
+    0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))); recorded math, so differentiable to any
+    order. The operations and constants are TensorFlow 2.21's, float64 included: there
+    1/sqrt(2) and 0.044715 pass through float32 (math_ops.cast of a Python float), so they do
+    here too."""
+    del name
+    x = features if isinstance(features, np.ndarray) else np.asarray(features, np.float32)
+    if x.dtype.kind != "f":
+        raise ValueError(
+            "`features.dtype` must be a floating point tensor."
+            f"Received:features.dtype=<dtype: '{x.dtype}'>"
+        )
+
+    def c(value, through_float32=False):
+        return np.asarray(np.float32(value) if through_float32 else value, x.dtype)
+
+    half_x = math.multiply(c(0.5), x)
+    if approximate:
+        cube = math.multiply(c(0.044715, True), math.pow(x, c(3)))
+        inner = math.tanh(math.multiply(c(0.7978845608028654), math.add(x, cube)))
+        return math.multiply(half_x, math.add(c(1.0), inner))
+    scaled = math.multiply(math.negative(x), c(0.7071067811865476, True))
+    return math.multiply(half_x, math.erfc(scaled))
+
+
+sigmoid = math.sigmoid
+tanh = math.tanh
+
+
 def softmax(logits, axis=None, name=None):
     """tf.nn.softmax along `axis` (the last by default)."""
     del name
@@ -538,6 +592,41 @@ def _relu_grad_grad(op, grad):
     return [gen_nn_ops.relu_grad(grad, features), np.zeros_like(features)]
 
 
+@RegisterGradient("Relu6")
+def _relu6_grad(op, grad):
+    return [gen_nn_ops.relu6_grad(grad, op.outputs[0])]
+
+
+@RegisterGradient("Relu6Grad")
+def _relu6_grad_grad(op, grad):
+    _, features = op.inputs
+    return [gen_nn_ops.relu6_grad(grad, features), np.zeros_like(features)]
+
+
+@RegisterGradient("LeakyRelu")
+def _leaky_relu_grad(op, grad):
+    return [gen_nn_ops.leaky_relu_grad(grad, op.inputs[0], alpha=op.get_attr("alpha"))]
+
+
+@RegisterGradient("LeakyReluGrad")
+def _leaky_relu_grad_grad(op, grad):
+    _, features = op.inputs
+    alpha = op.get_attr("alpha")
+    return [gen_nn_ops.leaky_relu_grad(grad, features, alpha=alpha), np.zeros_like(features)]
+
+
+@RegisterGradient("Elu")
+def _elu_grad(op, grad):
+    return [gen_nn_ops.elu_grad(grad, op.outputs[0])]
+
+
+@RegisterGradient("EluGrad")
+def _elu_grad_grad(op, grad):
+    dy, y = op.inputs  # y: Elu's output
+    zeros = np.zeros_like(y)
+    return [gen_nn_ops.elu_grad(grad, y), math.where(y < 0, math.multiply(grad, dy), zeros)]
+
+
 @RegisterGradient("Softmax")
 def _softmax_grad(op, grad):
     return [_softmax_input_grad(grad, op.outputs[0], -1)]
@@ -585,12 +674,18 @@ __all__ = [
     "conv2d_backprop_input",
     "convolution",
     "depthwise_conv2d",
+    "elu",
+    "gelu",
+    "leaky_relu",
     "log_softmax",
     "max_pool",
     "max_pool2d",
     "relu",
+    "relu6",
     "separable_conv2d",
+    "sigmoid",
     "softmax",
     "softmax_cross_entropy_with_logits",
     "sparse_softmax_cross_entropy_with_logits",
+    "tanh",
 ]

@@ -1,14 +1,31 @@
-// Relu, ReluGrad, BiasAdd and BiasAddGrad: memory-bound loops, written so that -O3 vectorizes
-// them (plain indexed loops over raw pointers, bounds hoisted) and split over the pool in
-// blocks of a fixed size, so large activations stream at memory speed on every core.
+// The elementwise ops: Relu, Relu6, LeakyRelu, Elu, Sigmoid, Tanh, Erf and Erfc with their gradient
+// ops, BiasAdd and BiasAddGrad. Memory-bound loops, written so that -O3 vectorizes them (plain
+// indexed loops over raw pointers, bounds hoisted, selects instead of branches) and split over
+// the pool in blocks of a fixed size, so large activations stream at memory speed on every
+// core. The formulas are TensorFlow's (Elu is exp(x) - 1, its gradients read the op's output).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "swigflow/framework/op.h"
 
 namespace swigflow {
 namespace {
+
+// a + b, wrapping modulo 2^bits for integers as TensorFlow's kernels do (through the unsigned
+// type: signed overflow is undefined in C++).
+template <typename T>
+T WrappingAdd(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+  } else {
+    return a + b;
+  }
+}
 
 // Elements per task: ~128 KiB of float32 reads and writes, long enough to pay for a dispatch.
 constexpr int64_t kBlockElements = int64_t{1} << 15;
@@ -28,6 +45,139 @@ void ForEachRowBlock(ThreadPool* pool, int64_t rows, int64_t row_elements, Fn fn
   pool->ParallelFor(blocks,
                     [&](int64_t b) { fn(b * per_block, std::min(rows, (b + 1) * per_block)); });
 }
+
+// out = f(x) elementwise, output 0 shaped like input 0.
+template <typename T, typename F>
+void Unary(OpKernelContext* ctx, F f) {
+  const Tensor& x = ctx->input(0);
+  Tensor* out = ctx->allocate_output(0, x.shape(), /*uninitialized=*/true);
+  const T* in = x.data<T>();
+  T* o = out->data<T>();
+  ForEachRowBlock(ctx->pool(), x.num_elements(), 1, [=](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) o[i] = f(in[i]);
+  });
+}
+
+// out = f(a, b) elementwise for two inputs of one shape (a gradient op's gradients and
+// features/outputs), with TensorFlow's message when the shapes differ.
+template <typename T, typename F>
+void Binary(OpKernelContext* ctx, const char* a_name, const char* b_name, F f) {
+  const Tensor& a = ctx->input(0);
+  const Tensor& b = ctx->input(1);
+  OP_REQUIRES(ctx, a.shape() == b.shape(),
+              errors::InvalidArgument(a_name, " and ", b_name, " must have the same shape: ",
+                                      a.ShapeString(), " vs. ", b.ShapeString()));
+  Tensor* out = ctx->allocate_output(0, a.shape(), /*uninitialized=*/true);
+  const T* ad = a.data<T>();
+  const T* bd = b.data<T>();
+  T* o = out->data<T>();
+  ForEachRowBlock(ctx->pool(), a.num_elements(), 1, [=](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) o[i] = f(ad[i], bd[i]);
+  });
+}
+
+template <typename T>
+class Relu6Op : public OpKernel {
+ public:
+  void Compute(OpKernelContext* ctx) override {
+    // NaN stays NaN, as in Relu.
+    Unary<T>(ctx, [](T x) { return x < T(0) ? T(0) : (T(6) < x ? T(6) : x); });
+  }
+};
+
+template <typename T>
+class Relu6GradOp : public OpKernel {
+ public:
+  void Compute(OpKernelContext* ctx) override {
+    Binary<T>(ctx, "gradients", "features",
+              [](T g, T x) { return (x > T(0)) & (x < T(6)) ? g : T(0); });
+  }
+};
+
+template <typename T>
+class LeakyReluOp : public OpKernel {
+ public:
+  void Compute(OpKernelContext* ctx) override {
+    const T alpha = static_cast<T>(ctx->GetFloat("alpha"));
+    Unary<T>(ctx, [alpha](T x) { return x > T(0) ? x : x * alpha; });
+  }
+};
+
+template <typename T>
+class LeakyReluGradOp : public OpKernel {
+ public:
+  void Compute(OpKernelContext* ctx) override {
+    const T alpha = static_cast<T>(ctx->GetFloat("alpha"));
+    Binary<T>(ctx, "gradients", "features", [alpha](T g, T x) { return x > T(0) ? g : g * alpha; });
+  }
+};
+
+template <typename T>
+class EluOp : public OpKernel {
+ public:
+  void Compute(OpKernelContext* ctx) override {
+    Unary<T>(ctx, [](T x) { return x < T(0) ? std::exp(x) - T(1) : x; });
+  }
+};
+
+// Reads the op's output y: dy/dx = y + 1 below 0.
+template <typename T>
+class EluGradOp : public OpKernel {
+ public:
+  void Compute(OpKernelContext* ctx) override {
+    Binary<T>(ctx, "gradients", "outputs", [](T g, T y) { return y < T(0) ? g * (y + T(1)) : g; });
+  }
+};
+
+template <typename T>
+class SigmoidOp : public OpKernel {
+ public:
+  void Compute(OpKernelContext* ctx) override {
+    Unary<T>(ctx, [](T x) { return T(1) / (T(1) + std::exp(-x)); });
+  }
+};
+
+// SigmoidGrad(y, dy) = dy * y * (1 - y), the gradient written with the op's output.
+template <typename T>
+class SigmoidGradOp : public OpKernel {
+ public:
+  void Compute(OpKernelContext* ctx) override {
+    Binary<T>(ctx, "y", "dy", [](T y, T dy) { return dy * y * (T(1) - y); });
+  }
+};
+
+template <typename T>
+class TanhOp : public OpKernel {
+ public:
+  void Compute(OpKernelContext* ctx) override {
+    Unary<T>(ctx, [](T x) { return std::tanh(x); });
+  }
+};
+
+// TanhGrad(y, dy) = dy * (1 - y * y).
+template <typename T>
+class TanhGradOp : public OpKernel {
+ public:
+  void Compute(OpKernelContext* ctx) override {
+    Binary<T>(ctx, "y", "dy", [](T y, T dy) { return dy * (T(1) - y * y); });
+  }
+};
+
+template <typename T>
+class ErfOp : public OpKernel {
+ public:
+  void Compute(OpKernelContext* ctx) override {
+    Unary<T>(ctx, [](T x) { return std::erf(x); });
+  }
+};
+
+template <typename T>
+class ErfcOp : public OpKernel {
+ public:
+  void Compute(OpKernelContext* ctx) override {
+    Unary<T>(ctx, [](T x) { return std::erfc(x); });
+  }
+};
 
 template <typename T>
 class ReluOp : public OpKernel {
@@ -115,11 +265,12 @@ class BiasAddOp : public OpKernel {
         const T* vi = v + i * row;
         T* oi = o + i * row;
         if (inner == 1) {
-          for (int64_t c = 0; c < channels; ++c) oi[c] = vi[c] + b[c];
+          for (int64_t c = 0; c < channels; ++c) oi[c] = WrappingAdd(vi[c], b[c]);
         } else {
           for (int64_t c = 0; c < channels; ++c) {
             const T bc = b[c];
-            for (int64_t j = 0; j < inner; ++j) oi[c * inner + j] = vi[c * inner + j] + bc;
+            for (int64_t j = 0; j < inner; ++j)
+              oi[c * inner + j] = WrappingAdd(vi[c * inner + j], bc);
           }
         }
       }
@@ -150,52 +301,146 @@ class BiasAddGradOp : public OpKernel {
       for (int64_t i = first; i < last; ++i) {
         const T* gi = g + i * row;
         if (inner == 1) {
-          for (int64_t c = 0; c < channels; ++c) sum[c] += gi[c];
+          for (int64_t c = 0; c < channels; ++c) sum[c] = WrappingAdd(sum[c], gi[c]);
         } else {
           for (int64_t c = 0; c < channels; ++c) {
             T s = 0;
-            for (int64_t j = 0; j < inner; ++j) s += gi[c * inner + j];
-            sum[c] += s;
+            for (int64_t j = 0; j < inner; ++j) s = WrappingAdd(s, gi[c * inner + j]);
+            sum[c] = WrappingAdd(sum[c], s);
           }
         }
       }
     });
     T* o = out->data<T>();
     for (int64_t b = 0; b < blocks; ++b) {
-      for (int64_t c = 0; c < channels; ++c) o[c] += partial[b * channels + c];
+      for (int64_t c = 0; c < channels; ++c) o[c] = WrappingAdd(o[c], partial[b * channels + c]);
     }
   }
 };
+
+// The types Relu, Relu6 and BiasAdd (and their gradients) take, as TensorFlow registers them
+// (less its half, bfloat16 and 32/64-bit unsigned types: float16 computes in float32).
+constexpr char kRealTypes[] = "T: {float, double, int8, int16, int32, int64, uint8, uint16}";
 
 REGISTER_OP("BiasAdd")
     .Input("value: T")
     .Input("bias: T")
     .Output("output: T")
-    .Attr("T: {float, double}")
+    .Attr(kRealTypes)
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .Doc("value + bias along the channel axis.");
 REGISTER_OP("BiasAddGrad")
     .Input("out_backprop: T")
     .Output("output: T")
-    .Attr("T: {float, double}")
+    .Attr(kRealTypes)
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .Doc("The gradient of BiasAdd for the bias: sums over all but the channel axis.");
 REGISTER_OP("Relu")
     .Input("features: T")
     .Output("activations: T")
-    .Attr("T: {float, double}")
+    .Attr(kRealTypes)
     .Doc("max(features, 0).");
 REGISTER_OP("ReluGrad")
     .Input("gradients: T")
     .Input("features: T")
     .Output("backprops: T")
-    .Attr("T: {float, double}")
+    .Attr(kRealTypes)
     .Doc("gradients where features > 0, else 0.");
 
-REGISTER_FLOATING_KERNELS("BiasAdd", BiasAddOp);
-REGISTER_FLOATING_KERNELS("BiasAddGrad", BiasAddGradOp);
-REGISTER_FLOATING_KERNELS("Relu", ReluOp);
-REGISTER_FLOATING_KERNELS("ReluGrad", ReluGradOp);
+REGISTER_OP("Relu6")
+    .Input("features: T")
+    .Output("activations: T")
+    .Attr(kRealTypes)
+    .Doc("min(max(features, 0), 6).");
+REGISTER_OP("Relu6Grad")
+    .Input("gradients: T")
+    .Input("features: T")
+    .Output("backprops: T")
+    .Attr(kRealTypes)
+    .Doc("gradients where 0 < features < 6, else 0.");
+REGISTER_OP("LeakyRelu")
+    .Input("features: T")
+    .Output("activations: T")
+    .Attr("alpha: float = 0.2")
+    .Attr("T: {float, double}")
+    .Doc("features where positive, else features * alpha.");
+REGISTER_OP("LeakyReluGrad")
+    .Input("gradients: T")
+    .Input("features: T")
+    .Output("backprops: T")
+    .Attr("alpha: float = 0.2")
+    .Attr("T: {float, double}")
+    .Doc("gradients where features > 0, else gradients * alpha.");
+REGISTER_OP("Elu")
+    .Input("features: T")
+    .Output("activations: T")
+    .Attr("T: {float, double}")
+    .Doc("exp(features) - 1 where negative, else features.");
+REGISTER_OP("EluGrad")
+    .Input("gradients: T")
+    .Input("outputs: T")
+    .Output("backprops: T")
+    .Attr("T: {float, double}")
+    .Doc("gradients * (outputs + 1) where outputs < 0, else gradients.");
+REGISTER_OP("Sigmoid")
+    .Input("x: T")
+    .Output("y: T")
+    .Attr("T: {float, double}")
+    .Doc("1 / (1 + exp(-x)).");
+REGISTER_OP("SigmoidGrad")
+    .Input("y: T")
+    .Input("dy: T")
+    .Output("z: T")
+    .Attr("T: {float, double}")
+    .Doc("dy * y * (1 - y): the gradient of Sigmoid from its output y.");
+REGISTER_OP("Tanh")
+    .Input("x: T")
+    .Output("y: T")
+    .Attr("T: {float, double}")
+    .Doc("The hyperbolic tangent.");
+REGISTER_OP("TanhGrad")
+    .Input("y: T")
+    .Input("dy: T")
+    .Output("z: T")
+    .Attr("T: {float, double}")
+    .Doc("dy * (1 - y * y): the gradient of Tanh from its output y.");
+REGISTER_OP("Erf")
+    .Input("x: T")
+    .Output("y: T")
+    .Attr("T: {float, double}")
+    .Doc("The error function.");
+REGISTER_OP("Erfc")
+    .Input("x: T")
+    .Output("y: T")
+    .Attr("T: {float, double}")
+    .Doc("The complementary error function, 1 - erf(x), accurate where erf(x) is near 1.");
+
+// Relu, Relu6 and BiasAdd (with their gradients) take the integer types too, as in TensorFlow.
+#define REGISTER_REAL_KERNELS(op, kernel)                 \
+  REGISTER_FLOATING_KERNELS(op, kernel);                  \
+  REGISTER_KERNEL(op, DataType::kInt8, kernel<int8_t>);   \
+  REGISTER_KERNEL(op, DataType::kInt16, kernel<int16_t>); \
+  REGISTER_KERNEL(op, DataType::kInt32, kernel<int32_t>); \
+  REGISTER_KERNEL(op, DataType::kInt64, kernel<int64_t>); \
+  REGISTER_KERNEL(op, DataType::kUInt8, kernel<uint8_t>); \
+  REGISTER_KERNEL(op, DataType::kUInt16, kernel<uint16_t>)
+
+REGISTER_REAL_KERNELS("BiasAdd", BiasAddOp);
+REGISTER_REAL_KERNELS("BiasAddGrad", BiasAddGradOp);
+REGISTER_REAL_KERNELS("Relu", ReluOp);
+REGISTER_REAL_KERNELS("ReluGrad", ReluGradOp);
+REGISTER_REAL_KERNELS("Relu6", Relu6Op);
+REGISTER_REAL_KERNELS("Relu6Grad", Relu6GradOp);
+REGISTER_FLOATING_KERNELS("LeakyRelu", LeakyReluOp);
+REGISTER_FLOATING_KERNELS("LeakyReluGrad", LeakyReluGradOp);
+REGISTER_FLOATING_KERNELS("Elu", EluOp);
+REGISTER_FLOATING_KERNELS("EluGrad", EluGradOp);
+REGISTER_FLOATING_KERNELS("Sigmoid", SigmoidOp);
+REGISTER_FLOATING_KERNELS("SigmoidGrad", SigmoidGradOp);
+REGISTER_FLOATING_KERNELS("Tanh", TanhOp);
+REGISTER_FLOATING_KERNELS("TanhGrad", TanhGradOp);
+REGISTER_FLOATING_KERNELS("Erf", ErfOp);
+REGISTER_FLOATING_KERNELS("Erfc", ErfcOp);
 
 }  // namespace
 }  // namespace swigflow
