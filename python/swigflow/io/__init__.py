@@ -12,6 +12,7 @@ from swigflow.image.codecs import (
 )
 from swigflow.io import gfile
 from swigflow.io._checksum import crc32c, masked_crc32c
+from swigflow.io.compressed import decode_compressed
 from swigflow.io.index import TFRecordFile, create_index, default_index_path
 from swigflow.io.parsing import (
     FixedLenFeature,
@@ -56,6 +57,7 @@ __all__ = [
     "crc32c",
     "create_index",
     "decode_and_crop_jpeg",
+    "decode_compressed",
     "decode_image",
     "decode_jpeg",
     "decode_json_example",
