@@ -1084,6 +1084,36 @@ class TestParseSingleExample:
         assert out["rt_3d_with_uniform_row_length"].shape == (3, 1, None)
 
 
+# TensorFlow 2.21's single-example parser words a FixedLenFeature holding another number of
+# values than its shape as below (recorded by running parse_single_example on each case; the
+# batch parser says "Number of int64 values != expected" instead).
+SINGLE_EXAMPLE_COUNT_ERRORS = [
+    ("int64_list", [1, 2, 3], [2], "Some int64_list slice was not parsed."),
+    ("int64_list", [1], [2], "Some int64_list slice was not parsed."),
+    ("int64_list", [], [2], "Some int64_list slice was not parsed."),
+    ("int64_list", [1, 2, 3, 4, 5], [2, 2], "Some int64_list slice was not parsed."),
+    ("float_list", [1.0, 2.0, 3.0], [2], "Some float_list slice was not parsed."),
+    ("float_list", [1.0], [2], "Some float_list slice was not parsed."),
+    ("bytes_list", [b"a", b"b", b"c"], [2], "Parsing bytes_list failed."),
+    ("bytes_list", [b"a"], [2], "Some bytes_list slice was not parsed."),
+]
+
+
+@pytest.mark.parametrize("kind,values,shape,reason", SINGLE_EXAMPLE_COUNT_ERRORS)
+def test_single_example_count_mismatch_in_tensorflows_words(kind, values, shape, reason):
+    list_class = {"int64_list": train.Int64List, "float_list": train.FloatList,
+                  "bytes_list": train.BytesList}[kind]  # fmt: skip
+    dtype = {"int64_list": np.int64, "float_list": np.float32, "bytes_list": "string"}[kind]
+    feature = train.Feature(**{kind: list_class(value=values)})
+    data = train.Example(features=train.Features(feature={"a": feature})).SerializeToString()
+    spec = {"a": parsing_ops.FixedLenFeature(shape, dtype)}
+    with pytest.raises(errors.InvalidArgumentError) as info:
+        parsing_ops.parse_single_example(data, spec)
+    assert str(info.value) == f"Key: a.  Can't parse serialized Example: {reason}"
+    with pytest.raises(errors.InvalidArgumentError, match="values != expected"):
+        parsing_ops.parse_example([data], spec)  # the batch parser keeps its own words
+
+
 class TestParseSequenceExample:
     def test_create_sequence_example(self):
         value = sequence_example(

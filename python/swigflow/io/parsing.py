@@ -6,6 +6,7 @@ Results are numpy arrays (strings as object arrays of bytes), :class:`swigflow.S
 """
 
 import os
+import re
 
 import numpy as np
 from google.protobuf import json_format, message
@@ -87,10 +88,43 @@ def parse_example(serialized, features, example_names=None, name=None):
 
 def parse_single_example(serialized, features, example_names=None, name=None):
     """Parses one serialized Example, as ``tf.io.parse_single_example``: like parse_example
-    without the batch dimension (VarLen results are 1-D sparse, Ragged results plain arrays)."""
+    without the batch dimension (VarLen results are 1-D sparse, Ragged results plain arrays).
+    A FixedLenFeature with another number of values than its shape holds is reported in
+    TensorFlow's single-example words ("Key: a.  Can't parse serialized Example: Some
+    int64_list slice was not parsed.")."""
     names = None if example_names is None else [example_names]
-    parsed = parse_example([serialized], features, names, name)
+    try:
+        parsed = parse_example([serialized], features, names, name)
+    except errors.InvalidArgumentError as e:
+        single = _single_example_count_error(str(e))
+        if single is None:
+            raise
+        raise errors.InvalidArgumentError(single) from e
     return {key: drop_batch_dimension(value) for key, value in parsed.items()}
+
+
+# parse_example's count mismatch, which TensorFlow's single-example parser words differently.
+_COUNT_MISMATCH = re.compile(
+    r"(?:Name: .*?, )?Key: (?P<key>.*), Index: 0\.  Number of (?P<type>int64|float|string) "
+    r"values != expected\.  Values size: (?P<size>\d+) but output shape: \[(?P<shape>[^\]]*)\]$"
+)
+
+
+def _single_example_count_error(message):
+    """TensorFlow's single-example message for parse_example's count mismatch, else None:
+    "Some <kind>_list slice was not parsed.", and "Parsing bytes_list failed." for more strings
+    than the shape holds."""
+    match = _COUNT_MISMATCH.match(message)
+    if match is None:
+        return None
+    shape = [int(d) for d in match["shape"].split(",") if d.strip()]
+    expected = int(np.prod(shape, dtype=np.int64))
+    kind = {"int64": "int64_list", "float": "float_list", "string": "bytes_list"}[match["type"]]
+    if kind == "bytes_list" and int(match["size"]) > expected:
+        reason = "Parsing bytes_list failed."
+    else:
+        reason = f"Some {kind} slice was not parsed."
+    return f"Key: {match['key']}.  Can't parse serialized Example: {reason}"
 
 
 def decode_json_example(json_examples, name=None):
