@@ -65,7 +65,8 @@ def swigflow_workspace():
     )
 
     # Linked statically (the archives are position-independent): the wheel needs no system
-    # libjpeg or libpng, and libswigflow_framework.so's version script keeps their symbols hidden.
+    # libjpeg, libpng or giflib, and libswigflow_framework.so's version script keeps their
+    # symbols hidden.
     debian_static_library(
         name = "libjpeg_turbo",
         archive = "/usr/lib/x86_64-linux-gnu/libjpeg.a",
@@ -85,6 +86,14 @@ def swigflow_workspace():
         package = "libpng-dev",
         redefine_syms = {"stderr": "swigflow_libc_stderr"},
         target = "png",
+    )
+
+    debian_static_library(
+        name = "giflib",
+        archive = "/usr/lib/x86_64-linux-gnu/libgif.a",
+        headers = ["/usr/include/gif_lib.h"],
+        package = "libgif-dev",
+        target = "gif",
     )
 
     # Whole GZIP members inflated at once for random reads (native/io/seek_index.cc): about twice

@@ -40,6 +40,7 @@
 %ignoreall
 %rename("%s") swigflow::python::ImageDecodeJpeg;
 %rename("%s") swigflow::python::ImageDecodePng;
+%rename("%s") swigflow::python::ImageDecodeGif;
 %rename("%s") swigflow::python::ImageReadShape;
 %rename("%s") swigflow::python::ImageEncodeJpeg;
 %rename("%s") swigflow::python::ImageEncodePng;

@@ -96,6 +96,19 @@ PyObject* ImageDecodePng(PyObject* contents, const image::PngDecodeOptions& opti
   return s.ok() ? out.Array(shape, NPY_UINT8) : StatusResult(s);
 }
 
+PyObject* ImageDecodeGif(PyObject* contents, bool first_frame_only) {
+  BytesView bytes(contents);
+  if (!bytes.ok()) return nullptr;
+  sfi::GifImage gif;
+  const Status s = WithoutGil(
+      [&] { return sfi::DecodeGif(bytes.data(), bytes.size(), first_frame_only, &gif); });
+  if (!s.ok()) return StatusResult(s);
+  npy_intp dims[4] = {static_cast<npy_intp>(gif.frames), static_cast<npy_intp>(gif.height),
+                      static_cast<npy_intp>(gif.width), 3};
+  if (first_frame_only) return ArrayFromBuffer(std::move(gif.pixels), NPY_UINT8, 3, dims + 1);
+  return ArrayFromBuffer(std::move(gif.pixels), NPY_UINT8, 4, dims);
+}
+
 PyObject* ImageReadShape(PyObject* contents) {
   BytesView bytes(contents);
   if (!bytes.ok()) return nullptr;

@@ -6,6 +6,7 @@
 
 #include "swig/py_runtime.h"
 #include "swigflow/image/batch.h"
+#include "swigflow/image/gif.h"
 #include "swigflow/image/jpeg.h"
 #include "swigflow/image/png.h"
 
@@ -17,6 +18,10 @@ PyObject* ImageDecodeJpeg(PyObject* contents, const image::JpegDecodeOptions& op
 
 // decode_png: uint8 or uint16 (options.bit_depth 16) [h, w, c].
 PyObject* ImageDecodePng(PyObject* contents, const image::PngDecodeOptions& options);
+
+// decode_gif: a uint8 [frames, h, w, 3] array of every frame, or the first frame's [h, w, 3]
+// when first_frame_only.
+PyObject* ImageDecodeGif(PyObject* contents, bool first_frame_only);
 
 // (format, height, width, channels) of encoded bytes, without decoding; format an
 // image::Format (kUnknown: not JPEG or PNG, height etc. then 0).

@@ -9,6 +9,7 @@ native pipeline's threads.
 
 from swigflow.image.codecs import (
     decode_and_crop_jpeg,
+    decode_gif,
     decode_image,
     decode_jpeg,
     decode_png,
@@ -36,6 +37,7 @@ __all__ = [
     "convert_image_dtype",
     "crop_to_bounding_box",
     "decode_and_crop_jpeg",
+    "decode_gif",
     "decode_image",
     "decode_jpeg",
     "decode_png",

@@ -158,6 +158,21 @@ def decode_png(contents, channels=0, dtype=np.uint8, name=None):
     return _pywrap.ImageDecodePng(_contents(contents), options)
 
 
+def decode_gif(image, name=None):
+    """Every frame of a GIF, as ``tf.io.decode_gif``: uint8 [frames, height, width, 3], the size
+    being the first frame's. Each frame starts from the previous one and draws its rectangle
+    through its colour table, keeping the previous pixels where it is transparent, as
+    TensorFlow does (disposal methods are not applied). Decoded natively (giflib), without the
+    GIL.
+
+    Raises:
+      InvalidArgumentError: data that is not a complete GIF ("Invalid GIF data (size N), ..."),
+        a frame past the pixel limit, or more frames than 4 times that limit holds in all.
+    """
+    del name
+    return _pywrap.ImageDecodeGif(_contents(image), False)
+
+
 def _decode_with_pillow(contents, fmt, channels):
     try:
         from PIL import Image
@@ -179,10 +194,11 @@ def _decode_with_pillow(contents, fmt, channels):
 
 
 def decode_image(contents, channels=None, dtype=np.uint8, name=None, expand_animations=True):
-    """Decodes a JPEG or PNG (GIF and BMP through Pillow, when installed) by its signature, as
+    """Decodes a JPEG, PNG or GIF (BMP through Pillow, when installed) by its signature, as
     ``tf.io.decode_image``: [height, width, channels] of `dtype` (uint8, uint16, or a float type
-    in [0, 1] via :func:`convert_image_dtype`)."""
-    del name, expand_animations
+    in [0, 1] via :func:`convert_image_dtype`). A GIF gives all its frames, [frames, height,
+    width, 3] (see :func:`decode_gif`), or with ``expand_animations=False`` its first frame."""
+    del name
     from swigflow.image.transforms import convert_image_dtype
 
     contents = _contents(contents)
@@ -198,7 +214,11 @@ def decode_image(contents, channels=None, dtype=np.uint8, name=None, expand_anim
     elif fmt == "png":
         # 16-bit samples keep their precision in a float result (and 8-bit ones lose nothing).
         image = decode_png(contents, channels, np.uint8 if dtype == np.uint8 else np.uint16)
-    elif fmt in ("gif", "bmp"):
+    elif fmt == "gif":
+        if channels not in (0, 3):
+            raise errors.InvalidArgumentError(f"channels must be 0 or 3 for GIF, got {channels}")
+        image = _pywrap.ImageDecodeGif(contents, not expand_animations)
+    elif fmt == "bmp":
         image = _decode_with_pillow(contents, fmt, channels)
     else:
         raise errors.InvalidArgumentError(

@@ -2,6 +2,7 @@
 
 from swigflow.image.codecs import (
     decode_and_crop_jpeg,
+    decode_gif,
     decode_image,
     decode_jpeg,
     decode_png,
@@ -58,6 +59,7 @@ __all__ = [
     "create_index",
     "decode_and_crop_jpeg",
     "decode_compressed",
+    "decode_gif",
     "decode_image",
     "decode_jpeg",
     "decode_json_example",
