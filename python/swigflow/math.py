@@ -90,7 +90,7 @@ def _text(shape):
 
 
 def _floating(op_type, x):
-    if x.dtype not in _FLOATS:
+    if x.dtype not in _FLOATS and x.dtype.name != "bfloat16":  # ml_dtypes' bfloat16 too
         raise errors.InvalidArgumentError(
             f"Value for attr 'T' of {x.dtype} is not in the list of allowed values: half, "
             f"float, double [Op:{op_type}]"
@@ -677,7 +677,10 @@ def _transpose_grad(op, grad):
 @RegisterGradient("Cast")
 def _cast_grad(op, grad):
     x = op.inputs[0]
-    if x.dtype in _FLOATS and np.dtype(op.get_attr("DstT")) in _FLOATS:
+    floats = [
+        t in _FLOATS or t.name == "bfloat16" for t in (x.dtype, np.dtype(op.get_attr("DstT")))
+    ]
+    if all(floats):
         return [cast(grad, x.dtype)]
     return [None]
 

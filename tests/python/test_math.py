@@ -22,7 +22,9 @@ _SPEC.loader.exec_module(make_tf_math)
 with open(os.path.join(TESTDATA, "tf_math", "golden.json")) as f:
     GOLDEN = json.load(f)
 
+ml_dtypes = pytest.importorskip("ml_dtypes")  # requirements/build.txt installs it (bfloat16)
 ENV = {
+    "ml_dtypes": ml_dtypes,
     "np": np,
     "M": math,
     "NN": nn,

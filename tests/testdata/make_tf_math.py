@@ -7,7 +7,8 @@ Each case is Python source over `M` (the math module), `C` (makes a tensor of an
 CAST, RESHAPE, TRANSPOSE, ONE_HOT, WHERE and BROADCAST_TO (tf.cast, tf.reshape, ...). TensorFlow
 runs it with M = tf.math and NN = tf.nn; tests/python/test_math.py runs the same source with
 swigflow.math and swigflow.nn.
-Run once in a throwaway venv with tensorflow-cpu (the tests need neither TF nor this script):
+`ml_dtypes` (TensorFlow's own dependency) gives the bfloat16 arrays. Run once in a throwaway
+venv with tensorflow-cpu (the tests need neither TF nor this script):
 
     python tests/testdata/make_tf_math.py
 """
@@ -26,6 +27,7 @@ B = np.array([0.5, 4.0, -3.0], np.float32)
 P = np.array([[0.5, 2.0, 9.0], [0.25, 1.5, 4.0]], np.float32)
 D = np.array([[1.5, -2.0, 0.25], [3.0, 0.5, -1.0]], np.float64)
 I = np.array([[7, -7, 3], [2, 0, -5]], np.int32)
+BF16 = ml_dtypes.bfloat16
 L = np.array([[0.1, 0.2, 0.3, 0.4], [0.1, 0.4, 0.9, 1.6], [0.1, 0.8, 2.7, 6.4]], np.float32)
 Y = np.array([[0.0, 0.0, 1.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.0, 0.5, 0.0, 0.5]], np.float32)
 K = np.array([3, 0, 1], np.int64)
@@ -161,6 +163,12 @@ CASES = {
     "np.array([10, -10], np.int8))",
     "bias_add_uint16": "NN.bias_add(np.array([[1, 2], [3, 4]], np.uint16), "
     "np.array([65535, 1], np.uint16))",
+    "relu_bfloat16": "NN.relu(A.astype(BF16))",
+    "relu6_bfloat16": "NN.relu6(A.astype(BF16) * 5)",
+    "bias_add_bfloat16": "NN.bias_add(A.astype(BF16), B.astype(BF16))",
+    "bias_add_bfloat16_rounds": "NN.bias_add(np.array([[1.0, 256.0]], BF16), "
+    "np.array([0.00390625, 1.0], BF16))",
+    "grad_relu_bfloat16": "grads(NN.relu, C(A.astype(BF16)))",
     "leaky_relu": "NN.leaky_relu(A)",
     "leaky_relu_alpha": "NN.leaky_relu(D, alpha=0.05)",
     "leaky_relu_ints": "NN.leaky_relu(np.array([-9, 7, -5], np.int32), alpha=0.2)",
@@ -258,9 +266,11 @@ def run_case(source, env):
 
 
 def main():
+    import ml_dtypes
     import tensorflow as tf
 
     env = {
+        "ml_dtypes": ml_dtypes,
         "np": np,
         "M": tf.math,
         "NN": tf.nn,

@@ -78,7 +78,8 @@ def run(op_name, inputs, **attrs):
     of outputs (numpy arrays). Computes in C++ without the GIL.
 
     Inputs may have any layout and byte order; each is converted once (to C order, and to a
-    dtype with a kernel: float16 computes in float32 and its outputs come back as float16).
+    dtype with a kernel: float16, and ml_dtypes' bfloat16 (TensorFlow's numpy type for it),
+    compute in float32 and their outputs come back in their type).
     numpy has no quantized types: quint8, qint8, quint16, qint16 and qint32 tensors are uint8,
     int8, uint16, int16 and int32 arrays, in and out (the op's type attributes say which).
     0-d inputs stay 0-d. A GradientTape tracks every input by identity through that
@@ -92,6 +93,9 @@ def run(op_name, inputs, **attrs):
     sources = list(inputs)
     given = [x if type(x) is np.ndarray else np.asarray(x) for x in sources]
     kinds = {x.dtype.type for x in given}
+    bfloat16 = next((x.dtype for x in given if x.dtype.name == "bfloat16"), None)
+    if bfloat16 is not None:  # ml_dtypes' bfloat16: computed in float32, as float16 is
+        given = [x.astype(np.float32) if x.dtype == bfloat16 else x for x in given]
     narrow = not kinds.isdisjoint(_NARROW_TYPES) and _takes_narrow(op_name)
     ready = _READY_NARROW if narrow else _READY
     # Arrays that already qualify go as they are; flags.carray (C order, aligned, writeable) is
@@ -100,6 +104,8 @@ def run(op_name, inputs, **attrs):
     outputs = _pywrap.RunOp(op_name, arrays, attrs)
     if np.float16 in kinds:
         outputs = [o.astype(np.float16) if o.dtype == np.float32 else o for o in outputs]
+    elif bfloat16 is not None:
+        outputs = [o.astype(bfloat16) if o.dtype == np.float32 else o for o in outputs]
     tapes = getattr(_LOCAL, "tapes", None)
     if tapes:
         op = Operation(op_name, arrays, outputs, attrs, sources)
@@ -609,19 +615,24 @@ def _accumulate(grads, key_object, g):
     grads[key] = math.add_n([math.cast(total, dtype), math.cast(g, dtype)])
 
 
+def _floating(dtype):
+    """Whether a gradient comes back in this dtype: numpy's floats and ml_dtypes' bfloat16."""
+    return dtype.kind == "f" or dtype.name == "bfloat16"
+
+
 def _gradient_for(source, grad):
     """The gradient of `source`, with its shape, in its dtype when floating: the computed array
     itself when it has both, else recorded reshape/cast ops of it (never an untracked view)."""
     array = np.asarray(source)
     if grad is None:
-        dtype = array.dtype if array.dtype.kind == "f" else np.result_type(array, np.float32)
+        dtype = array.dtype if _floating(array.dtype) else np.result_type(array, np.float32)
         return np.zeros(array.shape, dtype=dtype)
     grad = grad if isinstance(grad, np.ndarray) else np.asarray(grad)
-    if (array.dtype.kind != "f" or grad.dtype == array.dtype) and grad.shape == array.shape:
+    if (not _floating(array.dtype) or grad.dtype == array.dtype) and grad.shape == array.shape:
         return grad
     from swigflow import math
 
-    if array.dtype.kind == "f":
+    if _floating(array.dtype):
         grad = math.cast(grad, array.dtype)
     return math.reshape(grad, array.shape) if grad.shape != array.shape else grad
 
