@@ -1,10 +1,11 @@
-"""What steps are built from: Unary (a step over one input), Replayed and Elements."""
+"""What steps are built from: Unary (a step over one input), Predicated (one that judges each
+element), Replayed and Elements."""
 
 import copy
 
 from swigflow.data.checks import check_count, check_not_past_end, state_fields
 from swigflow.data.dataset import Dataset, iterate
-from swigflow.data.elements import Failed
+from swigflow.data.elements import Failed, apply_fn, function_name, predicate_failure
 
 
 class Unary(Dataset):
@@ -24,6 +25,38 @@ class Unary(Dataset):
 
     def _check_state(self, state, where):  # steps that keep their input's position
         self._input._check_state(state, where)
+
+
+class Predicated(Unary):
+    """A step that judges each element with a predicate (filter, take_while): failed elements
+    pass through, and a predicate that raises fails its element in tf.data's words, naming
+    `transformation` (the tf.data dataset's name) and the pipeline."""
+
+    transformation = None  # "FilterDataset", ...
+    stage = None  # "filter", ...
+
+    def __init__(self, input_dataset, predicate):
+        super().__init__(input_dataset)
+        self._predicate = predicate
+
+    def _stage_name(self):
+        return f"{self.stage}({function_name(self._predicate)})"
+
+    def _verdicts(self, state, epoch):
+        """(element, position, verdict) for each input element: the predicate's result, or True
+        for a failure (the input's, or the predicate's own), which passes through."""
+        for element, position in iterate(self._input, state, epoch):
+            if type(element) is Failed:
+                yield element, position, True
+                continue
+            verdict = apply_fn(self._predicate, element)
+            if type(verdict) is Failed:
+                failure = predicate_failure(
+                    self.transformation, self._predicate, verdict, self._signature()
+                )
+                yield failure, position, True
+            else:
+                yield element, position, verdict
 
 
 class Elements(Dataset):

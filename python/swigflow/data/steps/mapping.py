@@ -8,9 +8,9 @@ from swigflow import errors
 from swigflow.data import stats as _stats
 from swigflow.data.checks import state_fields
 from swigflow.data.dataset import iterate
-from swigflow.data.elements import Failed, apply_fn, function_name, predicate_failure
+from swigflow.data.elements import Failed, apply_fn, function_name
 from swigflow.data.seeds import new_seed
-from swigflow.data.steps.base import Replayed, Unary
+from swigflow.data.steps.base import Predicated, Replayed, Unary
 from swigflow.io import feature_spec
 
 
@@ -111,26 +111,12 @@ class DecodeImages(Unary):
             self._input._check_state(inner, f"{where}['input']")
 
 
-class Filter(Unary):
-    def __init__(self, input_dataset, predicate):
-        super().__init__(input_dataset)
-        self._predicate = predicate
-
-    def _stage_name(self):
-        return f"filter({function_name(self._predicate)})"
+class Filter(Predicated):
+    transformation, stage = "FilterDataset", "filter"
 
     def _generate(self, state, epoch):
-        for element, position in iterate(self._input, state, epoch):
-            if type(element) is Failed:
-                yield element, position
-                continue
-            keep = apply_fn(self._predicate, element)
-            if type(keep) is Failed:
-                yield (
-                    predicate_failure("FilterDataset", self._predicate, keep, self._signature()),
-                    position,
-                )
-            elif keep:
+        for element, position, keep in self._verdicts(state, epoch):
+            if keep:
                 yield element, position
 
 

@@ -8,8 +8,8 @@ import numpy as np
 from swigflow import errors
 from swigflow.data.checks import INFINITE, INT64_MAX, check_count, state_fields
 from swigflow.data.dataset import check_index, iterate
-from swigflow.data.elements import Failed, apply_fn, function_name, predicate_failure
-from swigflow.data.steps.base import Replayed, Unary
+from swigflow.data.elements import Failed
+from swigflow.data.steps.base import Predicated, Replayed, Unary
 
 _LOG = logging.getLogger("swigflow.data")
 
@@ -202,30 +202,16 @@ def scalar_bool(value, what):
     )
 
 
-class TakeWhile(Unary):
+class TakeWhile(Predicated):
     """The elements before the first for which predicate(element) is false. The predicate
     must return a boolean scalar (ValueError otherwise, when it is called: tf.data checks when
     the dataset is made); its exceptions are raised for their element, as in filter."""
 
-    def __init__(self, input_dataset, predicate):
-        super().__init__(input_dataset)
-        self._predicate = predicate
-
-    def _stage_name(self):
-        return f"take_while({function_name(self._predicate)})"
+    transformation, stage = "TakeWhileDataset", "take_while"
 
     def _generate(self, state, epoch):
-        for element, position in iterate(self._input, state, epoch):
-            if type(element) is Failed:
-                yield element, position
-                continue
-            keep = apply_fn(self._predicate, element)
-            if type(keep) is Failed:
-                failure = predicate_failure(
-                    "TakeWhileDataset", self._predicate, keep, self._signature()
-                )
-                yield failure, position
-            elif scalar_bool(keep, "predicate"):
+        for element, position, keep in self._verdicts(state, epoch):
+            if type(element) is Failed or scalar_bool(keep, "predicate"):
                 yield element, position
             else:
                 return
