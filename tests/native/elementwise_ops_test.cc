@@ -3,6 +3,7 @@
 // be split over the pool: CI runs this under ASan/UBSan and TSan.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
