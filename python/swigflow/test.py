@@ -6,9 +6,10 @@ from swigflow.ops import GradientTape, UnconnectedGradients
 
 
 def _as_checked(x):
-    """x as the array fn receives: its own layout and floating dtype (other types: float32)."""
+    """x as the array fn receives: its own layout and floating dtype, ml_dtypes' bfloat16
+    included (other types: float32)."""
     x = np.asarray(x)
-    return x if x.dtype.kind == "f" else x.astype(np.float32)
+    return x if x.dtype.kind == "f" or x.dtype.name == "bfloat16" else x.astype(np.float32)
 
 
 def _jacobians(fn, inputs, delta):
@@ -38,16 +39,19 @@ def _jacobians(fn, inputs, delta):
             args_plus = [*inputs[:i], plus, *inputs[i + 1 :]]
             args_minus = [*inputs[:i], minus, *inputs[i + 1 :]]
             diff = np.asarray(fn(*args_plus), np.float64) - np.asarray(fn(*args_minus), np.float64)
-            # The step actually taken in x's dtype.
+            # The step actually taken in x's dtype; where delta is below its precision (a
+            # bfloat16 of 48 plus 1e-3 is 48) there is none, and that row is NaN.
             step = np.float64(plus[where]) - np.float64(minus[where])
-            jac[k] = diff.reshape(-1) / step
+            jac[k] = diff.reshape(-1) / step if step else np.nan
         numerical.append(jac)
     return theoretical, numerical
 
 
 def compute_gradient(fn, inputs, delta=1e-3):
     """(theoretical, numerical): per input, the Jacobian d fn / d input as an array of shape
-    [input size, output size], from the registered gradients and from central differences."""
+    [input size, output size], from the registered gradients and from central differences.
+    Inputs keep their floating dtype (bfloat16 included); a numerical row is NaN where `delta`
+    is below that dtype's precision at the input's value (no step could be taken)."""
     return _jacobians(fn, list(inputs), delta)
 
 

@@ -3,10 +3,10 @@ tensorflow/python/kernel_tests/nn_ops/bias_op_base.py (BiasAddTestBase), on the 
 derivatives, and second derivatives through nested tapes (testGradGrad*, and the gradient of
 BiasAddGrad).
 
-Adapted: bfloat16 is left out (numpy has no bfloat16); `use_gpu` variants run once; the
-graph-mode branch of _computeGradient (gradient_checker v1, l2_loss) is replaced by its eager
-branch, which upstream runs too; `x * upstream` is swigflow.math.multiply (numpy's `*` is not
-recorded). The Relu6, LeakyRelu and Elu classes wait for those ops.
+Adapted: bfloat16 is ml_dtypes' type (skipped where it is not installed); `use_gpu` variants
+run once; the graph-mode branch of _computeGradient (gradient_checker v1, l2_loss) is replaced
+by its eager branch, which upstream runs too; `x * upstream` is swigflow.math.multiply (numpy's
+`*` is not recorded). The Relu6, LeakyRelu and Elu classes are in test_activations.py.
 """
 
 import numpy as np
@@ -106,8 +106,8 @@ def check_gradient(np_input, bias, dtype, data_format):
     if data_format == "NCHW":
         np_input = nhwc_to_nchw(np_input)
     jacobians = compute_gradient(np_input, bias, dtype, data_format, rng)
-    if dtype == np.float16:
-        # fp16 analytical gradients against fp32 numerical ones, as upstream.
+    if dtype in (np.float16, BFLOAT16):
+        # fp16/bf16 analytical gradients against fp32 numerical ones, as upstream.
         numerical32 = compute_gradient(np_input, bias, np.float32, data_format, rng)
         jacobians = [(a, n) for (a, _), (_, n) in zip(jacobians, numerical32)]
     if dtype == np.float64:
@@ -120,7 +120,13 @@ def check_gradient(np_input, bias, dtype, data_format):
         np.testing.assert_allclose(analytical, numerical, rtol=threshold, atol=threshold)
 
 
-DTYPES = [np.float16, np.float32, np.float64]
+try:  # ml_dtypes' bfloat16 (TensorFlow's numpy type for it), installed with the test tools
+    import ml_dtypes
+
+    BFLOAT16 = ml_dtypes.bfloat16
+except ImportError:
+    BFLOAT16 = None
+DTYPES = [np.float16, np.float32, np.float64] + ([BFLOAT16] if BFLOAT16 is not None else [])
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
