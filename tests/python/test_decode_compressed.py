@@ -12,6 +12,7 @@ import zlib
 
 import numpy as np
 import pytest
+from tf_messages import bare
 
 from swigflow import errors, io
 from swigflow.io import compressed
@@ -32,11 +33,6 @@ ENV = {"IO": io, "zlib": zlib, "gzip_bytes": generator.gzip_bytes, "np": np, "zs
 # kernel (and decode_compressed_op_test's testDecompressZstdExceedsLimit) refuses the size
 # first, as swigflow does.
 NEWER_TF = {"zstd_exceeds_limit": "exceeds maximum allowed size"}
-
-
-def bare(message):
-    message = re.sub(r"^\{\{function_node [^}]*\}\} ", "", message)
-    return re.sub(r" \[Op:\w+\]$", "", message)
 
 
 def test_every_case_has_golden_data():

@@ -7,10 +7,10 @@ import hashlib
 import importlib.util
 import json
 import os
-import re
 
 import numpy as np
 import pytest
+from tf_messages import bare
 
 from swigflow import errors, image, io
 
@@ -38,11 +38,6 @@ CASES = [(name, call) for name in sorted(GOLDEN["files"]) for call in sorted(CAL
 def read(name):
     with open(os.path.join(HERE, name + ".gif"), "rb") as f:
         return f.read()
-
-
-def bare(message):
-    message = re.sub(r"^\{\{function_node [^}]*\}\} ", "", message)
-    return re.sub(r" \[Op:\w+\]$", "", message)
 
 
 def test_the_golden_calls_are_the_generators():

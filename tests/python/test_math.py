@@ -5,10 +5,10 @@ cannot show (0-d results, shape errors, recording)."""
 import importlib.util
 import json
 import os
-import re
 
 import numpy as np
 import pytest
+from tf_messages import bare
 
 from swigflow import errors, math, nn, ops
 
@@ -53,12 +53,6 @@ ULPS = {"exp": 4, "exp_float64": 4, "log": 4, "log_zero": 4, "grad_exp": 4, "gra
 # Second derivatives of the losses cancel (g - sum(g * softmax)): compared to an absolute
 # tolerance scaled by the largest value rather than in ulps.
 SCALED_ATOL = {"xent_grads": 1e-6, "sparse_xent_grads": 1e-6, "grad_tanh": 1e-6}
-
-
-def bare(message):
-    """A message without TensorFlow's eager-function prefix and its ' [Op:...] name: ' tail."""
-    message = re.sub(r"^\{\{function_node [^}]*\}\} ", "", message)
-    return re.sub(r" \[Op:\w+\]( name: )?$", "", message.removesuffix(" name: "))
 
 
 def assert_same(expected, actual, ulps, where, scaled_atol=0.0):

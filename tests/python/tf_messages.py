@@ -1,0 +1,10 @@
+"""TensorFlow's error messages as recorded by the tests/testdata/make_tf_*.py generators."""
+
+import re
+
+
+def bare(message):
+    """The message without TensorFlow's eager-function prefix ("{{function_node ...}} ") and
+    its " [Op:Name]" / " name: " tail: the words swigflow's errors say."""
+    message = re.sub(r"^\{\{function_node [^}]*\}\} ", "", message)
+    return re.sub(r" \[Op:\w+\]( name: )?$", "", message.removesuffix(" name: "))
