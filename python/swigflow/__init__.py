@@ -16,6 +16,7 @@ from swigflow import (
     nn,
     ops,
     quantization,
+    specs,
     sysconfig,
     test,
     train,
@@ -52,12 +53,24 @@ from swigflow.math import (
     where,
 )
 from swigflow.ops import GradientTape
+from swigflow.specs import (
+    RaggedTensorSpec,
+    SparseTensorSpec,
+    TensorShape,
+    TensorSpec,
+    TypeSpec,
+)
 from swigflow.tensors import RaggedTensor, SparseTensor, constant, convert_to_tensor
 
 __all__ = [
     "GradientTape",
     "RaggedTensor",
+    "RaggedTensorSpec",
     "SparseTensor",
+    "SparseTensorSpec",
+    "TensorShape",
+    "TensorSpec",
+    "TypeSpec",
     "__version__",
     "add",
     "add_n",
@@ -90,6 +103,7 @@ __all__ = [
     "reduce_sum",
     "reshape",
     "sigmoid",
+    "specs",
     "sqrt",
     "square",
     "subtract",

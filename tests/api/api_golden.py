@@ -31,6 +31,7 @@ PUBLIC_MODULES = (
     "swigflow.ops.gen_nn_ops",
     "swigflow.ops.gen_quantization_ops",
     "swigflow.quantization",
+    "swigflow.specs",
     "swigflow.ray",
     "swigflow.sysconfig",
     "swigflow.test",

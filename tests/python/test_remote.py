@@ -394,18 +394,22 @@ def test_http_reads_records_in_large_ranges(http_root):
 
 
 class _CountingHandler(_RangeHandler):
-    """_RangeHandler that takes 20 ms per request and counts the requests in flight."""
+    """_RangeHandler that takes 20 ms per request and counts the requests in flight, in all
+    (server.most) and per path (server.most_of)."""
 
     def send_head(self):
         with self.server.lock:
-            self.server.active += 1
-            self.server.most = max(self.server.most, self.server.active)
+            self.server.active[self.path] = self.server.active.get(self.path, 0) + 1
+            in_flight = sum(self.server.active.values())
+            self.server.most = max(self.server.most, in_flight)
+            most = self.server.most_of.get(self.path, 0)
+            self.server.most_of[self.path] = max(most, self.server.active[self.path])
         try:
             time.sleep(0.02)
             return super().send_head()
         finally:
             with self.server.lock:
-                self.server.active -= 1
+                self.server.active[self.path] -= 1
 
 
 def test_a_file_read_in_order_is_read_ahead_over_several_requests(tmp_path, monkeypatch):
@@ -414,12 +418,13 @@ def test_a_file_read_in_order_is_read_ahead_over_several_requests(tmp_path, monk
     pytest.importorskip("aiohttp", reason="fsspec's http:// needs aiohttp (swigflow[remote])")
     records = _records(6000, size=1000)
     _write_local(tmp_path / "r.tfrecord", records)
+    _write_local(tmp_path / "s.tfrecord", records)
 
     def handler(*args, **kwargs):
         return _CountingHandler(*args, directory=str(tmp_path), **kwargs)
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.lock, server.active, server.most = threading.Lock(), 0, 0
+    server.lock, server.active, server.most, server.most_of = threading.Lock(), {}, 0, {}
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/r.tfrecord"
     monkeypatch.setattr(gfile, "READ_BLOCK_SIZE", 256 << 10)  # ~24 blocks
@@ -430,14 +435,11 @@ def test_a_file_read_in_order_is_read_ahead_over_several_requests(tmp_path, monk
         got = [r for b in ds for r in b]  # the two files interleaved, record by record
         assert got[::2] == records and got[1::2] == records
         monkeypatch.setattr(gfile, "READ_AHEAD_BLOCKS", 0)
-        # Blocks read ahead for the dataset may still be in flight after it ended; the count
-        # below is of this reader's requests only.
-        deadline = time.monotonic() + 10
-        while server.active and time.monotonic() < deadline:
-            time.sleep(0.01)
-        server.most = 0
-        assert list(sf.io.tf_record_iterator(url)) == records
-        assert server.most == 1
+        # Blocks read ahead for the dataset may still be in flight after it ended (issue 50:
+        # abandoned read-ahead is not cancelled yet), so this reader reads a file of its own.
+        other = url.replace("/r.tfrecord", "/s.tfrecord")
+        assert list(sf.io.tf_record_iterator(other)) == records
+        assert server.most_of["/s.tfrecord"] == 1
     finally:
         server.shutdown()
 

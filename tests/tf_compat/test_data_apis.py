@@ -373,13 +373,15 @@ def test_cardinalities():
 
 
 def test_sparse_and_ragged_values():
-    # from_tensor_slices_test.py's sparse cases: swigflow refuses to slice them, saying what it
-    # takes; from_tensors keeps them whole, as tf.data does.
+    # from_tensor_slices_test.py's sparse and ragged cases: rows, as tf.data slices them;
+    # from_tensors keeps them whole.
     sparse = SparseTensor([[0, 0], [1, 2]], np.array([1, 2], np.int64), [2, 3])
     ragged = RaggedTensor.from_row_lengths(np.arange(3), [1, 2])
-    for value in (sparse, ragged, {"x": sparse}):
-        with pytest.raises(TypeError, match=r"from_tensor_slices cannot slice a .*Tensor"):
-            Dataset.from_tensor_slices(value)
+    rows = list(Dataset.from_tensor_slices({"x": sparse, "y": ragged}))
+    assert [r["x"].indices.tolist() for r in rows] == [[[0]], [[2]]]
+    assert [r["x"].values.tolist() for r in rows] == [[1], [2]]
+    assert [r["x"].dense_shape.tolist() for r in rows] == [[3], [3]]
+    assert [r["y"].tolist() for r in rows] == [[0], [1, 2]]
     assert Dataset.from_tensors(sparse).get_single_element() is sparse
     (got,) = Dataset.from_tensors((ragged,)).get_single_element()
     assert got is ragged

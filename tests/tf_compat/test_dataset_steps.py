@@ -3,9 +3,9 @@ and group_by_window_test.py (GroupByWindowTest). Not translated: testPaddedBatch
 (no sparse elements in swigflow), testSkipEager* (graph-mode placeholders) and
 testGroupByWindowWithAutotune's graph rewrite (its pipeline runs below as an ordinary one).
 
-Adaptation: padded shapes that do not fit an element's rank raise ValueError with tf.data's
-message when the batch is made, not when the dataset is built (swigflow datasets carry no static
-element shapes; see README "Differences from TensorFlow")."""
+Padded shapes that do not fit their component's spec raise tf.data's ValueError when the
+dataset is made; after a Python function (whose outputs have an UnknownSpec) they raise it when
+the batch is made (README "Differences from TensorFlow")."""
 
 import numpy as np
 import pytest
@@ -142,13 +142,13 @@ def test_padded_batch_dataset_unicode():
 
 
 def test_padded_batch_shape_error():
-    """PaddedBatchTest.testPaddedBatchShapeError (the rank checks when the batch is made)."""
+    """PaddedBatchTest.testPaddedBatchShapeError: raised when the dataset is made."""
     with pytest.raises(
         ValueError,
-        match=r"The padded shape \(1,\) is not compatible with the corresponding input "
-        r"component shape \(\).",
+        match=r"The padded shape \(1,\) is not compatible with the shape \(\) of the "
+        r"corresponding input component.",
     ):
-        next(iter(Dataset.range(10).padded_batch(5, padded_shapes=[1])))
+        Dataset.range(10).padded_batch(5, padded_shapes=[1])
     with pytest.raises(
         ValueError,
         match=r"Padded shape .* must be a 1-D tensor of tf.int64 values, but its shape was "
@@ -165,10 +165,10 @@ def test_padded_batch_shape_error():
         )
     with pytest.raises(
         ValueError,
-        match=r"The padded shape \(1,\) is not compatible with the corresponding input "
-        r"component shape \(\).",
+        match=r"The padded shape \(1,\) is not compatible with the shape \(\) of the "
+        r"corresponding input component.",
     ):
-        next(iter(Dataset.range(10).padded_batch(5, padded_shapes=np.array([1], np.int64))))
+        Dataset.range(10).padded_batch(5, padded_shapes=np.array([1], np.int64))
 
 
 # --- group_by_window_test.py --------------------------------------------------------------

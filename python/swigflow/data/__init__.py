@@ -32,6 +32,7 @@ from swigflow.data.options import (
     ThreadingOptions,
 )
 from swigflow.data.records import TFRecordDataset
+from swigflow.specs import DatasetSpec, UnknownSpec
 
 
 def __getattr__(name):  # PEP 562: torch and grain are imported only when an adapter is used
@@ -52,6 +53,7 @@ __all__ = [
     "UNKNOWN",
     "AutotuneOptions",
     "Dataset",
+    "DatasetSpec",
     "DistributeOptions",
     "Iterator",
     "OptimizationOptions",
@@ -61,6 +63,7 @@ __all__ = [
     "TFRecordDataset",
     "ThreadingOptions",
     "TorchIterableDataset",
+    "UnknownSpec",
     "experimental",
     "profiler",
     "stats",

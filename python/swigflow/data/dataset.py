@@ -36,6 +36,7 @@ from swigflow.data.checks import (
 from swigflow.data.elements import Failed
 from swigflow.data.options import Options
 from swigflow.data.seeds import IterationScope, IteratorSeeds
+from swigflow.specs import UnknownSpec
 
 
 def dataset_type(dataset):
@@ -82,20 +83,22 @@ def element_at(dataset, index):
     return element
 
 
-def random_access_blocker(dataset):
-    """None when every step of `dataset` has random access, else the first reason one has not,
-    from the outermost step in."""
+def pipeline_steps(dataset):
+    """Every step of `dataset`, each once, from the outermost step in (depth first)."""
     stack, seen = [dataset], set()
     while stack:
         step = stack.pop()
-        if id(step) in seen:
-            continue
-        seen.add(id(step))
-        reason = step._random_access_blocker()
-        if reason is not None:
-            return reason
-        stack.extend(reversed(step._input_datasets()))
-    return None
+        if id(step) not in seen:
+            seen.add(id(step))
+            yield step
+            stack.extend(reversed(step._input_datasets()))
+
+
+def random_access_blocker(dataset):
+    """None when every step of `dataset` has random access, else the first reason one has not,
+    from the outermost step in."""
+    reasons = (step._random_access_blocker() for step in pipeline_steps(dataset))
+    return next((reason for reason in reasons if reason is not None), None)
 
 
 def split_source(dataset, num_shards, index):
@@ -130,16 +133,8 @@ def epoch_elements(dataset, epoch):
 
 def _reshuffling_steps(dataset):
     """The steps of a pipeline whose seeded shuffles reshuffle per iterator, depth first."""
-    found, stack, seen = [], [dataset], set()
-    while stack:
-        step = stack.pop()
-        if id(step) in seen:
-            continue
-        seen.add(id(step))
-        if isinstance(step, IteratorSeeds) and step.reshuffles_per_iterator():
-            found.append(step)
-        stack.extend(reversed(step._input_datasets()))
-    return found
+    steps = pipeline_steps(dataset)
+    return [s for s in steps if isinstance(s, IteratorSeeds) and s.reshuffles_per_iterator()]
 
 
 def _identity_of(value):
@@ -182,6 +177,10 @@ class Dataset:
 
     def _cardinality(self):
         return UNKNOWN
+
+    def _element_spec(self):
+        """The spec of this step's elements (swigflow.specs): unknown unless the step says."""
+        return UnknownSpec(self._stage_name())
 
     def _get(self, index):
         """The element at position `index` of a first pass, read without iterating (random
@@ -226,7 +225,7 @@ class Dataset:
     # class's set along the MRO counts).
     _NOT_IDENTITY = frozenset(
         {"_iterations", "_first_order", "_random_access_seed", "_store", "_fingerprint_digest"}
-    )
+    ) | {"_spec"}
 
     def _identity(self):
         """What decides this dataset's elements, digested into the fingerprint that binds an
@@ -282,6 +281,15 @@ class Dataset:
         finally:
             it.close()
         return it.stats()
+
+    @property
+    def element_spec(self):
+        """The structure, dtypes and shapes (None: unknown) of the elements, as tf.data's
+        (swigflow.specs). An element made by a Python function has an UnknownSpec part."""
+        found = self.__dict__.get("_spec")
+        if found is None:  # computed once: a dataset is immutable
+            found = self.__dict__.setdefault("_spec", self._element_spec())
+        return found
 
     def cardinality(self):
         """The number of elements: a count, INFINITE, or UNKNOWN (tf.data's convention)."""
@@ -341,16 +349,17 @@ class Dataset:
         generator, output_types=None, output_shapes=None, args=None, output_signature=None,
         name=None,
     ):  # fmt: skip
-        """The elements generator(*args) yields, each pass calling it anew. Types and shapes
-        are not checked (elements stay what the generator made, with from_tensors' dtypes for
-        Python values); a generator that raises ends the dataset with its exception. Resuming
-        calls the generator again and skips the elements already given."""
-        from swigflow.data.sources import FromGenerator
+        """The elements generator(*args) yields, each pass calling it anew, converted to
+        output_signature (or output_types/output_shapes) as tf.data converts them, or as yielded
+        without one (tf.data requires it). A generator that raises ends the dataset with its
+        exception. Resuming calls the generator again and skips what was given."""
+        from swigflow.data.sources import FromGenerator, generator_signature
 
-        del output_types, output_shapes, output_signature, name
+        del name
         if not callable(generator):
             raise TypeError("`generator` must be a Python callable.")
-        return FromGenerator(generator, tuple(args or ()))
+        signature = generator_signature(output_types, output_shapes, output_signature)
+        return FromGenerator(generator, tuple(args or ()), signature)
 
     @staticmethod
     def list_files(file_pattern, shuffle=None, seed=None, name=None):
@@ -595,6 +604,14 @@ class Dataset:
         del name
         return Enumerate(self, int(start))
 
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=np.int64, name=None):
+        """batch(), with each component of partly unknown shape (per its spec, as tf.data
+        decides) a swigflow.RaggedTensor, ragged up to the spec's last unknown dimension."""
+        from swigflow.data.steps.batching import RaggedBatch
+
+        del name
+        return RaggedBatch(self, batch_size_of(batch_size), bool(drop_remainder), row_splits_dtype)
+
     def unbatch(self, name=None):
         """Splits each element along its first dimension (of every component): the inverse of
         batch()."""
@@ -744,11 +761,11 @@ class Dataset:
 
     @staticmethod
     def load(path, element_spec=None, compression=None, reader_func=None):
-        """What Dataset.save wrote under `path`: its shards in order, or reader_func(shards)."""
+        """What Dataset.save wrote under `path`: its shards in order, or reader_func(shards),
+        with the saved element_spec (or the one given, if compatible)."""
         from swigflow.data.steps.saving import load
 
-        del element_spec
-        return load(path, compression, reader_func)
+        return load(path, element_spec, compression, reader_func)
 
     def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None, name=None):
         """This dataset kept under directory `path` by its fingerprint: the first complete pass
@@ -765,24 +782,6 @@ class Dataset:
 
     def __repr__(self):
         return f"<{self._signature()}>"
-
-
-class _Running:
-    """What an iterator's steps see while its code runs: its statistics and its iterations."""
-
-    __slots__ = ("_scope", "_session")
-
-    def __init__(self, session, iterations):
-        self._session = session
-        self._scope = IterationScope(iterations)
-
-    def __enter__(self):
-        self._scope.__enter__()
-        self._session.__enter__()
-
-    def __exit__(self, *exc):
-        self._session.__exit__(*exc)
-        self._scope.__exit__(*exc)
 
 
 class Iterator:
@@ -831,10 +830,8 @@ class Iterator:
         if steps:  # which iterator of each seeded shuffle this is (resumed with the state)
             self._state["iterations"] = iterations
         self._collector = _stats.Collector() if stats else None
-        self._session = _Running(
-            _stats.Session(self._collector),
-            {id(step): k for step, k in zip(steps, iterations)},
-        )
+        numbers = {id(step): k for step, k in zip(steps, iterations)}
+        self._session = _stats.Session(self._collector, IterationScope(numbers))
         with self._session:
             self._gen = dataset._iter(inner, 0)
         self._lock = threading.Lock()  # one next() at a time: each element to one caller

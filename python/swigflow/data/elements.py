@@ -2,9 +2,23 @@
 Failed element standing for a user function's exception, and how functions apply to, slice and
 stack elements."""
 
+import types
+
 import numpy as np
 
 from swigflow import errors
+from swigflow.tensors import RaggedTensor, SparseTensor
+
+# Values a map function may never return: they are code, not data (tf.data's tracing refuses
+# them when map() is called; swigflow, which runs the function, when it returns one).
+_NOT_DATA = (
+    type,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.ModuleType,
+    types.GeneratorType,
+)
 
 
 def function_name(fn):
@@ -46,6 +60,29 @@ def apply_fn(fn, element):
         return Failed(e)
 
 
+def _not_data(value):
+    """The first part of `value` (a structure) that is code rather than data, else None."""
+    if isinstance(value, dict):
+        value = tuple(value.values())
+    if isinstance(value, tuple):
+        return next((bad for v in value if (bad := _not_data(v)) is not None), None)
+    return value if isinstance(value, _NOT_DATA) else None
+
+
+def map_output(fn, element):
+    """apply_fn for map(): a result that holds code (a class, a function) fails its element
+    with tf.data's TypeError."""
+    result = apply_fn(fn, element)
+    if type(result) is np.ndarray or type(result) is Failed:
+        return result
+    bad = _not_data(result)
+    if bad is None:
+        return result
+    return Failed(
+        TypeError(f"Unsupported return value from function passed to Dataset.map(): {bad}.")
+    )
+
+
 def component_count(structure):
     """The number of components of a structure (nested dicts, tuples and lists)."""
     if isinstance(structure, dict):
@@ -74,6 +111,12 @@ def slice_of(tensors, i):
         return {k: slice_of(v, i) for k, v in tensors.items()}
     if isinstance(tensors, tuple):
         return tuple(slice_of(v, i) for v in tensors)
+    if tensors is None:
+        return None  # tf.data keeps a None component in every row
+    if isinstance(tensors, SparseTensor):
+        row = tensors.indices[:, 0] == i
+        indices, values = tensors.indices[row, 1:], tensors.values[row]
+        return SparseTensor(indices, values, tensors.dense_shape[1:])
     return tensors[i]
 
 
@@ -82,8 +125,13 @@ def length_of(tensors):
         lengths = {length_of(v) for v in tensors.values()}
     elif isinstance(tensors, tuple):
         lengths = {length_of(v) for v in tensors}
+    elif tensors is None:
+        return None  # a None component has every length
+    elif isinstance(tensors, SparseTensor):
+        return int(tensors.dense_shape[0])
     else:
         return len(tensors)
+    lengths.discard(None)
     if len(lengths) != 1:
         raise ValueError(f"all components must have the same first dimension, got {lengths}")
     return lengths.pop()
@@ -91,14 +139,21 @@ def length_of(tensors):
 
 def stack(elements, _component=None):
     """Elements (of one structure) stacked into one; components of different shapes raise
-    InvalidArgumentError with tf.data's words."""
+    InvalidArgumentError with tf.data's words. SparseTensors stack into one of the largest
+    dense shape, RaggedTensors into one with a ragged dimension more (tf.data's rules)."""
     first = elements[0]
     if isinstance(first, dict):
         return {k: stack([e[k] for e in elements]) for k in first}
     if isinstance(first, tuple):
         return tuple(stack([e[i] for e in elements], i) for i in range(len(first)))
+    if first is None:
+        return None
     if isinstance(first, (bytes, str)):
         return np.array(elements, dtype=object)
+    if isinstance(first, SparseTensor):
+        return _stacked_sparse(elements)
+    if isinstance(first, RaggedTensor):
+        return _stacked_ragged(elements)
     arrays = [np.asarray(e) for e in elements]
     for i, a in enumerate(arrays):
         if a.shape != arrays[0].shape:
@@ -108,6 +163,44 @@ def stack(elements, _component=None):
                 f"{shape_text(a)}."
             )
     return np.stack(arrays)
+
+
+def _stacked_sparse(elements):
+    ranks = {len(e.dense_shape) for e in elements}
+    if len(ranks) != 1:
+        raise errors.InvalidArgumentError(
+            f"Cannot batch SparseTensors of different ranks {sorted(ranks)}"
+        )
+    rows = [np.full((len(e.indices), 1), i, np.int64) for i, e in enumerate(elements)]
+    indices = np.concatenate([np.hstack([r, e.indices]) for r, e in zip(rows, elements)])
+    values = np.concatenate([e.values for e in elements])
+    dense_shape = np.max([e.dense_shape for e in elements], axis=0)
+    return SparseTensor(indices, values, np.concatenate([[len(elements)], dense_shape]))
+
+
+def _concatenated_rows(ragged):
+    """RaggedTensors of one ragged rank, their rows one after the other in one."""
+    splits, offset = [ragged[0].row_splits], ragged[0].row_splits[-1]
+    for r in ragged[1:]:
+        splits.append(r.row_splits[1:] + offset)
+        offset += r.row_splits[-1]
+    values = [r.values for r in ragged]
+    if isinstance(values[0], RaggedTensor):
+        values = _concatenated_rows(values)
+    else:
+        values = np.concatenate(values)
+    return RaggedTensor(values, np.concatenate(splits))
+
+
+def _stacked_ragged(elements):
+    depths = {len(e.nested_row_splits) for e in elements}
+    if len(depths) != 1:
+        raise errors.InvalidArgumentError(
+            f"Cannot batch RaggedTensors of different ragged ranks {sorted(depths)}"
+        )
+    splits = np.zeros(len(elements) + 1, dtype=elements[0].row_splits.dtype)
+    np.cumsum([len(e) for e in elements], out=splits[1:])
+    return RaggedTensor(_concatenated_rows(elements), splits)
 
 
 def shape_text(array):

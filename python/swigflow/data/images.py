@@ -84,6 +84,20 @@ def describe(options):
     return ",".join(str(options[k]) for k in keys) + f",{options['mean']},{options['std']}"
 
 
+def decoded_spec(spec, key, options):
+    """The element spec after decode_images: `key`'s strings become images of the options'
+    size, layout and dtype; UnknownSpec when `spec` has no such key."""
+    from swigflow.specs import TensorShape, TensorSpec, UnknownSpec
+
+    encoded = spec.get(key) if isinstance(spec, dict) else None
+    if type(encoded) is not TensorSpec or encoded.shape.rank is None:
+        return spec if isinstance(spec, UnknownSpec) else UnknownSpec("decode_images")
+    h, w, c = options["height"], options["width"], options["channels"]
+    image = (c, h, w) if options["nchw"] else (h, w, c)
+    dtype = np.float32 if options["float32"] else np.uint8
+    return dict(spec, **{key: TensorSpec(encoded.shape.concatenate(TensorShape(image)), dtype)})
+
+
 def _images_of(element, key):
     if not isinstance(element, dict) or key not in element:
         raise errors.InvalidArgumentError(

@@ -30,10 +30,11 @@ from swigflow.data.checks import (
 from swigflow.data.dataset import Dataset, check_shardable, epoch_elements
 from swigflow.data.seeds import SEED_RANGE, IteratorSeeds, combined, new_seed, seed_bits
 from swigflow.data.sources import file_sizes
-from swigflow.data.steps.mapping import ParseFn
+from swigflow.data.steps.mapping import ParseFn, parsed_spec
 from swigflow.io import feature_spec, gfile
 from swigflow.io import index as _index
 from swigflow.io.tf_record import RecordBuffer, compression_name, native_options
+from swigflow.specs import TensorSpec, UnknownSpec
 
 log = logging.getLogger("swigflow.data")
 
@@ -299,6 +300,18 @@ class _NativeRecords(Dataset, IteratorSeeds):
 
     def _input_datasets(self):
         return [self._files] if isinstance(self._files, Dataset) else []
+
+    def _element_spec(self):
+        c = self._steps
+        if c.zero_copy and c.plan is None:  # RecordBuffers, not arrays
+            return UnknownSpec("TFRecordDataset(zero_copy=True)")
+        batch = (c.batch_size if c.drop_remainder else None) if c.batch_size else 0
+        spec = TensorSpec(() if batch == 0 else (batch,), np.dtype(object))
+        if c.plan is not None:
+            spec = parsed_spec(c.features, spec)
+        if c.images is not None:
+            spec = _images.decoded_spec(spec, c.images["key"], c.images)
+        return spec
 
     def reshuffles_per_iterator(self):
         c = self._steps

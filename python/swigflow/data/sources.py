@@ -10,10 +10,12 @@ import numpy as np
 from swigflow import errors
 from swigflow.data.checks import INFINITE, INT64_MAX, check_count, state_fields
 from swigflow.data.dataset import Dataset, check_index
-from swigflow.data.elements import length_of, slice_of
+from swigflow.data.elements import Failed, length_of, slice_of
 from swigflow.data.seeds import SEED_RANGE, IteratorSeeds, draw, new_seed, pass_key
 from swigflow.data.steps.slicing import Shard
+from swigflow.data.structure import STRING, common_spec, map_specs, spec_of
 from swigflow.io import gfile
+from swigflow.specs import TensorSpec, TypeSpec, dtype_name
 from swigflow.tensors import RaggedTensor, SparseTensor
 
 
@@ -63,13 +65,8 @@ def _as_arrays(tensors):
         return {k: _as_arrays(v) for k, v in tensors.items()}
     if isinstance(tensors, tuple):
         return tuple(_as_arrays(v) for v in tensors)
-    if isinstance(tensors, (SparseTensor, RaggedTensor)):
-        raise TypeError(
-            f"from_tensor_slices cannot slice a {type(tensors).__name__}: it takes numpy arrays, "
-            "(nested) lists, numbers, str and bytes, and dicts and tuples of them. Pass "
-            "to_dense() (SparseTensor) or to_list() rows (RaggedTensor), or the parts (indices, "
-            "values, dense_shape / values, row_splits) as components"
-        )
+    if tensors is None or isinstance(tensors, (SparseTensor, RaggedTensor)):
+        return tensors  # sliced into rows as they are (elements.slice_of)
     return as_array(tensors)
 
 
@@ -84,6 +81,9 @@ class TensorSlices(Dataset):
 
     def _cardinality(self):
         return self._n
+
+    def _element_spec(self):
+        return map_specs(lambda s: s.unbatch(), spec_of(self._tensors))
 
     def _get(self, index):
         check_index(self, index)
@@ -158,6 +158,9 @@ class ListFiles(Dataset, IteratorSeeds):
         for i in range(state["next"], len(files)):
             yield files[i], {"seed": state["seed"], "next": i + 1}
 
+    def _element_spec(self):
+        return TensorSpec((), STRING)
+
     def _cardinality(self):
         return len(self._files)
 
@@ -195,6 +198,9 @@ class FromTensors(Dataset):
     def _cardinality(self):
         return 1
 
+    def _element_spec(self):
+        return spec_of(self._element)
+
     def _get(self, index):
         check_index(self, index)
         return self._element
@@ -219,16 +225,175 @@ def element_of(tensors):
     return as_array(tensors)
 
 
+def generator_signature(output_types, output_shapes, output_signature):
+    """from_generator's element spec from its arguments, as tf.data takes them (None: no
+    signature, which swigflow allows: elements are then what the generator yields)."""
+    if output_signature is not None:
+        if output_types is not None:
+            raise TypeError(
+                "The `output_types` argument can not be used together with the "
+                "`output_signature` argument."
+            )
+        for spec in _leaves(output_signature):
+            if not isinstance(spec, TypeSpec):
+                raise TypeError(
+                    "`output_signature` must contain objects that are subclass of `tf.TypeSpec` "
+                    f"but found {type(spec)} which is not."
+                )
+        return output_signature
+    if output_types is None:
+        if output_shapes is not None:
+            raise TypeError(
+                "To specify the output signature you need to provide either the "
+                "`output_signature` argument or the `output_types` argument."
+            )
+        return None
+    return _legacy_signature(output_types, output_shapes)
+
+
+def _leaves(structure):
+    if isinstance(structure, dict):
+        return [x for v in structure.values() for x in _leaves(v)]
+    if isinstance(structure, tuple):
+        return [x for v in structure for x in _leaves(v)]
+    return [structure]
+
+
+def _legacy_signature(types, shapes):
+    """output_types and output_shapes (same structure; shapes None: unknown) as specs."""
+    if isinstance(types, dict):
+        shapes = dict.fromkeys(types) if shapes is None else shapes
+        return {k: _legacy_signature(v, shapes[k]) for k, v in types.items()}
+    if isinstance(types, tuple):
+        shapes = (None,) * len(types) if shapes is None else shapes
+        return tuple(_legacy_signature(t, s) for t, s in zip(types, shapes))
+    return TensorSpec(shapes, types)
+
+
+def _dtypes_text(signature):
+    if isinstance(signature, dict):
+        return "{" + ", ".join(f"{k!r}: {_dtypes_text(v)}" for k, v in signature.items()) + "}"
+    if isinstance(signature, tuple):
+        return "(" + ", ".join(_dtypes_text(v) for v in signature) + ")"
+    return dtype_name(signature.dtype) if hasattr(signature, "dtype") else repr(signature)
+
+
+def _string_array(value):
+    """`value` (str, bytes, nested lists or arrays of them) as an array of bytes objects."""
+    if isinstance(value, (list, str, bytes)):
+        value = _utf8(value)
+    array = value if isinstance(value, np.ndarray) else np.asarray(value, dtype=object)
+    flat = [v.encode() if isinstance(v, str) else v for v in array.ravel().tolist()]
+    if not all(isinstance(v, bytes) for v in flat):
+        raise TypeError("not strings")
+    out = np.empty(len(flat), dtype=object)
+    out[:] = flat
+    return out.reshape(array.shape)
+
+
+def _conformed(value, spec):
+    """A yielded component as `spec` has it: converted to its dtype as tf.data converts (with
+    numpy's wrapping casts), its shape checked; TypeError with tf.data's words otherwise."""
+    if type(spec) is not TensorSpec:
+        if common_spec(spec_of(value), spec) is None:
+            raise TypeError(
+                f"`generator` yielded an element of {spec_of(value)!r} where an element of "
+                f"{spec!r} was expected."
+            )
+        return value
+    try:
+        if spec.dtype == STRING:
+            array = _string_array(value)
+        else:
+            array = np.asarray(value)
+            array = array if array.dtype == spec.dtype else array.astype(spec.dtype)
+    except (TypeError, ValueError) as e:
+        raise TypeError(
+            "`generator` yielded an element that could not be converted to the expected type. "
+            f"The expected type was {dtype_name(spec.dtype)}, but the yielded element was "
+            f"{value}."
+        ) from e
+    if not spec.shape.is_compatible_with(array.shape):
+        raise TypeError(
+            f"`generator` yielded an element of shape {array.shape} where an element of shape "
+            f"{tuple(spec.shape.dims)} was expected."
+        )
+    return array if array.ndim else array[()]
+
+
+def _structured(value, signature):
+    """`value` in the structure of `signature`, each component conformed; None when the
+    structure differs."""
+    if isinstance(signature, dict):
+        if not isinstance(value, dict) or set(value) != set(signature):
+            return None
+        parts = {k: _structured(value[k], s) for k, s in signature.items()}
+        return None if any(p is None for p in parts.values()) else parts
+    if isinstance(signature, tuple):
+        if not isinstance(value, (tuple, list)) or len(value) != len(signature):
+            return None
+        parts = [_structured(v, s) for v, s in zip(value, signature)]
+        return None if any(p is None for p in parts) else tuple(parts)
+    return _Component(_conformed(value, signature))
+
+
+class _Component:
+    """A conformed component, told apart from None (a structure that did not match)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _unwrapped(structure):
+    if isinstance(structure, dict):
+        return {k: _unwrapped(v) for k, v in structure.items()}
+    if isinstance(structure, tuple):
+        return tuple(_unwrapped(v) for v in structure)
+    return structure.value
+
+
+def conform(value, signature):
+    """A yielded element as the signature says it is; InvalidArgumentError naming what
+    differs (as tf.data's, whose message carries the TypeError)."""
+    try:
+        found = _structured(value, signature)
+        if found is None:
+            raise TypeError(
+                "`generator` yielded an element that did not match the expected structure. The "
+                f"expected structure was {_dtypes_text(signature)}, but the yielded element was "
+                f"{value}."
+            )
+    except TypeError as e:
+        raise errors.InvalidArgumentError(f"TypeError: {e}") from e
+    return _unwrapped(found)
+
+
 class FromGenerator(Dataset):
-    def __init__(self, generator, args):
+    def __init__(self, generator, args, signature):
         self._generator = generator
         self._args = args
+        self._signature_specs = signature
+
+    def _element_spec(self):
+        if self._signature_specs is None:
+            return super()._element_spec()
+        return self._signature_specs
 
     def _generate(self, state, epoch):
         skip = 0 if state is None else state
+        signature = self._signature_specs
         for count, value in enumerate(self._generator(*self._args), 1):
-            if count > skip:
+            if count <= skip:
+                continue
+            if signature is None:
                 yield element_of(value), count
+                continue
+            try:
+                yield conform(value, signature), count
+            except errors.InvalidArgumentError as e:
+                yield Failed(e), count
 
     def _check_state(self, state, where):
         if state is not None:
@@ -258,6 +423,9 @@ class Counter(Dataset):
 
     def _cardinality(self):
         return INFINITE
+
+    def _element_spec(self):
+        return TensorSpec((), self._dtype)
 
     def _check_state(self, state, where):
         if state is not None:
@@ -299,6 +467,9 @@ class RandomValues(Dataset, IteratorSeeds):
 
     def _cardinality(self):
         return INFINITE
+
+    def _element_spec(self):
+        return TensorSpec((), np.int64)
 
     def _check_state(self, state, where):
         if state is not None:

@@ -397,18 +397,22 @@ def in_thread(parent, fn):
 
 
 class Session:
-    """Makes `collector` current while an iterator's code runs."""
+    """Makes `collector` current while an iterator's code runs, inside `scope` (a context
+    manager entered first and left last: the iterator's seeds.IterationScope)."""
 
-    __slots__ = ("_token", "collector")
+    __slots__ = ("_scope", "_token", "collector")
 
-    def __init__(self, collector):
+    def __init__(self, collector, scope):
         self.collector = collector
+        self._scope = scope
 
     def __enter__(self):
+        self._scope.__enter__()
         self._token = _COLLECTOR.set(self.collector)
 
     def __exit__(self, *exc):
         _COLLECTOR.reset(self._token)
+        self._scope.__exit__(*exc)
 
 
 class StatsLogger:

@@ -513,3 +513,27 @@ def drop_batch_dimension(value):
     if isinstance(value, RaggedTensor):
         return value.values
     return value[0]
+
+
+def parsed_spec(features, batch):
+    """The element spec (swigflow.specs) of parse_example's result for `features`: a dict with
+    a first dimension of `batch` rows (an int, or None when unknown) in every value."""
+    from swigflow.specs import RaggedTensorSpec, SparseTensorSpec, TensorSpec
+
+    found = {}
+    for key, spec in features.items():
+        dtype = NUMPY_DTYPE[spec.dtype]
+        if isinstance(spec, FixedLenFeature):
+            found[key] = TensorSpec((batch, *spec.shape), dtype)
+        elif isinstance(spec, FixedLenSequenceFeature):
+            inner = (None,) if spec.shape is None else tuple(spec.shape)
+            found[key] = TensorSpec((batch, None, *inner), dtype)
+        elif isinstance(spec, VarLenFeature):
+            found[key] = SparseTensorSpec((batch, None), dtype)
+        elif isinstance(spec, SparseFeature):
+            found[key] = SparseTensorSpec((batch, *spec.sizes()), dtype)
+        else:  # RaggedFeature: a ragged dimension per partition, and the values'
+            levels = 1 + len(spec.partitions)
+            shape = (batch,) + (None,) * levels
+            found[key] = RaggedTensorSpec(shape, dtype, levels, spec.row_splits_dtype)
+    return found

@@ -39,6 +39,9 @@ class Predicated(Unary):
         super().__init__(input_dataset)
         self._predicate = predicate
 
+    def _element_spec(self):
+        return self._input.element_spec
+
     def _stage_name(self):
         return f"{self.stage}({function_name(self._predicate)})"
 
@@ -60,10 +63,15 @@ class Predicated(Unary):
 
 
 class Elements(Dataset):
-    """A dataset over a list of elements already made (a window, a group)."""
+    """A dataset over a list of elements already made (a window, a group), of `spec` (None:
+    unknown)."""
 
-    def __init__(self, elements):
+    def __init__(self, elements, spec=None):
         self._elements = elements
+        self._of_spec = spec
+
+    def _element_spec(self):
+        return super()._element_spec() if self._of_spec is None else self._of_spec
 
     def _generate(self, state, epoch):
         for i in range(0 if state is None else state, len(self._elements)):

@@ -5,8 +5,19 @@ import numpy as np
 from swigflow import errors
 from swigflow.data.checks import INFINITE, UNKNOWN, batch_size_of, state_fields
 from swigflow.data.dataset import check_index, iterate
-from swigflow.data.elements import Failed, length_of, slice_of, stacked
+from swigflow.data.elements import Failed, length_of, slice_of, stack, stacked
 from swigflow.data.steps.base import Replayed, Unary
+from swigflow.data.structure import (
+    batched_spec,
+    leading_dimensions,
+    pack_like,
+    ragged_batched_spec,
+    ragged_of,
+    ragged_rank_for,
+    row_splits_dtype_of,
+    unbatched_spec,
+)
+from swigflow.specs import TensorShape, TensorSpec, UnknownSpec
 
 
 class Batch(Unary):
@@ -37,6 +48,13 @@ class Batch(Unary):
     def _combine(self, elements):
         return stacked(elements)
 
+    def _batch_dimension(self):
+        """The batches' first dimension in the spec: known when every batch is full."""
+        return self._size if self._drop else None
+
+    def _element_spec(self):
+        return batched_spec(self._input.element_spec, self._batch_dimension())
+
     def _cardinality(self):
         n = self._input._cardinality()
         if n < 0:
@@ -60,7 +78,37 @@ def _rows(element):
 
 
 class Unbatch(Unary):
-    """Resuming re-reads the batch the state was in (the position before it is kept)."""
+    """Resuming re-reads the batch the state was in (the position before it is kept). With
+    batches of a size the spec knows, the length is known and rows are read at random."""
+
+    def __init__(self, input_dataset):
+        super().__init__(input_dataset)
+        self.element_spec  # noqa: B018 - ValueError now for components that cannot unbatch
+
+    def _element_spec(self):
+        return unbatched_spec(self._input.element_spec)
+
+    def _rows_per_element(self):
+        spec = self._input.element_spec
+        found = set() if isinstance(spec, UnknownSpec) else leading_dimensions(spec)
+        return found.pop() if len(found) == 1 else None
+
+    def _cardinality(self):
+        n, rows = self._input._cardinality(), self._rows_per_element()
+        if n == INFINITE or n == 0:
+            return n
+        return n * rows if n > 0 and rows is not None else UNKNOWN
+
+    def _get(self, index):
+        rows = self._rows_per_element()
+        if rows is None:
+            raise errors.FailedPreconditionError(
+                "Random access of an UnbatchDataset needs batches of a known size (batch with "
+                "drop_remainder=True)."
+            )
+        check_index(self, index)
+        element = self._input._get(index // rows)
+        return element if type(element) is Failed else slice_of(element, index % rows)
 
     def _generate(self, state, epoch):
         before, skip = (None, 0) if state is None else (state["before"], state["row"])
@@ -140,10 +188,7 @@ def _padded_component(values, shape, padding_value):
         target = longest
     else:
         if len(shape) != rank:
-            raise ValueError(
-                f"The padded shape {tuple(None if d < 0 else d for d in shape)} is not compatible "
-                f"with the corresponding input component shape {arrays[0].shape}."
-            )
+            raise ValueError(_incompatible(shape, TensorShape(arrays[0].shape)))
         if any(d >= 0 and n > d for d, n in zip(shape, longest)):
             raise errors.DataLossError("Attempted to pad to a smaller size than the input element.")
         target = [n if d < 0 else d for d, n in zip(shape, longest)]
@@ -177,6 +222,53 @@ def _padded(elements, shapes, values):
     return _padded_component(elements, shapes, values)
 
 
+def _incompatible(padded, shape):
+    padded = TensorShape([None if d < 0 else d for d in padded])
+    return (
+        f"The padded shape {padded} is not compatible with the shape {shape} of the "
+        "corresponding input component."
+    )
+
+
+def _padded_spec(spec, shapes, batch, index):
+    """padded_batch()'s spec of a structure; ValueError, as tf.data's, for a padded shape
+    that cannot hold its component or structures that differ. `index` counts components."""
+    if isinstance(spec, UnknownSpec):
+        return spec
+    if isinstance(spec, (dict, tuple)):
+        keys = list(spec) if isinstance(spec, dict) else range(len(spec))
+        if shapes is not None and (
+            type(shapes) is not (dict if isinstance(spec, dict) else tuple)
+            or sorted(map(str, shapes if isinstance(shapes, dict) else range(len(shapes))))
+            != sorted(map(str, keys))
+        ):
+            raise ValueError(
+                f"padded_shapes {shapes!r} do not have the structure of the elements {spec!r}"
+            )
+        parts = [_padded_spec(spec[k], None if shapes is None else shapes[k], batch, index)
+                 for k in keys]  # fmt: skip
+        return dict(zip(keys, parts)) if isinstance(spec, dict) else pack_like(spec, parts)
+    index[0] += 1
+    if type(spec) is not TensorSpec:
+        raise TypeError(f"padded_batch pads dense components only, got {spec!r}")
+    if shapes is None:
+        if spec.shape.rank is None:
+            raise ValueError(
+                "You must provide `padded_shapes` argument because component "
+                f"{index[0] - 1} has unknown rank."
+            )
+        padded = spec.shape
+    else:
+        padded = TensorShape([None if d < 0 else d for d in shapes])
+        known = spec.shape.rank is not None
+        if known and (
+            len(shapes) != spec.shape.rank
+            or any(d >= 0 and n is not None and d < n for d, n in zip(shapes, spec.shape.dims))
+        ):
+            raise ValueError(_incompatible(shapes, spec.shape))
+    return TensorSpec(TensorShape([batch]).concatenate(padded), spec.dtype)
+
+
 class PaddedBatch(Batch):
     """batch() with every component padded to its padded shape (-1 or None: the longest in the
     batch) with its padding value (0, False or b"" unless given)."""
@@ -184,6 +276,11 @@ class PaddedBatch(Batch):
     def __init__(self, input_dataset, size, shapes, values, drop_remainder):
         super().__init__(input_dataset, size, drop_remainder)
         self._shapes, self._values = padded_shapes_of(shapes), values
+        self.element_spec  # noqa: B018 - ValueError now for padded shapes that cannot fit
+
+    def _element_spec(self):
+        spec = self._input.element_spec
+        return _padded_spec(spec, self._shapes, self._batch_dimension(), [0])
 
     def _stage_name(self):
         return f"padded_batch({self._size})"
@@ -217,6 +314,10 @@ class Rebatch(Replayed):
         if rows and not self._drop:
             yield stacked(rows)
 
+    def _element_spec(self):
+        rows = unbatched_spec(self._input.element_spec)
+        return batched_spec(rows, self._sizes[0] if self._drop and len(self._sizes) == 1 else None)
+
     def _cardinality(self):
         n = self._input._cardinality()
         return INFINITE if n == INFINITE else UNKNOWN
@@ -228,3 +329,55 @@ def rebatch(dataset, batch_size, drop_remainder):
     if not sizes:
         raise errors.InvalidArgumentError("rebatch needs at least one batch size")
     return Rebatch(dataset, [batch_size_of(n) for n in sizes], drop_remainder)
+
+
+def _ragged_stacked(elements, spec, row_splits_dtype):
+    """Elements of one structure batched as ragged_batch batches them (see RaggedBatch)."""
+    first = elements[0]
+    unknown = isinstance(spec, UnknownSpec)
+    if isinstance(first, dict):
+        return {
+            k: _ragged_stacked([e[k] for e in elements], spec if unknown else spec[k],
+                               row_splits_dtype)
+            for k in first
+        }  # fmt: skip
+    if isinstance(first, tuple):
+        parts = [
+            _ragged_stacked([e[i] for e in elements], spec if unknown else spec[i],
+                            row_splits_dtype)
+            for i in range(len(first))
+        ]  # fmt: skip
+        return type(first)(*parts) if hasattr(first, "_fields") else tuple(parts)
+    rank = ragged_rank_for(spec, first)
+    if rank == 0:
+        return stack(elements)
+    arrays = [np.asarray(e) for e in elements]
+    ranks = {a.ndim for a in arrays}
+    if len(ranks) != 1:
+        raise errors.InvalidArgumentError(
+            f"ragged_batch: the elements of a batch have different ranks {sorted(ranks)}"
+        )
+    return ragged_of(arrays, rank, row_splits_dtype)
+
+
+class RaggedBatch(Batch):
+    """batch() where each component whose spec has unknown dimensions becomes a
+    swigflow.RaggedTensor, ragged up to its spec's last unknown dimension (tf.data's rule,
+    structure.ragged_rank_for); other components batch densely."""
+
+    def __init__(self, input_dataset, size, drop_remainder, row_splits_dtype):
+        super().__init__(input_dataset, size, drop_remainder)
+        self._row_splits_dtype = row_splits_dtype_of(row_splits_dtype).name
+
+    def _stage_name(self):
+        return f"ragged_batch({self._size})"
+
+    def _element_spec(self):
+        spec = self._input.element_spec
+        return ragged_batched_spec(spec, self._batch_dimension(), self._row_splits_dtype)
+
+    def _combine(self, elements):
+        try:
+            return _ragged_stacked(elements, self._input.element_spec, self._row_splits_dtype)
+        except errors.OpError as e:
+            return Failed(e)

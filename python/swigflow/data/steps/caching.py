@@ -196,6 +196,9 @@ class Cache(Unary):
             if not cached:
                 self._input._check_state(inner, f"{where}['input']")
 
+    def _element_spec(self):
+        return self._input.element_spec
+
     def _cardinality(self):
         return self._input._cardinality()
 

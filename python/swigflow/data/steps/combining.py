@@ -7,6 +7,8 @@ from swigflow import errors
 from swigflow.data.checks import INFINITE, UNKNOWN, check_count, state_fields
 from swigflow.data.dataset import Dataset, check_index, iterate
 from swigflow.data.elements import Failed
+from swigflow.data.structure import concatenated_spec, sampled_spec
+from swigflow.specs import TensorSpec, UnknownSpec
 
 
 def zip_leaves(structure):
@@ -71,6 +73,10 @@ class Zip(Dataset):
             else:
                 yield _zip_pack(self._structure, iter(elements)), positions
 
+    def _element_spec(self):
+        specs = iter([d.element_spec for d in self._inputs])
+        return _zip_pack(self._structure, specs)
+
     def _cardinality(self):
         counts = [d._cardinality() for d in self._inputs]
         finite = [n for n in counts if n >= 0]
@@ -105,6 +111,10 @@ class Zip(Dataset):
 class Concatenate(Dataset):
     def __init__(self, first, second):
         self._parts = [first, second]
+        self.element_spec  # noqa: B018 - TypeError now for elements that differ, as tf.data
+
+    def _element_spec(self):
+        return concatenated_spec(self._parts[0].element_spec, self._parts[1].element_spec)
 
     def _generate(self, state, epoch):
         part, inner = (0, None) if state is None else (state["part"], state["input"])
@@ -135,18 +145,20 @@ class Concatenate(Dataset):
             self._parts[part]._check_state(inner, f"{where}['input']")
 
 
+def bad_choice(found):
+    """tf.data's TypeError for selector elements that are not scalar int64s (`found`)."""
+    return TypeError(
+        "Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar `tf.int64` "
+        f"tensors but are {found}."
+    )
+
+
 def choice_index(choice, count):
     """A selector element as an input's index: a scalar int64 (tf.data's rule), in range."""
     if not (isinstance(choice, (np.integer, np.ndarray)) and np.ndim(choice) == 0):
-        raise TypeError(
-            "Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar `tf.int64` "
-            f"tensors but are {choice!r}."
-        )
+        raise bad_choice(repr(choice))
     if np.asarray(choice).dtype != np.int64:
-        raise TypeError(
-            "Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar `tf.int64` "
-            f"tensors but are {np.asarray(choice).dtype}."
-        )
+        raise bad_choice(np.asarray(choice).dtype)
     index = int(choice)
     if not 0 <= index < count:
         raise errors.InvalidArgumentError(f"Selector index out of range: {index} >= {count}")
@@ -164,6 +176,10 @@ class DirectedInterleave(Dataset):
         self._selector = selector
         self._inputs = list(inputs)
         self._stop_on_empty = bool(stop_on_empty)
+        self.element_spec  # noqa: B018 - TypeError now for inputs that differ, as tf.data
+
+    def _element_spec(self):
+        return sampled_spec([d.element_spec for d in self._inputs])
 
     def _generate(self, state, epoch):
         n = len(self._inputs)
@@ -234,6 +250,14 @@ def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset):
             "Invalid `choice_dataset`. `choice_dataset` should be a `tf.data.Dataset` but is "
             f"{type(choice_dataset)}."
         )
+    choice = choice_dataset.element_spec
+    known = not isinstance(choice, UnknownSpec)
+    if known and not (
+        type(choice) is TensorSpec
+        and choice.dtype == np.int64
+        and choice.shape.is_compatible_with(())
+    ):
+        raise bad_choice(repr(choice))
     return DirectedInterleave(choice_dataset, datasets, stop_on_empty_dataset)
 
 

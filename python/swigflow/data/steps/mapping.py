@@ -8,10 +8,22 @@ from swigflow import errors
 from swigflow.data import stats as _stats
 from swigflow.data.checks import state_fields
 from swigflow.data.dataset import iterate
-from swigflow.data.elements import Failed, apply_fn, function_name
+from swigflow.data.elements import Failed, apply_fn, function_name, map_output
 from swigflow.data.seeds import new_seed
 from swigflow.data.steps.base import Predicated, Replayed, Unary
+from swigflow.data.structure import map_specs
 from swigflow.io import feature_spec
+from swigflow.specs import TensorSpec, UnknownSpec
+
+
+def parsed_spec(features, spec):
+    """The spec of what parsing elements of `spec` with `features` gives: one example (a
+    string scalar) or a batch of them (a string vector)."""
+    if type(spec) is not TensorSpec or spec.shape.rank not in (0, 1):
+        return UnknownSpec("parse")
+    if spec.shape.rank == 1:
+        return feature_spec.parsed_spec(features, spec.shape[0])
+    return map_specs(lambda s: s.unbatch(), feature_spec.parsed_spec(features, 1))
 
 
 class ParseFn:
@@ -38,12 +50,17 @@ class Map(Unary):
     def _stage_name(self):
         return f"map({function_name(self._fn)})"
 
+    def _element_spec(self):
+        if isinstance(self._fn, ParseFn):
+            return parsed_spec(self._fn.features, self._input.element_spec)
+        return UnknownSpec(self._stage_name())
+
     def _generate(self, state, epoch):
         fn = self._fn
         source = iterate(self._input, state, epoch)
         if not self._parallel or self._parallel == 1:
             for element, position in source:
-                yield apply_fn(fn, element), position
+                yield map_output(fn, element), position
             return
         # Ordered parallel map: up to `parallel` calls in flight; results in input order.
         stage = _stats.current_stage()
@@ -53,7 +70,7 @@ class Map(Unary):
         with concurrent.futures.ThreadPoolExecutor(self._parallel) as pool:
             pending = collections.deque()
             for element, position in source:
-                pending.append((pool.submit(apply_fn, fn, element), position))
+                pending.append((pool.submit(map_output, fn, element), position))
                 if len(pending) >= self._parallel:
                     future, where = pending.popleft()
                     yield future.result(), where
@@ -65,7 +82,7 @@ class Map(Unary):
         return self._input._cardinality()
 
     def _get(self, index):
-        return apply_fn(self._fn, self._input._get(index))
+        return map_output(self._fn, self._input._get(index))
 
 
 class DecodeImages(Unary):
@@ -104,6 +121,11 @@ class DecodeImages(Unary):
 
     def _cardinality(self):
         return self._input._cardinality()
+
+    def _element_spec(self):
+        from swigflow.data.images import decoded_spec
+
+        return decoded_spec(self._input.element_spec, self._key, self._options)
 
     def _check_state(self, state, where):
         if state is not None:

@@ -12,12 +12,13 @@ import os
 
 import numpy as np
 
-from swigflow import errors
+from swigflow import errors, specs
 from swigflow.data.checks import check_count
 from swigflow.data.dataset import Dataset, fingerprint_of
 from swigflow.data.elements import call_unpacked
 from swigflow.data.steps.base import Elements
 from swigflow.data.steps.caching import Cache, FileCache, sync
+from swigflow.data.structure import common_spec
 
 METADATA = "swigflow_save.json"
 FORMAT = "swigflow-save"
@@ -96,18 +97,24 @@ def save(dataset, path, compression, shard_func, checkpoint_args):
         if name.startswith("shard-") and name.endswith(".swigflow_cache") and name not in kept:
             os.unlink(os.path.join(path, name))
     shards = {str(shard): count for shard, count in sorted(counts.items())}
+    spec = specs.to_json(dataset.element_spec)
     _write_json(metadata, dict(format=FORMAT, version=VERSION, compression=compression,
-                               shards=shards))  # fmt: skip
+                               shards=shards, element_spec=spec))  # fmt: skip
 
 
 class SavedShard(Dataset):
-    """The elements of one shard file of a saved dataset; a state counts them."""
+    """The elements of one shard file of a saved dataset, of the saved element spec; a state
+    counts them."""
 
-    def __init__(self, path, compression, count):
+    def __init__(self, path, compression, count, spec):
         self._store = FileCache(path, compression)
         self._path, self._count = path, count
+        self._saved_spec = spec
 
-    _NOT_IDENTITY = frozenset({"_store"})
+    _NOT_IDENTITY = frozenset({"_store", "_saved_spec"})
+
+    def _element_spec(self):
+        return self._saved_spec
 
     def _generate(self, state, epoch):
         start = 0 if state is None else state
@@ -147,20 +154,33 @@ def _metadata(path):
         raise errors.DataLossError(
             f"{metadata} is not the metadata of a swigflow saved dataset of version {VERSION}"
         )
+    try:  # saves before element specs were recorded have none
+        found["element_spec"] = specs.from_json(found.get("element_spec", {"unknown": "load"}))
+    except ValueError as e:
+        raise errors.DataLossError(f"{metadata}: {e}") from None
     return found
 
 
-def load(path, compression, reader_func):
-    """The dataset saved under `path` (see Dataset.load)."""
+def load(path, element_spec, compression, reader_func):
+    """The dataset saved under `path` (see Dataset.load), of the saved element spec, or of
+    `element_spec` when given (TypeError when the saved one is not compatible with it)."""
     path = os.fspath(path)
     found = _metadata(path)
+    spec = found["element_spec"]
+    if element_spec is not None:
+        if common_spec(spec, element_spec) is None:
+            raise TypeError(
+                f"{path} holds elements of {spec!r}, not compatible with element_spec "
+                f"{element_spec!r}"
+            )
+        spec = element_spec
     stored = found["compression"]
     if compression is not None and compression_of(compression, "load") != stored:
         raise errors.InvalidArgumentError(
             f"{path} was saved with compression {stored!r}, not {compression!r}"
         )
     shards = [
-        SavedShard(shard_path(path, int(shard)), stored, count)
+        SavedShard(shard_path(path, int(shard)), stored, count, spec)
         for shard, count in sorted(found["shards"].items(), key=lambda kv: int(kv[0]))
     ]
     if reader_func is not None:
@@ -169,7 +189,7 @@ def load(path, compression, reader_func):
             raise TypeError(f"`reader_func` must return a Dataset, got {loaded!r}")
         return loaded
     if not shards:
-        return Elements([])
+        return Elements([], spec)
     loaded = shards[0]
     for shard in shards[1:]:
         loaded = loaded.concatenate(shard)

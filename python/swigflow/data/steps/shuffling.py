@@ -83,6 +83,9 @@ class Shuffle(Unary, IteratorSeeds):
         if state is not None:
             state_fields(state, where, seed=SEED_RANGE, emitted=0)
 
+    def _element_spec(self):
+        return self._input.element_spec
+
     def _cardinality(self):
         return self._input._cardinality()
 
@@ -130,6 +133,9 @@ class GlobalShuffle(Unary, IteratorSeeds):
         if state is not None:
             _, following = state_fields(state, where, seed=SEED_RANGE, next=0)
             check_count(following, f"{where}['next']", 0, self._input._cardinality())
+
+    def _element_spec(self):
+        return self._input.element_spec
 
     def _cardinality(self):
         return self._input._cardinality()

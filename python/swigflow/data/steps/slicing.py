@@ -10,6 +10,8 @@ from swigflow.data.checks import INFINITE, INT64_MAX, check_count, state_fields
 from swigflow.data.dataset import check_index, iterate
 from swigflow.data.elements import Failed
 from swigflow.data.steps.base import Predicated, Replayed, Unary
+from swigflow.data.structure import flat_specs
+from swigflow.specs import TensorSpec, UnknownSpec
 
 _LOG = logging.getLogger("swigflow.data")
 
@@ -37,6 +39,9 @@ class Repeat(Unary):
             if self._count is not None:
                 check_count(k, f"{where}['epoch']", 0, self._count - 1)
             self._input._check_state(inner, f"{where}['input']")
+
+    def _element_spec(self):
+        return self._input.element_spec
 
     def _cardinality(self):
         n = self._input._cardinality()
@@ -77,6 +82,9 @@ class Take(Unary):
             if self._count >= 0:
                 check_count(taken, f"{where}['taken']", 0, self._count)
             self._input._check_state(inner, f"{where}['input']")
+
+    def _element_spec(self):
+        return self._input.element_spec
 
     def _cardinality(self):
         n = self._input._cardinality()
@@ -119,6 +127,9 @@ class Skip(Unary):
             (inner,) = state_fields(state, where, input=None)
             self._input._check_state(inner, f"{where}['input']")
 
+    def _element_spec(self):
+        return self._input.element_spec
+
     def _cardinality(self):
         n = self._input._cardinality()
         if n < 0:
@@ -151,6 +162,9 @@ class Shard(Unary):
             _, inner = state_fields(state, where, seen=0, input=None)
             self._input._check_state(inner, f"{where}['input']")
 
+    def _element_spec(self):
+        return self._input.element_spec
+
     def _cardinality(self):
         n = self._input._cardinality()
         if n < 0:
@@ -177,6 +191,9 @@ class Enumerate(Unary):
 
     def _cardinality(self):
         return self._input._cardinality()
+
+    def _element_spec(self):
+        return (TensorSpec((), np.int64), self._input.element_spec)
 
     def _get(self, index):
         element = self._input._get(index)
@@ -220,15 +237,28 @@ class TakeWhile(Predicated):
 _UNIQUE_KINDS = {np.dtype(np.int32), np.dtype(np.int64)}
 
 
+def check_unique_input(components, dtype, strings=True):
+    """tf.data's rule for unique(): one component (InvalidArgumentError), of int32, int64 or
+    strings (TypeError). A dtype of None is not known yet; an object dtype holds strings when
+    `strings` says so."""
+    if components != 1:
+        raise errors.InvalidArgumentError(
+            "UniqueDataset only supports inputs with a single component."
+        )
+    is_strings = strings and dtype == np.dtype(object)
+    if dtype is not None and not is_strings and dtype not in _UNIQUE_KINDS:
+        raise TypeError(
+            f"`tf.data.Dataset.unique` does not support type <dtype: '{dtype}'> -- only "
+            "`tf.int32`, `tf.int64`, and `tf.string` are supported."
+        )
+
+
 def unique_key(element):
-    """What unique() compares an element by: its kind, shape and values. tf.data's rules:
-    one component of int32, int64 or strings; TypeError or InvalidArgumentError otherwise."""
+    """What unique() compares an element by: its kind, shape and values (check_unique_input's
+    rules, applied to the element)."""
     if isinstance(element, (dict, tuple)):
         parts = list(element.values()) if isinstance(element, dict) else list(element)
-        if len(parts) != 1:
-            raise errors.InvalidArgumentError(
-                "UniqueDataset only supports inputs with a single component."
-            )
+        check_unique_input(len(parts), None)
         return unique_key(parts[0])
     if isinstance(element, (bytes, str)):
         return ("string", (), (element.encode() if isinstance(element, str) else element,))
@@ -236,17 +266,24 @@ def unique_key(element):
     if array.dtype == object and all(isinstance(v, (bytes, str)) for v in array.flat):
         flat = tuple(v.encode() if isinstance(v, str) else v for v in array.flat)
         return ("string", array.shape, flat)
-    if array.dtype not in _UNIQUE_KINDS:
-        raise TypeError(
-            f"`tf.data.Dataset.unique` does not support type <dtype: '{array.dtype}'> -- only "
-            "`tf.int32`, `tf.int64`, and `tf.string` are supported."
-        )
+    check_unique_input(1, array.dtype, strings=False)
     return (array.dtype.str, array.shape, array.tobytes())
 
 
 class Unique(Replayed):
     """Each distinct element once, at its first occurrence. A state counts the outputs (the
-    elements seen are replayed on resuming)."""
+    elements seen are replayed on resuming). Inputs are checked when the dataset is made as far
+    as their spec tells, and each element as it comes."""
+
+    def __init__(self, input_dataset):
+        super().__init__(input_dataset)
+        spec = input_dataset.element_spec
+        if not isinstance(spec, UnknownSpec):
+            flat = flat_specs(spec)
+            check_unique_input(len(flat), getattr(flat[0], "dtype", None) if flat else None)
+
+    def _element_spec(self):
+        return self._input.element_spec
 
     def _outputs(self, elements, epoch):
         seen = set()
@@ -269,6 +306,9 @@ class IgnoreErrors(Unary):
     def __init__(self, input_dataset, log_warning):
         super().__init__(input_dataset)
         self._log_warning = log_warning
+
+    def _element_spec(self):
+        return self._input.element_spec
 
     def _generate(self, state, epoch):
         source = iterate(self._input, state, epoch)

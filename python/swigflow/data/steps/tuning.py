@@ -82,6 +82,9 @@ class Prefetch(Unary):
                         _PRODUCER_EXIT_SECONDS,
                     )
 
+    def _element_spec(self):
+        return self._input.element_spec
+
     def _cardinality(self):
         return self._input._cardinality()
 
@@ -101,6 +104,9 @@ class WithOptions(Unary):
 
     def _generate(self, state, epoch):
         return iterate(self._input, state, epoch)
+
+    def _element_spec(self):
+        return self._input.element_spec
 
     def _cardinality(self):
         return self._input._cardinality()

@@ -9,23 +9,29 @@ from swigflow.data.dataset import epoch_elements
 from swigflow.data.elements import Failed, apply_fn, call_unpacked, function_name
 from swigflow.data.steps.base import Elements, Replayed, made_dataset
 from swigflow.data.steps.batching import padded_shapes_of
+from swigflow.data.structure import map_specs
+from swigflow.specs import DatasetSpec, UnknownSpec
 
 
-def _component_datasets(elements):
-    """A window of elements as tf.data gives it: a dataset per component of their structure."""
+def _component_datasets(elements, spec):
+    """A window of elements as tf.data gives it: a dataset per component of their structure,
+    each of its component's spec (None: unknown)."""
     first = elements[0]
     if isinstance(first, dict):
-        return {k: _component_datasets([e[k] for e in elements]) for k in first}
+        return {k: _component_datasets([e[k] for e in elements], spec and spec[k]) for k in first}
     if isinstance(first, tuple):
-        return tuple(_component_datasets([e[i] for e in elements]) for i in range(len(first)))
-    return Elements(list(elements))
+        return tuple(
+            _component_datasets([e[i] for e in elements], spec and spec[i])
+            for i in range(len(first))
+        )
+    return Elements(list(elements), spec)
 
 
-def _window_of(elements):
+def _window_of(elements, spec):
     """A window, or the first failed element in it (as tf.data, a failed element the stride
     passes over raises nothing)."""
     failed = next((e for e in elements if type(e) is Failed), None)
-    return failed if failed is not None else _component_datasets(elements)
+    return failed if failed is not None else _component_datasets(elements, spec)
 
 
 class Window(Replayed):
@@ -34,7 +40,13 @@ class Window(Replayed):
         self._size, self._shift, self._stride = size, shift, stride
         self._drop = drop_remainder
 
+    def _element_spec(self):
+        spec = self._input.element_spec
+        return spec if isinstance(spec, UnknownSpec) else map_specs(DatasetSpec, spec)
+
     def _outputs(self, elements, epoch):
+        spec = self._input.element_spec
+        spec = None if isinstance(spec, UnknownSpec) else spec
         span = (self._size - 1) * self._stride + 1  # input elements one full window covers
         buffer = []  # elements from the next window's first
         skip = 0  # elements before the next window's first (a shift longer than the span)
@@ -44,11 +56,11 @@ class Window(Replayed):
                 continue
             buffer.append(element)
             if len(buffer) == span:
-                yield _window_of(buffer[:: self._stride])
+                yield _window_of(buffer[:: self._stride], spec)
                 skip = max(0, self._shift - len(buffer))
                 del buffer[: self._shift]
         while buffer and not self._drop:  # the windows that start before the end
-            yield _window_of(buffer[: span : self._stride])
+            yield _window_of(buffer[: span : self._stride], spec)
             del buffer[: self._shift]
 
     def _cardinality(self):

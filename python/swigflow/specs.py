@@ -1,0 +1,403 @@
+"""Type specs, as TensorFlow's: what a value is (its kind, dtype and shape, None where a
+dimension is not known) without the value. A dataset's ``element_spec`` is a structure of them.
+
+swigflow's values are numpy arrays, so a dtype here is a numpy dtype, and strings (arrays of
+bytes objects) have ``np.dtype(object)``, printed ``string``.
+"""
+
+import numpy as np
+
+
+def as_dtype(dtype):
+    """A numpy dtype from a numpy dtype-like or a TF-style name ("string", "tf.float32")."""
+    if isinstance(dtype, str):
+        name = dtype.removeprefix("tf.")
+        dtype = object if name == "string" else name
+    elif dtype in (str, bytes):
+        dtype = object
+    return np.dtype(getattr(dtype, "as_numpy_dtype", dtype))
+
+
+def dtype_name(dtype):
+    return "string" if dtype == np.dtype(object) else dtype.name
+
+
+class TensorShape:
+    """A shape that may be partly known: a tuple of ints and None (an unknown dimension), or
+    no tuple at all (``TensorShape(None)``: the rank is unknown too)."""
+
+    __slots__ = ("_dims",)
+
+    def __init__(self, dims):
+        if isinstance(dims, TensorShape):
+            dims = dims._dims
+        elif dims is not None:
+            dims = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
+            dims = tuple(None if d is None else _dimension(d) for d in dims)
+        self._dims = dims
+
+    @property
+    def rank(self):
+        return None if self._dims is None else len(self._dims)
+
+    @property
+    def dims(self):
+        return self._dims
+
+    def as_list(self):
+        if self._dims is None:
+            raise ValueError("as_list() is not defined on an unknown TensorShape.")
+        return list(self._dims)
+
+    def is_fully_defined(self):
+        return self._dims is not None and None not in self._dims
+
+    def is_compatible_with(self, other):
+        other = TensorShape(other)
+        if self._dims is None or other._dims is None:
+            return True
+        return len(self._dims) == len(other._dims) and all(
+            a is None or b is None or a == b for a, b in zip(self._dims, other._dims)
+        )
+
+    def most_specific_compatible_shape(self, other):
+        """The most specific shape both are instances of: same rank, each dimension known
+        only where both agree."""
+        other = TensorShape(other)
+        if self._dims is None or other._dims is None or len(self._dims) != len(other._dims):
+            return TensorShape(None)
+        return TensorShape(a if a == b else None for a, b in zip(self._dims, other._dims))
+
+    def concatenate(self, other):
+        other = TensorShape(other)
+        if self._dims is None or other._dims is None:
+            return TensorShape(None)
+        return TensorShape(self._dims + other._dims)
+
+    def __len__(self):
+        if self._dims is None:
+            raise ValueError("Cannot take the length of shape with unknown rank.")
+        return len(self._dims)
+
+    def __iter__(self):
+        return iter(self.as_list())
+
+    def __getitem__(self, key):
+        if self._dims is None:
+            return None if isinstance(key, int) else TensorShape(None)
+        found = self._dims[key]
+        return TensorShape(found) if isinstance(key, slice) else found
+
+    def __eq__(self, other):
+        if isinstance(other, (list, tuple)):
+            other = TensorShape(other)
+        return isinstance(other, TensorShape) and self._dims == other._dims
+
+    def __hash__(self):
+        return hash(self._dims)
+
+    def __str__(self):
+        if self._dims is None:
+            return "<unknown>"
+        inner = ", ".join(str(d) for d in self._dims)
+        return f"({inner},)" if len(self._dims) == 1 else f"({inner})"
+
+    def __repr__(self):
+        return "TensorShape(None)" if self._dims is None else f"TensorShape({list(self._dims)})"
+
+
+def _dimension(d):
+    d = int(d)
+    if d < 0:
+        raise ValueError(f"Dimension {d} must be >= 0")
+    return d
+
+
+class TypeSpec:
+    """What every spec has: batching and unbatching (the spec of a batch of such values, and
+    of a row of one) and a common supertype with another spec (None: none exists)."""
+
+    __slots__ = ()
+
+    def batch(self, batch_size):
+        raise NotImplementedError
+
+    def unbatch(self):
+        raise NotImplementedError
+
+    def most_specific_common_supertype(self, others):
+        found = self
+        for other in others:
+            found = found._merge(other) if found is not None else None
+        return found
+
+    def _merge(self, other):
+        return self if self == other else None
+
+    def is_compatible_with(self, other):
+        return self._merge(other) is not None
+
+    def __ne__(self, other):
+        return not self == other
+
+
+class TensorSpec(TypeSpec):
+    """A dense array: ``TensorSpec(shape, dtype=float32, name=None)``."""
+
+    __slots__ = ("dtype", "name", "shape")
+
+    def __init__(self, shape, dtype=np.float32, name=None):
+        self.shape = TensorShape(shape)
+        self.dtype = as_dtype(dtype)
+        self.name = name
+
+    @classmethod
+    def from_tensor(cls, value, name=None):
+        value = np.asarray(value)
+        return cls(value.shape, value.dtype, name)
+
+    def batch(self, batch_size):
+        return TensorSpec(TensorShape([batch_size]).concatenate(self.shape), self.dtype)
+
+    def unbatch(self):
+        if self.shape.rank == 0:
+            raise ValueError("Cannot unbatch an input with scalar components.")
+        return TensorSpec(self.shape[1:], self.dtype)
+
+    def _merge(self, other):
+        if type(other) is not TensorSpec or other.dtype != self.dtype:
+            return None
+        return TensorSpec(self.shape.most_specific_compatible_shape(other.shape), self.dtype)
+
+    def __eq__(self, other):
+        return type(other) is TensorSpec and (self.shape, self.dtype, self.name) == (
+            other.shape,
+            other.dtype,
+            other.name,
+        )
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.name))
+
+    def __repr__(self):
+        return f"TensorSpec(shape={self.shape}, dtype={dtype_name(self.dtype)}, name={self.name!r})"
+
+
+class SparseTensorSpec(TypeSpec):
+    """A swigflow.SparseTensor: its dense shape and its values' dtype."""
+
+    __slots__ = ("dtype", "shape")
+
+    def __init__(self, shape=None, dtype=np.float32):
+        self.shape = TensorShape(shape)
+        self.dtype = as_dtype(dtype)
+
+    def batch(self, batch_size):
+        return SparseTensorSpec(TensorShape([batch_size]).concatenate(self.shape), self.dtype)
+
+    def unbatch(self):
+        if self.shape.rank == 0:
+            raise ValueError("Cannot unbatch an input with scalar components.")
+        return SparseTensorSpec(self.shape[1:], self.dtype)
+
+    def _merge(self, other):
+        if type(other) is not SparseTensorSpec or other.dtype != self.dtype:
+            return None
+        return SparseTensorSpec(self.shape.most_specific_compatible_shape(other.shape), self.dtype)
+
+    def __eq__(self, other):
+        return type(other) is SparseTensorSpec and (self.shape, self.dtype) == (
+            other.shape,
+            other.dtype,
+        )
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
+
+    def __repr__(self):
+        return f"SparseTensorSpec({self.shape!r}, {dtype_name(self.dtype)})"
+
+
+class RaggedTensorSpec(TypeSpec):
+    """A swigflow.RaggedTensor: its shape (None for ragged dimensions), values dtype, number of
+    ragged dimensions after the first (``ragged_rank``, rank - 1 by default) and row_splits
+    dtype. A ragged_rank of 0 describes a dense array; swigflow's values then are numpy arrays."""
+
+    __slots__ = ("dtype", "ragged_rank", "row_splits_dtype", "shape")
+
+    def __init__(self, shape=None, dtype=np.float32, ragged_rank=None, row_splits_dtype=np.int64):
+        self.shape = TensorShape(shape)
+        self.dtype = as_dtype(dtype)
+        if ragged_rank is None:
+            if self.shape.rank is None:
+                raise ValueError("Must specify ragged_rank or a shape with a known rank.")
+            ragged_rank = self.shape.rank - 1
+        self.ragged_rank = int(ragged_rank)
+        if self.shape.rank is not None and not 0 <= self.ragged_rank < max(self.shape.rank, 1):
+            raise ValueError(
+                f"ragged_rank must be non-negative and less than the rank, got {ragged_rank}"
+            )
+        self.row_splits_dtype = as_dtype(row_splits_dtype)
+
+    def batch(self, batch_size):
+        shape = TensorShape([batch_size]).concatenate(self.shape)
+        return RaggedTensorSpec(shape, self.dtype, self.ragged_rank + 1, self.row_splits_dtype)
+
+    def unbatch(self):
+        if self.shape.rank == 0:
+            raise ValueError("Cannot unbatch an input with scalar components.")
+        if self.ragged_rank == 1:  # rows of a ragged_rank 1 value are dense arrays
+            return TensorSpec(self.shape[1:], self.dtype)
+        shape = self.shape[1:]
+        return RaggedTensorSpec(shape, self.dtype, self.ragged_rank - 1, self.row_splits_dtype)
+
+    def _key(self):
+        return (self.shape, self.dtype, self.ragged_rank, self.row_splits_dtype)
+
+    def _merge(self, other):
+        if type(other) is not RaggedTensorSpec or other._key()[1:] != self._key()[1:]:
+            return None
+        shape = self.shape.most_specific_compatible_shape(other.shape)
+        return RaggedTensorSpec(shape, self.dtype, self.ragged_rank, self.row_splits_dtype)
+
+    def __eq__(self, other):
+        return type(other) is RaggedTensorSpec and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        return (
+            f"RaggedTensorSpec({self.shape!r}, {dtype_name(self.dtype)}, {self.ragged_rank}, "
+            f"{dtype_name(self.row_splits_dtype)})"
+        )
+
+
+class NoneTensorSpec(TypeSpec):
+    """A None component (tf.data keeps None in an element)."""
+
+    __slots__ = ()
+
+    def batch(self, batch_size):
+        return self
+
+    def unbatch(self):
+        return self
+
+    def __eq__(self, other):
+        return type(other) is NoneTensorSpec
+
+    def __hash__(self):
+        return hash(NoneTensorSpec)
+
+    def __repr__(self):
+        return "NoneTensorSpec()"
+
+
+class DatasetSpec(TypeSpec):
+    """A dataset as a component (window() elements): its element_spec."""
+
+    __slots__ = ("dataset_shape", "element_spec")
+
+    def __init__(self, element_spec, dataset_shape=()):
+        self.element_spec = element_spec
+        self.dataset_shape = TensorShape(dataset_shape)
+
+    def batch(self, batch_size):
+        shape = TensorShape([batch_size]).concatenate(self.dataset_shape)
+        return DatasetSpec(self.element_spec, shape)
+
+    def unbatch(self):
+        return DatasetSpec(self.element_spec, self.dataset_shape[1:])
+
+    def __eq__(self, other):
+        return type(other) is DatasetSpec and (self.element_spec, self.dataset_shape) == (
+            other.element_spec,
+            other.dataset_shape,
+        )
+
+    def __hash__(self):
+        return hash(self.dataset_shape)
+
+    def __repr__(self):
+        return f"DatasetSpec({self.element_spec!r}, {self.dataset_shape!r})"
+
+
+class UnknownSpec(TypeSpec):
+    """An element (or component) whose structure, dtypes and shapes only running the pipeline
+    tells: what a Python function returns. TensorFlow traces functions into graphs to learn
+    their outputs' specs; swigflow runs them on numpy values, so a step after map(),
+    flat_map(), interleave(), scan() or a from_generator() without output_signature has an
+    UnknownSpec, compatible with every spec. `made_by` names the step."""
+
+    __slots__ = ("made_by",)
+
+    def __init__(self, made_by):
+        self.made_by = made_by
+
+    def batch(self, batch_size):
+        return self
+
+    def unbatch(self):
+        return self
+
+    def _merge(self, other):
+        return self
+
+    def __eq__(self, other):
+        return type(other) is UnknownSpec and other.made_by == self.made_by
+
+    def __hash__(self):
+        return hash(self.made_by)
+
+    def __repr__(self):
+        return f"UnknownSpec(made_by={self.made_by!r})"
+
+
+def to_json(spec):
+    """A structure of specs as JSON-able values (what Dataset.save records; from_json reads
+    it back): {"tensor": [shape, dtype]}, {"ragged": [shape, dtype, ragged_rank,
+    row_splits_dtype]}, {"sparse": [shape, dtype]}, {"none": []}, {"dataset": spec},
+    {"unknown": made_by}, {"dict": {...}} and {"tuple": [...]}; a shape is a list of ints and
+    nulls, or null."""
+    if isinstance(spec, dict):
+        return {"dict": {k: to_json(v) for k, v in spec.items()}}
+    if isinstance(spec, tuple):
+        return {"tuple": [to_json(v) for v in spec]}
+    shape = getattr(spec, "shape", None)
+    dims = None if shape is None or shape.rank is None else shape.as_list()
+    if type(spec) is TensorSpec:
+        return {"tensor": [dims, dtype_name(spec.dtype)]}
+    if type(spec) is RaggedTensorSpec:
+        splits = dtype_name(spec.row_splits_dtype)
+        return {"ragged": [dims, dtype_name(spec.dtype), spec.ragged_rank, splits]}
+    if type(spec) is SparseTensorSpec:
+        return {"sparse": [dims, dtype_name(spec.dtype)]}
+    if type(spec) is NoneTensorSpec:
+        return {"none": []}
+    if type(spec) is DatasetSpec:
+        return {"dataset": to_json(spec.element_spec)}
+    if type(spec) is UnknownSpec:
+        return {"unknown": spec.made_by}
+    raise TypeError(f"not a spec: {spec!r}")
+
+
+_FROM_JSON = {
+    "tensor": lambda v: TensorSpec(*v),
+    "ragged": lambda v: RaggedTensorSpec(*v),
+    "sparse": lambda v: SparseTensorSpec(*v),
+    "none": lambda v: NoneTensorSpec(),
+    "dataset": lambda v: DatasetSpec(from_json(v)),
+    "unknown": lambda v: UnknownSpec(str(v)),
+    "dict": lambda v: {str(k): from_json(x) for k, x in v.items()},
+    "tuple": lambda v: tuple(from_json(x) for x in v),
+}
+
+
+def from_json(value):
+    """The specs to_json wrote; ValueError for anything else."""
+    try:
+        ((kind, body),) = value.items()
+        return _FROM_JSON[kind](body)
+    except (AttributeError, KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"not a spec written by to_json: {value!r}") from e
