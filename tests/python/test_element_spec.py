@@ -322,3 +322,17 @@ def test_unbatch_of_known_batches_has_a_length_and_random_access():
     assert [int(swigflow.data.experimental.at(dataset, i)) for i in range(8)] == list(range(8))
     unknown = swigflow.data.Dataset.range(10).batch(4).unbatch()
     assert unknown.cardinality() == swigflow.data.UNKNOWN
+
+
+def test_experimental_helpers():
+    from swigflow.data import experimental
+
+    dataset = swigflow.data.Dataset.range(5).map(lambda x: np.arange(x))
+    batched = dataset.apply(experimental.dense_to_ragged_batch(2, row_splits_dtype=np.int32))
+    assert [b.to_list() for b in batched] == [[[], [0]], [[0, 1], [0, 1, 2]], [[0, 1, 2, 3]]]
+    assert next(iter(batched)).row_splits.dtype == np.int32
+    ranges = swigflow.data.Dataset.range(3)
+    assert experimental.get_structure(ranges) == specs.TensorSpec([], np.int64)
+    assert experimental.get_structure(iter(ranges)) == ranges.element_spec
+    with pytest.raises(TypeError, match=r"must be a `tf\.data\.Dataset`"):
+        experimental.get_structure(3)

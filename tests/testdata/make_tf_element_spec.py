@@ -91,6 +91,14 @@ SPECS = {
     "ragged_dict": f"tf.data.Dataset.zip({{'ids': {RANGES}, 'label': tf.data.Dataset.range(5)}}).ragged_batch(2)",
     "ragged_unbatch": f"{RANGES}.ragged_batch(2).unbatch()",
     "window": "tf.data.Dataset.range(3).window(2)",
+    "window_dict": "tf.data.Dataset.from_tensors({'a': np.zeros(2), 'b': (b'x', 1)}).window(2)",
+    "bucket": "tf.data.Dataset.from_tensor_slices(np.zeros((6, 4), np.int32)).bucket_by_sequence_length(lambda x: 3, [2, 5], [2, 2, 2])",
+    "bucket_drop": "tf.data.Dataset.from_tensor_slices(np.zeros((6, 4), np.int32)).bucket_by_sequence_length(lambda x: 3, [2, 5], [2, 2, 2], drop_remainder=True)",
+    "bucket_sizes_differ": "tf.data.Dataset.from_tensor_slices(np.zeros((6, 4), np.int32)).bucket_by_sequence_length(lambda x: 3, [2, 5], [2, 3, 2], drop_remainder=True)",
+    "bucket_no_padding": "tf.data.Dataset.from_tensor_slices(np.zeros((6, 4), np.int32)).bucket_by_sequence_length(lambda x: 3, [2, 5], [2, 2, 2], no_padding=True)",
+    "bucket_shapes": "tf.data.Dataset.from_tensor_slices(np.zeros((6, 4), np.int32)).bucket_by_sequence_length(lambda x: 3, [2, 5], [2, 2, 2], padded_shapes=[6])",
+    "bucket_to_boundary": "tf.data.Dataset.from_tensor_slices({'a': np.zeros((6, 4, 2), np.int32)}).bucket_by_sequence_length(lambda x: 3, [2, 5], [2, 2, 2], pad_to_bucket_boundary=True)",
+    "bucket_too_small": "tf.data.Dataset.from_tensor_slices(np.zeros((6, 4), np.int32)).bucket_by_sequence_length(lambda x: 3, [2, 5], [2, 2, 2], padded_shapes=[3])",
 }
 
 # name -> source of a dataset whose elements are recorded (as nested lists)

@@ -1,8 +1,10 @@
 """tensorflow/python/data/kernel_tests/batch_test.py: BatchTest and BatchCheckpointTest.
 
-Not translated: the sparse and ragged cases (swigflow elements are numpy arrays; there is no
-SparseTensor or RaggedTensor element) and testCheckpointLargeBatches (TF's Checkpoint objects;
-swigflow iterator states are plain dicts, tested in BatchCheckpointTest).
+Not translated: testCheckpointLargeBatches (TF's Checkpoint objects; swigflow iterator states
+are plain dicts, tested in BatchCheckpointTest). Adaptation in testBasic: the element spec is
+checked on the pipeline without its map (a numpy map's outputs have an UnknownSpec; see README
+"Differences from TensorFlow"). The sparse and ragged cases build their elements with numpy
+(swigflow.SparseTensor, swigflow.RaggedTensor) where upstream maps TF ops.
 
 BatchRandomAccessTest: random_access.at is tf.data.experimental.at. Adaptation in
 testRandomAccessBatchWithShuffle: upstream's expected batches are the order TensorFlow's Philox
@@ -20,6 +22,7 @@ from tf_test_util import as_py, verify_checkpoints
 from swigflow import errors
 from swigflow.data import Dataset, Options
 from swigflow.data.experimental import at
+from swigflow.tensors import RaggedTensor, SparseTensor
 
 COMPONENTS = (
     np.arange(7),
@@ -40,6 +43,12 @@ def test_basic(count, batch_size, drop_remainder, num_parallel_calls):
         .repeat(count)
         .batch(batch_size, drop_remainder, num_parallel_calls)
     )
+    dim0 = batch_size if drop_remainder else None
+    unmapped = (
+        Dataset.from_tensor_slices(COMPONENTS).repeat(count).batch(batch_size, drop_remainder)
+    )
+    shapes = [spec.shape.as_list() for spec in unmapped.element_spec]
+    assert shapes == [[dim0, *c.shape[1:]] for c in COMPONENTS]
     it = iter(dataset)
     num_full_batches = (count * 7) // batch_size
     for i in range(num_full_batches):
@@ -128,6 +137,80 @@ def test_name(num_parallel_calls):
     """BatchTest.testName."""
     dataset = Dataset.range(5).batch(5, num_parallel_calls=num_parallel_calls, name="batch")
     assert as_py(list(dataset)) == [list(range(5))]
+
+
+def _sparse(i):
+    return SparseTensor([[0]], [int(i)], [1])
+
+
+def _sparse_parts(value):
+    return (value.indices.tolist(), value.values.tolist(), value.dense_shape.tolist())
+
+
+def test_sparse():
+    """BatchTest.testSparse."""
+    dataset = Dataset.range(10).map(_sparse).batch(5)
+    expected = [
+        ([[0, 0], [1, 0], [2, 0], [3, 0], [4, 0]], [i * 5 + j for j in range(5)], [5, 1])
+        for i in range(2)
+    ]
+    assert [_sparse_parts(v) for v in dataset] == expected
+
+
+def test_sparse_with_different_dense_shapes():
+    """BatchTest.testSparseWithDifferentDenseShapes."""
+
+    def sparse(i):
+        return SparseTensor(np.arange(i)[:, None], np.full([int(i)], i), [int(i)])
+
+    expected = []
+    for i in range(2):
+        indices, values = [], []
+        for j in range(5):
+            for k in range(i * 5 + j):
+                indices.append([j, k])
+                values.append(i * 5 + j)
+        expected.append((indices, values, [5, (i + 1) * 5 - 1]))
+    assert [_sparse_parts(v) for v in Dataset.range(10).map(sparse).batch(5)] == expected
+
+
+def test_sparse_nested():
+    """BatchTest.testSparseNested."""
+    dataset = Dataset.range(10).map(_sparse).batch(5).batch(2)
+    indices = [[i, j, 0] for i in range(2) for j in range(5)]
+    assert [_sparse_parts(v) for v in dataset] == [(indices, list(range(10)), [2, 5, 1])]
+
+
+def _ragged(i):
+    # RaggedTensor.from_tensor(i * [[1]]): one row of one value
+    return RaggedTensor(np.array([int(i)]), [0, 1])
+
+
+def test_ragged():
+    """BatchTest.testRagged."""
+    dataset = Dataset.range(10).map(_ragged).batch(5)
+    expected = [[[[0]], [[1]], [[2]], [[3]], [[4]]], [[[5]], [[6]], [[7]], [[8]], [[9]]]]
+    assert [v.to_list() for v in dataset] == expected
+
+
+def test_ragged_with_different_shapes():
+    """BatchTest.testRaggedWithDifferentShapes (ragged_math_ops.range(i): one row 0..i-1)."""
+    dataset = Dataset.range(10).map(lambda i: RaggedTensor(np.arange(i), [0, i])).batch(5)
+    expected = [[[list(range(i))] for i in range(5)], [[list(range(i))] for i in range(5, 10)]]
+    assert [v.to_list() for v in dataset] == expected
+
+
+def test_ragged_nested():
+    """BatchTest.testRaggedNested."""
+    dataset = Dataset.range(10).map(_ragged).batch(5).batch(2)
+    expected = [[[[[0]], [[1]], [[2]], [[3]], [[4]]], [[[5]], [[6]], [[7]], [[8]], [[9]]]]]
+    assert [v.to_list() for v in dataset] == expected
+
+
+def test_checkpoint_sparse():
+    """BatchCheckpointTest.testSparse and testNestedSparse."""
+    verify_checkpoints(lambda: Dataset.range(10).map(_sparse).batch(5), 2)
+    verify_checkpoints(lambda: Dataset.range(10).map(_sparse).batch(5).batch(2), 1)
 
 
 def test_checkpoint():

@@ -6,6 +6,8 @@ import json
 
 import numpy as np
 
+from swigflow.tensors import RaggedTensor, SparseTensor
+
 
 def assert_all_close_according_to_type(
     expected, actual, rtol=1e-6, atol=1e-6, float_rtol=1e-6, float_atol=1e-6,
@@ -25,7 +27,13 @@ def assert_all_close_according_to_type(
 
 
 def as_py(element):
-    """An element as plain Python (lists, ints, floats, bytes), for comparisons."""
+    """An element as plain Python (lists, ints, floats, bytes), for comparisons: a
+    SparseTensor as a dict of its parts, a RaggedTensor as its rows' lists."""
+    if isinstance(element, SparseTensor):
+        parts = ("indices", "values", "dense_shape")
+        return {"sparse": {k: getattr(element, k).tolist() for k in parts}}
+    if isinstance(element, RaggedTensor):
+        return {"ragged": element.to_list()}
     if isinstance(element, (tuple, list)):
         return type(element)(as_py(e) for e in element)
     if isinstance(element, dict):

@@ -840,6 +840,8 @@ class Iterator:
     def __iter__(self):
         return self
 
+    element_spec = property(lambda self: self._dataset.element_spec, doc="The dataset's.")
+
     def __next__(self):
         """The next element. Safe to call from several threads at once: each element goes to
         exactly one caller. Raises the exception of an element whose function failed, after

@@ -1,5 +1,7 @@
 """tf.data.experimental's helpers that swigflow.data has."""
 
+import numpy as np
+
 from swigflow.data.checks import AUTOTUNE, INFINITE, UNKNOWN
 from swigflow.data.dataset import element_at
 
@@ -43,6 +45,22 @@ def bucket_by_sequence_length(
     )  # fmt: skip
 
 
+def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=np.int64):
+    """``ds.apply(dense_to_ragged_batch(...))``: Dataset.ragged_batch."""
+    return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
+
+
+def get_structure(dataset_or_iterator):
+    """tf.data.experimental.get_structure: the element_spec of a dataset or iterator."""
+    spec = getattr(dataset_or_iterator, "element_spec", None)
+    if spec is None:
+        raise TypeError(
+            "`dataset_or_iterator` must be a `tf.data.Dataset` or tf.data.Iterator object, but "
+            f"got {type(dataset_or_iterator)}."
+        )
+    return spec
+
+
 def scan(initial_state, scan_func):
     """``ds.apply(scan(...))``: Dataset.scan."""
     return lambda dataset: dataset.scan(initial_state, scan_func)
@@ -57,6 +75,8 @@ __all__ = [
     "UNKNOWN_CARDINALITY",
     "at",
     "bucket_by_sequence_length",
+    "dense_to_ragged_batch",
+    "get_structure",
     "group_by_window",
     "parse_example_dataset",
     "scan",

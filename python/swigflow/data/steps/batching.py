@@ -269,6 +269,12 @@ def _padded_spec(spec, shapes, batch, index):
     return TensorSpec(TensorShape([batch]).concatenate(padded), spec.dtype)
 
 
+def padded_batch_spec(spec, padded_shapes, batch):
+    """The spec of padded_batch(padded_shapes) batches of elements of `spec`, `batch` rows
+    (None: unknown); ValueError as padded_batch() raises it."""
+    return _padded_spec(spec, padded_shapes_of(padded_shapes), batch, [0])
+
+
 class PaddedBatch(Batch):
     """batch() with every component padded to its padded shape (-1 or None: the longest in the
     batch) with its padding value (0, False or b"" unless given)."""

@@ -8,8 +8,8 @@ from swigflow.data.checks import INFINITE, UNKNOWN, window_arg
 from swigflow.data.dataset import epoch_elements
 from swigflow.data.elements import Failed, apply_fn, call_unpacked, function_name
 from swigflow.data.steps.base import Elements, Replayed, made_dataset
-from swigflow.data.steps.batching import padded_shapes_of
-from swigflow.data.structure import map_specs
+from swigflow.data.steps.batching import padded_batch_spec, padded_shapes_of
+from swigflow.data.structure import batched_spec, map_specs
 from swigflow.specs import DatasetSpec, UnknownSpec
 
 
@@ -86,15 +86,21 @@ class GroupByWindow(Replayed):
     each full window goes through reduce_func(key, window dataset), whose elements are emitted.
     At the end, the unfinished windows go through it in increasing key order (as in tf.data)."""
 
-    def __init__(self, input_dataset, key_func, reduce_func, window_size_func):
+    def __init__(self, input_dataset, key_func, reduce_func, window_size_func, spec=None):
         super().__init__(input_dataset)
         self._key_func, self._reduce, self._size_of = key_func, reduce_func, window_size_func
+        self._of_spec = spec  # what reduce_func's datasets give, when the caller knows it
 
     def _stage_name(self):
         return f"group_by_window({function_name(self._key_func)})"
 
+    def _element_spec(self):
+        return super()._element_spec() if self._of_spec is None else self._of_spec
+
     def _reduced(self, key, window):
-        made = apply_fn(self._reduce, (np.int64(key), Elements(window)))
+        spec = self._input.element_spec
+        spec = None if isinstance(spec, UnknownSpec) else spec
+        made = apply_fn(self._reduce, (np.int64(key), Elements(window, spec)))
         made = made_dataset(made, "group_by_window's reduce_func")
         if type(made) is Failed:
             yield made
@@ -214,7 +220,11 @@ def bucket_by_sequence_length(
                 shapes = _bucket_shapes(padded_shapes_of(shapes), boundary)
         return window.padded_batch(size, shapes, padding_values, drop_remainder=drop_remainder)
 
-    return GroupByWindow(dataset, bucket_of, batching, lambda key: batch_sizes[key])
+    # tf.data's spec: the batch dimension unknown, padded dimensions as padded_batch has them
+    # (pad_to_bucket_boundary too).
+    rows = dataset.element_spec
+    spec = batched_spec(rows, None) if no_padding else padded_batch_spec(rows, padded_shapes, None)
+    return GroupByWindow(dataset, bucket_of, batching, lambda key: batch_sizes[key], spec)
 
 
 def window(dataset, size, shift, stride, drop_remainder):
