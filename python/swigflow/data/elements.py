@@ -21,6 +21,47 @@ _NOT_DATA = (
 )
 
 
+def _python_leaves(value):
+    """The leaf types of a (nested) list of Python values, or None if any leaf is numpy's."""
+    types = set()
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, (np.ndarray, np.generic)):
+            return None
+        else:
+            types.add(type(v))
+    return types
+
+
+def utf8(value):
+    """Nested lists of str and bytes with every str encoded."""
+    if isinstance(value, list):
+        return [utf8(v) for v in value]
+    return value.encode() if isinstance(value, str) else value
+
+
+def as_array(value):
+    """One component as tf.data converts it (see Dataset.from_tensor_slices)."""
+    if isinstance(value, np.ndarray):
+        return value
+    leaves = _python_leaves(value) if isinstance(value, list) else None
+    if leaves and leaves <= {str, bytes}:
+        return np.array(utf8(value), dtype=object)
+    array = np.asarray(value)
+    if leaves is None and not isinstance(value, (bool, int, float)):
+        return array  # numpy values keep their dtype
+    if array.dtype == np.int64:
+        info = np.iinfo(np.int32)
+        if array.size == 0 or (array.min() >= info.min and array.max() <= info.max):
+            return array.astype(np.int32)
+    elif array.dtype == np.float64:
+        return array.astype(np.float32)
+    return array
+
+
 def function_name(fn):
     """A user function's name for statistics and messages."""
     fn = getattr(fn, "func", fn)  # functools.partial
@@ -64,23 +105,43 @@ def _not_data(value):
     """The first part of `value` (a structure) that is code rather than data, else None."""
     if isinstance(value, dict):
         value = tuple(value.values())
-    if isinstance(value, tuple):
+    if isinstance(value, (tuple, list)):
         return next((bad for v in value if (bad := _not_data(v)) is not None), None)
     return value if isinstance(value, _NOT_DATA) else None
 
 
+def _as_components(value):
+    """A function's result as tf.data makes it an element: Python numbers, strings and lists
+    become arrays (as_array's dtypes); numpy values and other objects stay as they are."""
+    kind = type(value)
+    if kind is np.ndarray:
+        return value
+    if kind is dict:
+        return {k: _as_components(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        parts = [_as_components(v) for v in value]
+        return type(value)(*parts) if hasattr(value, "_fields") else tuple(parts)
+    if kind in (list, int, float, bool):
+        return as_array(value)
+    if kind is str:
+        return value.encode()
+    return value
+
+
 def map_output(fn, element):
-    """apply_fn for map(): a result that holds code (a class, a function) fails its element
-    with tf.data's TypeError."""
+    """apply_fn for map(), with tf.data's rules for what the function returns: a list is a
+    tuple of components, Python values become arrays (_as_components), and a result that
+    holds code (a class, a function) fails its element with tf.data's TypeError."""
     result = apply_fn(fn, element)
     if type(result) is np.ndarray or type(result) is Failed:
         return result
     bad = _not_data(result)
-    if bad is None:
-        return result
-    return Failed(
-        TypeError(f"Unsupported return value from function passed to Dataset.map(): {bad}.")
-    )
+    if bad is not None:
+        message = f"Unsupported return value from function passed to Dataset.map(): {bad}."
+        return Failed(TypeError(message))
+    if type(result) is list:
+        return tuple(_as_components(v) for v in result)
+    return _as_components(result)
 
 
 def component_count(structure):

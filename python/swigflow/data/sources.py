@@ -10,54 +10,13 @@ import numpy as np
 from swigflow import errors
 from swigflow.data.checks import INFINITE, INT64_MAX, check_count, state_fields
 from swigflow.data.dataset import Dataset, check_index
-from swigflow.data.elements import Failed, length_of, slice_of
+from swigflow.data.elements import Failed, as_array, length_of, slice_of, utf8
 from swigflow.data.seeds import SEED_RANGE, IteratorSeeds, draw, new_seed, pass_key
 from swigflow.data.steps.slicing import Shard
 from swigflow.data.structure import STRING, common_spec, map_specs, spec_of
 from swigflow.io import gfile
 from swigflow.specs import TensorSpec, TypeSpec, dtype_name
 from swigflow.tensors import RaggedTensor, SparseTensor
-
-
-def _python_leaves(value):
-    """The leaf types of a (nested) list of Python values, or None if any leaf is numpy's."""
-    types = set()
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, (list, tuple)):
-            stack.extend(v)
-        elif isinstance(v, (np.ndarray, np.generic)):
-            return None
-        else:
-            types.add(type(v))
-    return types
-
-
-def _utf8(value):
-    """Nested lists of str and bytes with every str encoded."""
-    if isinstance(value, list):
-        return [_utf8(v) for v in value]
-    return value.encode() if isinstance(value, str) else value
-
-
-def as_array(value):
-    """One component as tf.data converts it (see Dataset.from_tensor_slices)."""
-    if isinstance(value, np.ndarray):
-        return value
-    leaves = _python_leaves(value) if isinstance(value, list) else None
-    if leaves and leaves <= {str, bytes}:
-        return np.array(_utf8(value), dtype=object)
-    array = np.asarray(value)
-    if leaves is None and not isinstance(value, (bool, int, float)):
-        return array  # numpy values keep their dtype
-    if array.dtype == np.int64:
-        info = np.iinfo(np.int32)
-        if array.size == 0 or (array.min() >= info.min and array.max() <= info.max):
-            return array.astype(np.int32)
-    elif array.dtype == np.float64:
-        return array.astype(np.float32)
-    return array
 
 
 def _as_arrays(tensors):
@@ -281,7 +240,7 @@ def _dtypes_text(signature):
 def _string_array(value):
     """`value` (str, bytes, nested lists or arrays of them) as an array of bytes objects."""
     if isinstance(value, (list, str, bytes)):
-        value = _utf8(value)
+        value = utf8(value)
     array = value if isinstance(value, np.ndarray) else np.asarray(value, dtype=object)
     flat = [v.encode() if isinstance(v, str) else v for v in array.ravel().tolist()]
     if not all(isinstance(v, bytes) for v in flat):

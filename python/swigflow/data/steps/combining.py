@@ -6,7 +6,7 @@ import numpy as np
 from swigflow import errors
 from swigflow.data.checks import INFINITE, UNKNOWN, check_count, state_fields
 from swigflow.data.dataset import Dataset, check_index, iterate
-from swigflow.data.elements import Failed
+from swigflow.data.elements import Failed, as_array
 from swigflow.data.structure import concatenated_spec, sampled_spec
 from swigflow.specs import TensorSpec, UnknownSpec
 
@@ -262,8 +262,6 @@ def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset):
 
 
 def _float_weights(weights, what):
-    from swigflow.data.sources import as_array  # tf.data's dtypes for Python values
-
     array = as_array(list(weights) if isinstance(weights, tuple) else weights)
     if array.dtype not in (np.float32, np.float64):
         raise TypeError(
