@@ -13,9 +13,14 @@ Rows, each in its own phase, the same files (records of 100 KB):
 - fsspec's own reads: each file read whole with ``fs.cat_file``, 8 at a time;
 - swigflow ``TFRecordDataset(urls, num_parallel_reads=P)`` for P = 1 and 8 (every record read,
   CRCs checked), with ``gfile.READ_AHEAD_BLOCKS`` (the read-ahead window per file) as set, and
-  with read-ahead off (0) for comparison.
-Reported: MB/s (of file bytes), best of --repeats, and each swigflow row's ratio to the
-ceiling at the same concurrency.
+  with read-ahead off (0) for comparison;
+- with ``cache_dir`` (a fresh directory): the first epoch, which fills the shard cache; a later
+  one, which reads the local copies after one HEAD per file (is the copy current?); three
+  epochs of one iterator (``repeat(3)``: the later epochs ask nothing); and the same files read
+  from local disk.
+Reported: MB/s (of file bytes), best of --repeats (the first cached epoch: one run), each
+swigflow row's ratio to the ceiling at the same concurrency, and the cached epoch's to local
+disk.
 """
 
 import argparse
@@ -149,13 +154,13 @@ def fsspec_reads(urls):
         return sum(pool.map(lambda u: len(fs.cat_file(u)), urls))
 
 
-def swigflow_epoch(urls, parallel, blocks):
+def swigflow_epoch(urls, parallel, blocks, cache_dir=None, epochs=1):
     import swigflow
     from swigflow.io import gfile
 
     gfile.READ_AHEAD_BLOCKS = blocks
-    ds = swigflow.data.TFRecordDataset(urls, num_parallel_reads=parallel).batch(64)
-    return sum(len(r) + 16 for batch in ds for r in batch)
+    ds = swigflow.data.TFRecordDataset(urls, num_parallel_reads=parallel, cache_dir=cache_dir)
+    return sum(len(r) + 16 for batch in ds.repeat(epochs).batch(64) for r in batch)
 
 
 def best(repeats, fn, *args):
@@ -212,14 +217,33 @@ def main():
         rows["swigflow, num_parallel_reads=8, read-ahead off"] = best(
             args.repeats, swigflow_epoch, urls, 8, 0
         )
+        with tempfile.TemporaryDirectory() as cache:
+            rows["swigflow, 8 reads, cache_dir: epoch 1 (fills it)"] = best(
+                1, swigflow_epoch, urls, 8, blocks, cache
+            )
+            rows["swigflow, 8 reads, cache_dir: epoch 2 (local copies)"] = best(
+                args.repeats, swigflow_epoch, urls, 8, blocks, cache
+            )
+            rows["swigflow, 8 reads, cache_dir: repeat(3), one iterator"] = best(
+                args.repeats, swigflow_epoch, urls, 8, blocks, cache, 3
+            )
+        rows["local disk: TFRecordDataset, num_parallel_reads=8"] = best(
+            args.repeats, swigflow_epoch, paths, 8, blocks
+        )
         store.terminate()
     print(f"\n{'reader':52} {'MB/s':>8}")
     for label, rate in rows.items():
         print(f"{label:52} {rate:8,.0f}")
-    for label in [k for k in rows if k.startswith("swigflow")]:
+    # The rows that read the store (not the cache's local copies) against the ceiling.
+    remote = [k for k in rows if k.startswith("swigflow") and "local copies" not in k]
+    for label in [k for k in remote if "repeat(3)" not in k]:
         for threads in (8, 16):
             ratio = rows[label] / rows[f"ceiling: {threads} threads of 8 MiB range GETs"]
             print(f"{label} vs the {threads}-thread ceiling: {ratio:.2f}x")
+    local = rows["local disk: TFRecordDataset, num_parallel_reads=8"]
+    for label in ("epoch 2 (local copies)", "repeat(3), one iterator"):
+        cached = rows[f"swigflow, 8 reads, cache_dir: {label}"]
+        print(f"cache_dir {label} vs local disk: {cached / local:.2f}x")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "swigflow/io/file.h"
 #include "swigflow/io/file_system.h"
 
 namespace swigflow {
@@ -173,15 +174,25 @@ class PyRemoteFileSystem : public io::RemoteFileSystem {
  public:
   explicit PyRemoteFileSystem(PyObject* opener) : opener_(opener) {}  // steals
 
+  // open_read returns a reader object, or a str: the path of a local copy (a shard cache's),
+  // which is read natively.
   Status OpenRead(const std::string& url, std::unique_ptr<io::RandomAccessFile>* file,
                   uint64_t* size) override {
     PyObject* reader;
+    std::string local;
+    int is_path;
     {
       Gil gil;
       if (!gil.ok()) return Finalizing(url);
       reader = PyObject_CallMethod(opener_.get(), "open_read", "N", UrlObject(url));
       if (reader == nullptr) return TakePythonError(url);
+      is_path = PathFromStr(reader, &local);
+      if (is_path != 0) {
+        const Ref path(reader);  // a str: only the path it holds is kept
+        if (is_path < 0) return TakePythonError(url);
+      }
     }
+    if (is_path > 0) return io::LocalFile::Open(std::move(local), file, size);
     auto opened = std::make_unique<PyReadFile>(url, reader);
     if (size != nullptr) SWIGFLOW_RETURN_IF_ERROR(opened->Size(size));
     *file = std::move(opened);

@@ -182,6 +182,11 @@ bool PathFromPy(PyObject* object, std::string* out) {
   return true;
 }
 
+int PathFromStr(PyObject* object, std::string* out) {
+  if (!PyUnicode_Check(object)) return 0;
+  return PathFromPy(object, out) ? 1 : -1;
+}
+
 bool BytesVectorFromPy(PyObject* object, const char* what, std::vector<std::string>* out) {
   const std::string message = std::string(what) + " must be a sequence of bytes";
   const Ref items(PySequence_Fast(object, message.c_str()));

@@ -211,6 +211,10 @@ class RecordView {
 // any name the file system can hold round-trips); false with a Python error set.
 bool PathFromPy(PyObject* object, std::string* out);
 
+// PathFromPy for a str only: 1 with the path in *out, 0 (nothing set) for any other object, -1
+// with a Python error set when the str cannot be a path.
+int PathFromStr(PyObject* object, std::string* out);
+
 // Copies of the buffers of a sequence of bytes-like objects; false with a Python error set (a
 // TypeError naming `what` when `object` is not a sequence).
 bool BytesVectorFromPy(PyObject* object, const char* what, std::vector<std::string>* out);

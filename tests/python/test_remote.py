@@ -8,6 +8,7 @@ import json
 import os
 import threading
 import time
+import tracemalloc
 import zlib
 
 import data_util
@@ -391,6 +392,50 @@ def test_http_reads_records_in_large_ranges(http_root):
     assert list(sf.io.tf_record_iterator(f"{base}/big.gz.tfrecord", "GZIP")) == records[:500]
     ds = sf.data.TFRecordDataset([f"{base}/big.tfrecord"] * 2, num_parallel_reads=2).batch(1000)
     assert sum(len(b) for b in ds) == 40000
+
+
+class _StreamHandler(http.server.BaseHTTPRequestHandler):
+    """A body with no Content-Length and no ranges (HTTP/1.0, the end is the connection's),
+    written in 1 MiB pieces: what a streaming endpoint sends."""
+
+    def log_message(self, *args):
+        pass
+
+    def do_HEAD(self):
+        self.send_response(200)
+        self.end_headers()
+
+    def do_GET(self):
+        self.send_response(200)
+        self.end_headers()
+        with open(self.server.path, "rb") as f:
+            while piece := f.read(1 << 20):
+                self.wfile.write(piece)
+
+
+def test_a_body_without_length_streams_in_bounded_memory(tmp_path):
+    """No Content-Length: the body is spooled to a temporary file in blocks (it was read whole
+    into memory, twice over), and every record arrives."""
+    pytest.importorskip("aiohttp", reason="fsspec's http:// needs aiohttp (swigflow[remote])")
+    records = _records(48, size=1 << 20)  # 48 MiB
+    path = tmp_path / "stream.tfrecord"
+    _write_local(path, records)
+    server = http.server.HTTPServer(("127.0.0.1", 0), _StreamHandler)
+    server.path = str(path)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/stream.tfrecord"
+    try:
+        tracemalloc.start()
+        count = 0
+        for record in sf.io.tf_record_iterator(url):
+            assert record == records[count]
+            count += 1
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert count == len(records)
+        assert peak < 24 << 20, peak  # blocks, not the 48 MiB body
+    finally:
+        server.shutdown()
 
 
 class _CountingHandler(_RangeHandler):

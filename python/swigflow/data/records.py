@@ -6,6 +6,7 @@ A transformation that fits that order is absorbed into it; anything else wraps t
 Python step.
 """
 
+import contextlib
 import dataclasses
 import logging
 import os
@@ -31,7 +32,7 @@ from swigflow.data.dataset import Dataset, check_shardable, epoch_elements
 from swigflow.data.seeds import SEED_RANGE, IteratorSeeds, combined, new_seed, seed_bits
 from swigflow.data.sources import file_sizes
 from swigflow.data.steps.mapping import ParseFn, parsed_spec
-from swigflow.io import feature_spec, gfile
+from swigflow.io import feature_spec, gfile, shard_cache
 from swigflow.io import index as _index
 from swigflow.io.tf_record import RecordBuffer, compression_name, native_options
 from swigflow.specs import TensorSpec, UnknownSpec
@@ -87,6 +88,7 @@ class NativeSteps:
     images: dict | None = None  # decode_images' options (images.image_options) and its key
     decode_seed: int | None = None  # decode_images(seed=...)
     zero_copy: bool = False
+    cache: shard_cache.ShardCache | None = None  # remote files' local copies (cache_dir)
 
     @property
     def features(self):
@@ -94,7 +96,7 @@ class NativeSteps:
 
     def identity(self):
         """The fields that decide the elements (the seeds are carried by each state)."""
-        skip = ("global_seed", "buffer_seed", "plan")
+        skip = ("global_seed", "buffer_seed", "plan", "cache")
         fields = {f.name: getattr(self, f.name) for f in _FIELDS if f.name not in skip}
         return dict(fields, features=self.features)
 
@@ -344,10 +346,21 @@ class _NativeRecords(Dataset, IteratorSeeds):
     # --- iteration ------------------------------------------------------------------------------
 
     def _file_list(self, epoch):
-        if isinstance(self._files, list):
-            return self._files
-        files = [os.fsdecode(os.fspath(f)) for f in epoch_elements(self._files, epoch)]
-        return _index.without_index_files(files)
+        files = self._files
+        if not isinstance(files, list):
+            files = [os.fsdecode(os.fspath(f)) for f in epoch_elements(files, epoch)]
+            files = _index.without_index_files(files)
+        return files
+
+    def _cache_registration(self, files):
+        """While entered, the remote files are read through the dataset's shard cache (if any),
+        the ones opened next fetched ahead."""
+        c = self._steps
+        if c.cache is None:
+            return contextlib.nullcontext()
+        order = files[c.shard_index :: c.num_shards] if c.shard_files else files
+        remote = [f for f in order if isinstance(f, str) and gfile.is_remote(f)]
+        return shard_cache.registered(remote, c.cache, ahead=c.cycle_length)
 
     def _offsets(self, path):
         """Record offsets from path's index file (a compressed file's seek index, as bytes), or
@@ -406,6 +419,12 @@ class _NativeRecords(Dataset, IteratorSeeds):
             image_seed = c.decode_seed if c.decode_seed is not None else state["seed"][1]
             options.image_seed = seed_bits(image_seed)
         options.collect_stats = _stats.collecting()
+        with self._cache_registration(files):
+            yield from self._run(options, files, offsets, state, base)
+
+    def _run(self, options, files, offsets, state, base):
+        c = self._steps
+        plan, images = c.plan, c.images
         pipeline = _pywrap.PyPipeline.Create(options)
         source = _stats.SourceInfo(
             files=files,
@@ -501,7 +520,7 @@ class _NativeRecords(Dataset, IteratorSeeds):
 
 def TFRecordDataset(  # noqa: N802 - named like tf.data.TFRecordDataset, which is a class
     filenames, compression_type=None, buffer_size=None, num_parallel_reads=None,
-    on_error="raise", name=None, zero_copy=False,
+    on_error="raise", name=None, zero_copy=False, cache_dir=None,
 ):  # fmt: skip
     """The records of TFRecord files, as ``tf.data.TFRecordDataset``: bytes elements.
 
@@ -519,6 +538,10 @@ def TFRecordDataset(  # noqa: N802 - named like tf.data.TFRecordDataset, which i
         :class:`swigflow.io.RecordBuffer` (every payload in one read-only array, views per
         record), a single record a memoryview. Each element owns its memory: it stays valid as
         long as it is held. Ignored once the records are parsed natively (``.parse``).
+      cache_dir: a directory (or a :class:`swigflow.io.ShardCache` with a byte budget) where
+        remote files are kept whole once read to the end, by this and every later pass and
+        process, which then read the local copy; the files after those open are fetched into
+        it ahead. Default: ``SWIGFLOW_CACHE_DIR`` (see swigflow.io.shard_cache).
 
     Files with an index file (``FILE.idx``, see ``swigflow index``) give the dataset a length,
     allow :meth:`global_shuffle`, and are read at their offsets when sharding by record.
@@ -530,7 +553,11 @@ def TFRecordDataset(  # noqa: N802 - named like tf.data.TFRecordDataset, which i
     cycle = autotune_count(num_parallel_reads, cpu_count()) or 1
     # The native counts are int: beyond that, more files than any list holds and more records
     # per block than any file has read exactly as the bound does.
-    steps = NativeSteps(cycle_length=min(cycle, _INT_MAX), zero_copy=bool(zero_copy))
+    steps = NativeSteps(
+        cycle_length=min(cycle, _INT_MAX),
+        zero_copy=bool(zero_copy),
+        cache=shard_cache.as_cache(cache_dir),
+    )
     files = _as_files(filenames)
     if isinstance(files, list):  # a glob's index files, skipped with a note
         files = _index.without_index_files(files)

@@ -28,6 +28,7 @@ from swigflow.io.parsing import (
 from swigflow.io.raw import decode_raw
 from swigflow.io.scan import RecordDamage, TFRecordScanner
 from swigflow.io.sequence_parsing import parse_sequence_example, parse_single_sequence_example
+from swigflow.io.shard_cache import ShardCache
 from swigflow.io.tensor_proto import parse_tensor, serialize_tensor
 from swigflow.io.tf_record import (
     RecordBuffer,
@@ -46,6 +47,7 @@ __all__ = [
     "RaggedFeature",
     "RecordBuffer",
     "RecordDamage",
+    "ShardCache",
     "SparseFeature",
     "TFRecordCompressionType",
     "TFRecordFile",

@@ -29,6 +29,7 @@ import itertools
 import os
 import random
 import shutil
+import tempfile
 import threading
 import time
 import uuid
@@ -36,6 +37,7 @@ import weakref
 
 from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
+from swigflow.io import shard_cache
 
 # Bytes fetched per request from a remote file: large enough that a request's latency is
 # amortised, small enough that a reader holds little memory.
@@ -487,34 +489,97 @@ class _FileObjects:
 _FILE_OBJECTS = _FileObjects()
 
 
+def _version(info):
+    """Which version of an object `info` describes, as the store says it (a shard cache
+    keys copies by it): its ETag, generation or modification time; "" when none is given."""
+    keys = (
+        "ETag",
+        "etag",
+        "generation",
+        "VersionId",
+        "mtime",
+        "LastModified",
+        "updated",
+        "created",
+    )
+    for key in keys:
+        if info.get(key) is not None:
+            return f"{key}={info[key]}"
+    return ""
+
+
+def _range_fetcher(url, fs, path, info):
+    """fetch(start, end) -> the object's bytes in [start, end). Every range of an HTTP(S)
+    object is asked for the version described (If-Match: its ETag): one that changes meanwhile
+    fails with 412 rather than mixing two versions."""
+    etag = info.get("ETag") if scheme(url) in ("http", "https") else None
+    pinned = {"headers": {"If-Match": etag}} if etag else {}
+
+    def fetch(start, end):
+        return fs.cat_file(path, start=start, end=end, **pinned)
+
+    return fetch
+
+
+def _prefetch_following(cache, url):
+    """Starts downloads into `cache` of the objects read after `url` (shard_cache.following)."""
+    for nxt in shard_cache.following(url):
+
+        def describe(nxt=nxt):
+            fs, path = filesystem(nxt)
+            with translated_errors(nxt):
+                info = shard_cache.described(nxt, lambda: fs.info(path))
+            if info.get("size") is None:
+                raise errors.UnimplementedError(f"{nxt}: no size to cache it by")
+            fetch = _range_fetcher(nxt, fs, path, info)
+
+            def retried(start, end):
+                data = []
+
+                def attempt():
+                    data[:] = [fetch(start, end)]
+                    return len(data[0])
+
+                _retrying(nxt, end - start, attempt)
+                return data[0]
+
+            return _version(info), info["size"], retried
+
+        cache.prefetch(nxt, describe)
+
+
 class _Opener:
     """The remote file system the native layer calls (swig/py_file_system.h)."""
 
     def open_read(self, url):
         if scheme(url) == _FILE_OBJECT_SCHEME:
             return _FileObjectReader(_FILE_OBJECTS.get(url), url)
+        cache = shard_cache.for_url(url)
         fs, path = filesystem(url)
         with translated_errors(url):
-            info = fs.info(path)
+            info = shard_cache.described(url, lambda: fs.info(path))
             size = info.get("size")
             if size is None:
-                # No length from the server (a stream): read it whole once.
+                # No length from the server (a stream): spooled to a temporary file once, in
+                # blocks, so memory stays bounded whatever the server sends.
+                spool = tempfile.TemporaryFile()  # noqa: SIM115 - the reader owns it
                 with fs.open(path, "rb") as f:
-                    return _FileObjectReader(io.BytesIO(f.read()), url)
+                    shutil.copyfileobj(f, spool, READ_BLOCK_SIZE)
+                return _FileObjectReader(spool, url)
+            version = _version(info)
+            if cache is not None:
+                _prefetch_following(cache, url)
+                local = cache.lookup(url, version, size)
+                if local is not None:
+                    return local  # read natively
             file = fs.open(path, "rb", block_size=READ_BLOCK_SIZE, cache_type="readahead")
 
         def reopen():
             return fs.open(path, "rb", block_size=READ_BLOCK_SIZE, cache_type="readahead")
 
-        # Every range of an HTTP(S) object is asked for the version opened (If-Match: its ETag):
-        # one that changes meanwhile fails with 412 rather than mixing two versions.
-        etag = info.get("ETag") if scheme(url) in ("http", "https") else None
-        pinned = {"headers": {"If-Match": etag}} if etag else {}
-
-        def fetch(start, end):
-            return fs.cat_file(path, start=start, end=end, **pinned)
-
-        return _Reader(file, size, url, reopen, fetch)
+        fetch = _range_fetcher(url, fs, path, info)
+        reader = _Reader(file, size, url, reopen, fetch)
+        return reader if cache is None else cache.tee(url, version, size, reader)
 
     def open_write(self, url):
         if scheme(url) == _FILE_OBJECT_SCHEME:

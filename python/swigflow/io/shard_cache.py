@@ -1,0 +1,305 @@
+"""A local cache of whole remote shards, as Mosaic Streaming keeps one: the first read of an
+object streams it to the reader and to disk at once; later reads, by this process or any other
+on the machine, open the local copy, which the native layer reads at local-disk speed.
+
+Layout of a cache directory: one file per cached object, named by a digest of its URL, version
+(ETag, generation or modification time) and size, so a changed object is a new entry; files
+being written are NAME.part-PID-N and never read; ``.lock`` serializes eviction. An entry
+appears by an atomic rename once every byte arrived in order and the count matched the size
+the store reported: a reader that stops early, jumps, or fails leaves nothing. Records carry
+their own CRCs, which every read checks, so a damaged copy is not read silently.
+
+Eviction is least recently used (an entry's modification time is touched when it is opened)
+down to the byte budget, when an entry is added. Several processes share a directory safely:
+names are unique per writer, renames are atomic, eviction holds ``fcntl.flock`` on ``.lock``.
+
+The cache used for a URL is the one a dataset registered for it (``TFRecordDataset(...,
+cache_dir=...)``), else the default from ``SWIGFLOW_CACHE_DIR`` (byte budget
+``SWIGFLOW_CACHE_MAX_BYTES``), else none.
+"""
+
+import concurrent.futures
+import contextlib
+import fcntl
+import hashlib
+import itertools
+import os
+import threading
+
+from swigflow import errors
+
+CACHE_DIR_ENV = "SWIGFLOW_CACHE_DIR"
+CACHE_MAX_BYTES_ENV = "SWIGFLOW_CACHE_MAX_BYTES"
+PREFETCH_SHARDS = 2  # objects after the one opened, in the dataset's order, fetched ahead
+PREFETCH_THREADS = 2
+
+_PART = ".part-"
+_LOCK = ".lock"
+_names = itertools.count()
+
+
+def _digest(url, version, size):
+    h = hashlib.blake2b(digest_size=16)
+    for part in (url, str(version), str(size)):
+        h.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    return h.hexdigest()
+
+
+class ShardCache:
+    """Whole objects cached under `directory`, at most `max_bytes` (None: no limit)."""
+
+    def __init__(self, directory, max_bytes=None):
+        self.directory = os.path.abspath(os.fspath(directory))
+        if max_bytes is not None and int(max_bytes) < 0:
+            raise ValueError(f"max_bytes must be >= 0 or None, got {max_bytes}")
+        self.max_bytes = None if max_bytes is None else int(max_bytes)
+        os.makedirs(self.directory, exist_ok=True)
+        self._lock = threading.Lock()
+        self._prefetching = {}  # url -> Future of its download
+        self._pool = None
+
+    def __repr__(self):
+        return f"ShardCache({self.directory!r}, max_bytes={self.max_bytes})"
+
+    def entry(self, url, version, size):
+        """The path an object's copy has (whether or not it is there yet)."""
+        return os.path.join(self.directory, _digest(url, version, size))
+
+    def lookup(self, url, version, size):
+        """The path of a complete copy of the object, or None. Waits for a prefetch of it in
+        flight; touches the copy (least recently used goes first)."""
+        path = self.entry(url, version, size)
+        with self._lock:
+            pending = self._prefetching.get(url)
+        if pending is not None:
+            with contextlib.suppress(Exception):  # a failed prefetch: read it remotely
+                pending.result()
+        try:
+            if os.stat(path).st_size != size:
+                return None
+            os.utime(path)
+        except OSError:
+            return None
+        return path
+
+    def tee(self, url, version, size, reader):
+        """`reader` (read_at(offset, buffer), size) whose bytes, read in order from the start,
+        are also written to the cache, the entry appearing when the last arrived."""
+        return _TeeReader(reader, _Writer(self, self.entry(url, version, size), size))
+
+    def prefetch(self, url, describe):
+        """Downloads the object into the cache in the background, unless it is on its way.
+        describe() gives its (version, size, fetch(start, end) -> bytes); it runs on the
+        download's thread (it may ask the store)."""
+        with self._lock:
+            if url in self._prefetching:
+                return
+            if self._pool is None:
+                self._pool = concurrent.futures.ThreadPoolExecutor(
+                    PREFETCH_THREADS, thread_name_prefix="swigflow-shard-prefetch"
+                )
+            self._prefetching[url] = self._pool.submit(self._download, url, describe)
+
+    def _download(self, url, describe):
+        from swigflow.io.gfile import READ_BLOCK_SIZE
+
+        try:
+            version, size, fetch = describe()
+            path = self.entry(url, version, size)
+            if os.path.exists(path):
+                return
+            writer = _Writer(self, path, size)
+            try:
+                for start in range(0, size, READ_BLOCK_SIZE):
+                    writer.write(start, fetch(start, min(size, start + READ_BLOCK_SIZE)))
+                writer.finish()
+            finally:
+                writer.abandon()  # nothing once finished
+        finally:
+            with self._lock:
+                self._prefetching.pop(url, None)
+
+    def evict(self, keep=None):
+        """Removes the least recently used entries until the cache holds at most max_bytes
+        (never `keep`, the entry just added)."""
+        if self.max_bytes is None:
+            return
+        with open(os.path.join(self.directory, _LOCK), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            entries = []
+            for name in os.listdir(self.directory):
+                if name.startswith(".") or _PART in name:
+                    continue
+                with contextlib.suppress(OSError):
+                    st = os.stat(os.path.join(self.directory, name))
+                    entries.append((st.st_mtime, name, st.st_size))
+            total = sum(size for _, _, size in entries)
+            for _, name, size in sorted(entries):
+                if total <= self.max_bytes:
+                    break
+                path = os.path.join(self.directory, name)
+                if path == keep:
+                    continue
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
+                total -= size
+
+
+class _Writer:
+    """An entry being written in order: a temporary file renamed into place by finish() once
+    `size` bytes arrived; abandon() removes it otherwise."""
+
+    def __init__(self, cache, path, size):
+        self._cache, self._path, self._size = cache, path, size
+        self._temp = f"{path}{_PART}{os.getpid()}-{next(_names)}"
+        self._file = open(self._temp, "wb")  # noqa: SIM115 - closed by finish() or abandon()
+        self.written = 0
+
+    def write(self, offset, data):
+        if offset != self.written:
+            raise errors.InternalError(f"shard cache: write at {offset}, expected {self.written}")
+        self._file.write(data)
+        self.written += len(data)
+
+    def finish(self):
+        if self.written != self._size:
+            raise errors.DataLossError(
+                f"shard cache: {self.written} bytes arrived of the {self._size} the store reported"
+            )
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self._file.close()
+        os.replace(self._temp, self._path)
+        self._file = None
+        self._cache.evict(keep=self._path)
+
+    def abandon(self):
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                self._file.close()
+            with contextlib.suppress(OSError):
+                os.unlink(self._temp)
+            self._file = None
+
+
+class _TeeReader:
+    """A remote reader whose in-order bytes also go to a cache entry (see ShardCache.tee). A
+    read that jumps ahead ends the copy; reads of bytes already copied leave it going."""
+
+    def __init__(self, reader, writer):
+        self._reader = reader
+        self._writer = writer
+        self._lock = threading.Lock()
+        self.size = reader.size
+
+    def read_at(self, offset, buffer):
+        n = self._reader.read_at(offset, buffer)
+        with self._lock:
+            writer = self._writer
+            if writer is None or offset + n <= writer.written:
+                return n
+            try:
+                if offset > writer.written:
+                    raise errors.OutOfRangeError("the reader jumped ahead")
+                skip = writer.written - offset
+                writer.write(writer.written, memoryview(buffer)[skip:n])
+                if writer.written == self.size:
+                    writer.finish()
+                    self._writer = None
+            except Exception:  # the copy is given up; the read itself succeeded
+                writer.abandon()
+                self._writer = None
+        return n
+
+    def close(self):
+        with self._lock:
+            if self._writer is not None:
+                self._writer.abandon()
+                self._writer = None
+
+    def __del__(self):
+        self.close()
+
+
+# url -> the active registrations [(cache, its dataset's URLs, next start, infos)]
+_registered = {}
+_default = {}  # (directory, max_bytes) -> ShardCache made from the environment
+_registry_lock = threading.Lock()
+
+
+def as_cache(cache_dir):
+    """`cache_dir` (a directory or a ShardCache) as a ShardCache, or None."""
+    if cache_dir is None or isinstance(cache_dir, ShardCache):
+        return cache_dir
+    return ShardCache(cache_dir)
+
+
+@contextlib.contextmanager
+def registered(urls, cache, ahead=1):
+    """While entered, reads of `urls` (remote ones, in the order a dataset opens them, `ahead`
+    at a time) go through `cache`, and opening one fetches the PREFETCH_SHARDS objects opened
+    after those. The latest registration of a URL wins while it lasts."""
+    urls = list(urls)
+    entries = []
+    infos = {}  # what the store said of each URL, asked once while registered
+    with _registry_lock:
+        for i, url in enumerate(urls):
+            entry = (cache, urls, i + max(1, int(ahead)), infos)
+            _registered.setdefault(url, []).append(entry)
+            entries.append((url, entry))
+    try:
+        yield
+    finally:
+        with _registry_lock:
+            for url, entry in entries:
+                active = _registered[url]
+                active.remove(entry)
+                if not active:
+                    del _registered[url]
+
+
+def _active(url):
+    with _registry_lock:
+        found = _registered.get(url)
+        return found[-1] if found else None
+
+
+def for_url(url):
+    """The cache reads of `url` go through, or None."""
+    found = _active(url)
+    if found is not None:
+        return found[0]
+    directory = os.environ.get(CACHE_DIR_ENV)
+    if not directory:
+        return None
+    limit = os.environ.get(CACHE_MAX_BYTES_ENV) or None
+    key = (directory, limit)
+    with _registry_lock:
+        if key not in _default:
+            _default[key] = ShardCache(directory, None if limit is None else int(limit))
+        return _default[key]
+
+
+def following(url, count=PREFETCH_SHARDS):
+    """The URLs a registered dataset opens next after those open with `url`."""
+    found = _active(url)
+    if found is None:
+        return []
+    _, urls, start, _ = found
+    return list(urls[start : start + count])
+
+
+def described(url, describe):
+    """describe() (what the store says of `url`: fsspec's info), asked once per registration
+    of the URL: a dataset's later epochs open their local copies with no request."""
+    found = _active(url)
+    if found is None:
+        return describe()
+    infos = found[3]
+    with _registry_lock:
+        known = infos.get(url)
+    if known is None:
+        known = describe()
+        with _registry_lock:
+            infos[url] = known
+    return known

@@ -1,0 +1,203 @@
+"""The local shard cache (swigflow.io.shard_cache): remote TFRecord files kept whole on first
+read and read locally after, by any pass or process; entries only ever complete; least
+recently used evicted under a byte budget; SWIGFLOW_CACHE_DIR as the default."""
+
+import multiprocessing
+import os
+import threading
+
+import fsspec
+import pytest
+
+import swigflow as sf
+from swigflow.io import shard_cache
+
+
+def _records(n, size=100, tag=0):
+    return [bytes([(i + tag) % 251]) * (size + i % 7) for i in range(n)]
+
+
+@pytest.fixture
+def store(tmp_path):
+    """A memory:// store of three TFRecord files, and a switch that makes every read of an
+    object's bytes fail (its listing and sizes still answer)."""
+    fs = fsspec.filesystem("memory")
+    root = f"memory://shard-cache-{os.getpid()}-{threading.get_ident()}"
+    files = {}
+    for k in range(3):
+        local = tmp_path / f"f{k}.tfrecord"
+        with sf.io.TFRecordWriter(str(local)) as w:
+            for r in _records(200, tag=k):
+                w.write(r)
+        url = f"{root}/f{k}.tfrecord"
+        fs.pipe(url, local.read_bytes())
+        files[url] = _records(200, tag=k)
+    reads = {"blocked": False, "count": 0}
+    cls = type(fs)
+    original_open, original_cat = cls._open, cls.cat_file
+
+    def guarded(original):
+        def call(self, *args, **kwargs):
+            if reads["blocked"]:
+                raise OSError("the store refuses reads of bytes in this test")
+            reads["count"] += 1
+            return original(self, *args, **kwargs)
+
+        return call
+
+    cls._open, cls.cat_file = guarded(original_open), guarded(original_cat)
+    try:
+        yield files, reads
+    finally:
+        cls._open, cls.cat_file = original_open, original_cat
+        if fs.exists(root):
+            fs.rm(root, recursive=True)
+
+
+def _entries(directory):
+    return sorted(n for n in os.listdir(directory) if not n.startswith("."))
+
+
+def test_a_second_pass_reads_the_local_copies(store, tmp_path):
+    files, reads = store
+    cache = tmp_path / "cache"
+    urls = sorted(files)
+    ds = sf.data.TFRecordDataset(urls, cache_dir=str(cache))
+    expected = [r for u in urls for r in files[u]]
+    assert list(ds) == expected
+    assert len(_entries(cache)) == 3
+    assert not any(".part-" in n for n in os.listdir(cache))
+    reads["blocked"] = True  # every byte now comes from the cache
+    assert list(ds) == expected
+    assert list(sf.data.TFRecordDataset(urls, num_parallel_reads=3, cache_dir=str(cache))) == [
+        r for trio in zip(*(files[u] for u in urls)) for r in trio
+    ]
+    assert list(ds.repeat(2)) == expected * 2
+
+
+def test_a_pass_that_stops_early_caches_nothing(store, tmp_path):
+    files, _ = store
+    big = tmp_path / "big.tfrecord"
+    records = [bytes([i % 251]) * (64 << 10) for i in range(400)]  # 25 MiB: many reads
+    with sf.io.TFRecordWriter(str(big)) as w:
+        for r in records:
+            w.write(r)
+    url = sorted(files)[0].replace("f0", "big")
+    fsspec.filesystem("memory").pipe(url, big.read_bytes())
+    cache = tmp_path / "cache"
+    it = iter(sf.data.TFRecordDataset([url], cache_dir=str(cache)))
+    assert next(it) == records[0]
+    it.close()
+    del it
+    assert _entries(cache) == []
+    assert not any(".part-" in n for n in os.listdir(cache))
+    assert list(sf.data.TFRecordDataset([url], cache_dir=str(cache))) == records
+    assert len(_entries(cache)) == 1
+
+
+def test_a_reader_that_jumps_ahead_caches_nothing(tmp_path):
+    class Source:
+        size = 10
+
+        def read_at(self, offset, buffer):
+            n = min(len(buffer), self.size - offset)
+            buffer[:n] = bytes(range(offset, offset + n))
+            return n
+
+    cache = sf.io.ShardCache(tmp_path)
+    reader = cache.tee("memory://x", "v", 10, Source())
+    buffer = bytearray(4)
+    assert reader.read_at(0, memoryview(buffer)) == 4
+    assert reader.read_at(0, memoryview(buffer)) == 4  # again: still in order
+    assert reader.read_at(8, memoryview(buffer)[:2]) == 2  # a jump: the copy is given up
+    assert reader.read_at(4, memoryview(buffer)) == 4
+    reader.close()
+    assert os.listdir(tmp_path) == []
+    whole = cache.tee("memory://x", "v", 10, Source())
+    for offset in (0, 4, 8):
+        whole.read_at(offset, memoryview(buffer)[: min(4, 10 - offset)])
+    assert (tmp_path / _entries(tmp_path)[0]).read_bytes() == bytes(range(10))
+
+
+def test_a_changed_object_is_a_new_entry(store, tmp_path):
+    files, _ = store
+    cache = tmp_path / "cache"
+    url = sorted(files)[0]
+    assert list(sf.data.TFRecordDataset([url], cache_dir=str(cache))) == files[url]
+    replacement = tmp_path / "new.tfrecord"
+    with sf.io.TFRecordWriter(str(replacement)) as w:
+        w.write(b"new")
+    fsspec.filesystem("memory").pipe(url, replacement.read_bytes())
+    assert list(sf.data.TFRecordDataset([url], cache_dir=str(cache))) == [b"new"]
+    assert len(_entries(cache)) == 2
+
+
+def test_least_recently_used_entries_are_evicted(store, tmp_path):
+    files, _ = store
+    urls = sorted(files)
+    size = fsspec.filesystem("memory").info(urls[0])["size"]
+    cache = sf.io.ShardCache(tmp_path / "cache", max_bytes=2 * size + size // 2)
+    for url in urls:
+        assert list(sf.data.TFRecordDataset([url], cache_dir=cache)) == files[url]
+    names = _entries(cache.directory)
+    assert len(names) == 2  # the first object's copy went first
+    first = os.path.basename(cache.entry(urls[0], "", size))
+    assert first not in names
+
+
+def test_the_next_files_are_fetched_ahead(store, tmp_path):
+    files, reads = store
+    urls = sorted(files)
+    cache = sf.io.ShardCache(tmp_path / "cache")
+    it = iter(sf.data.TFRecordDataset(urls, cache_dir=cache))
+    assert next(it) == files[urls[0]][0]
+    # Opening the first file started the next two downloading; wait for them.
+    for url in urls[1:]:
+        cache.lookup(url, "", fsspec.filesystem("memory").info(url)["size"])
+    assert len(_entries(cache.directory)) >= 2
+    rest = list(it)
+    assert [files[urls[0]][0], *rest] == [r for u in urls for r in files[u]]
+    reads["blocked"] = True
+    assert list(sf.data.TFRecordDataset(urls, cache_dir=cache)) == [
+        r for u in urls for r in files[u]
+    ]
+
+
+def test_the_environment_sets_the_default_cache(store, tmp_path, monkeypatch):
+    files, reads = store
+    monkeypatch.setenv(shard_cache.CACHE_DIR_ENV, str(tmp_path / "env-cache"))
+    url = sorted(files)[1]
+    assert list(sf.io.tf_record_iterator(url)) == files[url]
+    assert len(_entries(tmp_path / "env-cache")) == 1
+    reads["blocked"] = True
+    assert list(sf.io.tf_record_iterator(url)) == files[url]
+
+
+def _fill(directory, n, size, k):
+    cache = shard_cache.ShardCache(directory)
+    for i in range(n):
+        writer = shard_cache._Writer(cache, cache.entry(f"memory://x/{i}", "", size), size)
+        writer.write(0, bytes([k]) * size)
+        writer.finish()
+
+
+def test_processes_share_a_directory(tmp_path):
+    """Writers in several processes at once: every entry complete, no part files left."""
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_fill, args=(str(tmp_path), 20, 4096, k)) for k in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    names = _entries(tmp_path)
+    assert len(names) == 20
+    for name in names:
+        data = (tmp_path / name).read_bytes()
+        assert len(data) == 4096 and len(set(data)) == 1
+    assert not any(".part-" in n for n in os.listdir(tmp_path))
+
+
+def test_bad_budgets_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="max_bytes"):
+        sf.io.ShardCache(tmp_path, max_bytes=-1)
