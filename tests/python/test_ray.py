@@ -370,3 +370,26 @@ def test_build_image_dataset_on_ray_reports_a_failing_task(tmp_path, capsys):
     assert "train-00000-of-00001.tmp" in err
     assert "Traceback" not in err and "Ray" not in err, err
     assert not (out / "train-00000-of-00001").exists()
+
+
+def test_read_tasks_keep_remote_files_in_the_shard_cache(tmp_path):
+    """A read task's remote files go through the datasource's cache_dir (the task runs here,
+    where the memory:// store lives)."""
+    import fsspec
+
+    from swigflow.ray import sources
+
+    local = tmp_path / "a.tfrecord"
+    with sf.io.TFRecordWriter(str(local)) as w:
+        for i in range(50):
+            w.write(_example(i).SerializeToString())
+    url = f"memory://ray-cache-{os.getpid()}/a.tfrecord"
+    fsspec.filesystem("memory").pipe(url, local.read_bytes())
+    source = sources.TFRecordDatasource([url], spec=SPEC, cache_dir=str(tmp_path / "cache"))
+    (task,) = source.get_read_tasks(1)
+    rows = sum(block.num_rows for block in task())
+    assert rows == 50
+    assert len(os.listdir(tmp_path / "cache")) == 1
+    fsspec.filesystem("memory").rm(url)
+    with pytest.raises(errors.NotFoundError):  # the store is asked whether the copy is current
+        list(task())

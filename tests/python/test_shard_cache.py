@@ -201,3 +201,18 @@ def test_processes_share_a_directory(tmp_path):
 def test_bad_budgets_are_refused(tmp_path):
     with pytest.raises(ValueError, match="max_bytes"):
         sf.io.ShardCache(tmp_path, max_bytes=-1)
+
+
+def test_the_command_line_takes_a_cache_dir(store, tmp_path, capsys):
+    from swigflow.cli import main
+
+    files, reads = store
+    url = sorted(files)[2]
+    cache = tmp_path / "cli-cache"
+    assert main(["--cache-dir", str(cache), "count", url]) == 0
+    assert capsys.readouterr().out.split()[0] == "200"
+    assert len(_entries(cache)) == 1
+    assert shard_cache.CACHE_DIR_ENV not in os.environ  # set for the command only
+    reads["blocked"] = True
+    assert main(["--cache-dir", str(cache), "count", url]) == 0
+    assert capsys.readouterr().out.split()[0] == "200"

@@ -8,6 +8,7 @@ or an operation fails, 2 for a usage error.
 
 import argparse
 import codecs
+import contextlib
 import math
 import os
 import sys
@@ -15,6 +16,7 @@ import unicodedata
 
 from swigflow import errors
 from swigflow._version import __version__
+from swigflow.io import shard_cache
 from swigflow.io.index import is_index_file
 from swigflow.io.sniff import sniff_compression
 from swigflow.io.tf_record import MAX_SEEK_BLOCK_SIZE, SEEK_BLOCK_SIZE, compression_from_name
@@ -181,6 +183,12 @@ def build_parser():
         "files, look at their images, and profile the input pipeline.",
     )
     parser.add_argument("--version", action="version", version=f"swigflow {__version__}")
+    parser.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="keep remote files read whole in DIR and read them from there later "
+        "(SWIGFLOW_CACHE_DIR; see swigflow.io.shard_cache)",
+    )
     _progress.add_option(parser, top_level=True)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     images.register(commands)
@@ -216,6 +224,29 @@ def main(argv=None):
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors=_ESCAPE)
+    with _cache_dir(args.cache_dir):
+        return _run(args)
+
+
+@contextlib.contextmanager
+def _cache_dir(directory):
+    """SWIGFLOW_CACHE_DIR set to `directory` (when given) for the command: its remote reads,
+    threads and processes use the shard cache there."""
+    if not directory:
+        yield
+        return
+    before = os.environ.get(shard_cache.CACHE_DIR_ENV)
+    os.environ[shard_cache.CACHE_DIR_ENV] = directory
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[shard_cache.CACHE_DIR_ENV]
+        else:
+            os.environ[shard_cache.CACHE_DIR_ENV] = before
+
+
+def _run(args):
     try:
         skip_index_files(args)
         return args.run(args) or 0

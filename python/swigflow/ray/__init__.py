@@ -29,6 +29,7 @@ def read_tfrecords(
     on_error="raise",
     override_num_blocks=None,
     schema_records=None,
+    cache_dir=None,
 ):
     """A ``ray.data.Dataset`` of the Examples in ``paths``, one column per feature.
 
@@ -45,6 +46,9 @@ def read_tfrecords(
         uncompressed files are split across tasks at record offsets.
       schema_records: records read to infer the spec (default
         :data:`swigflow.ray.sources.SCHEMA_RECORDS`).
+      cache_dir: a directory on each node (or a :class:`swigflow.io.ShardCache`) where remote
+        files read whole by a task are kept, and read from by later tasks and epochs (see
+        ``TFRecordDataset(cache_dir=...)``). Default: the tasks' ``SWIGFLOW_CACHE_DIR``.
 
     Rows come in file and record order when Ray keeps the order
     (``DataContext.get_current().execution_options.preserve_order = True``); otherwise blocks
@@ -62,6 +66,7 @@ def read_tfrecords(
         compression_type=compression_type,
         on_error=on_error,
         schema_records=schema_records,
+        cache_dir=cache_dir,
     )
     return ray.data.read_datasource(source, override_num_blocks=override_num_blocks)
 

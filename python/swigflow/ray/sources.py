@@ -15,7 +15,7 @@ from ray.data.block import BlockAccessor, BlockMetadata
 from ray.data.extensions import ArrowTensorArray
 
 from swigflow import errors
-from swigflow.io import gfile, schema
+from swigflow.io import gfile, schema, shard_cache
 from swigflow.io.example_codec import BYTES, FLOAT, INT64, encode_example_columns
 from swigflow.io.feature_spec import check_features
 from swigflow.io.index import (
@@ -193,8 +193,18 @@ def _batches_skip_record(path, compression):
         yield batch
 
 
-def read_units(units, compression, features, on_error):
-    """Yields the blocks of ``units``: (path, start offset, records or None for all)."""
+def read_units(units, compression, features, on_error, cache=None):
+    """Yields the blocks of ``units``: (path, start offset, records or None for all); remote
+    files through the shard cache `cache` ((directory, max_bytes), or None)."""
+    if cache is None:
+        yield from _read_units(units, compression, features, on_error)
+        return
+    remote = list(dict.fromkeys(u[0] for u in units if gfile.is_remote(u[0])))
+    with shard_cache.registered(remote, shard_cache.ShardCache(*cache)):
+        yield from _read_units(units, compression, features, on_error)
+
+
+def _read_units(units, compression, features, on_error):
     for path, start, rows in units:
         if on_error == "skip_record":
             batches = _batches_skip_record(path, compression)
@@ -211,9 +221,12 @@ class TFRecordDatasource(Datasource):
     :func:`swigflow.ray.read_tfrecords` for the arguments."""
 
     def __init__(
-        self, paths, *, spec=None, compression_type=None, on_error="raise", schema_records=None
-    ):
+        self, paths, *, spec=None, compression_type=None, on_error="raise", schema_records=None,
+        cache_dir=None,
+    ):  # fmt: skip
         super().__init__()
+        cache = shard_cache.as_cache(cache_dir)  # travels to the tasks as (directory, budget)
+        self._cache = None if cache is None else (cache.directory, cache.max_bytes)
         if on_error not in ON_ERROR:
             raise ValueError(f"on_error must be one of {ON_ERROR}, got {on_error!r}")
         self._files = expand_paths(paths)
@@ -289,7 +302,7 @@ class TFRecordDatasource(Datasource):
                 exec_stats=None,
             )
             work = [(u[0], u[1], u[2]) for u in group]
-            args = (work, self._compression, self._features, self._on_error)
+            args = (work, self._compression, self._features, self._on_error, self._cache)
             extra = {} if per_task_row_limit is None else {"per_task_row_limit": per_task_row_limit}
             tasks.append(ReadTask(lambda args=args: read_units(*args), metadata, **extra))
         return tasks
