@@ -182,7 +182,9 @@ def is_transient(e):
 def translated(url, e):
     """The swigflow error for exception `e` of a remote call on ``url``."""
     status = _http_status(e)
-    if status is not None and status != 404:
+    if status == 404:
+        return errors.NotFoundError(f"{url}: No such file or directory")
+    if status is not None:
         if status in (401, 403):
             return errors.PermissionDeniedError(f"{url}: HTTP {status}: permission denied")
         if status == 412:  # If-Match failed: another version than the one being read
@@ -515,8 +517,20 @@ def _range_fetcher(url, fs, path, info):
     etag = info.get("ETag") if scheme(url) in ("http", "https") else None
     pinned = {"headers": {"If-Match": etag}} if etag else {}
 
+    size = info.get("size")
+
     def fetch(start, end):
-        return fs.cat_file(path, start=start, end=end, **pinned)
+        data = fs.cat_file(path, start=start, end=end, **pinned)
+        if len(data) > end - start:
+            # A server that ignores Range answers with the whole object: the bytes asked for
+            # are at their offsets in it. Anything else longer is no answer to the request.
+            if len(data) != size:
+                raise errors.FailedPreconditionError(
+                    f"{url}: asked for bytes [{start}, {end}), the server sent {len(data)} "
+                    f"bytes (the object has {size})"
+                )
+            data = memoryview(data)[start:end]
+        return data
 
     return fetch
 
