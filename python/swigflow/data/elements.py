@@ -1,6 +1,7 @@
-"""What an element is to the steps: nested dicts and tuples of numpy values (or bytes), a
-Failed element standing for a user function's exception, and how functions apply to, slice and
-stack elements."""
+"""What an element is to the steps: nested dicts and tuples of numpy values (or bytes, sparse
+and ragged values), how Python values become components (tf.data's dtypes), a Failed element
+standing for a user function's exception, and how functions apply to, slice and stack
+elements."""
 
 import types
 
@@ -23,7 +24,7 @@ _NOT_DATA = (
 
 def _python_leaves(value):
     """The leaf types of a (nested) list of Python values, or None if any leaf is numpy's."""
-    types = set()
+    kinds = set()
     stack = [value]
     while stack:
         v = stack.pop()
@@ -32,8 +33,8 @@ def _python_leaves(value):
         elif isinstance(v, (np.ndarray, np.generic)):
             return None
         else:
-            types.add(type(v))
-    return types
+            kinds.add(type(v))
+    return kinds
 
 
 def utf8(value):

@@ -13,7 +13,7 @@ from swigflow.data.dataset import Dataset, check_index
 from swigflow.data.elements import Failed, as_array, length_of, slice_of, utf8
 from swigflow.data.seeds import SEED_RANGE, IteratorSeeds, draw, new_seed, pass_key
 from swigflow.data.steps.slicing import Shard
-from swigflow.data.structure import STRING, common_spec, map_specs, spec_of
+from swigflow.data.structure import STRING, common_spec, flat_specs, map_specs, spec_of
 from swigflow.io import gfile
 from swigflow.specs import TensorSpec, TypeSpec, dtype_name
 from swigflow.tensors import RaggedTensor, SparseTensor
@@ -193,7 +193,7 @@ def generator_signature(output_types, output_shapes, output_signature):
                 "The `output_types` argument can not be used together with the "
                 "`output_signature` argument."
             )
-        for spec in _leaves(output_signature):
+        for spec in flat_specs(output_signature):
             if not isinstance(spec, TypeSpec):
                 raise TypeError(
                     "`output_signature` must contain objects that are subclass of `tf.TypeSpec` "
@@ -208,14 +208,6 @@ def generator_signature(output_types, output_shapes, output_signature):
             )
         return None
     return _legacy_signature(output_types, output_shapes)
-
-
-def _leaves(structure):
-    if isinstance(structure, dict):
-        return [x for v in structure.values() for x in _leaves(v)]
-    if isinstance(structure, tuple):
-        return [x for v in structure for x in _leaves(v)]
-    return [structure]
 
 
 def _legacy_signature(types, shapes):
@@ -280,53 +272,38 @@ def _conformed(value, spec):
     return array if array.ndim else array[()]
 
 
+class _Mismatch(Exception):
+    """A yielded element whose structure is not the signature's."""
+
+
 def _structured(value, signature):
-    """`value` in the structure of `signature`, each component conformed; None when the
+    """`value` in the structure of `signature`, each component conformed; _Mismatch when the
     structure differs."""
     if isinstance(signature, dict):
         if not isinstance(value, dict) or set(value) != set(signature):
-            return None
-        parts = {k: _structured(value[k], s) for k, s in signature.items()}
-        return None if any(p is None for p in parts.values()) else parts
+            raise _Mismatch
+        return {k: _structured(value[k], s) for k, s in signature.items()}
     if isinstance(signature, tuple):
         if not isinstance(value, (tuple, list)) or len(value) != len(signature):
-            return None
-        parts = [_structured(v, s) for v, s in zip(value, signature)]
-        return None if any(p is None for p in parts) else tuple(parts)
-    return _Component(_conformed(value, signature))
-
-
-class _Component:
-    """A conformed component, told apart from None (a structure that did not match)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
-
-
-def _unwrapped(structure):
-    if isinstance(structure, dict):
-        return {k: _unwrapped(v) for k, v in structure.items()}
-    if isinstance(structure, tuple):
-        return tuple(_unwrapped(v) for v in structure)
-    return structure.value
+            raise _Mismatch
+        return tuple(_structured(v, s) for v, s in zip(value, signature))
+    return _conformed(value, signature)
 
 
 def conform(value, signature):
     """A yielded element as the signature says it is; InvalidArgumentError naming what
     differs (as tf.data's, whose message carries the TypeError)."""
     try:
-        found = _structured(value, signature)
-        if found is None:
+        try:
+            return _structured(value, signature)
+        except _Mismatch:
             raise TypeError(
                 "`generator` yielded an element that did not match the expected structure. The "
                 f"expected structure was {_dtypes_text(signature)}, but the yielded element was "
                 f"{value}."
-            )
+            ) from None
     except TypeError as e:
         raise errors.InvalidArgumentError(f"TypeError: {e}") from e
-    return _unwrapped(found)
 
 
 class FromGenerator(Dataset):
