@@ -336,3 +336,16 @@ def test_experimental_helpers():
     assert experimental.get_structure(iter(ranges)) == ranges.element_spec
     with pytest.raises(TypeError, match=r"must be a `tf\.data\.Dataset`"):
         experimental.get_structure(3)
+
+
+def test_padded_shapes_of_another_structure_are_refused():
+    dataset = swigflow.data.Dataset.from_tensors({"a": np.zeros(2), "b": np.zeros(3)})
+    with pytest.raises(ValueError, match="do not have the structure"):
+        dataset.padded_batch(2, padded_shapes={"a": [4]})
+    pairs = swigflow.data.Dataset.from_tensors((np.zeros(2), np.zeros(3)))
+    with pytest.raises(ValueError, match="do not have the structure"):
+        pairs.padded_batch(2, padded_shapes=([4],))
+    assert pairs.padded_batch(2, padded_shapes=([4], [None])).element_spec == (
+        specs.TensorSpec([None, 4], np.float64),
+        specs.TensorSpec([None, None], np.float64),
+    )

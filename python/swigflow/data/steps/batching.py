@@ -237,11 +237,11 @@ def _padded_spec(spec, shapes, batch, index):
         return spec
     if isinstance(spec, (dict, tuple)):
         keys = list(spec) if isinstance(spec, dict) else range(len(spec))
-        if shapes is not None and (
-            type(shapes) is not (dict if isinstance(spec, dict) else tuple)
-            or sorted(map(str, shapes if isinstance(shapes, dict) else range(len(shapes))))
-            != sorted(map(str, keys))
-        ):
+        if isinstance(spec, dict):
+            same = isinstance(shapes, dict) and set(shapes) == set(spec)
+        else:
+            same = isinstance(shapes, tuple) and len(shapes) == len(spec)
+        if shapes is not None and not same:
             raise ValueError(
                 f"padded_shapes {shapes!r} do not have the structure of the elements {spec!r}"
             )
