@@ -136,23 +136,17 @@ def test_implicit_dispose_parallel_map_dataset():
 @pytest.mark.parametrize("num_parallel_calls", [None, 2])
 def test_parallel_map_error(num_parallel_calls):
     """testParallelMapError and testParallelMapUnspecifiedOutputSize."""
-    components = np.array([1.0, 2.0, 3.0, np.nan, 5.0], np.float32)
-    dataset = Dataset.from_tensor_slices(components).map(
-        _check_numerics, num_parallel_calls=num_parallel_calls
-    )
-    it = iter(dataset)
-    for _ in range(3):
-        next(it)
-    with pytest.raises(errors.InvalidArgumentError):
-        next(it)
-    next(it)
-    with pytest.raises(StopIteration):
-        next(it)
+    _check_fourth_fails(lambda ds: ds.map(_check_numerics, num_parallel_calls=num_parallel_calls))
 
 
 def test_prefetch_error():
+    _check_fourth_fails(lambda ds: ds.map(_check_numerics).prefetch(2))
+
+
+def _check_fourth_fails(transform):
+    """The 4th element is NaN: check_numerics fails it, and the 5th still comes."""
     components = np.array([1.0, 2.0, 3.0, np.nan, 5.0], np.float32)
-    it = iter(Dataset.from_tensor_slices(components).map(_check_numerics).prefetch(2))
+    it = iter(transform(Dataset.from_tensor_slices(components)))
     for _ in range(3):
         next(it)
     with pytest.raises(errors.InvalidArgumentError):
