@@ -1,6 +1,7 @@
 """Remote paths through fsspec: memory://, file://, a real HTTP server and an S3-compatible server
 (moto), all on 127.0.0.1; open file objects; the errors for what cannot be opened."""
 
+import gc
 import http.server
 import io
 import itertools
@@ -392,6 +393,53 @@ def test_http_reads_records_in_large_ranges(http_root):
     assert list(sf.io.tf_record_iterator(f"{base}/big.gz.tfrecord", "GZIP")) == records[:500]
     ds = sf.data.TFRecordDataset([f"{base}/big.tfrecord"] * 2, num_parallel_reads=2).batch(1000)
     assert sum(len(b) for b in ds) == 40000
+
+
+class _SlowHandler(_RangeHandler):
+    """_RangeHandler that sends bodies at 640 KB/s, counting the responses being sent."""
+
+    def copyfile(self, source, outputfile):
+        with self.server.lock:
+            self.server.sending += 1
+        try:
+            while piece := source.read(64 << 10):
+                outputfile.write(piece)
+                time.sleep(0.1)
+        except OSError:  # the client went away: the request was cancelled
+            pass
+        finally:
+            with self.server.lock:
+                self.server.sending -= 1
+
+
+def test_abandoned_read_ahead_is_cancelled(tmp_path, monkeypatch):
+    """Closing an iterator aborts the blocks its files had requested ahead: the store stops
+    sending them at once, instead of finishing responses nobody reads."""
+    pytest.importorskip("aiohttp", reason="fsspec's http:// needs aiohttp (swigflow[remote])")
+    monkeypatch.setattr(gfile, "READ_BLOCK_SIZE", 1 << 20)  # 1.6 s per block at 640 KB/s
+    records = _records(60, size=100_000)  # 6 MB: blocks 1-3 are read ahead of block 0
+    _write_local(tmp_path / "slow.tfrecord", records)
+
+    def handler(*args, **kwargs):
+        return _SlowHandler(*args, directory=str(tmp_path), **kwargs)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.lock, server.sending = threading.Lock(), 0
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/slow.tfrecord"
+    try:
+        it = iter(sf.data.TFRecordDataset([url]))
+        assert next(it) == records[0]
+        assert server.sending >= 2  # blocks after the first still on their way
+        it.close()
+        del it
+        gc.collect()
+        deadline = time.monotonic() + 1.0  # a block left alone would take 1.6 s
+        while server.sending and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert server.sending == 0
+    finally:
+        server.shutdown()
 
 
 class _NoRangeHandler(http.server.SimpleHTTPRequestHandler):

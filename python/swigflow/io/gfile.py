@@ -20,6 +20,7 @@ Unknown schemes, or fsspec or its backend missing, raise
 :class:`~swigflow.errors.UnimplementedError` saying what to install, never "No such file".
 """
 
+import asyncio
 import collections
 import concurrent.futures
 import contextlib
@@ -273,18 +274,20 @@ class _Reader:
     A read never ends early: fewer bytes than the file's size promises is a fault, not the end.
     With `reopen` (a remote file), a transient fault is retried from the same offset with a
     freshly opened file (READ_ATTEMPTS, READ_BACKOFF_S); without, it raises at once. With
-    `fetch(start, end)` (a range request), a file read in order is read ahead: the next
-    READ_AHEAD_BLOCKS blocks are requested at once, each retried on its own."""
+    `ranges` (_Ranges: range requests), a file read in order is read ahead: the next
+    READ_AHEAD_BLOCKS blocks are requested at once, each retried on its own, and blocks no
+    longer wanted are cancelled (on a store with an event loop, the request is aborted)."""
 
-    def __init__(self, file, size, url, reopen=None, fetch=None):
+    def __init__(self, file, size, url, reopen=None, ranges=None):
         self._file = file
         self.size = size
         self._url = url
         self._reopen = reopen
-        self._fetch = fetch
+        self._ranges = ranges
+        self._fetch = None if ranges is None else ranges.fetch
         self._lock = threading.Lock()
         self._expected = None  # where the next read starts if the reader goes on in order
-        self._blocks = {}  # block number -> Future of its bytes (read-ahead)
+        self._blocks = {}  # block number -> (Future of its bytes, direct) (read-ahead)
 
     def _read_once(self, offset, buffer):
         self._file.seek(offset)
@@ -338,11 +341,14 @@ class _Reader:
     def _drop_blocks(self, below):
         """Forgets the read-ahead blocks numbered below `below` (None: all); lock held."""
         for k in [k for k in self._blocks if below is None or k < below]:
-            self._blocks.pop(k).cancel()
+            self._blocks.pop(k)[0].cancel()
+
+    def _span(self, k):
+        start = k * READ_BLOCK_SIZE
+        return start, min(self.size, start + READ_BLOCK_SIZE)
 
     def _fetch_block(self, k):
-        start = k * READ_BLOCK_SIZE
-        end = min(self.size, start + READ_BLOCK_SIZE)
+        start, end = self._span(k)
         data = []
 
         def attempt():
@@ -350,7 +356,30 @@ class _Reader:
             return len(data[0])
 
         _retrying(self._url, end - start, attempt)
-        return data[0][: end - start]
+        return memoryview(data[0])[: end - start]
+
+    def _request_block(self, k):
+        """(Future of block k, direct): a request on the store's event loop when it has one
+        (direct: cancel() aborts it; tried once), else _fetch_block, with its retries, on the
+        shared pool."""
+        future = self._ranges.submit(*self._span(k))
+        if future is None:
+            return _FETCH_POOL.submit(self._fetch_block, k), False
+        return future, True
+
+    def _block_bytes(self, k, future, direct):
+        """Block k's bytes from its request (CancelledError: the block was dropped). A direct
+        request that failed or came back short is fetched again here, with the retries."""
+        if not direct:
+            return future.result()
+        try:
+            data = self._ranges.checked(future.result(), *self._span(k))
+        except concurrent.futures.CancelledError:
+            raise
+        except Exception:
+            return self._fetch_block(k)
+        start, end = self._span(k)
+        return data if len(data) == end - start else self._fetch_block(k)
 
     def _block(self, k):
         """Block k's bytes, with the blocks after it requested."""
@@ -360,10 +389,10 @@ class _Reader:
                 self._drop_blocks(k)
                 for j in range(k, min(last, k + READ_AHEAD_BLOCKS - 1) + 1):
                     if j not in self._blocks:
-                        self._blocks[j] = _FETCH_POOL.submit(self._fetch_block, j)
-                future = self._blocks[k]
+                        self._blocks[j] = self._request_block(j)
+                future, direct = self._blocks[k]
             try:
-                return future.result()
+                return self._block_bytes(k, future, direct)
             except concurrent.futures.CancelledError:
                 continue  # another thread sharing the file moved on and dropped it: ask again
 
@@ -510,29 +539,42 @@ def _version(info):
     return ""
 
 
-def _range_fetcher(url, fs, path, info):
-    """fetch(start, end) -> the object's bytes in [start, end). Every range of an HTTP(S)
-    object is asked for the version described (If-Match: its ETag): one that changes meanwhile
-    fails with 412 rather than mixing two versions."""
-    etag = info.get("ETag") if scheme(url) in ("http", "https") else None
-    pinned = {"headers": {"If-Match": etag}} if etag else {}
+class _Ranges:
+    """Range requests of one object, as `info` (fsspec's) describes it. Every range of an
+    HTTP(S) object is asked for the version described (If-Match: its ETag): one that changes
+    meanwhile fails with 412 rather than mixing two versions."""
 
-    size = info.get("size")
+    def __init__(self, url, fs, path, info):
+        self._url, self._fs, self._path = url, fs, path
+        self._size = info.get("size")
+        etag = info.get("ETag") if scheme(url) in ("http", "https") else None
+        self._kwargs = {"headers": {"If-Match": etag}} if etag else {}
+        self._loop = getattr(fs, "loop", None) if getattr(fs, "async_impl", False) else None
 
-    def fetch(start, end):
-        data = fs.cat_file(path, start=start, end=end, **pinned)
-        if len(data) > end - start:
-            # A server that ignores Range answers with the whole object: the bytes asked for
-            # are at their offsets in it. Anything else longer is no answer to the request.
-            if len(data) != size:
-                raise errors.FailedPreconditionError(
-                    f"{url}: asked for bytes [{start}, {end}), the server sent {len(data)} "
-                    f"bytes (the object has {size})"
-                )
-            data = memoryview(data)[start:end]
-        return data
+    def checked(self, data, start, end):
+        """The bytes [start, end) of an answer. A server that ignores Range answers with the
+        whole object: the bytes asked for are at their offsets in it. Anything else longer is
+        no answer to the request."""
+        if len(data) <= end - start:
+            return data
+        if len(data) != self._size:
+            raise errors.FailedPreconditionError(
+                f"{self._url}: asked for bytes [{start}, {end}), the server sent {len(data)} "
+                f"bytes (the object has {self._size})"
+            )
+        return memoryview(data)[start:end]
 
-    return fetch
+    def fetch(self, start, end):
+        data = self._fs.cat_file(self._path, start=start, end=end, **self._kwargs)
+        return self.checked(data, start, end)
+
+    def submit(self, start, end):
+        """A concurrent Future of the answer's bytes (unchecked), the request running on the
+        store's event loop, so that cancel() aborts it; None when the store has no loop."""
+        if self._loop is None:
+            return None
+        request = self._fs._cat_file(self._path, start=start, end=end, **self._kwargs)
+        return asyncio.run_coroutine_threadsafe(request, self._loop)
 
 
 def _prefetch_following(cache, url):
@@ -545,7 +587,7 @@ def _prefetch_following(cache, url):
                 info = shard_cache.described(nxt, lambda: fs.info(path))
             if info.get("size") is None:
                 raise errors.UnimplementedError(f"{nxt}: no size to cache it by")
-            fetch = _range_fetcher(nxt, fs, path, info)
+            fetch = _Ranges(nxt, fs, path, info).fetch
 
             def retried(start, end):
                 data = []
@@ -591,8 +633,7 @@ class _Opener:
         def reopen():
             return fs.open(path, "rb", block_size=READ_BLOCK_SIZE, cache_type="readahead")
 
-        fetch = _range_fetcher(url, fs, path, info)
-        reader = _Reader(file, size, url, reopen, fetch)
+        reader = _Reader(file, size, url, reopen, _Ranges(url, fs, path, info))
         return reader if cache is None else cache.tee(url, version, size, reader)
 
     def open_write(self, url):
