@@ -176,7 +176,8 @@ def test_the_environment_sets_the_default_cache(store, tmp_path, monkeypatch):
 def _fill(directory, n, size, k):
     cache = shard_cache.ShardCache(directory)
     for i in range(n):
-        writer = shard_cache._Writer(cache, cache.entry(f"memory://x/{i}", "", size), size)
+        url = f"memory://x/{i}"
+        writer = shard_cache._Writer(cache, url, cache.entry(url, "", size), size)
         writer.write(0, bytes([k]) * size)
         writer.finish()
 
@@ -216,3 +217,23 @@ def test_the_command_line_takes_a_cache_dir(store, tmp_path, capsys):
     reads["blocked"] = True
     assert main(["--cache-dir", str(cache), "count", url]) == 0
     assert capsys.readouterr().out.split()[0] == "200"
+
+
+def test_without_revalidation_the_store_is_not_asked(store, tmp_path):
+    files, reads = store
+    urls = sorted(files)
+    cache = sf.io.ShardCache(tmp_path / "cache", revalidate=False)
+    expected = [r for u in urls for r in files[u]]
+    assert list(sf.data.TFRecordDataset(urls, cache_dir=cache)) == expected
+    cls = type(fsspec.filesystem("memory"))
+    info = cls.info
+
+    def no_request(*args, **kwargs):
+        raise OSError("the store may not be asked")
+
+    cls.info = no_request
+    try:
+        reads["blocked"] = True
+        assert list(sf.data.TFRecordDataset(urls, cache_dir=cache)) == expected
+    finally:
+        cls.info = info

@@ -611,6 +611,10 @@ class _Opener:
         if scheme(url) == _FILE_OBJECT_SCHEME:
             return _FileObjectReader(_FILE_OBJECTS.get(url), url)
         cache = shard_cache.for_url(url)
+        if cache is not None and not cache.revalidate:
+            local = cache.latest(url)
+            if local is not None:
+                return local  # read natively, the store not asked
         fs, path = filesystem(url)
         with translated_errors(url):
             info = shard_cache.described(url, lambda: fs.info(path))

@@ -15,7 +15,8 @@ names are unique per writer, renames are atomic, eviction holds ``fcntl.flock`` 
 
 The cache used for a URL is the one a dataset registered for it (``TFRecordDataset(...,
 cache_dir=...)``), else the default from ``SWIGFLOW_CACHE_DIR`` (byte budget
-``SWIGFLOW_CACHE_MAX_BYTES``), else none.
+``SWIGFLOW_CACHE_MAX_BYTES``; ``SWIGFLOW_CACHE_REVALIDATE=0`` for ShardCache's
+revalidate=False), else none.
 """
 
 import concurrent.futures
@@ -30,6 +31,7 @@ from swigflow import errors
 
 CACHE_DIR_ENV = "SWIGFLOW_CACHE_DIR"
 CACHE_MAX_BYTES_ENV = "SWIGFLOW_CACHE_MAX_BYTES"
+CACHE_REVALIDATE_ENV = "SWIGFLOW_CACHE_REVALIDATE"  # "0": read copies without asking
 PREFETCH_SHARDS = 2  # objects after the one opened, in the dataset's order, fetched ahead
 PREFETCH_THREADS = 2
 
@@ -46,20 +48,44 @@ def _digest(url, version, size):
 
 
 class ShardCache:
-    """Whole objects cached under `directory`, at most `max_bytes` (None: no limit)."""
+    """Whole objects cached under `directory`, at most `max_bytes` (None: no limit).
 
-    def __init__(self, directory, max_bytes=None):
+    revalidate=True (the default) asks the store for an object's version and size each time
+    a dataset iterator opens it, and reads the copy only if they are the copy's. With False,
+    the latest copy of a URL is read without asking: no request at all, for objects that never
+    change once written (Mosaic Streaming's assumption for its shards)."""
+
+    def __init__(self, directory, max_bytes=None, revalidate=True):
         self.directory = os.path.abspath(os.fspath(directory))
         if max_bytes is not None and int(max_bytes) < 0:
             raise ValueError(f"max_bytes must be >= 0 or None, got {max_bytes}")
         self.max_bytes = None if max_bytes is None else int(max_bytes)
+        self.revalidate = bool(revalidate)
         os.makedirs(self.directory, exist_ok=True)
         self._lock = threading.Lock()
         self._prefetching = {}  # url -> Future of its download
         self._pool = None
 
     def __repr__(self):
-        return f"ShardCache({self.directory!r}, max_bytes={self.max_bytes})"
+        return (
+            f"ShardCache({self.directory!r}, max_bytes={self.max_bytes}, "
+            f"revalidate={self.revalidate})"
+        )
+
+    def _pointer(self, url):
+        """The file naming the latest copy of `url` (hidden from eviction by its dot)."""
+        return os.path.join(self.directory, f".url-{_digest(url, '', '')}")
+
+    def latest(self, url):
+        """The path of the latest complete copy of `url` whatever its version, or None (for
+        revalidate=False: no request to the store). Touches the copy."""
+        try:
+            with open(self._pointer(url)) as f:
+                path = os.path.join(self.directory, os.path.basename(f.read().strip()))
+            os.utime(path)
+        except OSError:
+            return None
+        return path
 
     def entry(self, url, version, size):
         """The path an object's copy has (whether or not it is there yet)."""
@@ -85,7 +111,7 @@ class ShardCache:
     def tee(self, url, version, size, reader):
         """`reader` (read_at(offset, buffer), size) whose bytes, read in order from the start,
         are also written to the cache, the entry appearing when the last arrived."""
-        return _TeeReader(reader, _Writer(self, self.entry(url, version, size), size))
+        return _TeeReader(reader, _Writer(self, url, self.entry(url, version, size), size))
 
     def prefetch(self, url, describe):
         """Downloads the object into the cache in the background, unless it is on its way.
@@ -108,7 +134,7 @@ class ShardCache:
             path = self.entry(url, version, size)
             if os.path.exists(path):
                 return
-            writer = _Writer(self, path, size)
+            writer = _Writer(self, url, path, size)
             try:
                 for start in range(0, size, READ_BLOCK_SIZE):
                     writer.write(start, fetch(start, min(size, start + READ_BLOCK_SIZE)))
@@ -147,10 +173,10 @@ class ShardCache:
 
 class _Writer:
     """An entry being written in order: a temporary file renamed into place by finish() once
-    `size` bytes arrived; abandon() removes it otherwise."""
+    `size` bytes arrived, and made the URL's latest copy; abandon() removes it otherwise."""
 
-    def __init__(self, cache, path, size):
-        self._cache, self._path, self._size = cache, path, size
+    def __init__(self, cache, url, path, size):
+        self._cache, self._url, self._path, self._size = cache, url, path, size
         self._temp = f"{path}{_PART}{os.getpid()}-{next(_names)}"
         self._file = open(self._temp, "wb")  # noqa: SIM115 - closed by finish() or abandon()
         self.written = 0
@@ -171,6 +197,10 @@ class _Writer:
         self._file.close()
         os.replace(self._temp, self._path)
         self._file = None
+        pointer = self._cache._pointer(self._url)
+        with open(f"{self._temp}.url", "w") as f:
+            f.write(os.path.basename(self._path))
+        os.replace(f"{self._temp}.url", pointer)
         self._cache.evict(keep=self._path)
 
     def abandon(self):
@@ -223,7 +253,7 @@ class _TeeReader:
 
 # url -> the active registrations [(cache, its dataset's URLs, next start, infos)]
 _registered = {}
-_default = {}  # (directory, max_bytes) -> ShardCache made from the environment
+_default = {}  # (directory, max_bytes, revalidate) -> ShardCache made from the environment
 _registry_lock = threading.Lock()
 
 
@@ -273,10 +303,12 @@ def for_url(url):
     if not directory:
         return None
     limit = os.environ.get(CACHE_MAX_BYTES_ENV) or None
-    key = (directory, limit)
+    revalidate = os.environ.get(CACHE_REVALIDATE_ENV, "1") != "0"
+    key = (directory, limit, revalidate)
     with _registry_lock:
         if key not in _default:
-            _default[key] = ShardCache(directory, None if limit is None else int(limit))
+            limit = None if limit is None else int(limit)
+            _default[key] = ShardCache(directory, limit, revalidate)
         return _default[key]
 
 

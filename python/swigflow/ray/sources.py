@@ -195,7 +195,7 @@ def _batches_skip_record(path, compression):
 
 def read_units(units, compression, features, on_error, cache=None):
     """Yields the blocks of ``units``: (path, start offset, records or None for all); remote
-    files through the shard cache `cache` ((directory, max_bytes), or None)."""
+    files through the shard cache `cache` ((directory, max_bytes, revalidate), or None)."""
     if cache is None:
         yield from _read_units(units, compression, features, on_error)
         return
@@ -226,7 +226,9 @@ class TFRecordDatasource(Datasource):
     ):  # fmt: skip
         super().__init__()
         cache = shard_cache.as_cache(cache_dir)  # travels to the tasks as (directory, budget)
-        self._cache = None if cache is None else (cache.directory, cache.max_bytes)
+        self._cache = (
+            None if cache is None else (cache.directory, cache.max_bytes, cache.revalidate)
+        )
         if on_error not in ON_ERROR:
             raise ValueError(f"on_error must be one of {ON_ERROR}, got {on_error!r}")
         self._files = expand_paths(paths)
