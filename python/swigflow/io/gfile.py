@@ -24,6 +24,7 @@ import asyncio
 import collections
 import concurrent.futures
 import contextlib
+import functools
 import glob as _glob
 import io
 import itertools
@@ -248,6 +249,18 @@ def _retrying(url, expected, attempt_once, reopen=None, attempts=None):
     raise errors.UnavailableError(f"{error.message}; gave up after {tries}")
 
 
+def _fetched(url, fetch, start, end):
+    """fetch(start, end)'s bytes [start, end), retried as _retrying says."""
+    data = []
+
+    def attempt():
+        data[:] = [fetch(start, end)]
+        return len(data[0])
+
+    _retrying(url, end - start, attempt)
+    return memoryview(data[0])[: end - start]
+
+
 class _Pool:
     """The threads that fetch read-ahead blocks; a forked process makes its own."""
 
@@ -348,15 +361,7 @@ class _Reader:
         return start, min(self.size, start + READ_BLOCK_SIZE)
 
     def _fetch_block(self, k):
-        start, end = self._span(k)
-        data = []
-
-        def attempt():
-            data[:] = [self._fetch(start, end)]
-            return len(data[0])
-
-        _retrying(self._url, end - start, attempt)
-        return memoryview(data[0])[: end - start]
+        return _fetched(self._url, self._fetch, *self._span(k))
 
     def _request_block(self, k):
         """(Future of block k, direct): a request on the store's event loop when it has one
@@ -372,13 +377,13 @@ class _Reader:
         request that failed or came back short is fetched again here, with the retries."""
         if not direct:
             return future.result()
+        start, end = self._span(k)
         try:
-            data = self._ranges.checked(future.result(), *self._span(k))
+            data = self._ranges.checked(future.result(), start, end)
         except concurrent.futures.CancelledError:
             raise
         except Exception:
             return self._fetch_block(k)
-        start, end = self._span(k)
         return data if len(data) == end - start else self._fetch_block(k)
 
     def _block(self, k):
@@ -588,18 +593,7 @@ def _prefetch_following(cache, url):
             if info.get("size") is None:
                 raise errors.UnimplementedError(f"{nxt}: no size to cache it by")
             fetch = _Ranges(nxt, fs, path, info).fetch
-
-            def retried(start, end):
-                data = []
-
-                def attempt():
-                    data[:] = [fetch(start, end)]
-                    return len(data[0])
-
-                _retrying(nxt, end - start, attempt)
-                return data[0]
-
-            return _version(info), info["size"], retried
+            return _version(info), info["size"], functools.partial(_fetched, nxt, fetch)
 
         cache.prefetch(nxt, describe)
 
