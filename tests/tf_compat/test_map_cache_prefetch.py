@@ -54,13 +54,16 @@ def _check_numerics(x):
 # --- map_test.py: MapTest ---------------------------------------------------------------------
 
 
-def test_map_dataset():
-    dataset = Dataset.from_tensor_slices(COMPONENTS).map(_square3).repeat(14)
+def _check_squares_in_order(dataset, repeats):
     got = list(dataset)
-    assert len(got) == 14 * 7
+    assert len(got) == repeats * 7
     for k, result in enumerate(got):
         for component, value in zip(COMPONENTS, result):
             np.testing.assert_array_equal(component[k % 7] ** 2, value)
+
+
+def test_map_dataset():
+    _check_squares_in_order(Dataset.from_tensor_slices(COMPONENTS).map(_square3).repeat(14), 14)
 
 
 def _drain_from_threads(dataset, threads):
@@ -88,29 +91,23 @@ def test_map_dataset_multi_threaded():
 PARALLEL = [(1, 1), (1, 2), (2, 2), (2, 4), (8, 8), (8, 16)]
 
 
-@pytest.mark.parametrize("num_parallel_calls,buffer_size", PARALLEL)
-def test_parallel_map_dataset(num_parallel_calls, buffer_size):
-    dataset = (
+def _parallel_squares(num_parallel_calls, buffer_size, repeats):
+    return (
         Dataset.from_tensor_slices(COMPONENTS)
         .map(_square3, num_parallel_calls=num_parallel_calls)
         .prefetch(buffer_size)
-        .repeat(14)
+        .repeat(repeats)
     )
-    got = list(dataset)
-    assert len(got) == 14 * 7
-    for k, result in enumerate(got):
-        for component, value in zip(COMPONENTS, result):
-            np.testing.assert_array_equal(component[k % 7] ** 2, value)
+
+
+@pytest.mark.parametrize("num_parallel_calls,buffer_size", PARALLEL)
+def test_parallel_map_dataset(num_parallel_calls, buffer_size):
+    _check_squares_in_order(_parallel_squares(num_parallel_calls, buffer_size, 14), 14)
 
 
 @pytest.mark.parametrize("num_parallel_calls,buffer_size", PARALLEL)
 def test_parallel_map_dataset_multi_threaded(num_parallel_calls, buffer_size):
-    dataset = (
-        Dataset.from_tensor_slices(COMPONENTS)
-        .map(_square3, num_parallel_calls=num_parallel_calls)
-        .prefetch(buffer_size)
-        .repeat(18)
-    )
+    dataset = _parallel_squares(num_parallel_calls, buffer_size, 18)
     _check_squares(_drain_from_threads(dataset, 64), 18)
 
 
