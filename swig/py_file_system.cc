@@ -184,7 +184,8 @@ class PyRemoteFileSystem : public io::RemoteFileSystem {
     {
       Gil gil;
       if (!gil.ok()) return Finalizing(url);
-      reader = PyObject_CallMethod(opener_.get(), "open_read", "N", UrlObject(url));
+      reader = PyObject_CallMethod(opener_.get(), "open_read", "NK", UrlObject(url),
+                                   static_cast<unsigned long long>(io::ThreadReadGroup()));
       if (reader == nullptr) return TakePythonError(url);
       is_path = PathFromStr(reader, &local);
       if (is_path != 0) {
@@ -197,6 +198,11 @@ class PyRemoteFileSystem : public io::RemoteFileSystem {
     if (size != nullptr) SWIGFLOW_RETURN_IF_ERROR(opened->Size(size));
     *file = std::move(opened);
     return Status::OK();
+  }
+
+  void CancelReads(uint64_t group) override {
+    Gil gil;
+    if (gil.ok()) CallReportingErrors(opener_.get(), "cancel_reads", group);
   }
 
   Status OpenWrite(const std::string& url, std::unique_ptr<io::OutputStream>* file) override {

@@ -35,6 +35,12 @@ bool InterruptPending() {
   return type != nullptr && !PyErr_GivenExceptionMatches(type, PyExc_Exception);
 }
 
+void CallReportingErrors(PyObject* object, const char* method, unsigned long long value) {
+  PyObject* result = PyObject_CallMethod(object, method, "K", value);
+  if (result == nullptr) PyErr_WriteUnraisable(object);
+  Py_XDECREF(result);
+}
+
 Status KeepInterrupt(const std::string& where) {
   KeptInterrupt& kept = kept_interrupt;
   Py_XDECREF(kept.type);  // an earlier one whose Status never reached Python

@@ -58,6 +58,10 @@ Status KeepInterrupt(const std::string& where);
 // Whether the pending Python exception is such an interrupt (not an Exception). Needs the GIL.
 bool InterruptPending();
 
+// object.method(value) for a call that cannot fail its caller (a stop): an exception it raises
+// is reported as unraisable (sys.unraisablehook) and cleared. Needs the GIL.
+void CallReportingErrors(PyObject* object, const char* method, unsigned long long value);
+
 // Called by swigflow/errors.py when it is imported: factory(code, message) -> exception.
 void RegisterExceptionFactory(PyObject* factory);
 

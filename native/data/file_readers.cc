@@ -59,10 +59,14 @@ FileReaders::~FileReaders() {
 }
 
 void FileReaders::Stop() {
-  std::lock_guard<std::mutex> lock(mu_);
-  stopped_ = true;
-  work_.notify_all();
-  ready_.notify_all();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopped_ = true;
+    work_.notify_all();
+    ready_.notify_all();
+  }
+  // A thread inside a remote read would finish it first (up to the store's timeout).
+  io::CancelReads(read_group_);
 }
 
 void FileReaders::Begin(std::vector<uint32_t> files, size_t active) {
@@ -205,6 +209,7 @@ bool FileReaders::ReleaseLocked(std::map<size_t, Job>::iterator it) {
 
 void FileReaders::Run() {
   SetCurrentThreadName("sf-read");
+  io::SetThreadReadGroup(read_group_);
   std::string spare;  // the last file's buffer, for the next
   Chunk chunk;
   std::unique_lock<std::mutex> lock(mu_);

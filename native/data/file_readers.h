@@ -32,6 +32,7 @@
 
 #include "swigflow/data/pipeline_stats.h"
 #include "swigflow/framework/status.h"
+#include "swigflow/io/file_system.h"
 #include "swigflow/io/record_options.h"
 #include "swigflow/io/record_scan.h"
 
@@ -173,6 +174,8 @@ class FileReaders {
   const bool stop_at_damage_;
   StageCounters* const counters_;
   std::atomic<int64_t>* const take_wait_ns_;
+  // The remote files the reader threads open belong to it: Stop() abandons their reads.
+  const uint64_t read_group_ = io::NewReadGroup();
 
   std::mutex mu_;
   std::condition_variable work_;   // readers: a task may be available, or stop

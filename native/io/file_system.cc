@@ -1,5 +1,6 @@
 #include "swigflow/io/file_system.h"
 
+#include <atomic>
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
@@ -37,6 +38,28 @@ Status GetRemote(const std::string& url, std::shared_ptr<RemoteFileSystem>* fs) 
 void SetRemoteFileSystem(std::shared_ptr<RemoteFileSystem> fs) {
   std::lock_guard<std::mutex> lock(remote_mu);
   Remote() = std::move(fs);
+}
+
+namespace {
+thread_local uint64_t thread_read_group = 0;
+}  // namespace
+
+uint64_t NewReadGroup() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+void SetThreadReadGroup(uint64_t group) { thread_read_group = group; }
+
+uint64_t ThreadReadGroup() { return thread_read_group; }
+
+void CancelReads(uint64_t group) {
+  std::shared_ptr<RemoteFileSystem> fs;
+  {
+    std::lock_guard<std::mutex> lock(remote_mu);
+    fs = Remote();
+  }
+  if (fs != nullptr && group != 0) fs->CancelReads(group);
 }
 
 std::string UrlScheme(const std::string& path) {

@@ -28,10 +28,23 @@ class RemoteFileSystem {
   // allows (a temporary name renamed, an upload committed): a failed write, or one never closed,
   // leaves no file that looks complete.
   virtual Status OpenWrite(const std::string& url, std::unique_ptr<OutputStream>* file) = 0;
+
+  // Abandons the reads of the files opened in read group `group` (below): a read waiting on
+  // the store fails with CANCELLED as soon as it can, and so does every later one.
+  virtual void CancelReads(uint64_t group) {}
 };
 
 // Replaces the remote file system (null: none). Files already open keep theirs.
 void SetRemoteFileSystem(std::shared_ptr<RemoteFileSystem> fs);
+
+// Read groups: the remote files a thread opens belong to the group set on it, so that the
+// owner of several reader threads (a pipeline) can abandon their reads at once when it stops,
+// rather than wait for a stalled store. 0 is no group.
+uint64_t NewReadGroup();
+void SetThreadReadGroup(uint64_t group);
+uint64_t ThreadReadGroup();
+// RemoteFileSystem::CancelReads(group) on the remote file system, if there is one.
+void CancelReads(uint64_t group);
 
 // The scheme of "scheme://rest" (lower case), or "" for a local path. A scheme is a letter
 // followed by letters, digits, '+', '-' or '.' (RFC 3986).

@@ -39,19 +39,41 @@ import weakref
 
 from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
-from swigflow.io import shard_cache
+from swigflow.io import read_ahead, shard_cache
 
 # Bytes fetched per request from a remote file: large enough that a request's latency is
 # amortised, small enough that a reader holds little memory.
 READ_BLOCK_SIZE = 8 << 20
 
-# A remote file read in order keeps the next READ_AHEAD_BLOCKS blocks of READ_BLOCK_SIZE bytes
-# requested ahead of its reader, each its own range request, on a pool of READ_AHEAD_THREADS
-# threads shared by every file: one file streams over several connections, and files read at
-# once (num_parallel_reads) share the pool. Memory: READ_AHEAD_BLOCKS * READ_BLOCK_SIZE per file
-# being read. 0 turns read-ahead off (one request at a time, through fsspec's file).
-READ_AHEAD_BLOCKS = 4
+# A remote file read in order keeps up to READ_AHEAD_BLOCKS blocks of READ_BLOCK_SIZE bytes
+# requested ahead of its reader, each its own range request: as many as the measured time a
+# block takes to arrive over the time the reader takes per block calls for (read_ahead.Pace).
+# On a store with an event loop the requests run on it; other stores fetch on a pool of
+# READ_AHEAD_THREADS threads shared by every file. 0 turns read-ahead off (one request at a
+# time, through fsspec's file).
+READ_AHEAD_BLOCKS = 8
 READ_AHEAD_THREADS = 16
+# The memory budget of read-ahead: the blocks requested ahead by every remote file of the
+# process hold at most READ_AHEAD_BYTES between them (SWIGFLOW_READ_AHEAD_BYTES, in bytes), each
+# file at most an equal share. The block a reader waits for is always requested, so the bytes
+# held stay under READ_AHEAD_BYTES plus one block per file being read.
+READ_AHEAD_BYTES_ENV = "SWIGFLOW_READ_AHEAD_BYTES"
+
+
+def _env_bytes(name, default):
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        n = int(value)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise ValueError(f"{name}={value!r}: expected a number of bytes, 0 or more")
+    return n
+
+
+READ_AHEAD_BYTES = _env_bytes(READ_AHEAD_BYTES_ENV, 256 << 20)
 
 # A remote read that fails transiently (a reset, a timeout, a 5xx or 429, a body cut short) is
 # tried READ_ATTEMPTS times in all, waiting a jittered READ_BACKOFF_S * 2**k (at most
@@ -279,6 +301,20 @@ class _Pool:
 
 
 _FETCH_POOL = _Pool()
+_READ_AHEAD_MEMORY = read_ahead.Memory()
+_reader_ids = itertools.count()
+
+ReadAheadMemory = collections.namedtuple("ReadAheadMemory", ["held", "peak", "budget"])
+
+
+def read_ahead_memory(reset_peak=False):
+    """A :class:`ReadAheadMemory`: the bytes of read-ahead blocks held now by the process's
+    remote readers (requested, or arrived and not yet read past), the most held at once since
+    the process started (or since the last ``reset_peak=True``), and READ_AHEAD_BYTES."""
+    found = ReadAheadMemory(_READ_AHEAD_MEMORY.held(), _READ_AHEAD_MEMORY.peak, READ_AHEAD_BYTES)
+    if reset_peak:
+        _READ_AHEAD_MEMORY.reset_peak()
+    return found
 
 
 class _Reader:
@@ -287,9 +323,11 @@ class _Reader:
     A read never ends early: fewer bytes than the file's size promises is a fault, not the end.
     With `reopen` (a remote file), a transient fault is retried from the same offset with a
     freshly opened file (READ_ATTEMPTS, READ_BACKOFF_S); without, it raises at once. With
-    `ranges` (_Ranges: range requests), a file read in order is read ahead: the next
-    READ_AHEAD_BLOCKS blocks are requested at once, each retried on its own, and blocks no
-    longer wanted are cancelled (on a store with an event loop, the request is aborted)."""
+    `ranges` (_Ranges: range requests), a file read in order is read ahead: the blocks
+    after the one read are requested at once (as many as read_ahead.Pace calls for, within
+    READ_AHEAD_BLOCKS and the file's share of READ_AHEAD_BYTES), each retried on its own, and
+    blocks no longer wanted are cancelled (on a store with an event loop, the request is
+    aborted)."""
 
     def __init__(self, file, size, url, reopen=None, ranges=None):
         self._file = file
@@ -300,7 +338,13 @@ class _Reader:
         self._fetch = None if ranges is None else ranges.fetch
         self._lock = threading.Lock()
         self._expected = None  # where the next read starts if the reader goes on in order
-        self._blocks = {}  # block number -> (Future of its bytes, direct) (read-ahead)
+        # Read-ahead: block number -> (Future of its bytes, direct); each block's bytes are
+        # counted in _READ_AHEAD_MEMORY under self._id from its request until it is dropped.
+        self._blocks = {}
+        self._id = next(_reader_ids)
+        self._pace = read_ahead.Pace()
+        self._wanted = None  # the block the reader is in
+        self._cancelled = False  # cancel(): its pipeline stopped; no read waits any more
 
     def _read_once(self, offset, buffer):
         self._file.seek(offset)
@@ -351,10 +395,24 @@ class _Reader:
             return _retrying(self._url, expected, fetched)
         return _retrying(self._url, expected, attempt, reopen)
 
+    def cancel(self):
+        """Abandons the reads: one waiting on a block fails at once with CancelledError, and
+        so does every later one. Called from another thread, without the lock (a read may hold
+        it while it waits on the store)."""
+        self._cancelled = True
+        for future, _ in list(self._blocks.values()):
+            future.cancel()
+
+    def _check_cancelled(self):
+        if self._cancelled:
+            raise errors.CancelledError(f"{self._url}: the read was abandoned (its reader stopped)")
+
     def _drop_blocks(self, below):
         """Forgets the read-ahead blocks numbered below `below` (None: all); lock held."""
         for k in [k for k in self._blocks if below is None or k < below]:
             self._blocks.pop(k)[0].cancel()
+            start, end = self._span(k)
+            _READ_AHEAD_MEMORY.give(self._id, end - start)
 
     def _span(self, k):
         start = k * READ_BLOCK_SIZE
@@ -363,14 +421,25 @@ class _Reader:
     def _fetch_block(self, k):
         return _fetched(self._url, self._fetch, *self._span(k))
 
-    def _request_block(self, k):
-        """(Future of block k, direct): a request on the store's event loop when it has one
-        (direct: cancel() aborts it; tried once), else _fetch_block, with its retries, on the
-        shared pool."""
-        future = self._ranges.submit(*self._span(k))
+    def _request_block(self, k, needed):
+        """Requests block k, if it is `needed` or the memory budget has room for it (False if
+        not), as a request on the store's event loop when it has one (direct: cancel() aborts
+        it; tried once), else as _fetch_block, with its retries, on the shared pool. Lock held."""
+        start, end = self._span(k)
+        if not _READ_AHEAD_MEMORY.take(self._id, end - start, READ_AHEAD_BYTES, needed):
+            return False
+        future, direct = self._ranges.submit(start, end), True
         if future is None:
-            return _FETCH_POOL.submit(self._fetch_block, k), False
-        return future, True
+            future, direct = _FETCH_POOL.submit(self._fetch_block, k), False
+        requested, pace = time.monotonic(), self._pace
+
+        def arrived(f):  # runs on the thread that completes (or cancels) the request
+            if not f.cancelled() and f.exception() is None:
+                pace.arrived(time.monotonic() - requested)
+
+        future.add_done_callback(arrived)
+        self._blocks[k] = (future, direct)
+        return True
 
     def _block_bytes(self, k, future, direct):
         """Block k's bytes from its request (CancelledError: the block was dropped). A direct
@@ -383,18 +452,27 @@ class _Reader:
         except concurrent.futures.CancelledError:
             raise
         except Exception:
+            self._check_cancelled()
             return self._fetch_block(k)
-        return data if len(data) == end - start else self._fetch_block(k)
+        if len(data) == end - start:
+            return data
+        self._check_cancelled()
+        return self._fetch_block(k)
 
     def _block(self, k):
         """Block k's bytes, with the blocks after it requested."""
         last = (self.size - 1) // READ_BLOCK_SIZE
         while True:
+            self._check_cancelled()
             with self._lock:
+                if k != self._wanted:
+                    self._wanted = k
+                    self._pace.wanted()
                 self._drop_blocks(k)
-                for j in range(k, min(last, k + READ_AHEAD_BLOCKS - 1) + 1):
-                    if j not in self._blocks:
-                        self._blocks[j] = self._request_block(j)
+                ahead = self._pace.window(READ_AHEAD_BLOCKS)
+                for j in range(k, min(last, k + ahead - 1) + 1):
+                    if j not in self._blocks and not self._request_block(j, needed=j == k):
+                        break  # the budget is full: the reader will ask again for the next
                 future, direct = self._blocks[k]
             try:
                 return self._block_bytes(k, future, direct)
@@ -547,13 +625,15 @@ def _version(info):
 class _Ranges:
     """Range requests of one object, as `info` (fsspec's) describes it. Every range of an
     HTTP(S) object is asked for the version described (If-Match: its ETag): one that changes
-    meanwhile fails with 412 rather than mixing two versions."""
+    meanwhile fails with 412 rather than mixing two versions. HTTP(S) bodies are streamed into
+    one buffer of the range's size (`_http_range`), never held twice or past what was asked."""
 
     def __init__(self, url, fs, path, info):
         self._url, self._fs, self._path = url, fs, path
         self._size = info.get("size")
-        etag = info.get("ETag") if scheme(url) in ("http", "https") else None
-        self._kwargs = {"headers": {"If-Match": etag}} if etag else {}
+        self._http = scheme(url) in ("http", "https")
+        etag = info.get("ETag") if self._http else None
+        self._headers = {"If-Match": etag} if etag else {}
         self._loop = getattr(fs, "loop", None) if getattr(fs, "async_impl", False) else None
 
     def checked(self, data, start, end):
@@ -563,22 +643,70 @@ class _Ranges:
         if len(data) <= end - start:
             return data
         if len(data) != self._size:
-            raise errors.FailedPreconditionError(
-                f"{self._url}: asked for bytes [{start}, {end}), the server sent {len(data)} "
-                f"bytes (the object has {self._size})"
-            )
+            raise self._not_an_answer(start, end, f"sent {len(data)} bytes")
         return memoryview(data)[start:end]
 
+    def _not_an_answer(self, start, end, what):
+        return errors.FailedPreconditionError(
+            f"{self._url}: asked for bytes [{start}, {end}), the server {what} (the object has "
+            f"{self._size} bytes)"
+        )
+
+    async def _http_range(self, start, end):
+        """Bytes [start, end) (fewer if the body ends early) of the HTTP(S) object, read from
+        the body as it arrives into one buffer. A 206 must start at `start`; a 200 (the server
+        ignored Range) must be the whole object, whose bytes before `start` are skipped and
+        whose rest is left unread."""
+        fs = self._fs
+        options = dict(fs.kwargs)
+        headers = {**(options.pop("headers", None) or {}), **self._headers}
+        headers["Range"] = f"bytes={start}-{end - 1}"
+        session = await fs.set_session()
+        async with session.get(fs.encode_url(self._path), headers=headers, **options) as r:
+            if r.status == 404:
+                raise FileNotFoundError(self._url)
+            r.raise_for_status()
+            skip = 0
+            if r.status == 206:
+                first = r.headers.get("Content-Range", "").removeprefix("bytes ").split("-")[0]
+                if first != str(start):
+                    raise self._not_an_answer(start, end, f"sent Content-Range {first}-...")
+            elif r.content_length not in (None, self._size):
+                raise self._not_an_answer(start, end, f"sent {r.content_length} bytes")
+            else:
+                skip = start
+            buffer = bytearray(end - start)
+            view, n = memoryview(buffer), 0
+            async for chunk in r.content.iter_any():
+                if skip >= len(chunk):
+                    skip -= len(chunk)
+                    continue
+                m = min(len(chunk) - skip, len(buffer) - n)
+                view[n : n + m] = memoryview(chunk)[skip : skip + m]
+                n, skip = n + m, 0
+                if n == len(buffer):
+                    break
+            return view[:n]
+
     def fetch(self, start, end):
-        data = self._fs.cat_file(self._path, start=start, end=end, **self._kwargs)
-        return self.checked(data, start, end)
+        if self._http and self._loop is not None:
+            import fsspec.asyn  # present: this store is one of fsspec's
+
+            return fsspec.asyn.sync(self._loop, self._http_range, start, end)
+        headers = {"headers": self._headers} if self._headers else {}
+        return self.checked(
+            self._fs.cat_file(self._path, start=start, end=end, **headers), start, end
+        )
 
     def submit(self, start, end):
         """A concurrent Future of the answer's bytes (unchecked), the request running on the
         store's event loop, so that cancel() aborts it; None when the store has no loop."""
         if self._loop is None:
             return None
-        request = self._fs._cat_file(self._path, start=start, end=end, **self._kwargs)
+        if self._http:
+            request = self._http_range(start, end)
+        else:
+            request = self._fs._cat_file(self._path, start=start, end=end)
         return asyncio.run_coroutine_threadsafe(request, self._loop)
 
 
@@ -601,7 +729,21 @@ def _prefetch_following(cache, url):
 class _Opener:
     """The remote file system the native layer calls (swig/py_file_system.h)."""
 
-    def open_read(self, url):
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._groups = {}  # read group -> WeakSet of its _Readers
+
+    def cancel_reads(self, group):
+        """Abandons the reads of every file opened in read group `group` (a pipeline that
+        stops: its reader threads must not wait on a stalled store)."""
+        with self._lock:
+            readers = list(self._groups.pop(group, ()))
+        for reader in readers:
+            reader.cancel()
+
+    def open_read(self, url, group=0):
+        """A reader of `url` (read_at, size), or the path of a local copy; a remote reader
+        joins read group `group` (0: none)."""
         if scheme(url) == _FILE_OBJECT_SCHEME:
             return _FileObjectReader(_FILE_OBJECTS.get(url), url)
         cache = shard_cache.for_url(url)
@@ -632,6 +774,9 @@ class _Opener:
             return fs.open(path, "rb", block_size=READ_BLOCK_SIZE, cache_type="readahead")
 
         reader = _Reader(file, size, url, reopen, _Ranges(url, fs, path, info))
+        if group:
+            with self._lock:
+                self._groups.setdefault(group, weakref.WeakSet()).add(reader)
         return reader if cache is None else cache.tee(url, version, size, reader)
 
     def open_write(self, url):

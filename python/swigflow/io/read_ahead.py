@@ -1,0 +1,96 @@
+"""How far a remote file is read ahead, and the memory every file's read-ahead shares.
+
+A reader going through a remote file in order keeps blocks requested ahead of it (gfile's
+_Reader). How many: enough that the next block has arrived by the time the reader wants it,
+that is the time a block takes to arrive (the store's latency plus its size over the
+connection's bandwidth) over the time the reader takes to go through one, plus one. Both are
+measured as the file is read (:class:`Pace`). A reader slower than the store keeps few blocks
+ahead; a reader that waits on the store widens its window up to the most allowed.
+
+Every block requested and not yet read past is counted in one :class:`Memory` for the process:
+a block ahead is requested only within the budget, and within an equal share of it per file
+holding blocks, so no file starves the others. The block a reader waits for is always
+requested (progress), so the bytes held stay under the budget plus one block per file read.
+"""
+
+import math
+import threading
+import time
+
+# Weight of the newest measurement in Pace's moving averages.
+_SMOOTHING = 0.25
+
+
+class Memory:
+    """Bytes of read-ahead blocks held (requested, or arrived and not yet read past) by each
+    owner, against a budget given at each request."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._held = {}  # owner id -> bytes
+        self.total = 0
+        self.peak = 0
+
+    def take(self, owner, n, budget, needed=False):
+        """Counts `n` more bytes for `owner` and returns True, unless the block is not
+        `needed` and the budget, or the owner's equal share of it, has no room for it."""
+        with self._lock:
+            mine = self._held.get(owner, 0)
+            holders = len(self._held) + (owner not in self._held)
+            if not needed and (self.total + n > budget or mine + n > budget // holders):
+                return False
+            self._held[owner] = mine + n
+            self.total += n
+            self.peak = max(self.peak, self.total)
+            return True
+
+    def give(self, owner, n):
+        with self._lock:
+            left = self._held.get(owner, 0) - n
+            if left > 0:
+                self._held[owner] = left
+            else:
+                self._held.pop(owner, None)
+            self.total -= n
+
+    def held(self, owner=None):
+        with self._lock:
+            return self.total if owner is None else self._held.get(owner, 0)
+
+    def reset_peak(self):
+        with self._lock:
+            self.peak = self.total
+
+
+class Pace:
+    """Moving averages of how long a block takes to arrive and how long the reader takes
+    between blocks, and the window of blocks ahead they call for."""
+
+    def __init__(self):
+        self.arrival_s = None  # request to bytes
+        self.between_s = None  # one block wanted to the next
+        self._last_wanted = None
+
+    @staticmethod
+    def _mix(old, new):
+        return new if old is None else old + _SMOOTHING * (new - old)
+
+    def arrived(self, seconds):
+        """A block came `seconds` after it was requested (called from any thread; a lost
+        update of a moving average is harmless)."""
+        self.arrival_s = self._mix(self.arrival_s, seconds)
+
+    def wanted(self):
+        """The reader moved on to a new block."""
+        now = time.monotonic()
+        if self._last_wanted is not None:
+            self.between_s = self._mix(self.between_s, now - self._last_wanted)
+        self._last_wanted = now
+
+    def window(self, most):
+        """Blocks to keep requested from the one wanted on (at least 1, at most `most`):
+        `most` until both rates are measured."""
+        arrival, between = self.arrival_s, self.between_s
+        if arrival is None or not between:
+            return most
+        return max(1, min(most, math.ceil(arrival / between) + 1))
