@@ -1,36 +1,64 @@
-"""Reading TFRecords from a simulated object store: swigflow against the store's ceiling.
+"""Reading TFRecords from a simulated object store: swigflow against the store's ceiling,
+fsspec, Mosaic Streaming and local disk.
 
 The store is a threaded HTTP/1.1 server in its own process on 127.0.0.1 with Range support, a
 fixed latency per request and a bandwidth cap per response (like one S3 connection; defaults
-20 ms and 100 MB/s). Run with the installed wheel plus aiohttp (swigflow[remote]):
+20 ms and 100 MB/s). It also answers path-style S3 GETs and HEADs (``/bucket/key``), which is
+how Mosaic Streaming (boto3, ``S3_ENDPOINT_URL``) reads the same store. A second store of the
+same files injects faults: HTTP 500s, connections reset mid-body and stalled bodies, each at its
+own rate per request. Run with the installed wheel plus aiohttp (swigflow[remote]), and
+optionally mosaicml-streaming, moto[server] and s3fs:
 
     /tmp/bench/bin/python bench/remote_bench.py [--files 8] [--file-mb 40] [--latency-ms 20]
-                                                [--response-mbps 100] [--repeats 2]
+        [--response-mbps 100] [--repeats 2] [--read-ahead-mib 256]
+        [--error-rate 0.02] [--reset-rate 0.02] [--stall-rate 0.01] [--stall-s 8]
+        [--stall-timeout-s 4]
 
-Rows, each in its own phase, the same files (records of 100 KB):
+Mosaic Streaming 0.13 pins numpy < 2.2 and pulls a CUDA torch; beside a CPU-only torch it was
+installed with ``pip install --no-deps mosaicml-streaming`` plus boto3, xxhash<4, zstd, brotli,
+python-snappy, tqdm, catalogue, "transformers<5" and pillow (its imports), and it runs on numpy
+2.4 here.
+
+Rows, each in a process of its own (so its CPU time and peak RSS are its own), the same files
+(records of 100 KB):
 - the ceiling: a plain parallel downloader, N threads of 8 MiB range GETs over keep-alive
   connections (http.client), at 8 and 16 threads;
 - fsspec's own reads: each file read whole with ``fs.cat_file``, 8 at a time;
 - swigflow ``TFRecordDataset(urls, num_parallel_reads=P)`` for P = 1 and 8 (every record read,
-  CRCs checked), with ``gfile.READ_AHEAD_BLOCKS`` (the read-ahead window per file) as set, and
-  with read-ahead off (0) for comparison;
+  CRCs checked), read-ahead as configured (``--read-ahead-mib``: SWIGFLOW_READ_AHEAD_BYTES), and
+  off for comparison;
+- the same against the faulty store, with swigflow's stall timeout (``gfile.STALL_TIMEOUT_S``,
+  30 s) at --stall-timeout-s: every record must arrive once, in order (checked against a read
+  from disk). A timeout much shorter than a response's queueing behind the others on this
+  store's 2 cores fails healthy requests too;
 - with ``cache_dir`` (a fresh directory): the first epoch, which fills the shard cache; a later
-  one, which reads the local copies after one HEAD per file (is the copy current?); three
-  epochs of one iterator (``repeat(3)``: the later epochs ask nothing); a later epoch with
-  ``ShardCache(revalidate=False)`` (no request at all); and the same files read from local
-  disk.
-Reported: MB/s (of file bytes), best of --repeats (the first cached epoch: one run), each
-swigflow row's ratio to the ceiling at the same concurrency, and the cached epoch's to local
-disk.
+  one (one HEAD per file); three epochs of one iterator (``repeat(3)``); a later epoch with
+  ``ShardCache(revalidate=False)`` (no request);
+- Mosaic Streaming's ``StreamingDataset`` over the same records converted to MDS shards of the
+  same size, read from the same store (``s3://`` through ``S3_ENDPOINT_URL``): epoch 1, which
+  downloads into its cache, and epoch 2 from its cache;
+- swigflow over ``s3://`` on moto's S3 server (no latency or bandwidth cap: s3fs's path);
+- the same files on local disk.
+Reported per row: MB/s of file bytes and records/s (best of --repeats; the first cached epochs:
+one run), CPU seconds per GB, peak RSS and its growth over the process's RSS before the read;
+swigflow's rows also the most read-ahead memory held at once. Then each row's ratio to the
+ceiling at the same concurrency, and the cached epochs' to local disk.
 """
 
 import argparse
 import concurrent.futures
+import contextlib
 import functools
+import hashlib
 import http.client
 import http.server
 import multiprocessing
 import os
+import random
+import resource
+import socket
+import struct
+import sys
 import tempfile
 import threading
 import time
@@ -40,11 +68,20 @@ from timing import cpu_name
 
 CHUNK = 8 << 20
 RECORD = 100_000
+MIB = 1 << 20
 
 
-def serve(directory, latency, bandwidth, port_queue):
+# --- The store ------------------------------------------------------------------------------
+
+
+def serve(directory, latency, bandwidth, faults, port_queue):
     """The store: every response waits `latency` seconds, then sends at most `bandwidth`
-    bytes/s."""
+    bytes/s. faults = (error_rate, reset_rate, stall_rate, stall_s, seed): a GET is answered
+    with a 500, or its connection reset halfway through the body, or its body stalled halfway
+    for stall_s seconds (then reset), each at its rate."""
+    error_rate, reset_rate, stall_rate, stall_s, seed = faults
+    draws = random.Random(seed)
+    lock = threading.Lock()
 
     class Handler(http.server.SimpleHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -59,14 +96,28 @@ def serve(directory, latency, bandwidth, port_queue):
             self._answer(body=False)
 
         def _answer(self, body):
-            path = self.translate_path(self.path)
+            path = self.translate_path(self.path.split("?")[0])
             if not os.path.isfile(path):
                 self.send_error(404)
                 return
+            with lock:
+                draw = draws.random()
+            fault = None
+            if body:
+                for name, rate in (("500", error_rate), ("reset", reset_rate)):
+                    if draw < rate:
+                        fault = name
+                        break
+                    draw -= rate
+                else:
+                    fault = "stall" if draw < stall_rate else None
             size = os.path.getsize(path)
             start, end = 0, size - 1
             spec = self.headers.get("Range")
             time.sleep(latency)
+            if fault == "500":
+                self.send_error(500)
+                return
             if spec:
                 first, _, last = spec.removeprefix("bytes=").partition("-")
                 start = int(first)
@@ -80,28 +131,53 @@ def serve(directory, latency, bandwidth, port_queue):
                 self.send_response(200)
             self.send_header("Content-Length", str(end - start + 1))
             self.send_header("Accept-Ranges", "bytes")
+            self.send_header("ETag", f'"{int(os.path.getmtime(path) * 1e6):x}-{size:x}"')
+            self.send_header("Last-Modified", self.date_time_string(os.path.getmtime(path)))
             self.end_headers()
             if not body:
                 return
             step = 256 << 10
             begin = time.perf_counter()
-            sent = 0
+            sent, length = 0, end - start + 1
             with open(path, "rb") as f:
                 f.seek(start)
-                while sent < end - start + 1:
-                    data = f.read(min(step, end - start + 1 - sent))
+                while sent < length:
+                    if fault and sent >= length // 2:
+                        if fault == "stall":
+                            time.sleep(stall_s)
+                        # An abortive close: the client sees a reset, not a clean end.
+                        self.connection.setsockopt(
+                            socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+                        )
+                        self.close_connection = True
+                        return
+                    data = f.read(min(step, length - sent))
                     self.wfile.write(data)
                     sent += len(data)
                     ahead = sent / bandwidth - (time.perf_counter() - begin)
                     if ahead > 0:
                         time.sleep(ahead)
 
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Handler, directory=directory)
-    )
-    server.daemon_threads = True
+    class Server(http.server.ThreadingHTTPServer):
+        daemon_threads = True
+        # socketserver's listen backlog is 5: a burst of new connections (a reader opening
+        # dozens of range requests at once) would lose SYNs and wait a second to retry.
+        request_queue_size = 1024
+
+    server = Server(("127.0.0.1", 0), functools.partial(Handler, directory=directory))
     port_queue.put(server.server_address[1])
     server.serve_forever()
+
+
+def start_store(directory, args, faults):
+    ports = multiprocessing.Queue()
+    store = multiprocessing.Process(
+        target=serve,
+        args=(directory, args.latency_ms / 1e3, args.response_mbps * 1e6, faults, ports),
+        daemon=True,
+    )
+    store.start()
+    return store, ports.get(timeout=30)
 
 
 def write_files(directory, count, megabytes):
@@ -117,6 +193,48 @@ def write_files(directory, count, megabytes):
                 w.write(rng.bytes(RECORD))
         paths.append(path)
     return paths
+
+
+def write_mds(paths, directory, megabytes):
+    """The records of `paths` as Mosaic Streaming MDS shards of about `megabytes` each."""
+    import swigflow
+
+    with import_streaming().MDSWriter(
+        out=directory, columns={"record": "bytes"}, size_limit=megabytes * MIB
+    ) as w:
+        for path in paths:
+            for record in swigflow.io.tf_record_iterator(path):
+                w.write({"record": record})
+
+
+def import_streaming():
+    """Mosaic Streaming imports torchvision for its vision datasets, which this benchmark does
+    not use. Where torchvision cannot load (a CUDA build beside a CPU-only torch), a stand-in
+    package, first on sys.path (which DataLoader workers inherit), lets the rest import."""
+    try:
+        import torchvision  # noqa: F401
+    except (ImportError, RuntimeError):
+        for name in [m for m in sys.modules if m.split(".")[0] == "torchvision"]:
+            del sys.modules[name]
+        shim = os.path.join(tempfile.gettempdir(), f"remote-bench-shim-{os.getuid()}")
+        package = os.path.join(shim, "torchvision")
+        os.makedirs(os.path.join(package, "transforms"), exist_ok=True)
+        files = {
+            "__init__.py": "",
+            "datasets.py": "VisionDataset = CIFAR10 = object\n",
+            "transforms/__init__.py": "",
+            "transforms/functional.py": "to_tensor = None\n",
+        }
+        for name, text in files.items():
+            with open(os.path.join(package, name), "w") as f:
+                f.write(text)
+        sys.path.insert(0, shim)
+    import streaming
+
+    return streaming
+
+
+# --- The readers, each run in a child process ------------------------------------------------
 
 
 def ceiling(port, names, sizes, threads):
@@ -144,7 +262,7 @@ def ceiling(port, names, sizes, threads):
         total = sum(pool.map(get, jobs))
     for conn in local.values():
         conn.close()
-    return total
+    return total, total // (RECORD + 16), None
 
 
 def fsspec_reads(urls):
@@ -152,25 +270,164 @@ def fsspec_reads(urls):
 
     fs = fsspec.filesystem("http")
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
-        return sum(pool.map(lambda u: len(fs.cat_file(u)), urls))
+        total = sum(pool.map(lambda u: len(fs.cat_file(u)), urls))
+    return total, total // (RECORD + 16), None
 
 
-def swigflow_epoch(urls, parallel, blocks, cache_dir=None, epochs=1):
+class Tally:
+    """Bytes and records read, a digest of their order, and one of the set of records."""
+
+    def __init__(self):
+        self.bytes = self.records = self.unordered = 0
+        self._ordered = hashlib.blake2b(digest_size=16)
+
+    def add(self, record):
+        head = bytes(record[:16])
+        self._ordered.update(head)
+        self.unordered = (self.unordered + int.from_bytes(head, "little")) % (1 << 128)
+        self.bytes += len(record) + 16
+        self.records += 1
+
+    def result(self):
+        return self.bytes, self.records, (self._ordered.hexdigest(), self.unordered)
+
+
+def swigflow_epoch(
+    urls, parallel, blocks, cache_dir=None, epochs=1, revalidate=True, stall_timeout=None
+):
     import swigflow
     from swigflow.io import gfile
 
     gfile.READ_AHEAD_BLOCKS = blocks
+    if stall_timeout is not None:
+        gfile.STALL_TIMEOUT_S = stall_timeout
+    if cache_dir is not None and not revalidate:
+        cache_dir = swigflow.io.ShardCache(cache_dir, revalidate=False)
     ds = swigflow.data.TFRecordDataset(urls, num_parallel_reads=parallel, cache_dir=cache_dir)
-    return sum(len(r) + 16 for batch in ds.repeat(epochs).batch(64) for r in batch)
+    tally = Tally()
+    for batch in ds.repeat(epochs).batch(64):
+        for r in batch:
+            tally.add(r)
+    return tally.result()
 
 
-def best(repeats, fn, *args):
-    rates = []
+def mosaic_epoch(remote, local, endpoint, epoch, workers=0):
+    """Epoch `epoch` (1 or 2) of one StreamingDataset, read in the process or by a PyTorch
+    DataLoader with `workers` worker processes; epoch 2's clock starts after epoch 1, as in a
+    training run (the dataset made once)."""
+    os.environ.update(
+        S3_ENDPOINT_URL=endpoint, AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench"
+    )
+    streaming = import_streaming()
+    ds = streaming.StreamingDataset(remote=remote, local=local, shuffle=False, batch_size=64)
+    if workers:
+        import torch.utils.data
+
+        batches = torch.utils.data.DataLoader(
+            ds, batch_size=64, num_workers=workers, collate_fn=list, persistent_workers=True
+        )
+    else:
+        batches = ds
+    for e in range(1, epoch + 1):
+        if e == epoch:
+            _CLOCK.restart()
+        tally = Tally()
+        for batch in batches:
+            for sample in batch if workers else [batch]:
+                tally.add(sample["record"])
+    return tally.result()
+
+
+def _memory_status():
+    """(RSS, peak RSS) in bytes. The peak is the process's own (VmHWM), where ru_maxrss would
+    count the parent's pages at the fork before exec."""
+    fields = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            fields[key] = value
+    return int(fields["VmRSS"].split()[0]) * 1024, int(fields["VmHWM"].split()[0]) * 1024
+
+
+class _Clock:
+    """Wall and CPU time of a row: from when the row starts, or restart()."""
+
+    def restart(self):
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        self.cpu = usage.ru_utime + usage.ru_stime
+        self.start = time.perf_counter()
+
+    def read(self):
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return time.perf_counter() - self.start, usage.ru_utime + usage.ru_stime - self.cpu
+
+
+_CLOCK = _Clock()
+
+
+def _warm_up(fn):
+    """What a long job has done before it reads: its libraries imported, swigflow's pipeline
+    run once (on a local file of one record), fsspec's HTTP session open. The rows are short
+    (320 MB at 700 MB/s is under half a second), so a cold start would weigh on them."""
+    import swigflow
+
+    with contextlib.suppress(ImportError):
+        import fsspec
+
+        fs = fsspec.filesystem("http")
+        fsspec.asyn.sync(fs.loop, fs.set_session)
+    with tempfile.TemporaryDirectory() as directory:
+        path = os.path.join(directory, "warm.tfrecord")
+        with swigflow.io.TFRecordWriter(path) as w:
+            w.write(b"warm")
+        for _ in swigflow.data.TFRecordDataset([path], num_parallel_reads=8).batch(64):
+            pass
+    if fn is mosaic_epoch:
+        import_streaming()
+
+
+def _child(fn, args, env, out):
+    os.environ.update(env)
+    _warm_up(fn)
+    from swigflow.io import gfile
+
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # the peak RSS starts again from the RSS now
+    base = _memory_status()[0]
+    _CLOCK.restart()
+    total, records, digest = fn(*args)
+    seconds, cpu = _CLOCK.read()
+    out.put(
+        dict(
+            bytes=total,
+            records=records,
+            digest=digest,
+            seconds=seconds,
+            cpu=cpu,
+            base=base,
+            peak=_memory_status()[1],
+            held=gfile.read_ahead_memory().peak,
+        )
+    )
+
+
+def measure(repeats, fn, *args, env=None):
+    """The fastest of `repeats` runs of fn(*args) -> (bytes, records, digest), each in a fresh
+    process."""
+    context = multiprocessing.get_context("spawn")
+    best = None
     for _ in range(repeats):
-        start = time.perf_counter()
-        total = fn(*args)
-        rates.append(total / (time.perf_counter() - start) / 1e6)
-    return max(rates)
+        out = context.Queue()
+        child = context.Process(target=_child, args=(fn, args, env or {}, out))
+        child.start()
+        result = out.get(timeout=1800)
+        child.join()
+        if best is None or result["seconds"] < best["seconds"]:
+            best = result
+    return best
+
+
+# --- The run ---------------------------------------------------------------------------------
 
 
 def main():
@@ -180,74 +437,168 @@ def main():
     parser.add_argument("--latency-ms", type=float, default=20)
     parser.add_argument("--response-mbps", type=float, default=100)
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--read-ahead-mib", type=int, default=256)
+    parser.add_argument("--error-rate", type=float, default=0.02)
+    parser.add_argument("--reset-rate", type=float, default=0.02)
+    parser.add_argument("--stall-rate", type=float, default=0.01)
+    parser.add_argument("--stall-s", type=float, default=8.0)
+    parser.add_argument("--stall-timeout-s", type=float, default=4.0)
     args = parser.parse_args()
     import swigflow
     from swigflow.io import gfile
 
+    budget = args.read_ahead_mib * MIB
+    blocks = gfile.READ_AHEAD_BLOCKS
+    env = {gfile.READ_AHEAD_BYTES_ENV: str(budget)}
     print(f"CPU: {cpu_name()}, {os.cpu_count()} cores; swigflow {swigflow.__version__}")
     print(
         f"store: {args.latency_ms:g} ms per request, {args.response_mbps:g} MB/s per response; "
-        f"{args.files} files of {args.file_mb} MB, records of {RECORD:,} bytes; read-ahead "
-        f"{gfile.READ_AHEAD_BLOCKS} x {gfile.READ_BLOCK_SIZE >> 20} MiB per file, "
-        f"{gfile.READ_AHEAD_THREADS} threads"
+        f"{args.files} files of {args.file_mb} MB, records of {RECORD:,} bytes; read-ahead up "
+        f"to {gfile.READ_AHEAD_BLOCKS} x {gfile.READ_BLOCK_SIZE >> 20} MiB per file within "
+        f"{args.read_ahead_mib} MiB; faulty store: {args.error_rate:.0%} 500s, "
+        f"{args.reset_rate:.0%} resets, {args.stall_rate:.0%} stalls of {args.stall_s:g} s "
+        f"(swigflow's stall timeout {args.stall_timeout_s:g} s there, 30 s elsewhere)"
     )
+    rows = {}
     with tempfile.TemporaryDirectory() as directory:
         paths = write_files(directory, args.files, args.file_mb)
+        # The records' order for one file at a time and for 8 interleaved, read from disk.
+        orders = [swigflow_epoch(paths, p, blocks)[2] for p in (1, 8)]
+        expected = ({o for o, _ in orders}, orders[0][1])
         names = [os.path.basename(p) for p in paths]
         sizes = [os.path.getsize(p) for p in paths]
-        ports = multiprocessing.Queue()
-        store = multiprocessing.Process(
-            target=serve,
-            args=(directory, args.latency_ms / 1e3, args.response_mbps * 1e6, ports),
-            daemon=True,
-        )
-        store.start()
-        port = ports.get(timeout=30)
+        store, port = start_store(directory, args, (0, 0, 0, 0, 0))
         urls = [f"http://127.0.0.1:{port}/{n}" for n in names]
-        rows = {}
         for threads in (8, 16):
-            rows[f"ceiling: {threads} threads of 8 MiB range GETs"] = best(
+            rows[f"ceiling: {threads} threads of 8 MiB range GETs"] = measure(
                 args.repeats, ceiling, port, names, sizes, threads
             )
-        rows["fsspec cat_file, 8 files at a time"] = best(args.repeats, fsspec_reads, urls)
-        blocks = gfile.READ_AHEAD_BLOCKS
+        rows["fsspec cat_file, 8 files at a time"] = measure(args.repeats, fsspec_reads, urls)
         for parallel in (1, 8):
-            rows[f"swigflow TFRecordDataset, num_parallel_reads={parallel}"] = best(
-                args.repeats, swigflow_epoch, urls, parallel, blocks
+            rows[f"swigflow TFRecordDataset, num_parallel_reads={parallel}"] = measure(
+                args.repeats, swigflow_epoch, urls, parallel, blocks, env=env
             )
-        rows["swigflow, num_parallel_reads=8, read-ahead off"] = best(
-            args.repeats, swigflow_epoch, urls, 8, 0
+        rows["swigflow, num_parallel_reads=8, read-ahead off"] = measure(
+            args.repeats, swigflow_epoch, urls, 8, 0, env=env
         )
+        faults = (args.error_rate, args.reset_rate, args.stall_rate, args.stall_s, 1)
+        faulty, faulty_port = start_store(directory, args, faults)
+        faulty_urls = [u.replace(f":{port}/", f":{faulty_port}/") for u in urls]
+        rows["swigflow, 8 reads, faults injected"] = measure(
+            1, swigflow_epoch, faulty_urls, 8, blocks, None, 1, True, args.stall_timeout_s, env=env
+        )
+        faulty.terminate()
         with tempfile.TemporaryDirectory() as cache:
-            rows["swigflow, 8 reads, cache_dir: epoch 1 (fills it)"] = best(
-                1, swigflow_epoch, urls, 8, blocks, cache
+            rows["swigflow, 8 reads, cache_dir: epoch 1 (fills it)"] = measure(
+                1, swigflow_epoch, urls, 8, blocks, cache, env=env
             )
-            rows["swigflow, 8 reads, cache_dir: epoch 2 (local copies)"] = best(
-                args.repeats, swigflow_epoch, urls, 8, blocks, cache
+            rows["swigflow, 8 reads, cache_dir: epoch 2 (local copies)"] = measure(
+                args.repeats, swigflow_epoch, urls, 8, blocks, cache, env=env
             )
-            rows["swigflow, 8 reads, cache_dir: repeat(3), one iterator"] = best(
-                args.repeats, swigflow_epoch, urls, 8, blocks, cache, 3
+            rows["swigflow, 8 reads, cache_dir: repeat(3), one iterator"] = measure(
+                args.repeats, swigflow_epoch, urls, 8, blocks, cache, 3, env=env
             )
-            trusted = swigflow.io.ShardCache(cache, revalidate=False)
-            rows["swigflow, 8 reads, cache_dir revalidate=False: epoch 2 (local copies)"] = best(
-                args.repeats, swigflow_epoch, urls, 8, blocks, trusted
+            rows["swigflow, cache_dir revalidate=False: epoch 2 (local copies)"] = measure(
+                args.repeats, swigflow_epoch, urls, 8, blocks, cache, 1, False, env=env
             )
-        rows["local disk: TFRecordDataset, num_parallel_reads=8"] = best(
-            args.repeats, swigflow_epoch, paths, 8, blocks
-        )
+        try:
+            import_streaming()
+        except ImportError as e:
+            print(f"Mosaic Streaming rows skipped: {e} (pip install mosaicml-streaming)")
+        else:
+            mds = os.path.join(directory, "bucket", "mds")
+            write_mds(paths, mds, args.file_mb)
+            endpoint = f"http://127.0.0.1:{port}"
+            for workers in (0, 2):
+                for epoch in (1, 2):
+                    how = f"DataLoader, {workers} workers" if workers else "in the process"
+                    what = "fills its cache" if epoch == 1 else "local copies"
+                    with tempfile.TemporaryDirectory() as cache:
+                        rows[f"Mosaic StreamingDataset ({how}): epoch {epoch} ({what})"] = measure(
+                            1, mosaic_epoch, "s3://bucket/mds", cache, endpoint, epoch, workers
+                        )
         store.terminate()
-    print(f"\n{'reader':52} {'MB/s':>8}")
-    for label, rate in rows.items():
-        print(f"{label:52} {rate:8,.0f}")
-    # The rows that read the store (not the cache's local copies) against the ceiling.
-    remote = [k for k in rows if k.startswith("swigflow") and "local copies" not in k]
-    for label in [k for k in remote if "repeat(3)" not in k]:
-        for threads in (8, 16):
-            ratio = rows[label] / rows[f"ceiling: {threads} threads of 8 MiB range GETs"]
-            print(f"{label} vs the {threads}-thread ceiling: {ratio:.2f}x")
-    local = rows["local disk: TFRecordDataset, num_parallel_reads=8"]
-    for label in [k for k in rows if "cache_dir" in k and "epoch 1" not in k]:
-        print(f"{label} vs local disk: {rows[label] / local:.2f}x")
+        s3_row(rows, args, paths, blocks, env)
+        rows["local disk: TFRecordDataset, num_parallel_reads=8"] = measure(
+            args.repeats, swigflow_epoch, paths, 8, blocks, env=env
+        )
+    report(rows, expected)
+
+
+def s3_row(rows, args, paths, blocks, env):
+    """swigflow over s3:// on moto's S3 server, if moto and s3fs are installed."""
+    try:
+        import boto3
+        from moto.server import ThreadedMotoServer
+    except ImportError as e:
+        print(f"s3:// row skipped: {e} (pip install 'moto[server]' s3fs)")
+        return
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0)
+    server.start()
+    endpoint = f"http://127.0.0.1:{server.get_host_and_port()[1]}"
+    keys = dict(aws_access_key_id="bench", aws_secret_access_key="bench", region_name="us-east-1")
+    s3 = boto3.client("s3", endpoint_url=endpoint, **keys)
+    s3.create_bucket(Bucket="bench")
+    for p in paths:
+        s3.upload_file(p, "bench", os.path.basename(p))
+    s3_env = dict(
+        env,
+        FSSPEC_S3_ENDPOINT_URL=endpoint,
+        AWS_ACCESS_KEY_ID="bench",
+        AWS_SECRET_ACCESS_KEY="bench",
+        AWS_DEFAULT_REGION="us-east-1",
+    )
+    urls = [f"s3://bench/{os.path.basename(p)}" for p in paths]
+    rows["swigflow over s3:// (moto's server, no caps), 8 reads"] = measure(
+        args.repeats, swigflow_epoch, urls, 8, blocks, env=s3_env
+    )
+    server.stop()
+
+
+def report(rows, expected):
+    print(
+        f"\n{'reader':62} {'MB/s':>7} {'records/s':>10} {'CPU s/GB':>9} "
+        f"{'peak RSS MiB':>13} {'growth':>7} {'read-ahead held':>16}"
+    )
+    for label, r in rows.items():
+        held = f"{r['held'] / MIB:14.0f}  " if r["held"] else f"{'':16}"
+        print(
+            f"{label:62} {r['bytes'] / r['seconds'] / 1e6:7,.0f} "
+            f"{r['records'] / r['seconds']:10,.0f} {r['cpu'] / (r['bytes'] / 1e9):9.2f} "
+            f"{r['peak'] / MIB:13,.0f} {(r['peak'] - r['base']) / MIB:7,.0f} {held}"
+        )
+    for label, r in rows.items():
+        if r["digest"] is not None and "repeat(3)" not in label:
+            orders, records = expected
+            if r["digest"][0] in orders:
+                ok = "every record once, in order"
+            elif r["digest"][1] == records:
+                ok = "every record once, in another order"
+            else:
+                ok = "RECORDS DIFFER"
+            print(f"  {label}: {ok} ({r['records']:,} records)")
+
+    def rate(label):
+        return rows[label]["bytes"] / rows[label]["seconds"]
+
+    remote = [
+        k
+        for k in rows
+        if not k.startswith(("ceiling", "local disk", "fsspec"))
+        and "local copies" not in k
+        and "repeat(3)" not in k
+        and "s3://" not in k
+    ]
+    print()
+    for label in remote:
+        ratios = [
+            f"{rate(label) / rate(f'ceiling: {t} threads of 8 MiB range GETs'):.2f}x"
+            for t in (8, 16)
+        ]
+        print(f"{label} vs the 8 / 16-thread ceilings: {' / '.join(ratios)}")
+    local = rate("local disk: TFRecordDataset, num_parallel_reads=8")
+    for label in [k for k in rows if "local copies" in k or "repeat(3)" in k]:
+        print(f"{label} vs local disk: {rate(label) / local:.2f}x")
 
 
 if __name__ == "__main__":
