@@ -39,7 +39,7 @@ import weakref
 
 from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
-from swigflow.io import read_ahead, shard_cache
+from swigflow.io import http_ranges, read_ahead, shard_cache
 
 # Bytes fetched per request from a remote file: large enough that a request's latency is
 # amortised, small enough that a reader holds little memory.
@@ -48,11 +48,13 @@ READ_BLOCK_SIZE = 8 << 20
 # A remote file read in order keeps up to READ_AHEAD_BLOCKS blocks of READ_BLOCK_SIZE bytes
 # requested ahead of its reader, each its own range request: as many as the measured time a
 # block takes to arrive over the time the reader takes per block calls for (read_ahead.Pace).
-# On a store with an event loop the requests run on it; other stores fetch on a pool of
-# READ_AHEAD_THREADS threads shared by every file. 0 turns read-ahead off (one request at a
-# time, through fsspec's file).
+# Plain HTTP(S) objects and stores without an event loop fetch on a pool of READ_AHEAD_THREADS
+# threads shared by every file (32: 8 files read at once keep up to 8 blocks each requested;
+# with 16 threads the remote benchmark's first epoch was 10-20% slower); the other stores'
+# requests run on their event loop. 0 turns read-ahead off (one request at a time, through
+# fsspec's file).
 READ_AHEAD_BLOCKS = 8
-READ_AHEAD_THREADS = 16
+READ_AHEAD_THREADS = 32
 # The memory budget of read-ahead: the blocks requested ahead by every remote file of the
 # process hold at most READ_AHEAD_BYTES between them (SWIGFLOW_READ_AHEAD_BYTES, in bytes), each
 # file at most an equal share. The block a reader waits for is always requested, so the bytes
@@ -338,8 +340,9 @@ class _Reader:
         self._fetch = None if ranges is None else ranges.fetch
         self._lock = threading.Lock()
         self._expected = None  # where the next read starts if the reader goes on in order
-        # Read-ahead: block number -> (Future of its bytes, direct); each block's bytes are
-        # counted in _READ_AHEAD_MEMORY under self._id from its request until it is dropped.
+        # Read-ahead: block number -> (Future of its bytes, direct, its http_ranges.Requests or
+        # None); each block's bytes are counted in _READ_AHEAD_MEMORY under self._id from its
+        # request until it is dropped (and its request aborted).
         self._blocks = {}
         self._id = next(_reader_ids)
         self._pace = read_ahead.Pace()
@@ -400,8 +403,12 @@ class _Reader:
         so does every later one. Called from another thread, without the lock (a read may hold
         it while it waits on the store)."""
         self._cancelled = True
-        for future, _ in list(self._blocks.values()):
+        if self._ranges is not None:
+            self._ranges.abort()
+        for future, _, requests in list(self._blocks.values()):
             future.cancel()
+            if requests is not None:
+                requests.abort()
 
     def _check_cancelled(self):
         if self._cancelled:
@@ -410,7 +417,10 @@ class _Reader:
     def _drop_blocks(self, below):
         """Forgets the read-ahead blocks numbered below `below` (None: all); lock held."""
         for k in [k for k in self._blocks if below is None or k < below]:
-            self._blocks.pop(k)[0].cancel()
+            future, _, requests = self._blocks.pop(k)
+            future.cancel()
+            if requests is not None:  # running on the pool: cancel() alone would not stop it
+                requests.abort()
             start, end = self._span(k)
             _READ_AHEAD_MEMORY.give(self._id, end - start)
 
@@ -418,8 +428,11 @@ class _Reader:
         start = k * READ_BLOCK_SIZE
         return start, min(self.size, start + READ_BLOCK_SIZE)
 
-    def _fetch_block(self, k):
-        return _fetched(self._url, self._fetch, *self._span(k))
+    def _fetch_block(self, k, requests=None):
+        fetch = (
+            self._fetch if requests is None else functools.partial(self._fetch, requests=requests)
+        )
+        return _fetched(self._url, fetch, *self._span(k))
 
     def _request_block(self, k, needed):
         """Requests block k, if it is `needed` or the memory budget has room for it (False if
@@ -428,9 +441,10 @@ class _Reader:
         start, end = self._span(k)
         if not _READ_AHEAD_MEMORY.take(self._id, end - start, READ_AHEAD_BYTES, needed):
             return False
-        future, direct = self._ranges.submit(start, end), True
+        future, direct, requests = self._ranges.submit(start, end), True, None
         if future is None:
-            future, direct = _FETCH_POOL.submit(self._fetch_block, k), False
+            requests = self._ranges.new_requests()
+            future, direct = _FETCH_POOL.submit(self._fetch_block, k, requests), False
         requested, pace = time.monotonic(), self._pace
 
         def arrived(f):  # runs on the thread that completes (or cancels) the request
@@ -438,14 +452,18 @@ class _Reader:
                 pace.arrived(time.monotonic() - requested)
 
         future.add_done_callback(arrived)
-        self._blocks[k] = (future, direct)
+        self._blocks[k] = (future, direct, requests)
         return True
 
     def _block_bytes(self, k, future, direct):
         """Block k's bytes from its request (CancelledError: the block was dropped). A direct
         request that failed or came back short is fetched again here, with the retries."""
         if not direct:
-            return future.result()
+            while True:  # a fetch on the pool runs on: the reader must not wait past cancel()
+                try:
+                    return future.result(timeout=0.1)
+                except concurrent.futures.TimeoutError:
+                    self._check_cancelled()
         start, end = self._span(k)
         try:
             data = self._ranges.checked(future.result(), start, end)
@@ -473,10 +491,11 @@ class _Reader:
                 for j in range(k, min(last, k + ahead - 1) + 1):
                     if j not in self._blocks and not self._request_block(j, needed=j == k):
                         break  # the budget is full: the reader will ask again for the next
-                future, direct = self._blocks[k]
+                future, direct, _ = self._blocks[k]
             try:
                 return self._block_bytes(k, future, direct)
-            except concurrent.futures.CancelledError:
+            except (concurrent.futures.CancelledError, errors.CancelledError):
+                self._check_cancelled()
                 continue  # another thread sharing the file moved on and dropped it: ask again
 
     def _read_ahead(self, offset, buffer):
@@ -625,8 +644,9 @@ def _version(info):
 class _Ranges:
     """Range requests of one object, as `info` (fsspec's) describes it. Every range of an
     HTTP(S) object is asked for the version described (If-Match: its ETag): one that changes
-    meanwhile fails with 412 rather than mixing two versions. HTTP(S) bodies are streamed into
-    one buffer of the range's size (`_http_range`), never held twice or past what was asked."""
+    meanwhile fails with 412 rather than mixing two versions. HTTP(S) bodies are read into one
+    buffer of the range's size, never held twice or past what was asked: on the calling thread
+    (http_ranges) unless the file system's options need aiohttp (`_http_range`)."""
 
     def __init__(self, url, fs, path, info):
         self._url, self._fs, self._path = url, fs, path
@@ -635,6 +655,34 @@ class _Ranges:
         etag = info.get("ETag") if self._http else None
         self._headers = {"If-Match": etag} if etag else {}
         self._loop = getattr(fs, "loop", None) if getattr(fs, "async_impl", False) else None
+        # Plain HTTP(S): ranges read on the calling thread with this socket timeout (None: no).
+        self._timeout = http_ranges.eligible(fs) if self._http else None
+        self._requests = http_ranges.Requests()
+
+    def abort(self):
+        """Fails the requests in flight on the calling thread's path at once, and every later
+        one (CancelledError): the reader stopped."""
+        self._requests.abort()
+
+    def new_requests(self):
+        """What one block's fetch on the pool is aborted by (None: not on this path)."""
+        return http_ranges.Requests(self._requests) if self._timeout is not None else None
+
+    def _direct_range(self, start, end, requests):
+        """Bytes [start, end) (fewer if the body ends early), read by http_ranges; abort() or
+        `requests`' abort() fails them."""
+        headers = {**(self._fs.kwargs.get("headers") or {}), **self._headers}
+        url = str(self._fs.encode_url(self._path))
+        try:
+            return http_ranges.get_range(
+                url, start, end, self._size, headers, self._timeout, requests or self._requests
+            )
+        except http_ranges.NotAnAnswer as e:
+            raise self._not_an_answer(start, end, e.what) from None
+        except http_ranges.Aborted:
+            raise errors.CancelledError(
+                f"{self._url}: the read was abandoned (its reader stopped)"
+            ) from None
 
     def checked(self, data, start, end):
         """The bytes [start, end) of an answer. A server that ignores Range answers with the
@@ -688,7 +736,9 @@ class _Ranges:
                     break
             return view[:n]
 
-    def fetch(self, start, end):
+    def fetch(self, start, end, requests=None):
+        if self._timeout is not None:
+            return self._direct_range(start, end, requests)
         if self._http and self._loop is not None:
             import fsspec.asyn  # present: this store is one of fsspec's
 
@@ -700,8 +750,9 @@ class _Ranges:
 
     def submit(self, start, end):
         """A concurrent Future of the answer's bytes (unchecked), the request running on the
-        store's event loop, so that cancel() aborts it; None when the store has no loop."""
-        if self._loop is None:
+        store's event loop, so that cancel() aborts it; None when the store has no loop or its
+        ranges are read on the calling thread (fetch on a pool; abort() aborts them)."""
+        if self._loop is None or self._timeout is not None:
             return None
         if self._http:
             request = self._http_range(start, end)
