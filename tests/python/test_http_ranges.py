@@ -3,8 +3,10 @@ that path, and what it must survive that aiohttp handled for it: idle connection
 closed, redirects, TLS, and blocks dropped while their request is running. Servers on
 127.0.0.1, started by each test."""
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -13,7 +15,7 @@ import time
 
 import http_store
 import pytest
-from http_store import RangeHandler
+from http_store import CountingHandler, RangeHandler
 
 import swigflow as sf
 from swigflow.io import gfile, http_ranges
@@ -284,3 +286,46 @@ def test_stop_shuts_down_a_stalled_request_and_every_later_one_fails(tmp_path):
             http_ranges.get_range(f"{base}/s.tfrecord", 0, 10, 10160, {}, 30.0, child)
     finally:
         server.shutdown()
+
+
+class _KeepAliveHandler(CountingHandler):
+    """CountingHandler (20 ms per request) keeping connections open (HTTP/1.1)."""
+
+    protocol_version = "HTTP/1.1"
+
+
+def test_a_forked_child_opens_connections_of_its_own(tmp_path, monkeypatch):
+    """Kept-alive connections stay with the process that opened them: a forked child (a
+    DataLoader worker) reads on new ones while the parent reads on its own (sharing a socket,
+    the two would take each other's answers)."""
+    monkeypatch.setattr(gfile, "READ_BLOCK_SIZE", 32 << 10)
+    records = _write(tmp_path / "f.tfrecord", 600, 1000)
+    server, base = http_store.start(tmp_path, _KeepAliveHandler)
+    url = f"{base}/f.tfrecord"
+    try:
+        assert list(sf.io.tf_record_iterator(url)) == records  # connections now pooled
+        pid = os.fork()
+        if pid == 0:  # the child: a clean exit status only if every record arrived
+            ok = all(list(sf.io.tf_record_iterator(url)) == records for _ in range(3))
+            os._exit(0 if ok else 1)
+        try:
+            for _ in range(3):  # at the same time as the child
+                assert list(sf.io.tf_record_iterator(url)) == records
+            assert _exit_code(pid, within_s=60) == 0
+        finally:
+            with contextlib.suppress(OSError):  # a child stuck on a shared socket
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+    finally:
+        server.shutdown()
+
+
+def _exit_code(pid, within_s):
+    """The child's exit code, or None if it is still running after `within_s` seconds."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.05)
+    return None

@@ -16,6 +16,7 @@ on a pooled connection that the server had closed meanwhile is sent again once o
 import collections
 import contextlib
 import http.client
+import os
 import socket
 import ssl
 import threading
@@ -103,6 +104,16 @@ class _Pool:
 
 
 _POOL = _Pool()
+
+
+def _forget_connections():
+    # A forked child must not share the parent's kept-alive sockets (both would read one
+    # stream): it starts with none, leaving the parent's open for the parent.
+    global _POOL
+    _POOL = _Pool()
+
+
+os.register_at_fork(after_in_child=_forget_connections)
 
 
 class Requests:
