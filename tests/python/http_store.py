@@ -57,6 +57,29 @@ class CountingHandler(RangeHandler):
                 self.server.active[self.path] -= 1
 
 
+class SlowBodyHandler(RangeHandler):
+    """RangeHandler that sends bodies at 640 KB/s (64 KiB per 100 ms), counting in
+    server.sending those being sent; with first_range_fast, a range from byte 0 goes at once."""
+
+    first_range_fast = False
+
+    def copyfile(self, source, outputfile):
+        if self.first_range_fast and self.headers.get("Range", "").startswith("bytes=0-"):
+            return super().copyfile(source, outputfile)
+        with self.server.lock:
+            self.server.sending = getattr(self.server, "sending", 0) + 1
+        try:
+            while piece := source.read(64 << 10):
+                outputfile.write(piece)
+                time.sleep(0.1)
+        except OSError:  # the client went away: the request was cancelled
+            pass
+        finally:
+            with self.server.lock:
+                self.server.sending -= 1
+        return None
+
+
 class RandomFaultsHandler(RangeHandler):
     """RangeHandler whose GETs fail at random, as server.rates = {"500": p, "reset": p,
     "stall": p} says (server.draws: a random.Random): a 500 before the body; the connection

@@ -147,27 +147,11 @@ def test_redirects_are_followed_and_a_loop_of_them_is_an_error(tmp_path, counted
         server.shutdown()
 
 
-class _SlowBodyHandler(RangeHandler):
-    """Bodies of ranges after the first byte at 64 KiB per 100 ms; server.sending counts those
-    being sent."""
+class _SlowAfterFirstHandler(http_store.SlowBodyHandler):
+    """Slow bodies (640 KB/s) but for a range from byte 0, on kept-alive connections."""
 
     protocol_version = "HTTP/1.1"
-
-    def copyfile(self, source, outputfile):
-        if self.headers.get("Range", "").startswith("bytes=0-"):
-            return super().copyfile(source, outputfile)
-        with self.server.lock:
-            self.server.sending += 1
-        try:
-            while piece := source.read(64 << 10):
-                outputfile.write(piece)
-                time.sleep(0.1)
-        except OSError:  # the client went away
-            pass
-        finally:
-            with self.server.lock:
-                self.server.sending -= 1
-        return None
+    first_range_fast = True
 
 
 def test_blocks_dropped_by_a_jump_abort_their_running_requests(tmp_path, monkeypatch):
@@ -176,7 +160,7 @@ def test_blocks_dropped_by_a_jump_abort_their_running_requests(tmp_path, monkeyp
     no longer counts)."""
     monkeypatch.setattr(gfile, "READ_BLOCK_SIZE", 1 << 20)  # 1.6 s per block
     records = _write(tmp_path / "j.tfrecord", 60, 100_000)
-    server, base = http_store.start(tmp_path, _SlowBodyHandler)
+    server, base = http_store.start(tmp_path, _SlowAfterFirstHandler)
     server.sending = 0
     try:
         url = f"{base}/j.tfrecord"

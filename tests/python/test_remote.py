@@ -364,23 +364,6 @@ def test_http_reads_records_in_large_ranges(http_root):
     assert sum(len(b) for b in ds) == 40000
 
 
-class _SlowHandler(RangeHandler):
-    """RangeHandler that sends bodies at 640 KB/s, counting the responses being sent."""
-
-    def copyfile(self, source, outputfile):
-        with self.server.lock:
-            self.server.sending += 1
-        try:
-            while piece := source.read(64 << 10):
-                outputfile.write(piece)
-                time.sleep(0.1)
-        except OSError:  # the client went away: the request was cancelled
-            pass
-        finally:
-            with self.server.lock:
-                self.server.sending -= 1
-
-
 def test_abandoned_read_ahead_is_cancelled(tmp_path, monkeypatch):
     """Closing an iterator aborts the blocks its files had requested ahead: the store stops
     sending them at once, instead of finishing responses nobody reads."""
@@ -390,7 +373,7 @@ def test_abandoned_read_ahead_is_cancelled(tmp_path, monkeypatch):
     _write_local(tmp_path / "slow.tfrecord", records)
 
     def handler(*args, **kwargs):
-        return _SlowHandler(*args, directory=str(tmp_path), **kwargs)
+        return http_store.SlowBodyHandler(*args, directory=str(tmp_path), **kwargs)
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.lock, server.sending = threading.Lock(), 0
