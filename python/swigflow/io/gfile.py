@@ -714,15 +714,12 @@ class _Ranges:
             if r.status == 404:
                 raise FileNotFoundError(self._url)
             r.raise_for_status()
-            skip = 0
-            if r.status == 206:
-                first = r.headers.get("Content-Range", "").removeprefix("bytes ").split("-")[0]
-                if first != str(start):
-                    raise self._not_an_answer(start, end, f"sent Content-Range {first}-...")
-            elif r.content_length not in (None, self._size):
-                raise self._not_an_answer(start, end, f"sent {r.content_length} bytes")
-            else:
-                skip = start
+            try:
+                skip = http_ranges.bytes_to_skip(
+                    r.status, r.headers.get("Content-Range"), r.content_length, start, self._size
+                )
+            except http_ranges.NotAnAnswer as e:
+                raise self._not_an_answer(start, end, e.what) from None
             buffer = bytearray(end - start)
             view, n = memoryview(buffer), 0
             async for chunk in r.content.iter_any():

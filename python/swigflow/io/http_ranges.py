@@ -215,6 +215,20 @@ def _ask(url, headers, timeout, requests):
     raise StatusError(url, r.status, f"more than {MAX_REDIRECTS} redirects")
 
 
+def bytes_to_skip(status, content_range, length, start, size):
+    """How many bytes of the body answering a GET of bytes [start, ...) of an object of `size`
+    bytes come before the range: 0 for a 206 that starts at `start`, `start` for a 200 with the
+    whole object (the server ignored Range). Any other answer raises NotAnAnswer."""
+    if status == 206:
+        first = (content_range or "").removeprefix("bytes ").split("-")[0]
+        if first != str(start):
+            raise NotAnAnswer(f"sent Content-Range {first}-...")
+        return 0
+    if status != 200 or length not in (None, size):
+        raise NotAnAnswer(f"answered {status} with {length} bytes")
+    return start
+
+
 def get_range(url, start, end, size, headers, timeout, requests):
     """Bytes [start, end) of the object at `url` (of `size` bytes), fewer if the body ends
     early, as a memoryview of a buffer of end - start bytes.
@@ -233,15 +247,7 @@ def get_range(url, start, end, size, headers, timeout, requests):
                 raise FileNotFoundError(url)
             if r.status >= 400:
                 raise StatusError(url, r.status, r.reason)
-            skip = 0
-            if r.status == 206:
-                first = (r.getheader("Content-Range") or "").removeprefix("bytes ").split("-")[0]
-                if first != str(start):
-                    raise NotAnAnswer(f"sent Content-Range {first}-...")
-            elif r.status != 200 or r.length not in (None, size):
-                raise NotAnAnswer(f"answered {r.status} with {r.length} bytes")
-            else:
-                skip = start
+            skip = bytes_to_skip(r.status, r.getheader("Content-Range"), r.length, start, size)
             # np.empty: not zeroed (the body overwrites it), and a large one is backed by huge
             # pages where the kernel allows (numpy asks for them), so fewer page faults.
             buffer = np.empty(end - start, np.uint8)
