@@ -237,3 +237,58 @@ def test_without_revalidation_the_store_is_not_asked(store, tmp_path):
         assert list(sf.data.TFRecordDataset(urls, cache_dir=cache)) == expected
     finally:
         cls.info = info
+
+
+@pytest.fixture
+def info_calls():
+    """Counts what the memory store is asked of objects (fsspec's info)."""
+    cls = type(fsspec.filesystem("memory"))
+    original = cls.info
+    calls = []
+
+    def counted(self, path, **kwargs):
+        calls.append(path)
+        return original(self, path, **kwargs)
+
+    cls.info = counted
+    try:
+        yield calls
+    finally:
+        cls.info = original
+
+
+def test_a_dataset_asks_the_store_once_per_cached_file(store, tmp_path, info_calls):
+    files, reads = store
+    urls = sorted(files)
+    cache = tmp_path / "cache"
+    ds = sf.data.TFRecordDataset(urls, num_parallel_reads=3, cache_dir=str(cache))
+    expected = list(ds)
+    assert len(_entries(cache)) == 3
+    info_calls.clear()
+    reads["blocked"] = True
+    assert list(ds) == expected  # a new iterator of the same dataset: no request at all
+    assert list(ds.batch(7).unbatch()) == expected  # nor of one derived from it
+    assert info_calls == []
+    assert list(sf.data.TFRecordDataset(urls, num_parallel_reads=3, cache_dir=str(cache))) == (
+        expected
+    )
+    assert sum(not p.endswith(".idx") for p in info_calls) == 3  # a new dataset asks again
+
+
+def test_a_dataset_keeps_reading_what_it_cached(store, tmp_path, info_calls):
+    files, _ = store
+    url = sorted(files)[0]
+    cache = tmp_path / "cache"
+    ds = sf.data.TFRecordDataset([url], cache_dir=str(cache))
+    assert list(ds) == files[url]
+    replacement = tmp_path / "new.tfrecord"
+    with sf.io.TFRecordWriter(str(replacement)) as w:
+        w.write(b"new")
+    fsspec.filesystem("memory").pipe(url, replacement.read_bytes())
+    assert list(ds) == files[url]  # its copy, as the object was when the dataset first read it
+    assert list(sf.data.TFRecordDataset([url], cache_dir=str(cache))) == [b"new"]
+    for name in _entries(cache):  # the copies gone: the dataset asks the store again
+        os.unlink(cache / name)
+    info_calls.clear()
+    assert list(ds) == [b"new"]
+    assert len(info_calls) == 1

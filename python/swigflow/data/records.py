@@ -150,17 +150,31 @@ def _as_files(filenames):
     return [gfile.as_path(f) for f in filenames]
 
 
+class _StoreAnswers:
+    """What the store said of a dataset's remote files, kept for every iterator of the dataset
+    and of those derived from it, so that a later epoch asks nothing: each cached file's
+    description (shard_cache.described), and the files found without an index file (absence
+    is safe to remember: such a file is read without offsets)."""
+
+    def __init__(self):
+        self.infos = {}
+        self.unindexed = set()
+
+
 class _NativeRecords(Dataset, IteratorSeeds):
-    def __init__(self, files, compression, on_error, steps, stage="source"):
+    def __init__(self, files, compression, on_error, steps, stage="source", known=None):
         self._files = files  # a list of paths, or a Dataset of them (read each epoch)
         self._compression = compression
         self._on_error = on_error
         self._steps = steps  # NativeSteps
         self._stage = stage
+        self._known = _StoreAnswers() if known is None else known
 
     def _with(self, stage, **changes):
         steps = dataclasses.replace(self._steps, **changes)
-        return _NativeRecords(self._files, self._compression, self._on_error, steps, stage)
+        return _NativeRecords(
+            self._files, self._compression, self._on_error, steps, stage, self._known
+        )
 
     def _stage_name(self):
         return "TFRecordDataset"
@@ -360,15 +374,24 @@ class _NativeRecords(Dataset, IteratorSeeds):
             return contextlib.nullcontext()
         order = files[c.shard_index :: c.num_shards] if c.shard_files else files
         remote = [f for f in order if isinstance(f, str) and gfile.is_remote(f)]
-        return shard_cache.registered(remote, c.cache, ahead=c.cycle_length)
+        return shard_cache.registered(
+            remote, c.cache, ahead=c.cycle_length, known=self._known.infos
+        )
 
     def _offsets(self, path):
         """Record offsets from path's index file (a compressed file's seek index, as bytes), or
         None (no index, or a stale one)."""
+        remote = isinstance(path, str) and gfile.is_remote(path)
+        if remote and path in self._known.unindexed:
+            return None
         if self._compression:
-            return _index.checked_default_seek_index(path, self._compression)
-        found = _index.checked_default_index(path)
-        return None if found is None else found[0]
+            found = _index.checked_default_seek_index(path, self._compression)
+        else:
+            found = _index.checked_default_index(path)
+            found = None if found is None else found[0]
+        if found is None and remote:
+            self._known.unindexed.add(path)
+        return found
 
     def _index_offsets(self, files):
         """Every file's record offsets from its index file, or None. Offsets are used only when
@@ -541,7 +564,9 @@ def TFRecordDataset(  # noqa: N802 - named like tf.data.TFRecordDataset, which i
       cache_dir: a directory (or a :class:`swigflow.io.ShardCache` with a byte budget) where
         remote files are kept whole once read to the end, by this and every later pass and
         process, which then read the local copy; the files after those open are fetched into
-        it ahead. Default: ``SWIGFLOW_CACHE_DIR`` (see swigflow.io.shard_cache).
+        it ahead. The store is asked for a file's version once per dataset: later epochs and
+        iterators of this dataset read the copy as it was then (see ShardCache). Default:
+        ``SWIGFLOW_CACHE_DIR`` (see swigflow.io.shard_cache).
 
     Files with an index file (``FILE.idx``, see ``swigflow index``) give the dataset a length,
     allow :meth:`global_shuffle`, and are read at their offsets when sharding by record.

@@ -622,25 +622,6 @@ class _FileObjects:
 _FILE_OBJECTS = _FileObjects()
 
 
-def _version(info):
-    """Which version of an object `info` describes, as the store says it (a shard cache
-    keys copies by it): its ETag, generation or modification time; "" when none is given."""
-    keys = (
-        "ETag",
-        "etag",
-        "generation",
-        "VersionId",
-        "mtime",
-        "LastModified",
-        "updated",
-        "created",
-    )
-    for key in keys:
-        if info.get(key) is not None:
-            return f"{key}={info[key]}"
-    return ""
-
-
 class _Ranges:
     """Range requests of one object, as `info` (fsspec's) describes it. Every range of an
     HTTP(S) object is asked for the version described (If-Match: its ETag): one that changes
@@ -769,7 +750,7 @@ def _prefetch_following(cache, url):
             if info.get("size") is None:
                 raise errors.UnimplementedError(f"{nxt}: no size to cache it by")
             fetch = _Ranges(nxt, fs, path, info).fetch
-            return _version(info), info["size"], functools.partial(_fetched, nxt, fetch)
+            return shard_cache.version(info), info["size"], functools.partial(_fetched, nxt, fetch)
 
         cache.prefetch(nxt, describe)
 
@@ -810,7 +791,7 @@ class _Opener:
                 with fs.open(path, "rb") as f:
                     shutil.copyfileobj(f, spool, READ_BLOCK_SIZE)
                 return _FileObjectReader(spool, url)
-            version = _version(info)
+            version = shard_cache.version(info)
             if cache is not None:
                 _prefetch_following(cache, url)
                 local = cache.lookup(url, version, size)

@@ -40,6 +40,25 @@ _LOCK = ".lock"
 _names = itertools.count()
 
 
+def version(info):
+    """Which version of an object `info` (fsspec's) describes, as the store says it: its ETag,
+    generation or modification time; "" when none is given. Copies are keyed by it."""
+    keys = (
+        "ETag",
+        "etag",
+        "generation",
+        "VersionId",
+        "mtime",
+        "LastModified",
+        "updated",
+        "created",
+    )
+    for key in keys:
+        if info.get(key) is not None:
+            return f"{key}={info[key]}"
+    return ""
+
+
 def _digest(url, version, size):
     h = hashlib.blake2b(digest_size=16)
     for part in (url, str(version), str(size)):
@@ -50,10 +69,12 @@ def _digest(url, version, size):
 class ShardCache:
     """Whole objects cached under `directory`, at most `max_bytes` (None: no limit).
 
-    revalidate=True (the default) asks the store for an object's version and size each time
-    a dataset iterator opens it, and reads the copy only if they are the copy's. With False,
-    the latest copy of a URL is read without asking: no request at all, for objects that never
-    change once written (Mosaic Streaming's assumption for its shards)."""
+    revalidate=True (the default) asks the store for an object's version and size the first
+    time a dataset opens it, and reads the copy only if they are the copy's. The dataset's
+    later epochs and iterators read that copy without asking again while the cache holds it:
+    a dataset sees each cached object as it was when first read (a new dataset asks again).
+    With False, the latest copy of a URL is read without asking: no request at all, for
+    objects that never change once written (Mosaic Streaming's assumption for its shards)."""
 
     def __init__(self, directory, max_bytes=None, revalidate=True):
         self.directory = os.path.abspath(os.fspath(directory))
@@ -251,7 +272,7 @@ class _TeeReader:
         self.close()
 
 
-# url -> the active registrations [(cache, its dataset's URLs, next start, infos)]
+# url -> the active registrations [(cache, its dataset's URLs, next start, asked, known)]
 _registered = {}
 _default = {}  # (directory, max_bytes, revalidate) -> ShardCache made from the environment
 _registry_lock = threading.Lock()
@@ -265,16 +286,20 @@ def as_cache(cache_dir):
 
 
 @contextlib.contextmanager
-def registered(urls, cache, ahead=1):
+def registered(urls, cache, ahead=1, known=None):
     """While entered, reads of `urls` (remote ones, in the order a dataset opens them, `ahead`
     at a time) go through `cache`, and opening one fetches the PREFETCH_SHARDS objects opened
-    after those. The latest registration of a URL wins while it lasts."""
+    after those. The latest registration of a URL wins while it lasts.
+
+    `known` (a dict the caller keeps: a dataset's own) remembers what the store said of each
+    URL across registrations: see described()."""
     urls = list(urls)
     entries = []
-    infos = {}  # what the store said of each URL, asked once while registered
+    asked = {}  # what the store said of each URL while registered
+    known = {} if known is None else known
     with _registry_lock:
         for i, url in enumerate(urls):
-            entry = (cache, urls, i + max(1, int(ahead)), infos)
+            entry = (cache, urls, i + max(1, int(ahead)), asked, known)
             _registered.setdefault(url, []).append(entry)
             entries.append((url, entry))
     try:
@@ -317,21 +342,31 @@ def following(url, count=PREFETCH_SHARDS):
     found = _active(url)
     if found is None:
         return []
-    _, urls, start, _ = found
+    _, urls, start, _, _ = found
     return list(urls[start : start + count])
 
 
 def described(url, describe):
     """describe() (what the store says of `url`: fsspec's info), asked once per registration
-    of the URL: a dataset's later epochs open their local copies with no request."""
+    of the URL, and not again by a later registration with the same `known` while the cache
+    holds the copy of the version it described: a dataset reads each object it cached as it
+    was when the dataset first asked, in every later epoch and iterator, with no request."""
     found = _active(url)
     if found is None:
         return describe()
-    infos = found[3]
+    cache, _, _, asked, known = found
     with _registry_lock:
-        known = infos.get(url)
-    if known is None:
-        known = describe()
-        with _registry_lock:
-            infos[url] = known
-    return known
+        info = asked.get(url)
+        earlier = known.get(url) if info is None else None
+    if info is None and earlier is not None and _holds(cache, url, earlier):
+        info = earlier
+    if info is None:
+        info = describe()
+    with _registry_lock:
+        asked[url] = known[url] = info
+    return info
+
+
+def _holds(cache, url, info):
+    size = info.get("size")
+    return size is not None and os.path.isfile(cache.entry(url, version(info), size))
