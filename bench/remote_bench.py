@@ -54,6 +54,7 @@ import functools
 import hashlib
 import http.client
 import http.server
+import logging
 import multiprocessing
 import os
 import random
@@ -549,6 +550,7 @@ def s3_row(rows, args, paths, blocks, env):
     except ImportError as e:
         print(f"s3:// row skipped: {e} (pip install 'moto[server]' s3fs)")
         return
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # not a line per request
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0)
     server.start()
     endpoint = f"http://127.0.0.1:{server.get_host_and_port()[1]}"
