@@ -104,7 +104,8 @@ struct Problem {
 // 8/16/32, KC 192-1024), zero sizes, the GEMV shapes (column split, 16- and 8-row blocks and
 // their remainder, K chunks summed in order), several N panels and K panels on two threads (a
 // column-split grid), a row-split grid, A blocks of equal height, B read in place (M < 64, full
-// slivers in place, the last one packed) against B packed (M = 64), and long products with few
+// slivers in place, the last one packed) against B packed (M = 64), A read in place (one K
+// block, no larger than a block of A) against A packed (800 x 600), and long products with few
 // tiles of C cut along K (chunks of 1024 steps and a short last one; 64 longer chunks).
 const std::vector<std::tuple<int64_t, int64_t, int64_t>> kShapes = {
     {1, 1, 1},       {1, 37, 5},     {37, 1, 5},    {2, 2, 1},       {5, 7, 3},
@@ -113,7 +114,7 @@ const std::vector<std::tuple<int64_t, int64_t, int64_t>> kShapes = {
     {5, 0, 5},       {5, 5, 0},      {64, 600, 64}, {200, 300, 400}, {1, 5000, 70},
     {30, 4200, 800}, {700, 90, 130}, {3, 40, 20},   {10, 70, 33},    {1, 300, 90},
     {63, 100, 1100}, {64, 100, 50},  {1, 50, 2100}, {1, 70, 4500},   {30, 40, 17000},
-    {9, 20, 300001},
+    {9, 20, 300001}, {800, 40, 600},
 };
 
 TEST(GemmTest, EveryIsaThreadCountAndTransposeAgainstFloat64) {
