@@ -3,8 +3,7 @@
 //
 //   for each column block jc of C (nc columns)
 //     for each K block pc (kc steps)
-//       B's kc x nc panel: product.Panel (once), then packed by the threads together (when
-//       the grid splits columns only, each thread packs its own slivers as it starts)
+//       B's kc x nc panel: product.Panel (once), then packed by the threads together
 //       the panel's tiles split over the threads in a grid (ChooseGrid); each thread:
 //         for each block ic of its rows (at most mc rows, all of equal size)
 //           A's block: packed or read where it lies, and the tile kernel chosen, once
@@ -64,7 +63,9 @@ void RunLoops(Product& product, const LoopSizes& sizes, int64_t m, int64_t n, in
     const int64_t nc = std::min(sizes.nc, n - jc);
     const int64_t col_slivers = (nc + nr - 1) / nr;
     const Grid grid = ChooseGrid(threads, row_slivers, col_slivers);
-    const int64_t pack_parts = std::min(threads, col_slivers);
+    // Packed by column groups like the grid's when it splits columns only: each thread then
+    // packs what it multiplies.
+    const int64_t pack_parts = grid.rows == 1 ? grid.cols : std::min(threads, col_slivers);
     for (int64_t pc = k_begin; pc < k_end; pc += sizes.kc) {
       LoopPanel panel;
       panel.jc = jc;
@@ -74,10 +75,7 @@ void RunLoops(Product& product, const LoopSizes& sizes, int64_t m, int64_t n, in
       panel.first = pc == k_begin;
       panel.last = pc + panel.kc >= k_end;
       product.Panel(panel);
-      // A column split packs what each thread multiplies: the thread packs its slivers and
-      // goes on, with no meeting of the threads in between.
-      const bool own_slivers = grid.rows == 1;
-      if (product.PacksB() && !own_slivers) {
+      if (product.PacksB()) {
         RunParts(pool, pack_parts, [&](int64_t part) {
           product.PackB(panel, col_slivers * part / pack_parts,
                         col_slivers * (part + 1) / pack_parts);
@@ -89,9 +87,6 @@ void RunLoops(Product& product, const LoopSizes& sizes, int64_t m, int64_t n, in
         const int64_t i_end = std::min(m, row_slivers * (gr + 1) / grid.rows * mr);
         const int64_t s_begin = col_slivers * gc / grid.cols;
         const int64_t s_end = col_slivers * (gc + 1) / grid.cols;
-        if (product.PacksB() && own_slivers && s_begin < s_end) {
-          product.PackB(panel, s_begin, s_end);
-        }
         if (i_begin >= i_end || s_begin >= s_end) return;
         // Blocks of equal size (whole slivers) rather than full blocks and a short last one:
         // each B sliver is then used by as many A slivers in every block.
