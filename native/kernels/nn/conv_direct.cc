@@ -231,6 +231,10 @@ int64_t FilterGradientParts(const ConvGeometry& g, int64_t slivers) {
 
 }  // namespace
 
+bool FilterGradientBySpans(const ConvGeometry& g, Isa isa) {
+  return FewChannels(g.in_c, isa) && g.dil_w == 1 && g.k_w * g.in_c >= KernelFor(isa).mr;
+}
+
 void DirectFilterGradient(const ConvGeometry& g, const float* x, const float* dy, float* dw,
                           Isa isa, ThreadPool* pool) {
   const gemm::KernelInfo& k = KernelFor(isa);
@@ -239,28 +243,33 @@ void DirectFilterGradient(const ConvGeometry& g, const float* x, const float* dy
   const int64_t blocks = (g.in_c + mr - 1) / mr;  // of channels
   const int64_t taps = g.k_h * g.k_w;
   const int64_t total_rows = g.batch * g.out_h;
+  // dy's rows are packed a group at a time, and each tile sums the whole group in registers (a
+  // batch-reduce item per row) before it is stored.
+  const int64_t group_rows = std::max<int64_t>(kFilterGradientGroupBytes / (g.out_w * nr * 4), 1);
+  // Rows [r0, r1) of dy's sliver j (cols columns), packed: a row's out_w steps of nr values.
+  auto pack_dy = [&](int64_t j, int cols, int64_t r0, int64_t r1, float* packed) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const float* dy_row = dy + r * g.out_w * g.out_c + j * nr;
+      float* dst = packed + (r - r0) * g.out_w * nr;
+      for (int64_t ox = 0; ox < g.out_w; ++ox) {
+        std::copy(dy_row + ox * g.out_c, dy_row + ox * g.out_c + cols, dst + ox * nr);
+      }
+    }
+  };
   // Sliver j's tiles for channel blocks [b0, b1), summed over dy's rows [r_begin, r_end), into
   // out (laid out as dw; every element of those tiles is written).
   auto sum_rows = [&](int64_t j, int64_t b0, int64_t b1, int64_t r_begin, int64_t r_end,
                       float* out) {
     const int cols = static_cast<int>(std::min<int64_t>(nr, g.out_c - j * nr));
-    // dy's rows are packed a group at a time, and each (tap, channel block) tile sums the
-    // whole group in registers (a batch-reduce item per row) before it is stored.
-    const int64_t group_rows = std::clamp<int64_t>(kFilterGradientGroupBytes / (g.out_w * nr * 4),
-                                                   1, std::max<int64_t>(r_end - r_begin, 1));
-    std::vector<float> packed(static_cast<size_t>(group_rows * g.out_w * nr), 0.0f);
+    const int64_t rows_per_group =
+        std::clamp<int64_t>(group_rows, 1, std::max<int64_t>(r_end - r_begin, 1));
+    std::vector<float> packed(static_cast<size_t>(rows_per_group * g.out_w * nr), 0.0f);
     std::vector<bool> touched(static_cast<size_t>(taps * (b1 - b0)), false);
     std::vector<gemm::BatchItem> batch;
-    batch.reserve(static_cast<size_t>(group_rows));
-    for (int64_t r0 = r_begin; r0 < r_end; r0 += group_rows) {
-      const int64_t r1 = std::min(r_end, r0 + group_rows);
-      for (int64_t r = r0; r < r1; ++r) {
-        const float* dy_row = dy + r * g.out_w * g.out_c + j * nr;
-        float* dst = packed.data() + (r - r0) * g.out_w * nr;
-        for (int64_t ox = 0; ox < g.out_w; ++ox) {
-          std::copy(dy_row + ox * g.out_c, dy_row + ox * g.out_c + cols, dst + ox * nr);
-        }
-      }
+    batch.reserve(static_cast<size_t>(rows_per_group));
+    for (int64_t r0 = r_begin; r0 < r_end; r0 += rows_per_group) {
+      const int64_t r1 = std::min(r_end, r0 + rows_per_group);
+      pack_dy(j, cols, r0, r1, packed.data());
       for (int64_t ky = 0; ky < g.k_h; ++ky) {
         for (int64_t kx = 0; kx < g.k_w; ++kx) {
           // Output pixels whose tap (ky, kx) lands inside the row: [lo, hi).
@@ -303,6 +312,82 @@ void DirectFilterGradient(const ConvGeometry& g, const float* x, const float* dy
       }
     }
   };
+  // Few channels, undilated: a filter row's k_w taps of C channels are k_w * C consecutive
+  // values of x (21 for the RGB stem), so tiles take MR of those at a time (a span's sliver)
+  // rather than a block of C channels that fills a fifth of the tile, and the windows are read
+  // in place, not gathered into a packed A. x's rows are read from a copy of the image padded
+  // with zeros left and right, so every output pixel's span lies inside a row: one item per
+  // output row and filter row, of all out_w pixels. Tiles for filter rows [ky0, ky1).
+  const int64_t span = g.k_w * g.in_c;
+  const int64_t span_slivers = (span + mr - 1) / mr;
+  const int64_t padded_w = (g.out_w - 1) * g.stride_w + g.k_w;  // from input column -pad_left
+  auto sum_spans = [&](int64_t j, int64_t ky0, int64_t ky1, int64_t r_begin, int64_t r_end,
+                       float* out) {
+    const int cols = static_cast<int>(std::min<int64_t>(nr, g.out_c - j * nr));
+    const int64_t rows_per_group =
+        std::clamp<int64_t>(group_rows, 1, std::max<int64_t>(r_end - r_begin, 1));
+    std::vector<float> packed(static_cast<size_t>(rows_per_group * g.out_w * nr), 0.0f);
+    const int64_t padded_row = padded_w * g.in_c;
+    std::vector<float> padded(static_cast<size_t>(g.in_h * padded_row));
+    int64_t padded_image = -1;
+    std::vector<bool> touched(static_cast<size_t>(g.k_h * span_slivers), false);
+    std::vector<gemm::BatchItem> batch;
+    batch.reserve(static_cast<size_t>(rows_per_group));
+    for (int64_t r0 = r_begin; r0 < r_end;) {
+      // A group stays within one image, whose padded copy it reads.
+      const int64_t n = r0 / g.out_h;
+      const int64_t r1 = std::min({r_end, r0 + rows_per_group, (n + 1) * g.out_h});
+      if (n != padded_image) {
+        const int64_t left = std::min(g.pad_left, padded_w);
+        const int64_t width = std::clamp<int64_t>(padded_w - left, 0, g.in_w);
+        for (int64_t iy = 0; iy < g.in_h; ++iy) {
+          float* row = padded.data() + iy * padded_row;
+          const float* from = x + ((n * g.in_h + iy) * g.in_w) * g.in_c;
+          std::fill(row, row + left * g.in_c, 0.0f);
+          std::copy(from, from + width * g.in_c, row + left * g.in_c);
+          std::fill(row + (left + width) * g.in_c, row + padded_row, 0.0f);
+        }
+        padded_image = n;
+      }
+      pack_dy(j, cols, r0, r1, packed.data());
+      for (int64_t ky = ky0; ky < ky1; ++ky) {
+        for (int64_t s = 0; s < span_slivers; ++s) {
+          batch.clear();
+          for (int64_t r = r0; r < r1; ++r) {
+            const int64_t iy = r % g.out_h * g.stride_h + ky * g.dil_h - g.pad_top;
+            if (iy < 0 || iy >= g.in_h) continue;
+            batch.push_back({padded.data() + iy * padded_row + s * mr, g.stride_w * g.in_c,
+                             packed.data() + (r - r0) * g.out_w * nr, g.out_w});
+          }
+          if (batch.empty()) continue;
+          const int rows = static_cast<int>(std::min<int64_t>(mr, span - s * mr));
+          float* tile = out + (ky * span + s * mr) * g.out_c + j * nr;
+          const size_t flag = static_cast<size_t>(ky * span_slivers + s);
+          k.batch_reduce_steps(batch.data(), static_cast<int>(batch.size()), tile, g.out_c, rows,
+                               cols, touched[flag]);
+          touched[flag] = true;
+        }
+      }
+      r0 = r1;
+    }
+    for (int64_t ky = ky0; ky < ky1; ++ky) {  // filter rows that only ever saw padding
+      for (int64_t s = 0; s < span_slivers; ++s) {
+        if (touched[static_cast<size_t>(ky * span_slivers + s)]) continue;
+        const int rows = static_cast<int>(std::min<int64_t>(mr, span - s * mr));
+        float* tile = out + (ky * span + s * mr) * g.out_c + j * nr;
+        for (int i = 0; i < rows; ++i)
+          std::fill(tile + i * g.out_c, tile + i * g.out_c + cols, 0.0f);
+      }
+    }
+  };
+  const bool spans = FilterGradientBySpans(g, isa);
+  // The units a sliver's tiles are split into: filter rows (spans) or channel blocks.
+  const int64_t units = spans ? g.k_h : blocks;
+  auto sum_tiles = [&](int64_t j, int64_t u0, int64_t u1, int64_t r_begin, int64_t r_end,
+                       float* out) {
+    if (spans) return sum_spans(j, u0, u1, r_begin, r_end, out);
+    sum_rows(j, u0, u1, r_begin, r_end, out);
+  };
   auto run = [&](int64_t tasks, const std::function<void(int64_t)>& task) {
     if (tasks <= 1 || pool == nullptr) {
       for (int64_t i = 0; i < tasks; ++i) task(i);
@@ -313,13 +398,13 @@ void DirectFilterGradient(const ConvGeometry& g, const float* x, const float* dy
 
   const int64_t parts = FilterGradientParts(g, slivers);
   if (parts == 1) {
-    // Slivers, and when they are fewer than the threads, groups of channel blocks too: the
-    // split changes which thread sums a tile, never the order of its sum.
+    // Slivers, and when they are fewer than the threads, groups of units too: the split
+    // changes which thread sums a tile, never the order of its sum.
     const int64_t threads = pool == nullptr ? 1 : pool->num_threads();
-    const int64_t groups = slivers >= threads ? 1 : std::min(blocks, threads);
+    const int64_t groups = slivers >= threads ? 1 : std::min(units, threads);
     return run(slivers * groups, [&](int64_t item) {
       const int64_t j = item / groups, group = item % groups;
-      sum_rows(j, blocks * group / groups, blocks * (group + 1) / groups, 0, total_rows, dw);
+      sum_tiles(j, units * group / groups, units * (group + 1) / groups, 0, total_rows, dw);
     });
   }
   // Every tile of every part, then each element's parts added in part order.
@@ -327,8 +412,8 @@ void DirectFilterGradient(const ConvGeometry& g, const float* x, const float* dy
   std::vector<float> partial(static_cast<size_t>(parts * size));
   run(slivers * parts, [&](int64_t item) {
     const int64_t part = item / slivers, j = item % slivers;
-    sum_rows(j, 0, blocks, total_rows * part / parts, total_rows * (part + 1) / parts,
-             partial.data() + part * size);
+    sum_tiles(j, 0, units, total_rows * part / parts, total_rows * (part + 1) / parts,
+              partial.data() + part * size);
   });
   constexpr int64_t kSumChunk = 4096;
   run((size + kSumChunk - 1) / kSumChunk, [&](int64_t chunk) {

@@ -55,8 +55,16 @@ void DirectConv(const TapMap& map, const float* src, const TapMatrix& b, int64_t
 // registers (batch-reduce). Work is split over output-channel slivers (then channel blocks);
 // with fewer slivers than the machine has cores, dy's rows are split into parts as well, summed
 // apart and added in a fixed order, so the result never depends on the number of threads.
+//
+// With few input channels (FilterGradientBySpans), a tile takes MR consecutive values of a
+// filter row's k_w * C instead of a block of channels, read in place from a zero-padded copy of
+// each image's rows.
 void DirectFilterGradient(const ConvGeometry& g, const float* x, const float* dy, float* dw,
                           Isa isa, ThreadPool* pool);
+
+// Whether DirectFilterGradient reads a few-channel input as spans of filter rows: undilated x
+// taps whose row of k_w * C values fills at least one MR-row tile (the RGB stem's 7 x 3 = 21).
+bool FilterGradientBySpans(const ConvGeometry& g, Isa isa);
 
 // The input gradient as col2im: a wide GEMM forms each output pixel's window gradient
 // dy[pixel, :] . w[(tap, c), :], and the windows are added into dx ([N, H, W, C], zeroed by the

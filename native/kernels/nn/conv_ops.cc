@@ -161,7 +161,8 @@ void FilterGradient(OpKernelContext* ctx, const kernels::ConvGeometry& g, const 
     return kernels::Sgemm(true, false, m, g.out_c, k, x, m, dy, g.out_c, dw, g.out_c, ctx->isa(),
                           ctx->pool());
   }
-  if (!kernels::FewChannels(g.in_c, ctx->isa())) {  // blocks of MR channels well filled
+  // Blocks of MR channels well filled, or few channels read as spans of filter rows.
+  if (!kernels::FewChannels(g.in_c, ctx->isa()) || kernels::FilterGradientBySpans(g, ctx->isa())) {
     return kernels::DirectFilterGradient(g, x, dy, dw, ctx->isa(), ctx->pool());
   }
   kernels::SgemmPackedA(kernels::TapColumns(kernels::TapMap::Window(g), x), false, m, g.out_c, k,
