@@ -348,5 +348,48 @@ TEST(NnOpsFuzzTest, GroupedAndInt32Convolutions) {
       << s.ToString();
 }
 
+// The filter gradient of few input channels whose filter rows fill a tile (the RGB stem's 7 x 3
+// = 21 values, read as spans from zero-padded image rows): float gives double's exact sums of
+// small integers for filter widths, strides, paddings wider than the image and output depths
+// across several column slivers; ASan and UBSan watch the padded rows' reads in CI.
+TEST(NnOpsFuzzTest, FewChannelFilterGradientSpans) {
+  std::mt19937_64 rng(21);
+  auto pick = [&](int lo, int hi) {
+    return static_cast<int64_t>(std::uniform_int_distribution<int>(lo, hi)(rng));
+  };
+  int computed = 0;
+  for (int iter = 0; iter < 60; ++iter) {
+    // Mostly k_w * C >= 14 (spans on every ISA's tile), some below (the packed GEMM path).
+    const int64_t c = pick(2, 15), kw = pick(2, 7);
+    const std::vector<int64_t> xs = {pick(1, 2), pick(1, 12), pick(1, 20), c};
+    const std::vector<int64_t> ws = {pick(1, 5), kw, c, pick(1, 70)};
+    AttrMap attrs;
+    attrs["strides"] = std::vector<int64_t>{1, pick(1, 3), pick(1, 3), 1};
+    attrs["dilations"] = std::vector<int64_t>{1, pick(1, 2), 1, 1};
+    attrs["padding"] = std::string(pick(0, 2) == 0 ? "VALID" : "EXPLICIT");
+    if (std::get<std::string>(attrs["padding"]) == "EXPLICIT") {
+      attrs["explicit_paddings"] =
+          std::vector<int64_t>{0, 0, pick(0, 6), pick(0, 6), pick(0, 8), pick(0, 8), 0, 0};
+    }
+    const Tensor x = SmallInts(DataType::kDouble, xs, rng);
+    std::vector<Tensor> y;
+    const Status s = RunOp("Conv2D", {x, SmallInts(DataType::kDouble, ws, rng)}, attrs, &y);
+    if (!s.ok()) continue;  // a window larger than the padded input
+    Tensor filter_sizes(DataType::kInt32, {4});
+    for (size_t i = 0; i < 4; ++i) filter_sizes.data<int32_t>()[i] = static_cast<int32_t>(ws[i]);
+    const Tensor dy = SmallInts(DataType::kDouble, y[0].shape(), rng);
+    std::vector<Tensor> dw[2];
+    const DataType types[2] = {DataType::kFloat, DataType::kDouble};
+    for (int t = 0; t < 2; ++t) {
+      ASSERT_TRUE(RunOp("Conv2DBackpropFilter",
+                        {Cast(x, types[t]), filter_sizes, Cast(dy, types[t])}, attrs, &dw[t])
+                      .ok());
+    }
+    ExpectSameValues(dw[0][0], dw[1][0], "few-channel Conv2DBackpropFilter float vs double");
+    ++computed;
+  }
+  EXPECT_GT(computed, 30);
+}
+
 }  // namespace
 }  // namespace swigflow
