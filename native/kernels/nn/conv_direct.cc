@@ -229,6 +229,52 @@ int64_t FilterGradientParts(const ConvGeometry& g, int64_t slivers) {
   return std::max<int64_t>(parts, 1);
 }
 
+// One output-channel sliver's filter-gradient tiles, summed over groups of dy's rows: the
+// group's packed rows, the batch of items (one per row) being reduced into a tile, and which
+// tiles hold a first sum; the others (only ever padding) are zeroed by ZeroUntouched.
+class SliverSums {
+ public:
+  SliverSums(const gemm::KernelInfo& kernel, int cols, int64_t group_rows, int64_t out_w,
+             int64_t ldc, int64_t tiles)
+      : kernel_(kernel),
+        cols_(cols),
+        ldc_(ldc),
+        packed_(static_cast<size_t>(group_rows * out_w * kernel.nr), 0.0f),
+        touched_(static_cast<size_t>(tiles), false) {
+    batch_.reserve(static_cast<size_t>(group_rows));
+  }
+
+  float* packed() { return packed_.data(); }
+  std::vector<gemm::BatchItem>& batch() { return batch_; }
+
+  // Adds the batch's products into tile `index` (rows x cols at `tile`), storing the first time.
+  void Reduce(int64_t index, float* tile, int rows) {
+    if (batch_.empty()) return;
+    const size_t i = static_cast<size_t>(index);
+    kernel_.batch_reduce_steps(batch_.data(), static_cast<int>(batch_.size()), tile, ldc_, rows,
+                               cols_, touched_[i]);
+    touched_[i] = true;
+  }
+
+  // Zeroes every tile Reduce never reached; tile_of(index) gives its (pointer, rows).
+  template <typename TileOf>
+  void ZeroUntouched(TileOf tile_of) const {
+    for (size_t i = 0; i < touched_.size(); ++i) {
+      if (touched_[i]) continue;
+      const auto [tile, rows] = tile_of(static_cast<int64_t>(i));
+      for (int r = 0; r < rows; ++r) std::fill(tile + r * ldc_, tile + r * ldc_ + cols_, 0.0f);
+    }
+  }
+
+ private:
+  const gemm::KernelInfo& kernel_;
+  const int cols_;
+  const int64_t ldc_;
+  std::vector<float> packed_;
+  std::vector<bool> touched_;
+  std::vector<gemm::BatchItem> batch_;
+};
+
 }  // namespace
 
 bool FilterGradientBySpans(const ConvGeometry& g, Isa isa) {
@@ -261,15 +307,18 @@ void DirectFilterGradient(const ConvGeometry& g, const float* x, const float* dy
   auto sum_rows = [&](int64_t j, int64_t b0, int64_t b1, int64_t r_begin, int64_t r_end,
                       float* out) {
     const int cols = static_cast<int>(std::min<int64_t>(nr, g.out_c - j * nr));
-    const int64_t rows_per_group =
-        std::clamp<int64_t>(group_rows, 1, std::max<int64_t>(r_end - r_begin, 1));
-    std::vector<float> packed(static_cast<size_t>(rows_per_group * g.out_w * nr), 0.0f);
-    std::vector<bool> touched(static_cast<size_t>(taps * (b1 - b0)), false);
-    std::vector<gemm::BatchItem> batch;
-    batch.reserve(static_cast<size_t>(rows_per_group));
+    const int64_t rows_per_group = std::min(group_rows, std::max<int64_t>(r_end - r_begin, 1));
+    SliverSums sums(k, cols, rows_per_group, g.out_w, g.out_c, taps * (b1 - b0));
+    auto& batch = sums.batch();
+    // Tile (tap t, channel block b) is index t * (b1 - b0) + (b - b0).
+    auto tile_of = [&](int64_t index) {
+      const int64_t t = index / (b1 - b0), b = b0 + index % (b1 - b0);
+      return std::pair<float*, int>(out + (t * g.in_c + b * mr) * g.out_c + j * nr,
+                                    static_cast<int>(std::min<int64_t>(mr, g.in_c - b * mr)));
+    };
     for (int64_t r0 = r_begin; r0 < r_end; r0 += rows_per_group) {
       const int64_t r1 = std::min(r_end, r0 + rows_per_group);
-      pack_dy(j, cols, r0, r1, packed.data());
+      pack_dy(j, cols, r0, r1, sums.packed());
       for (int64_t ky = 0; ky < g.k_h; ++ky) {
         for (int64_t kx = 0; kx < g.k_w; ++kx) {
           // Output pixels whose tap (ky, kx) lands inside the row: [lo, hi).
@@ -287,30 +336,17 @@ void DirectFilterGradient(const ConvGeometry& g, const float* x, const float* dy
               if (iy < 0 || iy >= g.in_h) continue;
               const float* x_row = x + (n * g.in_h + iy) * g.in_w * g.in_c;
               batch.push_back({x_row + (lo * g.stride_w + shift) * g.in_c + b * mr,
-                               g.stride_w * g.in_c, packed.data() + ((r - r0) * g.out_w + lo) * nr,
+                               g.stride_w * g.in_c, sums.packed() + ((r - r0) * g.out_w + lo) * nr,
                                hi - lo});
             }
-            if (batch.empty()) continue;
-            const int rows = static_cast<int>(std::min<int64_t>(mr, g.in_c - b * mr));
-            float* tile = out + (t * g.in_c + b * mr) * g.out_c + j * nr;
-            const size_t flag = static_cast<size_t>(t * (b1 - b0) + (b - b0));
-            k.batch_reduce_steps(batch.data(), static_cast<int>(batch.size()), tile, g.out_c, rows,
-                                 cols, touched[flag]);
-            touched[flag] = true;
+            const int64_t index = t * (b1 - b0) + (b - b0);
+            const auto [tile, rows] = tile_of(index);
+            sums.Reduce(index, tile, rows);
           }
         }
       }
     }
-    // Tiles no pixel reached (taps that only ever see padding) are zero.
-    for (int64_t t = 0; t < taps; ++t) {
-      for (int64_t b = b0; b < b1; ++b) {
-        if (touched[static_cast<size_t>(t * (b1 - b0) + (b - b0))]) continue;
-        const int rows = static_cast<int>(std::min<int64_t>(mr, g.in_c - b * mr));
-        float* tile = out + (t * g.in_c + b * mr) * g.out_c + j * nr;
-        for (int i = 0; i < rows; ++i)
-          std::fill(tile + i * g.out_c, tile + i * g.out_c + cols, 0.0f);
-      }
-    }
+    sums.ZeroUntouched(tile_of);  // taps that only ever see padding
   };
   // Few channels, undilated: a filter row's k_w taps of C channels are k_w * C consecutive
   // values of x (21 for the RGB stem), so tiles take MR of those at a time (a span's sliver)
@@ -324,15 +360,18 @@ void DirectFilterGradient(const ConvGeometry& g, const float* x, const float* dy
   auto sum_spans = [&](int64_t j, int64_t ky0, int64_t ky1, int64_t r_begin, int64_t r_end,
                        float* out) {
     const int cols = static_cast<int>(std::min<int64_t>(nr, g.out_c - j * nr));
-    const int64_t rows_per_group =
-        std::clamp<int64_t>(group_rows, 1, std::max<int64_t>(r_end - r_begin, 1));
-    std::vector<float> packed(static_cast<size_t>(rows_per_group * g.out_w * nr), 0.0f);
+    const int64_t rows_per_group = std::min(group_rows, std::max<int64_t>(r_end - r_begin, 1));
+    SliverSums sums(k, cols, rows_per_group, g.out_w, g.out_c, (ky1 - ky0) * span_slivers);
+    auto& batch = sums.batch();
+    // Tile (filter row ky, span sliver s) is index (ky - ky0) * span_slivers + s.
+    auto tile_of = [&](int64_t index) {
+      const int64_t ky = ky0 + index / span_slivers, s = index % span_slivers;
+      return std::pair<float*, int>(out + (ky * span + s * mr) * g.out_c + j * nr,
+                                    static_cast<int>(std::min<int64_t>(mr, span - s * mr)));
+    };
     const int64_t padded_row = padded_w * g.in_c;
     std::vector<float> padded(static_cast<size_t>(g.in_h * padded_row));
     int64_t padded_image = -1;
-    std::vector<bool> touched(static_cast<size_t>(g.k_h * span_slivers), false);
-    std::vector<gemm::BatchItem> batch;
-    batch.reserve(static_cast<size_t>(rows_per_group));
     for (int64_t r0 = r_begin; r0 < r_end;) {
       // A group stays within one image, whose padded copy it reads.
       const int64_t n = r0 / g.out_h;
@@ -349,7 +388,7 @@ void DirectFilterGradient(const ConvGeometry& g, const float* x, const float* dy
         }
         padded_image = n;
       }
-      pack_dy(j, cols, r0, r1, packed.data());
+      pack_dy(j, cols, r0, r1, sums.packed());
       for (int64_t ky = ky0; ky < ky1; ++ky) {
         for (int64_t s = 0; s < span_slivers; ++s) {
           batch.clear();
@@ -357,28 +396,16 @@ void DirectFilterGradient(const ConvGeometry& g, const float* x, const float* dy
             const int64_t iy = r % g.out_h * g.stride_h + ky * g.dil_h - g.pad_top;
             if (iy < 0 || iy >= g.in_h) continue;
             batch.push_back({padded.data() + iy * padded_row + s * mr, g.stride_w * g.in_c,
-                             packed.data() + (r - r0) * g.out_w * nr, g.out_w});
+                             sums.packed() + (r - r0) * g.out_w * nr, g.out_w});
           }
-          if (batch.empty()) continue;
-          const int rows = static_cast<int>(std::min<int64_t>(mr, span - s * mr));
-          float* tile = out + (ky * span + s * mr) * g.out_c + j * nr;
-          const size_t flag = static_cast<size_t>(ky * span_slivers + s);
-          k.batch_reduce_steps(batch.data(), static_cast<int>(batch.size()), tile, g.out_c, rows,
-                               cols, touched[flag]);
-          touched[flag] = true;
+          const int64_t index = (ky - ky0) * span_slivers + s;
+          const auto [tile, rows] = tile_of(index);
+          sums.Reduce(index, tile, rows);
         }
       }
       r0 = r1;
     }
-    for (int64_t ky = ky0; ky < ky1; ++ky) {  // filter rows that only ever saw padding
-      for (int64_t s = 0; s < span_slivers; ++s) {
-        if (touched[static_cast<size_t>(ky * span_slivers + s)]) continue;
-        const int rows = static_cast<int>(std::min<int64_t>(mr, span - s * mr));
-        float* tile = out + (ky * span + s * mr) * g.out_c + j * nr;
-        for (int i = 0; i < rows; ++i)
-          std::fill(tile + i * g.out_c, tile + i * g.out_c + cols, 0.0f);
-      }
-    }
+    sums.ZeroUntouched(tile_of);  // filter rows that only ever see padding
   };
   const bool spans = FilterGradientBySpans(g, isa);
   // The units a sliver's tiles are split into: filter rows (spans) or channel blocks.
