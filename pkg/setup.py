@@ -62,6 +62,8 @@ setup(
         "ray": ["ray[data]>=2.40,<3"],
         # swigflow.data.ParseExampleTransform, for Grain pipelines over TFRecordDataSource.
         "grain": ["grain>=0.2.18"],
+        # swigflow.datasets: TFDS datasets prepared in the ArrayRecord format.
+        "array_record": ["array_record>=0.5"],
         # swigflow.io.decode_compressed(..., "ZSTD").
         "zstd": ["zstandard>=0.22"],
         # `swigflow profile --png`: the time line of stage activity.

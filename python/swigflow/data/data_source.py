@@ -127,6 +127,11 @@ class TFRecordDataSource:
     def paths(self):
         return list(self._paths)
 
+    @property
+    def record_counts(self):
+        """The number of records of each file, in the order of `paths`."""
+        return np.diff([0, *self._ends]).tolist()
+
     def __getstate__(self):
         state = dict(self.__dict__)
         state["_files"] = None  # native handles stay in their process

@@ -1,0 +1,299 @@
+"""Finding prepared TFDS datasets (``data_dir/name[/config]/version``) and reading them:
+``builder``, ``builder_from_directory``, ``builder_from_directories``, ``load`` and
+``data_source``, as TFDS's read-only builder resolves them. Nothing is ever downloaded or
+prepared: a dataset that is not on disk raises NotFoundError saying where it was looked for.
+"""
+
+import os
+import re
+
+from swigflow import errors
+from swigflow.datasets import reading
+from swigflow.datasets.data_source import DataSource
+from swigflow.datasets.info import DatasetInfo, SplitDict, SplitInfo, Version
+from swigflow.io import gfile
+
+_NAME_RE = re.compile(
+    r"^(?P<name>[\w.-]+)(/(?P<config>[\w.+-]+))?(:(?P<version>[\w.*]+))?$"
+)  # name[/config][:version]
+
+
+def default_data_dir():
+    """``TFDS_DATA_DIR``, else ``~/tensorflow_datasets`` (TFDS's default)."""
+    return os.environ.get("TFDS_DATA_DIR") or os.path.join(
+        os.path.expanduser("~"), "tensorflow_datasets"
+    )
+
+
+class ReadOnlyBuilder:
+    """A prepared dataset directory (``tfds.builder`` / ``builder_from_directory``): its
+    ``info``, and its splits as datasets (``as_dataset``) or random-access sources
+    (``as_data_source``)."""
+
+    def __init__(self, info):
+        self.info = info
+
+    @property
+    def name(self):
+        return self.info.name
+
+    @property
+    def version(self):
+        return self.info.version
+
+    @property
+    def data_dir(self):
+        return self.info.data_dir
+
+    @property
+    def builder_config(self):
+        return self.info.config_name
+
+    def download_and_prepare(self, *args, **kwargs):
+        """Nothing to do: the dataset is already prepared (swigflow never downloads)."""
+        del args, kwargs
+
+    def as_dataset(
+        self,
+        split=None,
+        *,
+        batch_size=None,
+        shuffle_files=False,
+        decoders=None,
+        read_config=None,
+        as_supervised=False,
+    ):
+        """The split as a :class:`swigflow.data.Dataset` of TFDS's values (``split`` may be a
+        split expression, a ReadInstruction, or a list/dict of them, giving a list/dict of
+        datasets; None: every split, as a dict). batch_size=-1 gives the whole split as one
+        batch of arrays."""
+        if split is None:
+            split = {name: name for name in self.info.splits}
+
+        def one(s):
+            ds = reading.as_dataset(
+                self.info,
+                s,
+                shuffle_files=shuffle_files,
+                read_config=read_config,
+                decoders=decoders,
+                as_supervised=as_supervised,
+            )
+            if batch_size == -1:
+                return ds.batch(max(1, _length(ds))).get_single_element()
+            return ds.batch(batch_size) if batch_size else ds
+
+        return _map_splits(one, split)
+
+    def as_data_source(self, split=None, *, decoders=None):
+        """The split's examples by index (len, [i], __getitems__), picklable: see
+        :class:`swigflow.datasets.DataSource`. None: every split, as a dict."""
+        if split is None:
+            split = {name: name for name in self.info.splits}
+        return _map_splits(lambda s: DataSource(self.info, s, decoders=decoders), split)
+
+    def __repr__(self):
+        return f"ReadOnlyBuilder({self.info.full_name!r}, data_dir={self.data_dir!r})"
+
+
+def _length(ds):
+    n = ds.cardinality()
+    return n if n > 0 else sum(1 for _ in ds)
+
+
+def _map_splits(fn, split):
+    if isinstance(split, dict):
+        return {k: _map_splits(fn, v) for k, v in split.items()}
+    if isinstance(split, (list, tuple)):
+        return type(split)(_map_splits(fn, s) for s in split)
+    return fn(split)
+
+
+def builder_from_directory(builder_dir):
+    """The dataset prepared in `builder_dir` (``.../name/config/version``; local or any fsspec
+    URL)."""
+    return ReadOnlyBuilder(DatasetInfo(builder_dir))
+
+
+def builder_from_directories(builder_dirs):
+    """One dataset prepared in several directories (e.g. one per split): their splits merged,
+    a split's shards in the order of the directories."""
+    infos = [DatasetInfo(d) for d in builder_dirs]
+    if not infos:
+        raise ValueError("builder_from_directories needs at least one directory")
+    first = infos[0]
+    merged = SplitDict()
+    for info in infos:
+        if info.name != first.name:
+            raise ValueError(f"{info.data_dir} holds {info.name}, not {first.name}")
+        for name, split in info.splits.items():
+            if name in merged:
+                old = dict.__getitem__(merged, name)
+                split = SplitInfo(
+                    name,
+                    old.shard_lengths + split.shard_lengths,
+                    old.num_bytes + split.num_bytes,
+                    old.filepaths + split.filepaths,
+                )
+            dict.__setitem__(merged, name, split)
+    first.splits = merged
+    return ReadOnlyBuilder(first)
+
+
+def _parse_name(name, config, version):
+    match = _NAME_RE.match(name)
+    if not match:
+        raise ValueError(f"Parsing builder name string {name} failed.")
+    if match["config"] and config:
+        raise ValueError(f"config given twice: {name!r} and config={config!r}")
+    if match["version"] and version:
+        raise ValueError(f"version given twice: {name!r} and version={version!r}")
+    return match["name"], match["config"] or config, match["version"] or version
+
+
+def _versions(directory):
+    """The version directories of `directory` that hold a dataset, oldest first."""
+    try:
+        names = gfile.listdir(directory)
+    except (errors.NotFoundError, NotADirectoryError, FileNotFoundError):
+        return []
+    found = []
+    for entry in names:
+        entry = entry.rstrip("/")
+        if Version.is_valid(entry) and gfile.exists(
+            gfile.join(directory, entry, "dataset_info.json")
+        ):
+            found.append(Version(entry))
+    return sorted(found)
+
+
+def _matches(version, pattern):
+    if pattern is None:
+        return True
+    parts = str(pattern).split(".")
+    if len(parts) != 3:
+        raise ValueError(f"Invalid version {pattern!r}: expected 'x.y.z' (parts may be '*')")
+    return all(p == "*" or int(p) == v for p, v in zip(parts, version.tuple))
+
+
+def _default_config(dataset_dir):
+    """The config TFDS wrote as the default (``.config/metadata.json``), if any."""
+    import json
+
+    path = gfile.join(dataset_dir, ".config", "metadata.json")
+    try:
+        with gfile.GFile(path, "rb") as f:
+            return json.loads(f.read().decode("utf-8")).get("default_config_name")
+    except (errors.NotFoundError, ValueError, UnicodeDecodeError):
+        return None
+
+
+def find_builder_dir(name, data_dir=None, config=None, version=None):
+    """``data_dir/name[/config]/version`` of a prepared dataset: the newest version matching
+    `version` (``"1.2.0"``, ``"1.*.*"``, None: any), the default config when none is named.
+    Raises NotFoundError, listing the configs found, when there is none."""
+    name, config, version = _parse_name(name, config, version)
+    data_dir = gfile.as_path(data_dir or default_data_dir()).rstrip("/")
+    dataset_dir = gfile.join(data_dir, name)
+    candidates = []
+    if config:
+        candidates.append(gfile.join(dataset_dir, config))
+    else:
+        candidates.append(dataset_dir)
+        default = _default_config(dataset_dir)
+        if default:
+            candidates.append(gfile.join(dataset_dir, default))
+    for directory in candidates:
+        versions = [v for v in _versions(directory) if _matches(v, version)]
+        if versions:
+            return gfile.join(directory, str(versions[-1]))
+    message = f"Dataset {name} not found in {data_dir}"
+    if config:
+        message += f" (config {config!r})"
+    if version:
+        message += f" at version {version}"
+    configs = _configs(dataset_dir)
+    if configs:
+        message += (
+            f". A folder for {name!r} exists with the configs: {', '.join(configs)}; name one "
+            f"as '{name}/<config>'"
+        )
+    message += (
+        ". swigflow reads datasets that TFDS prepared and never downloads: prepare it with "
+        "TFDS (tfds.builder(name).download_and_prepare()) or copy it under data_dir"
+    )
+    raise errors.NotFoundError(message)
+
+
+def _configs(dataset_dir):
+    try:
+        entries = gfile.listdir(dataset_dir)
+    except (errors.NotFoundError, NotADirectoryError, FileNotFoundError):
+        return []
+    out = []
+    for entry in sorted(e.rstrip("/") for e in entries):
+        if (
+            not entry.startswith(".")
+            and not Version.is_valid(entry)
+            and _versions(gfile.join(dataset_dir, entry))
+        ):
+            out.append(entry)
+    return out
+
+
+def builder(name, *, data_dir=None, config=None, version=None, try_gcs=False, **kwargs):
+    """The prepared dataset `name` (``"mnist"``, ``"mnist:3.*.*"``, ``"ds/config:1.0.0"``)
+    under `data_dir` (default: ``TFDS_DATA_DIR`` or ``~/tensorflow_datasets``; any fsspec URL)."""
+    del try_gcs
+    kwargs.pop("file_format", None)
+    if kwargs:
+        raise TypeError(f"builder() got unexpected arguments: {sorted(kwargs)}")
+    return builder_from_directory(find_builder_dir(name, data_dir, config, version))
+
+
+def load(
+    name,
+    *,
+    split=None,
+    data_dir=None,
+    batch_size=None,
+    shuffle_files=False,
+    download=True,
+    as_supervised=False,
+    decoders=None,
+    read_config=None,
+    with_info=False,
+    builder_kwargs=None,
+    download_and_prepare_kwargs=None,
+    as_dataset_kwargs=None,
+    try_gcs=False,
+):
+    """``tfds.load``: the prepared dataset's split(s) as :class:`swigflow.data.Dataset`
+    (and its info when with_info=True). `download` is accepted and ignored: nothing is
+    downloaded, and a dataset not on disk raises NotFoundError."""
+    del download, download_and_prepare_kwargs, try_gcs
+    b = builder(name, data_dir=data_dir, **(builder_kwargs or {}))
+    kwargs = dict(as_dataset_kwargs or {})
+    kwargs.setdefault("shuffle_files", shuffle_files)
+    kwargs.setdefault("read_config", read_config)
+    ds = b.as_dataset(
+        split=split, batch_size=batch_size, as_supervised=as_supervised, decoders=decoders, **kwargs
+    )
+    return (ds, b.info) if with_info else ds
+
+
+def data_source(
+    name,
+    *,
+    split=None,
+    data_dir=None,
+    decoders=None,
+    builder_kwargs=None,
+    download=True,
+    try_gcs=False,
+):
+    """``tfds.data_source``: random access to a prepared dataset's split(s), TFRecord
+    included."""
+    del download, try_gcs
+    b = builder(name, data_dir=data_dir, **(builder_kwargs or {}))
+    return b.as_data_source(split, decoders=decoders)
