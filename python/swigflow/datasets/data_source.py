@@ -10,15 +10,17 @@ Record i is the i-th of the split's file instructions taken in order, as TFDS's 
 sources number them.
 """
 
+import concurrent.futures
 import operator
+import os
 
 import numpy as np
 
 from swigflow import errors
 from swigflow.data import TFRecordDataSource
+from swigflow.data.checks import cpu_count
 from swigflow.datasets import features as features_lib
 from swigflow.datasets import splits as splits_lib
-from swigflow.io import parsing
 
 
 class DataSource:
@@ -37,7 +39,6 @@ class DataSource:
         self.decoders = decoders
         instructions = splits_lib.resolve(split, info.splits)
         self._plan = features_lib.decode_plan(info.features)
-        self._spec = self._plan.parse_spec()
         if info.file_format == "array_record":
             from swigflow.datasets import array_record
 
@@ -71,15 +72,7 @@ class DataSource:
         if not len(keys):
             return []
         records = self._records.__getitems__(keys.tolist())
-        parsed = parsing.parse_example([bytes(r) for r in records], self._spec)
-        return [
-            self._plan.decode(
-                self._plan.deserialize({k: v[i] for k, v in parsed.items()}),
-                self.decoders,
-                numpy_path=True,
-            )
-            for i in range(len(records))
-        ]
+        return self._plan.decode_records(records, self.decoders, True, _decode_pool())
 
     def __iter__(self):
         for start in range(0, len(self), 64):
@@ -90,6 +83,19 @@ class DataSource:
             f"DataSource(name={self.dataset_info.name}, split={self.split!r}, "
             f"num_examples={len(self)})"
         )
+
+
+_POOL = (None, None)  # (process id, executor): threads do not survive a fork
+
+
+def _decode_pool():
+    """This process's decoding threads (one per core), made on first use."""
+    global _POOL
+    pid, pool = _POOL
+    if pid != os.getpid():
+        pool = concurrent.futures.ThreadPoolExecutor(cpu_count(), "swigflow-tfds-decode")
+        _POOL = (os.getpid(), pool)
+    return pool
 
 
 def _tfrecord_source(instructions):

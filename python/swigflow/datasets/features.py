@@ -19,6 +19,7 @@ into numpy values. The rules, from TFDS 4.9 (``example_parser.py``, ``features/*
 import dataclasses
 import functools
 import json
+import math
 import zlib
 
 import numpy as np
@@ -516,6 +517,7 @@ class FeaturesDict(FeatureConnector):
     def __init__(self, features, doc=None):
         super().__init__(doc)
         self._features = dict(features)
+        self._plan = None  # deserialize_example*'s decode plan
 
     def __getitem__(self, key):
         feature = self
@@ -570,6 +572,20 @@ class FeaturesDict(FeatureConnector):
             "class": type(self).__name__,
             "children": {k: f.describe() for k, f in sorted(self._features.items())},
         }
+
+    def deserialize_example_np(self, serialized, *, decoders=None):
+        """One serialized tf.train.Example decoded as TFDS's numpy path does
+        (``features.deserialize_example_np``)."""
+        return self.deserialize_examples_np([serialized], decoders=decoders)[0]
+
+    def deserialize_examples_np(self, serialized, *, decoders=None):
+        """Serialized Examples decoded as deserialize_example_np, parsed in one native call."""
+        return _decode_records(self, serialized, decoders, numpy_path=True)
+
+    def deserialize_example(self, serialized, *, decoders=None):
+        """One serialized Example decoded as ``as_dataset`` decodes it (numpy scalars, ragged
+        values as RaggedTensor)."""
+        return _decode_records(self, [serialized], decoders, numpy_path=False)[0]
 
     def __repr__(self):
         inner = ", ".join(f"{k!r}: {f!r}" for k, f in sorted(self._features.items()))
@@ -912,6 +928,69 @@ class _DecodePlan:
         self.infos = {}
         for leaf in self.leaves:
             self.infos.update(leaf.infos)
+        self._parse_plan = None  # the native parse plan, built on first use
+        self._steps_for = None  # (decoders, _steps(decoders)) of the last call
+        # How each flat key's column is made from the native output (see _column).
+        self._columns = {key: _column_maker(key, info) for key, info in self.infos.items()}
+
+    def decode_records(self, records, decoders=None, numpy_path=False, pool=None):
+        """Serialized Examples decoded into TFDS's values, one nested dict each: parsed in one
+        native call, each key's values cast for the whole batch, then split per example.
+        `pool` (an executor): decode the examples on its threads when there is decoding to do
+        (images and encodings decode without the GIL)."""
+        from swigflow import pywrap_swigflow as _pywrap
+
+        if self._parse_plan is None:
+            self._parse_plan = feature_spec.ParsePlan(self.parse_spec())
+            self._threads = _pywrap.DefaultThreadCount()
+            self._dicts = sorted({leaf.path[:k] for leaf in self.leaves
+                                  for k in range(1, len(leaf.path))})  # fmt: skip
+        records = [r if type(r) is bytes else bytes(r) for r in records]
+        n = len(records)
+        plan = self._parse_plan
+        native = _pywrap.ParseExampleBatch(records, plan.specs, None, self._threads if n > 8 else 1)
+        columns = {key: make(plan, native, n) for key, make in self._columns.items()}
+        steps = self._steps(decoders)
+        decode = functools.partial(self._example, columns, steps, numpy_path)
+        if pool is not None and n > 1 and any(d is not _PLAIN for _, _, d in steps):
+            return list(pool.map(decode, range(n)))
+        return [decode(i) for i in range(n)]
+
+    def _example(self, columns, steps, numpy_path, i):
+        nodes = {(): {}}
+        for path in self._dicts:
+            nodes[path] = nodes[path[:-1]][path[-1]] = {}
+        for leaf, parent, decoder in steps:
+            if decoder is _PLAIN:
+                value = columns[leaf.key](i)
+                if numpy_path and isinstance(value, np.generic):
+                    value = value.item()
+            else:
+                flat = {key: columns[key](i) for key in leaf.infos}
+                value = self._decode_leaf(leaf, flat, decoder, numpy_path)
+            nodes[parent][leaf.path[-1]] = value
+        return nodes[()]
+
+    def _steps(self, decoders):
+        """(leaf, parent path, its decoder or _PLAIN) for each leaf: _PLAIN where the parsed
+        value is the decoded one (plain tensors without an encoding or a custom decoder).
+        Kept for the last `decoders` object."""
+        cached = self._steps_for
+        if cached is not None and cached[0] is decoders:
+            return cached[1]
+        steps = []
+        for leaf in self.leaves:
+            decoder = _decoder_at(decoders, leaf.path)
+            plain = (
+                decoder is None
+                and leaf.rank <= 1
+                and type(leaf.feature) in _PLAIN_TYPES
+                and not leaf.feature._encoded()
+                and not leaf.feature._dynamic()
+            )
+            steps.append((leaf, leaf.path[:-1], _PLAIN if plain else decoder))
+        self._steps_for = (decoders, steps)
+        return steps
 
     def parse_spec(self):
         """{Example key: swigflow.io spec}: fixed shapes as FixedLenFeature, one unknown
@@ -936,61 +1015,99 @@ class _DecodePlan:
                     )
         return spec
 
-    def deserialize(self, parsed):
-        """{flat key: value} of one example from its parsed values (a row of parse_example's
-        results): shapes restored, dtypes cast back (TFDS's _deserialize_single_field)."""
-        out = {}
-        for key, info in self.infos.items():
-            if info.sequence_rank > 1 and info.shape.count(None) > 1:
-                flat = _cast(
-                    _reshape(
-                        key,
-                        parsed[f"{key}/ragged_flat_values"],
-                        (None, *info.shape[info.sequence_rank :]),
-                    ),
-                    info.dtype,
-                )
-                lengths = [
-                    parsed[f"{key}/ragged_row_lengths_{k}"] for k in range(info.sequence_rank - 1)
-                ]
-                out[key] = _nested_ragged(key, flat, lengths)
-            elif info.shape.count(None) > 1:
-                raise errors.UnimplementedError(
-                    f"feature {key}: several unknown dimensions without an encoding"
-                )
-            else:
-                out[key] = _cast(_reshape(key, parsed[key], info.shape), info.dtype)
-        return out
-
     def decode(self, flat, decoders=None, numpy_path=False):
-        """The nested decoded example from deserialized flat values. numpy_path: as TFDS's
-        data sources return them (decode_example_np): shape () values as Python scalars
-        (bytes for strings), ragged values as nested lists of arrays."""
+        """The nested decoded example from deserialized flat values ({flat key: value}).
+        numpy_path: as TFDS's data sources return them (decode_example_np): shape () values as
+        Python scalars (bytes for strings), ragged values as nested lists of arrays."""
         result = {}
         for leaf in self.leaves:
             decoder = _decoder_at(decoders, leaf.path)
-            if isinstance(leaf.feature, Dataset):
-                sub = {k[len(leaf.key) + 1 :]: flat[k] for k in leaf.infos}
-                if decoder is not None and not isinstance(decoder, dict):
-                    value = decoder.decode_example(sub)
-                else:
-                    value = leaf.feature.decode_steps(sub, decoder)
-            else:
-                value = _leaf_value(leaf, flat)
-                fn = leaf.feature if decoder is None else _setup(decoder, leaf.feature)
-                try:
-                    if leaf.rank == 0:
-                        value = fn.decode_example(value)
-                    elif leaf.rank == 1:
-                        value = fn.decode_batch_example(value)
-                    else:
-                        value = fn.decode_ragged_example(value)
-                except errors.OpError as e:
-                    raise type(e)(f"feature {'/'.join(leaf.path)}: {e.message}") from None
-                if numpy_path:
-                    value = _numpy_path_value(value)
-            _put(result, leaf.path, value)
+            _put(result, leaf.path, self._decode_leaf(leaf, flat, decoder, numpy_path))
         return result
+
+    @staticmethod
+    def _decode_leaf(leaf, flat, decoder, numpy_path):
+        if isinstance(leaf.feature, Dataset):
+            sub = {k[len(leaf.key) + 1 :]: flat[k] for k in leaf.infos}
+            if decoder is not None and not isinstance(decoder, dict):
+                return decoder.decode_example(sub)
+            return leaf.feature.decode_steps(sub, decoder)
+        value = _leaf_value(leaf, flat)
+        fn = leaf.feature if decoder is None else _setup(decoder, leaf.feature)
+        try:
+            if leaf.rank == 0:
+                value = fn.decode_example(value)
+            elif leaf.rank == 1:
+                value = fn.decode_batch_example(value)
+            else:
+                value = fn.decode_ragged_example(value)
+        except errors.OpError as e:
+            raise type(e)(f"feature {'/'.join(leaf.path)}: {e.message}") from None
+        return _numpy_path_value(value) if numpy_path else value
+
+
+_PLAIN = object()  # a leaf whose parsed value is its decoded value
+_PLAIN_TYPES = (Tensor, Scalar, ClassLabel, Text, BBoxFeature)
+
+
+def _column_maker(key, info):
+    """make(plan, native, n) -> row(i) for one flat key over a parsed batch of n: its values cast
+    to the leaf's dtype (once for the batch) and shaped as TFDS's _deserialize_single_field
+    restores them."""
+    dtype = info.dtype
+    if all(d is not None for d in info.shape):
+        shape = (-1, *info.shape)
+
+        def dense(plan, native, n):
+            return _cast(native[plan.dense_index(key)][0], dtype).reshape(shape).__getitem__
+
+        return dense
+    if info.sequence_rank > 1 and info.shape.count(None) > 1:
+        inner = info.shape[info.sequence_rank :]
+        names = [f"{key}/ragged_row_lengths_{k}" for k in range(info.sequence_rank - 1)]
+
+        def ragged(plan, native, n):
+            values, counts = native[plan.raw_index(f"{key}/ragged_flat_values")]
+            flat = _Rows(key, _cast(values, dtype), counts, inner)
+            lengths = [_Rows(key, *native[plan.raw_index(name)], ()) for name in names]
+            return lambda i: _nested_ragged(key, flat(i), [rows(i) for rows in lengths])
+
+        return ragged
+    if info.shape.count(None) > 1:
+        raise errors.UnimplementedError(
+            f"feature {key}: several unknown dimensions without an encoding"
+        )
+    inner = tuple(d for d in info.shape if d is not None)
+    target = None if info.shape[0] is None else tuple(-1 if d is None else d for d in info.shape)
+
+    def raw(plan, native, n):
+        rows = _Rows(key, _cast(native[plan.raw_index(key)][0], dtype),
+                     native[plan.raw_index(key)][1], inner)  # fmt: skip
+        return rows if target is None else (lambda i: _reshape(key, rows(i), target))
+
+    return raw
+
+
+class _Rows:
+    """The values of each example of a key read raw (values back to back, a count each)."""
+
+    def __init__(self, key, values, counts, inner):
+        self.key = key
+        self.values = values
+        self.offsets = np.concatenate([[0], np.cumsum(counts, dtype=np.int64)]).tolist()
+        self.inner = inner
+        self.size = math.prod(inner)
+
+    def __call__(self, i):
+        start, stop = self.offsets[i], self.offsets[i + 1]
+        if not self.inner:
+            return self.values[start:stop]
+        if (stop - start) % self.size:
+            raise errors.InvalidArgumentError(
+                f"Feature {self.key}: {stop - start} values do not fit the shape "
+                f"[-1, {', '.join(map(str, self.inner))}]"
+            )
+        return self.values[start:stop].reshape(-1, *self.inner)
 
 
 def _numpy_path_value(value):
@@ -1067,6 +1184,12 @@ def _nested_ragged(key, flat, lengths):
             raise errors.InvalidArgumentError(f"Feature {key}: values without row lengths")
         values = RaggedTensor.from_row_lengths(values, row_lengths)
     return values
+
+
+def _decode_records(features, serialized, decoders, numpy_path):
+    if features._plan is None:  # built on first use: the tree is complete by then
+        features._plan = _DecodePlan(features)
+    return features._plan.decode_records(serialized, decoders, numpy_path)
 
 
 def decode_plan(features):

@@ -26,7 +26,7 @@ from swigflow.data.elements import Failed
 from swigflow.data.steps.base import Unary
 from swigflow.datasets import features as features_lib
 from swigflow.datasets import splits as splits_lib
-from swigflow.io import parsing
+
 
 class _Missing:
     """ReadConfig's "TFDS's default" marker (tfds.ReadConfig's MISSING)."""
@@ -196,7 +196,6 @@ class Decoded(Unary):
     def __init__(self, input_dataset, plan, decoders, threads, expected, split_name):
         super().__init__(input_dataset)
         self._plan = plan
-        self._spec = plan.parse_spec()
         self._decoders = decoders
         self._threads = threads
         self._expected = expected  # examples the info promises (None: unchecked)
@@ -214,16 +213,12 @@ class Decoded(Unary):
         ids = None
         if isinstance(element, tuple):
             ids, element = element
-        records = [bytes(r) for r in np.asarray(element, dtype=object).reshape(-1)]
+        records = list(np.asarray(element, dtype=object).reshape(-1))
         try:
-            parsed = parsing.parse_example(records, self._spec)
-            rows = []
-            for i in range(len(records)):
-                flat = self._plan.deserialize({k: _row(v, i) for k, v in parsed.items()})
-                example = self._plan.decode(flat, self._decoders)
-                if ids is not None:
-                    example["tfds_id"] = ids[i]
-                rows.append(example)
+            rows = self._plan.decode_records(records, self._decoders)
+            if ids is not None:
+                for row, tfds_id in zip(rows, ids):
+                    row["tfds_id"] = tfds_id
         except errors.ResourceExhaustedError:
             raise
         except Exception as e:  # this batch's records fail; the pipeline reports them
@@ -290,10 +285,6 @@ class _Done:
 
     def result(self):
         return self._value
-
-
-def _row(value, i):
-    return value[i]
 
 
 def count_mismatches(instructions):

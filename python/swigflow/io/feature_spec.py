@@ -486,6 +486,11 @@ class ParsePlan:
         """The native spec index of a fixed-length feature."""
         return self._dense[key]
 
+    def raw_index(self, key):
+        """The native spec index that reads `key` raw ((values, counts) per example): a
+        VarLenFeature's or RaggedFeature's key."""
+        return self._raw[key][0]
+
     def assemble(self, parsed, batch, passthrough=None):
         """``{key: result}`` for a batch of `batch` examples from the native parser's output
         (one (values, counts) per spec): arrays, SparseTensors and RaggedTensors, as
