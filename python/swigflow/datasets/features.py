@@ -813,7 +813,18 @@ def _from_dataset(content):
 
 
 def _from_features_dict(content):
-    return FeaturesDict({k: from_json(v) for k, v in content.get("features", {}).items()})
+    children = {}
+    for key, value in content.get("features", {}).items():
+        try:
+            children[key] = from_json(value)
+        except (errors.DataLossError, errors.UnimplementedError) as e:
+            inner = getattr(e, "feature_path", None)
+            path = key if inner is None else f"{key}/{inner}"
+            reason = getattr(e, "reason", e.message)
+            error = type(e)(f"feature {path}: {reason}")
+            error.feature_path, error.reason = path, reason  # for the enclosing dicts
+            raise error from None
+    return FeaturesDict(children)
 
 
 def _from_translation(content):
@@ -854,8 +865,8 @@ def from_json(value):
     short = name[len(_PREFIX) :] if name.startswith(_PREFIX) else None
     if short not in _BUILDERS:
         raise errors.UnimplementedError(
-            f"feature class {name} cannot be decoded without TensorFlow Datasets; read "
-            "these features with decoders=SkipDecoding() or without them"
+            f"{name} is not a TFDS feature connector swigflow can decode (a custom connector "
+            "needs its own code: read the records with swigflow.data.TFRecordDataset)"
         )
     key, build = _BUILDERS[short]
     if key not in value:
@@ -928,10 +939,13 @@ class _DecodePlan:
         self.infos = {}
         for leaf in self.leaves:
             self.infos.update(leaf.infos)
-        self._parse_plan = None  # the native parse plan, built on first use
+        self._parse_plan = None  # the native parse plan and the columns, built on first use
         self._steps_for = None  # (decoders, _steps(decoders)) of the last call
-        # How each flat key's column is made from the native output (see _column).
-        self._columns = {key: _column_maker(key, info) for key, info in self.infos.items()}
+
+    def __getstate__(self):  # native specs and closures are rebuilt in the other process
+        state = dict(self.__dict__)
+        state.update(_parse_plan=None, _steps_for=None, _columns=None)
+        return state
 
     def decode_records(self, records, decoders=None, numpy_path=False, pool=None):
         """Serialized Examples decoded into TFDS's values, one nested dict each: parsed in one
@@ -943,6 +957,8 @@ class _DecodePlan:
         if self._parse_plan is None:
             self._parse_plan = feature_spec.ParsePlan(self.parse_spec())
             self._threads = _pywrap.DefaultThreadCount()
+            # How each flat key's column is made from the native output (_column_maker).
+            self._columns = {key: _column_maker(key, info) for key, info in self.infos.items()}
             self._dicts = sorted({leaf.path[:k] for leaf in self.leaves
                                   for k in range(1, len(leaf.path))})  # fmt: skip
         records = [r if type(r) is bytes else bytes(r) for r in records]

@@ -62,6 +62,9 @@ class ReadConfig:
     accepted for TFDS's sake. assert_cardinality: raise DataLossError when the split's files
     hold another number of examples than dataset_info.json says.
     decode_threads: threads decoding examples (swigflow's; AUTOTUNE: one per core).
+    cache_dir: swigflow's shard cache for remote data_dirs (a directory or a
+    swigflow.io.ShardCache; default SWIGFLOW_CACHE_DIR): shards are kept whole once read, and
+    later epochs read the copies (see swigflow.data.TFRecordDataset).
     """
 
     options: object = None
@@ -81,6 +84,7 @@ class ReadConfig:
     assert_cardinality: bool = True
     override_buffer_size: int | None = None
     decode_threads: int = AUTOTUNE
+    cache_dir: object = None
 
 
 def _pipelines(context):
@@ -149,15 +153,17 @@ def _record_source(instructions, read_config, shuffle_files, disable_shuffling, 
         make = functools.partial(array_record.records_of, instructions)
         return order.interleave(make, cycle_length=cycle, block_length=block)
     partial = any(i.skip > 0 or not i.takes_all for i in instructions)
+    records = functools.partial(TFRecordDataset, cache_dir=read_config.cache_dir)
     if read_config.add_tfds_id:
-        make = functools.partial(_records_with_ids, instructions, _id_prefixes(instructions))
+        prefixes = _id_prefixes(instructions)
+        make = functools.partial(_records_with_ids, records, instructions, prefixes)
     elif partial:
-        make = functools.partial(_partial_records, instructions)
+        make = functools.partial(_partial_records, records, instructions)
     else:
         # A plain TFRecordDataset factory over a dataset of paths: fused into the native
         # pipeline's interleave.
         files = order.map(functools.partial(_path_of, paths))
-        return files.interleave(TFRecordDataset, cycle_length=cycle, block_length=block)
+        return files.interleave(records, cycle_length=cycle, block_length=block)
     return order.interleave(make, cycle_length=cycle, block_length=block)
 
 
@@ -165,9 +171,9 @@ def _path_of(paths, index):
     return paths[int(index)]
 
 
-def _partial_records(instructions, index):
+def _partial_records(records, instructions, index):
     instruction = instructions[int(index)]
-    records = TFRecordDataset(os.fspath(instruction.filename))
+    records = records(os.fspath(instruction.filename))
     if instruction.skip:
         records = records.skip(instruction.skip)
     if not instruction.takes_all:
@@ -175,9 +181,9 @@ def _partial_records(instructions, index):
     return records
 
 
-def _records_with_ids(instructions, prefixes, index):
+def _records_with_ids(records, instructions, prefixes, index):
     instruction = instructions[int(index)]
-    records = _partial_records(instructions, index)
+    records = _partial_records(records, instructions, index)
     prefix = prefixes[instruction.filename]
     ids = Dataset.counter(instruction.skip).map(functools.partial(_tfds_id, prefix))
     return Dataset.zip((ids, records))
