@@ -52,7 +52,7 @@ def test_missing_dataset_never_downloads(tmp_path):
 def test_missing_version_and_wrong_config_say_what_exists(copy):
     directory = copy()
     data_dir = str(directory.parent.parent)
-    with pytest.raises(errors.NotFoundError, match="at version 9.9.9"):
+    with pytest.raises(errors.NotFoundError, match=r"at version 9\.9\.9"):
         tfds.builder("sf_classes:9.9.9", data_dir=data_dir)
     with pytest.raises(errors.NotFoundError, match="configs: large, small"):
         tfds.builder("sf_configs/medium", data_dir=DATA)
@@ -87,7 +87,7 @@ def test_missing_or_corrupt_metadata_names_the_file(copy):
         tfds.builder_from_directory(str(directory))
     assert "features.json" in e.value.message and "not valid JSON" in e.value.message
     (directory / "dataset_info.json").unlink()
-    with pytest.raises(errors.NotFoundError, match="dataset_info.json not found"):
+    with pytest.raises(errors.NotFoundError, match=r"dataset_info\.json not found"):
         tfds.builder_from_directory(str(directory))
 
 
@@ -129,7 +129,7 @@ def test_shard_shorter_than_its_info_names_the_file(copy):
     with pytest.raises(errors.DataLossError) as e:
         list(builder.as_dataset("validation"))
     assert str(shard) in e.value.message and "has 2 records" in e.value.message
-    with pytest.raises(errors.DataLossError, match="has 2 records, but dataset_info.json says 3"):
+    with pytest.raises(errors.DataLossError, match=r"has 2 records, but dataset_info\.json says 3"):
         builder.as_data_source("validation")
 
 
@@ -163,7 +163,7 @@ def test_record_that_is_not_an_example(copy):
         list(tfds.builder_from_directory(str(directory)).as_dataset("validation"))
 
 
-# --- reading ----------------------------------------------------------------------------------------
+# --- reading -----------------------------------------------------------------------------------
 
 
 def test_rlds_episodes_flat_map_to_steps():
