@@ -108,6 +108,17 @@ def _describe_class(cls):
     return lines
 
 
+def _constructor_signature(cls):
+    """The class's call signature when swigflow defines its constructor; nothing when it is
+    inherited from the standard library (Enum, Exception, ...), whose signatures change between
+    Python versions and are not swigflow's API."""
+    for name in ("__init__", "__new__"):
+        owner = next((c for c in cls.__mro__ if name in c.__dict__), None)
+        if owner is not None and _ours(owner):
+            return _signature(cls)
+    return ""
+
+
 def _public_names(module):
     if hasattr(module, "__all__"):
         return sorted(module.__all__)
@@ -139,7 +150,7 @@ def describe(module_name):
             lines.append(f"  module {name} = {obj.__name__}")
         elif inspect.isclass(obj):
             bases = ", ".join(b.__name__ for b in obj.__bases__)
-            lines.append(f"  class {name}({bases}){_signature(obj)}")
+            lines.append(f"  class {name}({bases}){_constructor_signature(obj)}")
             lines.extend(_describe_class(obj))
         elif callable(obj):
             lines.append(f"  function {name}{_signature(obj)}")

@@ -8,6 +8,8 @@ import os
 import pickle
 import shutil
 import socket
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -379,3 +381,32 @@ def test_s3_data_dir_reads_as_local(s3):
     episode = remote.as_data_source("train")[5]
     assert episode["episode_metadata"]["file_path"] == local.as_data_source("train")[5][
         "episode_metadata"]["file_path"]  # fmt: skip
+
+
+def test_pytorch_example_trains():
+    pytest.importorskip("torch", reason="the example trains a PyTorch model")
+    example = os.path.join(os.path.dirname(os.path.dirname(ROOT)), "..", "examples")
+    script = os.path.join(os.path.normpath(example), "tfds_pytorch.py")
+    result = subprocess.run(
+        [sys.executable, script, "--epochs", "1", "--data-dir", DATA],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "epoch 0: loss" in result.stdout and "validation: accuracy" in result.stdout
+    assert "over 10 images of 4 classes (cat, dog, bird, fish)" in result.stdout
+
+
+def test_shard_slices_read_whole_shards():
+    builder = tfds.builder("sf_features", data_dir=DATA)
+    paths = builder.info.splits["train"].filepaths
+    spec = {"id": sf.io.FixedLenFeature([], "int64")}
+
+    def ids_in(path):
+        return [int(e["id"]) for e in sf.data.TFRecordDataset(path).parse(spec)]
+
+    one = [int(e["id"]) for e in builder.as_dataset("train[1shard]")]
+    assert one == ids_in(paths[1])
+    config = tfds.ReadConfig(interleave_cycle_length=1)
+    some = [int(e["id"]) for e in builder.as_dataset("train[2shard:4shard]", read_config=config)]
+    assert some == ids_in(paths[2]) + ids_in(paths[3])
+    assert builder.info.splits["train[-2shard:]"].num_examples == 6

@@ -394,3 +394,39 @@ def test_read_tasks_keep_remote_files_in_the_shard_cache(tmp_path):
     fsspec.filesystem("memory").rm(url)
     with pytest.raises(errors.NotFoundError):  # the store is asked whether the copy is current
         list(task())
+
+
+# --- TFDS-prepared datasets ----------------------------------------------------------------------
+
+TFDS_DATA = os.path.join(TESTDATA, "tfds", "data")
+
+
+def test_read_tfds_decoded_columns_in_file_order():
+    import swigflow.datasets as tfds
+
+    ds = swigflow.ray.read_tfds("sf_classes", split="validation[1:9]", data_dir=TFDS_DATA,
+                                override_num_blocks=3)  # fmt: skip
+    rows = ds.take_all()
+    builder = tfds.builder("sf_classes", data_dir=TFDS_DATA)
+    ordered = tfds.ReadConfig(interleave_cycle_length=1)
+    want = list(builder.as_dataset("validation[1:9]", read_config=ordered))
+    assert len(rows) == len(want) == 8
+    for row, example in zip(rows, want):
+        assert row["label"] == example["label"] and isinstance(row["label"], (int, np.integer))
+        assert row["file_name"] == example["file_name"]
+        np.testing.assert_array_equal(row["image"], example["image"])  # each at its own size
+    assert {r["image"].shape for r in rows} != {rows[0]["image"].shape}
+
+
+def test_read_tfds_rlds_steps_as_stacked_columns():
+    ds = swigflow.ray.read_tfds(builder_dir=os.path.join(TFDS_DATA, "sf_rlds", "1.0.0"),
+                                split="train[:4]")  # fmt: skip
+    rows = ds.take_all()
+    assert len(rows) == 4
+    for row in rows:
+        steps = len(row["steps/is_first"])
+        assert row["steps/observation/image"].shape == (steps, 6, 8, 3)
+        assert bool(row["steps/is_first"][0]) and bool(row["steps/is_last"][-1])
+        assert row["episode_metadata/file_path"].startswith(b"/data/ep")
+    with pytest.raises(ValueError, match="one of them"):
+        swigflow.ray.read_tfds(split="train")

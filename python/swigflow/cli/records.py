@@ -24,12 +24,14 @@ from swigflow.io.index import (
 def register(commands):
     p = commands.add_parser(
         "inspect",
-        help="infer the schema of tf.train.Example records",
+        help="infer the schema of tf.train.Example records, or describe a TFDS dataset",
         description="Reads every record (or the first --max-records) and infers the schema: "
         "keys, kinds, how many records have each key, values per record (min-max), an example "
-        "value, and a parse_example spec that fits.",
+        "value, and a parse_example spec that fits. Given a directory of a dataset that "
+        "TensorFlow Datasets prepared (.../name[/config]/version, or its newest version under "
+        ".../name), prints its splits, shard counts and feature tree instead.",
     )
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("files", nargs="+", metavar="FILE|DIR")
     p.add_argument("--max-records", type=positive_int, help="stop after this many records")
     p.add_argument("--json", action="store_true", help="print the schema as JSON")
     add_compression_option(p)
@@ -196,6 +198,12 @@ def _spec_text(stats, records):
 
 
 def _inspect(args):
+    from swigflow.cli import datasets
+
+    if len(args.files) == 1:
+        builder = datasets.builder_at(args.files[0])
+        if builder is not None:
+            return datasets.inspect(builder, args.json)
     scan = schema.SchemaScan()
     for path in args.files:
         limit = None if args.max_records is None else args.max_records - scan.records

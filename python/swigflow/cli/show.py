@@ -47,12 +47,27 @@ def register(commands):
         "show",
         help="draw a contact sheet (PNG) of the images in TFRecord files",
         description="Decodes the images of the first ROWSxCOLS records (or a random sample "
-        "with --seed) and draws them in a grid, each with its label, into a PNG.",
+        "with --seed) and draws them in a grid, each with its label, into a PNG. FILE may also "
+        "be the directory of a dataset TensorFlow Datasets prepared (see --split).",
     )
-    p.add_argument("files", nargs="+", metavar="FILE")
-    p.add_argument("--key", default="image/encoded", help="the bytes feature holding the image")
+    p.add_argument("files", nargs="+", metavar="FILE|DIR")
+    p.add_argument(
+        "--key",
+        help="the bytes feature holding the image (default: image/encoded; in a TFDS dataset, "
+        "its first Image feature)",
+    )
+    p.add_argument(
+        "--split",
+        default="train",
+        help="a TFDS dataset's split to draw, in TFDS's split language (default: train)",
+    )
     p.add_argument("--grid", type=_grid, default=(8, 8), metavar="ROWSxCOLS", help="(8x8)")
-    p.add_argument("--label", metavar="KEY", help="a feature to print under each image")
+    p.add_argument(
+        "--label",
+        metavar="KEY",
+        help="a feature to print under each image (a TFDS dataset: its first ClassLabel, "
+        "with the class names, unless named)",
+    )
     p.add_argument("--cell", type=positive_int, default=128, metavar="PIXELS", help="(128)")
     p.add_argument(
         "--seed",
@@ -91,6 +106,29 @@ def _pick(args, n):
             if j < n:
                 sample[j] = record
     return sample
+
+
+def _items(args, n):
+    """(encoded image or the error that stands for it, label text) of the records to draw."""
+    from swigflow.cli import datasets
+
+    if len(args.files) == 1:
+        builder = datasets.builder_at(args.files[0])
+        if builder is not None:
+            return datasets.sheet_examples(builder, args.split, args.key, args.label, n, args.seed)
+    key = args.key or "image/encoded"
+    items = []
+    for payload in _pick(args, n):
+        example = schema.decode_example(payload)
+        if example is None:
+            items.append((errors.InvalidArgumentError("not a tf.train.Example"), "?"))
+            continue
+        _, values = _value(example, key)
+        encoded = values[0] if len(values) == 1 else None
+        if encoded is None:
+            encoded = errors.InvalidArgumentError(f"no single {key!r} value")
+        items.append((encoded, label_text(example, args.label) if args.label else ""))
+    return items
 
 
 def _value(example, key):
@@ -151,37 +189,30 @@ def _draw_labels(sheet, labels, cols, cell):
 
 def _show(args):
     rows, cols = args.grid
-    labelled = args.label is not None
     cell = args.cell
-    height = PAD + rows * (cell + (LABEL if labelled else 0) + PAD)
+    height = PAD + rows * (cell + LABEL + PAD)  # the largest, with label strips
     width = PAD + cols * (cell + PAD)
     if height * width > MAX_SHEET_PIXELS:
         raise CommandError(
             f"a {rows}x{cols} sheet of {cell}-pixel cells would be {width}x{height} pixels, more "
             f"than {MAX_SHEET_PIXELS:,}: use a smaller --cell or --grid"
         )
-    records = _pick(args, rows * cols)
-    if not records:
+    items = _items(args, rows * cols)
+    if not items:
         raise CommandError("the files hold no records")
+    labelled = args.label is not None or any(label for _, label in items)
+    height = PAD + rows * (cell + (LABEL if labelled else 0) + PAD)
     sheet = np.full((height, width, 3), BACKGROUND // 2, dtype=np.uint8)
     labels = []
     failed = 0
-    for i, payload in enumerate(records):
+    for i, (encoded, label) in enumerate(items):
         top, left = cell_origin(i, cols, cell, labelled)
         box = sheet[top : top + cell, left : left + cell]
         box[:] = BACKGROUND
-        example = schema.decode_example(payload)
-        if example is None:
-            box[:] = FAILED
-            failed += 1
-            print(f"record {i}: not a tf.train.Example", file=sys.stderr)
-            labels.append("?")
-            continue
-        _, values = _value(example, args.key)
         try:
-            if len(values) != 1:
-                raise errors.InvalidArgumentError(f"no single {args.key!r} value")
-            pixels = image.decode_image(values[0], channels=3)
+            if isinstance(encoded, errors.OpError):
+                raise encoded
+            pixels = image.decode_image(encoded, channels=3)
         except errors.OpError as e:
             box[:] = FAILED
             failed += 1
@@ -189,13 +220,13 @@ def _show(args):
         else:
             pixels, (y, x) = fit(pixels, cell)
             box[y : y + pixels.shape[0], x : x + pixels.shape[1]] = pixels
-        labels.append(label_text(example, args.label) if labelled else "")
+        labels.append(one_line(label))
     if labelled:
         sheet = _draw_labels(sheet, labels, cols, cell)
     with gfile.GFile(args.output, "wb") as f:
         f.write(image.encode_png(sheet))
     print(
-        f"drew {len(records)} image(s) in a {rows}x{cols} grid to {args.output}"
+        f"drew {len(items)} image(s) in a {rows}x{cols} grid to {args.output}"
         + (f"; {failed} did not decode" if failed else "")
     )
     return 0

@@ -188,6 +188,21 @@ def _default_config(dataset_dir):
         return None
 
 
+def newest_version_dir(directory):
+    """The newest prepared version under `directory` (a dataset's or a config's folder; a
+    dataset's default config when it has configs), or None."""
+    directory = gfile.as_path(directory).rstrip("/")
+    candidates = [directory]
+    default = _default_config(directory)
+    if default:
+        candidates.append(gfile.join(directory, default))
+    for candidate in candidates:
+        versions = _versions(candidate)
+        if versions:
+            return gfile.join(candidate, str(versions[-1]))
+    return None
+
+
 def find_builder_dir(name, data_dir=None, config=None, version=None):
     """``data_dir/name[/config]/version`` of a prepared dataset: the newest version matching
     `version` (``"1.2.0"``, ``"1.*.*"``, None: any), the default config when none is named.

@@ -121,6 +121,34 @@ def write_tfrecords(
     return sink.files_written
 
 
+def read_tfds(name=None, *, split, data_dir=None, builder_dir=None, decoders=None,
+              override_num_blocks=None):  # fmt: skip
+    """A ``ray.data.Dataset`` of a split of a dataset TensorFlow Datasets prepared (TFRecord
+    files), decoded as :mod:`swigflow.datasets` decodes it, one column per feature (``/``-joined
+    keys): ClassLabel as int64, images as tensors, Text as bytes. Name the dataset as
+    ``swigflow.datasets.builder`` takes it (`name`, `data_dir`) or by its directory
+    (`builder_dir`); `split` in TFDS's split language. Rows come in the split's file order when
+    Ray keeps the order; the files are divided between read tasks.
+
+    ::
+
+        ds = swigflow.ray.read_tfds("imagenet2012", split="train[:10%]", data_dir="gs://b/tfds")
+    """
+    from swigflow import datasets
+
+    datasource = _extra(lambda: importlib.import_module("swigflow.ray.datasets"))
+    if (name is None) == (builder_dir is None):
+        raise ValueError("read_tfds takes a dataset name or a builder_dir, one of them")
+    if builder_dir is not None:
+        builder = datasets.builder_from_directory(builder_dir)
+    else:
+        builder = datasets.builder(name, data_dir=data_dir)
+    import ray.data
+
+    source = datasource.TFDSDatasource(builder, split, decoders=decoders)
+    return ray.data.read_datasource(source, override_num_blocks=override_num_blocks)
+
+
 def import_ray():
     """The ``ray`` module, or an ImportError saying to install the ``ray`` extra."""
     return _extra(lambda: importlib.import_module("ray"))
@@ -151,6 +179,7 @@ __all__ = [
     "TFRecordDatasink",
     "TFRecordDatasource",
     "import_ray",
+    "read_tfds",
     "read_tfrecords",
     "write_tfrecords",
 ]
