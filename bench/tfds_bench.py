@@ -6,10 +6,11 @@ Run with the installed wheel and the anchors in one virtual environment:
         tensorflow-cpu==2.21.0 tensorflow-datasets==4.9.10 array-record pillow
     /tmp/tfds/bin/python bench/tfds_bench.py [--images 3000] [--repeats 3] [--dir /tmp/tfds_bench]
 
-TFDS prepares the data (kept in --dir between runs): --images JPEGs of mixed sizes (200-500 px
-a side, q90) with a ClassLabel, in 8 TFRecord shards and again as ArrayRecord; and a numeric
-dataset (an RLDS-like step of 24 features, no images) for the per-example decode. Rows, each
-the best of --repeats, each library in its own phase:
+TFDS prepares the data (kept in --dir between runs, a folder per --images): --images JPEGs
+of mixed sizes (200-500 px a side, q90) with a ClassLabel, in 8 TFRecord shards and again as
+ArrayRecord; and a numeric dataset (an RLDS-like step of 24 features, no images) for the
+per-example decode. Rows, each the best of --repeats, each library in a process of its own
+(swigflow's first, then TFDS's):
   1. pipeline: read + decode + resize to 224x224 float32 + batch 64, every core.
      TFDS: tfds.load(split="train") mapped with tf.image.resize (AUTOTUNE), through
      tfds.as_numpy, and the same with SkipDecoding and decode_jpeg + resize in one map; the
@@ -23,7 +24,9 @@ the best of --repeats, each library in its own phase:
 """
 
 import argparse
+import json
 import os
+import subprocess
 import sys
 import time
 
@@ -141,23 +144,12 @@ def best(fn, repeats):
     return min(times)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--images", type=int, default=3000)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--random-reads", type=int, default=1000)
-    parser.add_argument("--dir", default="/tmp/tfds_bench")
-    args = parser.parse_args()
-    prepare(args.dir, args.images)
-    tfrecord = os.path.join(args.dir, "tfrecord")
-    array_record = os.path.join(args.dir, "array_record")
-    n, repeats = args.images, args.repeats
-    print(f"CPU: {cpu_name()}, {os.cpu_count()} cores; Python {sys.version.split()[0]}")
-    rows = {}
-
-    # --- phase 1: TFDS, with TensorFlow ---------------------------------------------------------
+def tfds_phase(args, tfrecord, array_record, picks):
+    """TFDS's rows (TensorFlow imported only in this process)."""
     import tensorflow as tf
     import tensorflow_datasets as tfds
+
+    n, repeats, rows = args.images, args.repeats, {}
 
     def tfds_pipeline():
         ds = tfds.load(NAME, split="train", data_dir=tfrecord)
@@ -184,43 +176,27 @@ def main():
 
     rows["pipeline_tfds_load"] = n / best(tfds_pipeline, repeats)
     rows["pipeline_tfds_skip"] = n / best(tfds_pipeline_skip, repeats)
-    rows["pipeline_tfds"] = max(rows["pipeline_tfds_load"], rows["pipeline_tfds_skip"])
-    rng = np.random.default_rng(7)
-    picks = rng.integers(0, n, args.random_reads).tolist()
-    tfds_source = tfds.data_source(NAME, split="train", data_dir=array_record)
+    source = tfds.data_source(NAME, split="train", data_dir=array_record)
+    rows["random_tfds_array_record"] = len(picks) / best(random_reads(source, picks), repeats)
+    rows["batch_tfds_array_record"] = len(picks) / best(random_batches(source, picks), repeats)
+    features = tfds.builder(NUMERIC, data_dir=tfrecord).info.features
+    records = numeric_records(tfrecord)
 
-    def random_reads(source):
-        def run():
-            for i in picks:
-                source[i]
-
-        return run
-
-    def random_batches(source):
-        def run():
-            for start in range(0, len(picks), BATCH):
-                source.__getitems__(picks[start : start + BATCH])
-
-        return run
-
-    rows["random_tfds_array_record"] = len(picks) / best(random_reads(tfds_source), repeats)
-    rows["batch_tfds_array_record"] = len(picks) / best(random_batches(tfds_source), repeats)
-    numeric = tfds.builder(NUMERIC, data_dir=tfrecord)
-    records = [bytes(r) for r in tf.data.TFRecordDataset(
-        sorted(tf.io.gfile.glob(os.path.join(numeric.data_dir, "*train*")))
-    ).take(2000).as_numpy_iterator()]  # fmt: skip
-    features = numeric.info.features
-
-    def tfds_decode():
+    def decode():
         for r in records:
             features.deserialize_example_np(r)
 
-    rows["decode_tfds_np"] = len(records) / best(tfds_decode, repeats)
+    rows["decode_tfds_np"] = len(records) / best(decode, repeats)
+    return rows
 
-    # --- phase 2: swigflow, without TensorFlow ---------------------------------------------------
+
+def swigflow_phase(args, tfrecord, array_record, picks):
+    """swigflow's rows (no TensorFlow in this process)."""
     import swigflow.datasets as sfds
 
-    def sf_pipeline():
+    n, repeats, rows = args.images, args.repeats, {}
+
+    def pipeline():
         ds = sfds.load(
             NAME, split="train", data_dir=tfrecord,
             decoders={"image": sfds.decode.SkipDecoding()},
@@ -228,33 +204,100 @@ def main():
         for _ in ds:
             pass
 
-    rows["pipeline_swigflow"] = n / best(sf_pipeline, repeats)
-    sf_source = sfds.data_source(NAME, split="train", data_dir=tfrecord)
-    rows["random_swigflow_tfrecord"] = len(picks) / best(random_reads(sf_source), repeats)
-    sf_ar = sfds.data_source(NAME, split="train", data_dir=array_record)
-    rows["random_swigflow_array_record"] = len(picks) / best(random_reads(sf_ar), repeats)
-    rows["batch_swigflow_tfrecord"] = len(picks) / best(random_batches(sf_source), repeats)
-    rows["batch_swigflow_array_record"] = len(picks) / best(random_batches(sf_ar), repeats)
-    sf_features = sfds.builder(NUMERIC, data_dir=tfrecord).info.features
+    rows["pipeline_swigflow"] = n / best(pipeline, repeats)
+    for fmt, data_dir in (("tfrecord", tfrecord), ("array_record", array_record)):
+        source = sfds.data_source(NAME, split="train", data_dir=data_dir)
+        rows[f"random_swigflow_{fmt}"] = len(picks) / best(random_reads(source, picks), repeats)
+        rows[f"batch_swigflow_{fmt}"] = len(picks) / best(random_batches(source, picks), repeats)
+    features = sfds.builder(NUMERIC, data_dir=tfrecord).info.features
+    records = numeric_records(tfrecord)
 
-    def sf_decode():
+    def decode():
         for r in records:
-            sf_features.deserialize_example_np(r)
+            features.deserialize_example_np(r)
 
-    def sf_decode_batched():
+    def decode_batched():
         for start in range(0, len(records), BATCH):
-            sf_features.deserialize_examples_np(records[start : start + BATCH])
+            features.deserialize_examples_np(records[start : start + BATCH])
 
-    rows["decode_swigflow_np"] = len(records) / best(sf_decode, repeats)
-    rows["decode_swigflow_np_batched"] = len(records) / best(sf_decode_batched, repeats)
+    rows["decode_swigflow_np"] = len(records) / best(decode, repeats)
+    rows["decode_swigflow_np_batched"] = len(records) / best(decode_batched, repeats)
+    return rows
 
+
+def numeric_records(tfrecord):
+    """The first 2,000 serialized examples of the numeric dataset (read without TensorFlow)."""
+    import glob
+
+    import swigflow
+
+    directory = os.path.join(tfrecord, NUMERIC, "1.0.0")
+    records = []
+    for path in sorted(glob.glob(os.path.join(directory, "*train*"))):
+        records.extend(swigflow.io.tf_record_iterator(path))
+    return records[:2000]
+
+
+def random_reads(source, picks):
+    def run():
+        for i in picks:
+            source[i]
+
+    return run
+
+
+def random_batches(source, picks):
+    def run():
+        for start in range(0, len(picks), BATCH):
+            source.__getitems__(picks[start : start + BATCH])
+
+    return run
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--images", type=int, default=3000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--random-reads", type=int, default=1000)
+    parser.add_argument("--dir", default="/tmp/tfds_bench")
+    parser.add_argument("--phase", choices=["prepare", "tfds", "swigflow"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    directory = os.path.join(args.dir, f"{args.images}-images")  # one per dataset size
+    tfrecord = os.path.join(directory, "tfrecord")
+    array_record = os.path.join(directory, "array_record")
+    picks = np.random.default_rng(7).integers(0, args.images, args.random_reads).tolist()
+    if args.phase == "prepare":
+        prepare(directory, args.images)
+        return
+    if args.phase is not None:
+        phase = tfds_phase if args.phase == "tfds" else swigflow_phase
+        print(json.dumps(phase(args, tfrecord, array_record, picks)))
+        return
+    # Each library in a process of its own: TensorFlow's thread pools stay out of swigflow's.
+    rows = {}
+    for phase in ("prepare", "swigflow", "tfds"):
+        done = subprocess.run(
+            [sys.executable, os.path.abspath(__file__), *sys.argv[1:], "--phase", phase],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        if done.returncode:
+            sys.exit(f"the {phase} phase failed:\n{done.stderr[-4000:]}")
+        if phase != "prepare":
+            rows.update(json.loads(done.stdout.strip().splitlines()[-1]))
+    report(rows, args)
+
+
+def report(rows, args):
+    n = args.images
+    rows["pipeline_tfds"] = max(rows["pipeline_tfds_load"], rows["pipeline_tfds_skip"])
+    print(f"CPU: {cpu_name()}, {os.cpu_count()} cores; Python {sys.version.split()[0]}")
     print(f"\n{n} JPEGs (200-500 px, q90) -> 224x224 float32, batches of {BATCH}:")
     print(f"  tfds.load + tf.image.resize + as_numpy   {rows['pipeline_tfds_load']:9.0f} images/s")
     print(f"  the same, SkipDecoding + decode in map   {rows['pipeline_tfds_skip']:9.0f} images/s")
     ratio = rows["pipeline_swigflow"] / rows["pipeline_tfds"]
     print(f"  swigflow.datasets + decode_images         {rows['pipeline_swigflow']:9.0f} images/s"
           f"  {ratio:.2f}x TFDS's faster")  # fmt: skip
-    print(f"\nRandom access, decoded, one example a call ({len(picks)} random indices):")
+    print(f"\nRandom access, decoded, one example a call ({args.random_reads} random indices):")
     base = rows["random_tfds_array_record"]
     print(f"  TFDS ArrayRecord data source              {base:9.0f} examples/s")
     labels = {"tfrecord": "swigflow data source, TFRecord",
@@ -266,7 +309,7 @@ def main():
     print(f"  TFDS ArrayRecord data source              {base:9.0f} examples/s")
     for key, label in [(f"batch_swigflow_{k}", v) for k, v in labels.items()]:
         print(f"  {label:<40}  {rows[key]:9.0f} examples/s  {rows[key] / base:.2f}x TFDS")
-    print(f"\nPer-example decode, {len(records)} serialized examples of 24 numeric features:")
+    print(f"\nPer-example decode, {2000} serialized examples of 24 numeric features:")
     base = rows["decode_tfds_np"]
     print(f"  TFDS features.deserialize_example_np      {base:9.0f} examples/s")
     for key, label in [("decode_swigflow_np", "swigflow, one example a call"),

@@ -410,3 +410,20 @@ def test_shard_slices_read_whole_shards():
     some = [int(e["id"]) for e in builder.as_dataset("train[2shard:4shard]", read_config=config)]
     assert some == ids_in(paths[2]) + ids_in(paths[3])
     assert builder.info.splits["train[-2shard:]"].num_examples == 6
+
+
+def test_data_source_in_grain_and_torch_workers():
+    """The data source as Grain's RandomAccessDataSource and a PyTorch map-style dataset read
+    by DataLoader worker processes (the source is pickled into each)."""
+    source = tfds.data_source("sf_classes", split="train", data_dir=DATA)
+    names = sorted(source[i]["file_name"] for i in range(len(source)))
+    grain = pytest.importorskip("grain")
+    mapped = grain.MapDataset.source(source).shuffle(seed=1)
+    assert sorted(row["file_name"] for row in mapped) == names
+    torch = pytest.importorskip("torch")
+    loader = torch.utils.data.DataLoader(
+        source, batch_size=8, num_workers=2, collate_fn=lambda rows: rows,
+        sampler=torch.utils.data.RandomSampler(source, generator=torch.Generator().manual_seed(0)),
+    )  # fmt: skip
+    seen = [row["file_name"] for batch in loader for row in batch]
+    assert sorted(seen) == names and seen != names
