@@ -1,11 +1,13 @@
 #include "swig/py_image.h"
 
 #include <cstdint>
+#include <new>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "swigflow/example/parse.h"
 #include "swigflow/framework/random.h"
 #include "swigflow/framework/thread_pool.h"
 #include "swigflow/image/crop.h"
@@ -241,15 +243,19 @@ PyObject* ImageDecodeBatch(PyObject* contents, unsigned long long seed, long lon
   }
   const auto shape = sfi::DecodedBatchShape(o, n);
   npy_intp dims[4] = {shape[0], shape[1], shape[2], shape[3]};
-  Ref result(
-      PyArray_SimpleNew(4, dims, o.type == sfi::SampleType::kFloat32 ? NPY_FLOAT32 : NPY_UINT8));
-  if (result == nullptr) return nullptr;
+  // From the buffer pool: the next batch of this size writes into pages already mapped.
+  example::NumberVector<uint8_t> pixels;
+  try {
+    pixels.resize(static_cast<size_t>(n) * sfi::DecodedImageBytes(o));
+  } catch (const std::bad_alloc&) {
+    return PyErr_NoMemory();
+  }
+  void* out = pixels.data();
   std::vector<uint64_t> seeds(static_cast<size_t>(n));
   for (size_t i = 0; i < seeds.size(); ++i) {
     seeds[i] = sfi::ImageSeed(seed, epoch, position + static_cast<int64_t>(i));
   }
   std::vector<Status> statuses;
-  void* out = PyArray_DATA(ArrayOf(result));
   Status s = WithoutGil([&] {
     sfi::DecodeImageBatch(views, seeds, o, swigflow::ThreadPool::Default(), out, &statuses);
     for (size_t i = 0; i < statuses.size(); ++i) {
@@ -261,7 +267,8 @@ PyObject* ImageDecodeBatch(PyObject* contents, unsigned long long seed, long lon
     return Status::OK();
   });
   if (!s.ok()) return StatusResult(s);
-  return result.release();
+  return ArrayFromBuffer(std::move(pixels),
+                         o.type == sfi::SampleType::kFloat32 ? NPY_FLOAT32 : NPY_UINT8, 4, dims);
 }
 
 }  // namespace python

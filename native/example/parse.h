@@ -9,6 +9,7 @@
 #ifndef SWIGFLOW_EXAMPLE_PARSE_H_
 #define SWIGFLOW_EXAMPLE_PARSE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "swigflow/example/example.h"
+#include "swigflow/framework/memory.h"
 #include "swigflow/framework/status.h"
 #include "swigflow/framework/thread_pool.h"
 
@@ -48,6 +50,8 @@ struct FeatureSpec {
 
 // std::allocator, except that resize() leaves new numbers uninitialized: the parser overwrites
 // them at once, so zeroing them first would only cost time.
+// Large blocks come from the process's BufferPool (framework/memory.h): a batch's buffers are
+// reused by the next batch of the same size instead of faulting in fresh pages.
 template <typename T>
 struct UninitializedAllocator : std::allocator<T> {
   template <typename U>
@@ -57,6 +61,8 @@ struct UninitializedAllocator : std::allocator<T> {
   UninitializedAllocator() = default;
   template <typename U>
   UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  T* allocate(size_t n) { return static_cast<T*>(PooledAllocate(n * sizeof(T))); }
+  void deallocate(T* p, size_t n) noexcept { PooledDeallocate(p, n * sizeof(T)); }
   template <typename U>
   void construct(U* p) noexcept {
     ::new (static_cast<void*>(p)) U;  // default-initialization: no zeroing
