@@ -47,5 +47,6 @@
 %rename("%s") swigflow::python::EncodeExample;
 %rename("%s") swigflow::python::EncodeExampleColumns;
 %rename("%s") swigflow::python::ParseExampleBatch;
+%rename("%s") swigflow::python::ParseExampleRows;
 %include "swig/py_example.h"
 %unignoreall

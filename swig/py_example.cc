@@ -415,5 +415,173 @@ PyObject* ParseExampleBatch(PyObject* serialized, const std::vector<ex::FeatureS
   return result.release();  // (records is released after: the views pointed into its bytes)
 }
 
+namespace {
+
+// A parsed value cast to `type` (a numpy type number ParseExampleRows takes) into `out`.
+void CastNumber(int64_t v, int type, void* out) {
+  switch (type) {
+    case NPY_BOOL: *static_cast<npy_bool*>(out) = v != 0; break;
+    case NPY_INT8: *static_cast<int8_t*>(out) = static_cast<int8_t>(v); break;
+    case NPY_UINT8: *static_cast<uint8_t*>(out) = static_cast<uint8_t>(v); break;
+    case NPY_INT16: *static_cast<int16_t*>(out) = static_cast<int16_t>(v); break;
+    case NPY_UINT16: *static_cast<uint16_t*>(out) = static_cast<uint16_t>(v); break;
+    case NPY_INT32: *static_cast<int32_t*>(out) = static_cast<int32_t>(v); break;
+    case NPY_UINT32: *static_cast<uint32_t*>(out) = static_cast<uint32_t>(v); break;
+    case NPY_UINT64: *static_cast<uint64_t*>(out) = static_cast<uint64_t>(v); break;
+    default: *static_cast<int64_t*>(out) = v; break;
+  }
+}
+
+void CastNumber(float v, int type, void* out) {
+  if (type == NPY_FLOAT64) {
+    *static_cast<double*>(out) = v;
+  } else {
+    *static_cast<float*>(out) = v;
+  }
+}
+
+bool RowTypeSupported(int type, ex::Feature::Kind kind) {
+  switch (kind) {
+    case ex::Feature::Kind::kBytes:
+      return type == NPY_OBJECT;
+    case ex::Feature::Kind::kFloat:
+      return type == NPY_FLOAT32 || type == NPY_FLOAT64;
+    default:
+      return type == NPY_BOOL || type == NPY_INT8 || type == NPY_UINT8 || type == NPY_INT16 ||
+             type == NPY_UINT16 || type == NPY_INT32 || type == NPY_UINT32 ||
+             type == NPY_INT64 || type == NPY_UINT64;
+  }
+}
+
+// A Python int, float or bool of one cast value (python_scalars), else a numpy scalar.
+template <typename T>
+PyObject* ScalarToPy(T v, int type, PyArray_Descr* descr, bool python_scalars) {
+  alignas(8) unsigned char buffer[8];
+  CastNumber(v, type, buffer);
+  if (!python_scalars) return PyArray_Scalar(buffer, descr, nullptr);
+  switch (type) {
+    case NPY_BOOL: return PyBool_FromLong(*reinterpret_cast<npy_bool*>(buffer));
+    case NPY_INT8: return PyLong_FromLong(*reinterpret_cast<int8_t*>(buffer));
+    case NPY_UINT8: return PyLong_FromLong(*reinterpret_cast<uint8_t*>(buffer));
+    case NPY_INT16: return PyLong_FromLong(*reinterpret_cast<int16_t*>(buffer));
+    case NPY_UINT16: return PyLong_FromLong(*reinterpret_cast<uint16_t*>(buffer));
+    case NPY_INT32: return PyLong_FromLong(*reinterpret_cast<int32_t*>(buffer));
+    case NPY_UINT32: return PyLong_FromUnsignedLong(*reinterpret_cast<uint32_t*>(buffer));
+    case NPY_UINT64: return PyLong_FromUnsignedLongLong(*reinterpret_cast<uint64_t*>(buffer));
+    case NPY_FLOAT32: return PyFloat_FromDouble(*reinterpret_cast<float*>(buffer));
+    case NPY_FLOAT64: return PyFloat_FromDouble(*reinterpret_cast<double*>(buffer));
+    default: return PyLong_FromLongLong(*reinterpret_cast<int64_t*>(buffer));
+  }
+}
+
+// `count` values of `f` from `begin` as an array of `type` and shape `dims` (rank `nd`).
+PyObject* ValuesToArray(const ex::ParsedFeature& f, ex::Feature::Kind kind, size_t begin,
+                        size_t count, int type, int nd, npy_intp* dims) {
+  Ref array(PyArray_SimpleNew(nd, dims, type));
+  if (array == nullptr) return nullptr;
+  char* out = static_cast<char*>(PyArray_DATA(ArrayOf(array)));
+  const size_t item = static_cast<size_t>(PyArray_ITEMSIZE(ArrayOf(array)));
+  for (size_t k = 0; k < count; ++k) {
+    if (kind == ex::Feature::Kind::kBytes) {
+      const std::string_view v = f.bytes[begin + k];
+      PyObject* b = PyBytes_FromStringAndSize(v.data(), static_cast<Py_ssize_t>(v.size()));
+      if (b == nullptr) return nullptr;
+      reinterpret_cast<PyObject**>(out)[k] = b;
+    } else if (kind == ex::Feature::Kind::kFloat) {
+      CastNumber(f.floats[begin + k], type, out + k * item);
+    } else {
+      CastNumber(f.int64s[begin + k], type, out + k * item);
+    }
+  }
+  return array.release();
+}
+
+// One spec's value in example i (see ParseExampleRows).
+PyObject* RowValue(const ex::FeatureSpec& spec, const ex::ParsedFeature& f,
+                   const std::vector<size_t>& offsets, size_t i, int type, PyArray_Descr* descr,
+                   bool python_scalars) {
+  const bool fixed = spec.type == ex::FeatureSpec::Type::kFixedLen;
+  const size_t begin = fixed ? i * static_cast<size_t>(spec.row_size) : offsets[i];
+  const size_t count = fixed ? static_cast<size_t>(spec.row_size) : offsets[i + 1] - offsets[i];
+  if (fixed && spec.shape.empty()) {
+    switch (spec.dtype) {
+      case ex::Feature::Kind::kBytes: {
+        const std::string_view v = f.bytes[begin];
+        return PyBytes_FromStringAndSize(v.data(), static_cast<Py_ssize_t>(v.size()));
+      }
+      case ex::Feature::Kind::kFloat:
+        return ScalarToPy(f.floats[begin], type, descr, python_scalars);
+      default:
+        return ScalarToPy(f.int64s[begin], type, descr, python_scalars);
+    }
+  }
+  std::vector<npy_intp> dims;
+  if (fixed) {
+    dims.assign(spec.shape.begin(), spec.shape.end());
+  } else {
+    dims.push_back(static_cast<npy_intp>(count));
+  }
+  return ValuesToArray(f, spec.dtype, begin, count, type, static_cast<int>(dims.size()),
+                       dims.data());
+}
+
+}  // namespace
+
+PyObject* ParseExampleRows(PyObject* serialized, const std::vector<ex::FeatureSpec>& specs,
+                           PyObject* dtypes, bool python_scalars, int num_threads) {
+  const Ref records(PySequence_Tuple(serialized));
+  if (records == nullptr) return nullptr;
+  const Ref types(PySequence_Fast(dtypes, "dtypes must be a sequence"));
+  if (types == nullptr) return nullptr;
+  if (PySequence_Fast_GET_SIZE(types.get()) != static_cast<Py_ssize_t>(specs.size())) {
+    PyErr_SetString(PyExc_ValueError, "ParseExampleRows needs one dtype per spec");
+    return nullptr;
+  }
+  std::vector<PyArray_Descr*> descrs(specs.size());
+  std::vector<int> type_nums(specs.size());
+  for (size_t j = 0; j < specs.size(); ++j) {
+    PyObject* t = PySequence_Fast_GET_ITEM(types.get(), static_cast<Py_ssize_t>(j));
+    if (!PyArray_DescrCheck(t) ||
+        !RowTypeSupported(reinterpret_cast<PyArray_Descr*>(t)->type_num, specs[j].dtype) ||
+        specs[j].type == ex::FeatureSpec::Type::kFixedLenSequence) {
+      PyErr_Format(PyExc_TypeError, "ParseExampleRows: unsupported dtype or spec for %s",
+                   specs[j].key.c_str());
+      return nullptr;
+    }
+    descrs[j] = reinterpret_cast<PyArray_Descr*>(t);
+    type_nums[j] = descrs[j]->type_num;
+  }
+  const Py_ssize_t n = PyTuple_GET_SIZE(records.get());
+  std::vector<std::string_view> views(static_cast<size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* item = PyTuple_GET_ITEM(records.get(), i);
+    if (!PyBytes_Check(item)) {
+      PyErr_Format(PyExc_TypeError, "serialized examples must be bytes, not %.100s (record %zd)",
+                   Py_TYPE(item)->tp_name, i);
+      return nullptr;
+    }
+    views[static_cast<size_t>(i)] =
+        std::string_view(PyBytes_AS_STRING(item), static_cast<size_t>(PyBytes_GET_SIZE(item)));
+  }
+  std::vector<ex::ParsedFeature> parsed;
+  const Status s = WithoutGil(
+      [&] { return ex::ParseExampleBatch(views, specs, nullptr, num_threads, &parsed); });
+  if (!s.ok()) return StatusResult(s);
+  std::vector<std::vector<size_t>> offsets(specs.size());
+  for (size_t j = 0; j < specs.size(); ++j) {
+    if (specs[j].type == ex::FeatureSpec::Type::kFixedLen) continue;
+    offsets[j].resize(static_cast<size_t>(n) + 1);
+    for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
+      offsets[j][i + 1] = offsets[j][i] + static_cast<size_t>(parsed[j].counts[i]);
+    }
+  }
+  return NewList(static_cast<size_t>(n), [&](size_t i) {
+    return NewList(specs.size(), [&](size_t j) {
+      return RowValue(specs[j], parsed[j], offsets[j], i, type_nums[j], descrs[j],
+                      python_scalars);
+    });
+  });
+}
+
 }  // namespace python
 }  // namespace swigflow

@@ -37,6 +37,16 @@ PyObject* EncodeExampleColumns(PyObject* columns, long long n);
 PyObject* ParseExampleBatch(PyObject* serialized, const std::vector<example::FeatureSpec>& specs,
                             PyObject* names, int num_threads);
 
+// parse_example's results split per example, for callers that want one example at a time
+// (swigflow.datasets): [[value per spec] per record]. dtypes: a numpy dtype per spec, the
+// value's (int64 specs: bool or an integer type, cast as numpy casts; float32 specs: float32 or
+// float64; strings: object). A FixedLen spec of shape () gives a numpy scalar of that dtype
+// (python_scalars: a Python bool, int or float) or bytes; other FixedLen specs an array of
+// their shape; VarLen specs a 1-D array of the example's values. FixedLenSequence specs are
+// not taken.
+PyObject* ParseExampleRows(PyObject* serialized, const std::vector<example::FeatureSpec>& specs,
+                           PyObject* dtypes, bool python_scalars, int num_threads);
+
 // (values, counts) of one parsed spec, as ParseExampleBatch returns them. Numbers go to numpy
 // without a copy; strings become bytes objects, unless `objects` already holds them (then the
 // array takes them over).

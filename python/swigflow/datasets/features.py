@@ -939,50 +939,64 @@ class _DecodePlan:
         self.infos = {}
         for leaf in self.leaves:
             self.infos.update(leaf.infos)
-        self._parse_plan = None  # the native parse plan and the columns, built on first use
+        self._parse_plan = None  # the native parse plan and the value makers, built on first use
         self._steps_for = None  # (decoders, _steps(decoders)) of the last call
 
     def __getstate__(self):  # native specs and closures are rebuilt in the other process
         state = dict(self.__dict__)
-        state.update(_parse_plan=None, _steps_for=None, _columns=None)
+        state.update(_parse_plan=None, _steps_for=None, _makers=None, _direct=None)
         return state
 
     def decode_records(self, records, decoders=None, numpy_path=False, pool=None):
-        """Serialized Examples decoded into TFDS's values, one nested dict each: parsed in one
-        native call, each key's values cast for the whole batch, then split per example.
-        `pool` (an executor): decode the examples on its threads when there is decoding to do
-        (images and encodings decode without the GIL)."""
+        """Serialized Examples decoded into TFDS's values, one nested dict each. One native call
+        parses them and makes each key's value per example, cast to its leaf's dtype (Python
+        scalars on the numpy path). `pool` (an executor): decode the examples on its threads
+        when there is decoding to do (images and encodings decode without the GIL)."""
         from swigflow import pywrap_swigflow as _pywrap
 
         if self._parse_plan is None:
-            self._parse_plan = feature_spec.ParsePlan(self.parse_spec())
-            self._threads = _pywrap.DefaultThreadCount()
-            # How each flat key's column is made from the native output (_column_maker).
-            self._columns = {key: _column_maker(key, info) for key, info in self.infos.items()}
-            self._dicts = sorted({leaf.path[:k] for leaf in self.leaves
-                                  for k in range(1, len(leaf.path))})  # fmt: skip
+            self._prepare()
         records = [r if type(r) is bytes else bytes(r) for r in records]
         n = len(records)
-        plan = self._parse_plan
-        native = _pywrap.ParseExampleBatch(records, plan.specs, None, self._threads if n > 8 else 1)
-        columns = {key: make(plan, native, n) for key, make in self._columns.items()}
+        rows = _pywrap.ParseExampleRows(
+            records, self._parse_plan.specs, self._row_dtypes, numpy_path,
+            self._threads if n > 8 else 1,
+        )  # fmt: skip
         steps = self._steps(decoders)
-        decode = functools.partial(self._example, columns, steps, numpy_path)
+        decode = functools.partial(self._example, steps, numpy_path)
         if pool is not None and n > 1 and any(d is not _PLAIN for _, _, d in steps):
-            return list(pool.map(decode, range(n)))
-        return [decode(i) for i in range(n)]
+            return list(pool.map(decode, rows))
+        return [decode(row) for row in rows]
 
-    def _example(self, columns, steps, numpy_path, i):
+    def _prepare(self):
+        """The native parse plan, the dtype each native spec's values come in, and how each
+        flat key's value is made from an example's values (_value_maker)."""
+        from swigflow import pywrap_swigflow as _pywrap
+
+        plan = feature_spec.ParsePlan(self.parse_spec())
+        dtypes = [None] * len(plan.specs)
+        self._makers, self._direct = {}, {}
+        for key, info in self.infos.items():
+            maker, direct = _value_maker(plan, key, info, dtypes)
+            self._makers[key] = maker
+            if direct is not None:
+                self._direct[key] = direct
+        self._row_dtypes = dtypes
+        self._dicts = sorted({leaf.path[:k] for leaf in self.leaves
+                              for k in range(1, len(leaf.path))})  # fmt: skip
+        self._threads = _pywrap.DefaultThreadCount()
+        self._parse_plan = plan
+
+    def _example(self, steps, numpy_path, row):
         nodes = {(): {}}
         for path in self._dicts:
             nodes[path] = nodes[path[:-1]][path[-1]] = {}
         for leaf, parent, decoder in steps:
             if decoder is _PLAIN:
-                value = columns[leaf.key](i)
-                if numpy_path and isinstance(value, np.generic):
-                    value = value.item()
+                direct = self._direct.get(leaf.key)
+                value = row[direct] if direct is not None else self._makers[leaf.key](row)
             else:
-                flat = {key: columns[key](i) for key in leaf.infos}
+                flat = {key: self._makers[key](row) for key in leaf.infos}
                 value = self._decode_leaf(leaf, flat, decoder, numpy_path)
             nodes[parent][leaf.path[-1]] = value
         return nodes[()]
@@ -1066,64 +1080,75 @@ _PLAIN = object()  # a leaf whose parsed value is its decoded value
 _PLAIN_TYPES = (Tensor, Scalar, ClassLabel, Text, BBoxFeature)
 
 
-def _column_maker(key, info):
-    """make(plan, native, n) -> row(i) for one flat key over a parsed batch of n: its values cast
-    to the leaf's dtype (once for the batch) and shaped as TFDS's _deserialize_single_field
-    restores them."""
+def _value_maker(plan, key, info, dtypes):
+    """make(row) -> the value of flat key `key` in one example, from ParseExampleRows's values
+    (row[j]: native spec j's), shaped as TFDS's _deserialize_single_field restores them; and the
+    spec index when that value is row[j] as it is (else None). Fills dtypes[j], the dtype spec j's
+    values come in: the leaf's, or float32 for float16 leaves (cast here, as numpy rounds)."""
     dtype = info.dtype
+    native = np.dtype(np.float32) if dtype == np.float16 else dtype
+    half = dtype == np.float16
     if all(d is not None for d in info.shape):
-        shape = (-1, *info.shape)
-
-        def dense(plan, native, n):
-            return _cast(native[plan.dense_index(key)][0], dtype).reshape(shape).__getitem__
-
-        return dense
+        j = plan.dense_index(key)
+        dtypes[j] = native
+        if not half:
+            return (lambda row: row[j]), j
+        if not info.shape:
+            return (
+                lambda row: (
+                    np.float16(row[j])
+                    if isinstance(row[j], np.generic)
+                    else float(np.float16(row[j]))
+                ),
+                None,
+            )
+        return (lambda row: row[j].astype(np.float16)), None
     if info.sequence_rank > 1 and info.shape.count(None) > 1:
+        j = plan.raw_index(f"{key}/ragged_flat_values")
+        dtypes[j] = native
+        lengths = [plan.raw_index(f"{key}/ragged_row_lengths_{k}")
+                   for k in range(info.sequence_rank - 1)]  # fmt: skip
+        for k in lengths:
+            dtypes[k] = np.dtype(np.int64)
         inner = info.shape[info.sequence_rank :]
-        names = [f"{key}/ragged_row_lengths_{k}" for k in range(info.sequence_rank - 1)]
 
-        def ragged(plan, native, n):
-            values, counts = native[plan.raw_index(f"{key}/ragged_flat_values")]
-            flat = _Rows(key, _cast(values, dtype), counts, inner)
-            lengths = [_Rows(key, *native[plan.raw_index(name)], ()) for name in names]
-            return lambda i: _nested_ragged(key, flat(i), [rows(i) for rows in lengths])
+        def ragged(row):
+            flat = _rows_of(key, row[j], inner)
+            return _nested_ragged(key, flat.astype(np.float16) if half else flat,
+                                  [row[k] for k in lengths])  # fmt: skip
 
-        return ragged
+        return ragged, None
     if info.shape.count(None) > 1:
         raise errors.UnimplementedError(
             f"feature {key}: several unknown dimensions without an encoding"
         )
+    j = plan.raw_index(key)
+    dtypes[j] = native
     inner = tuple(d for d in info.shape if d is not None)
     target = None if info.shape[0] is None else tuple(-1 if d is None else d for d in info.shape)
+    if not inner and not half:
+        return (lambda row: row[j]), j
 
-    def raw(plan, native, n):
-        rows = _Rows(key, _cast(native[plan.raw_index(key)][0], dtype),
-                     native[plan.raw_index(key)][1], inner)  # fmt: skip
-        return rows if target is None else (lambda i: _reshape(key, rows(i), target))
+    def raw(row):
+        values = _rows_of(key, row[j], inner)
+        if half:
+            values = values.astype(np.float16)
+        return values if target is None else _reshape(key, values, target)
 
-    return raw
+    return raw, None
 
 
-class _Rows:
-    """The values of each example of a key read raw (values back to back, a count each)."""
-
-    def __init__(self, key, values, counts, inner):
-        self.key = key
-        self.values = values
-        self.offsets = np.concatenate([[0], np.cumsum(counts, dtype=np.int64)]).tolist()
-        self.inner = inner
-        self.size = math.prod(inner)
-
-    def __call__(self, i):
-        start, stop = self.offsets[i], self.offsets[i + 1]
-        if not self.inner:
-            return self.values[start:stop]
-        if (stop - start) % self.size:
-            raise errors.InvalidArgumentError(
-                f"Feature {self.key}: {stop - start} values do not fit the shape "
-                f"[-1, {', '.join(map(str, self.inner))}]"
-            )
-        return self.values[start:stop].reshape(-1, *self.inner)
+def _rows_of(key, values, inner):
+    """An example's values of a key read raw as rows of the `inner` shape."""
+    if not inner:
+        return values
+    size = math.prod(inner)
+    if len(values) % size:
+        raise errors.InvalidArgumentError(
+            f"Feature {key}: {len(values)} values do not fit the shape "
+            f"[-1, {', '.join(map(str, inner))}]"
+        )
+    return values.reshape(-1, *inner)
 
 
 def _numpy_path_value(value):
@@ -1177,14 +1202,6 @@ def _reshape(key, values, shape):
         raise errors.InvalidArgumentError(
             f"Feature {key}: {values.size} values do not fit the shape {list(shape)}"
         ) from None
-
-
-def _cast(values, dtype):
-    if dtype == _OBJECT:
-        return values if values.dtype == _OBJECT else values.astype(object)
-    if dtype.kind == "b":
-        return values != 0
-    return values.astype(dtype, copy=False)
 
 
 def _nested_ragged(key, flat, lengths):
