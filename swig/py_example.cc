@@ -420,15 +420,33 @@ namespace {
 // A parsed value cast to `type` (a numpy type number ParseExampleRows takes) into `out`.
 void CastNumber(int64_t v, int type, void* out) {
   switch (type) {
-    case NPY_BOOL: *static_cast<npy_bool*>(out) = v != 0; break;
-    case NPY_INT8: *static_cast<int8_t*>(out) = static_cast<int8_t>(v); break;
-    case NPY_UINT8: *static_cast<uint8_t*>(out) = static_cast<uint8_t>(v); break;
-    case NPY_INT16: *static_cast<int16_t*>(out) = static_cast<int16_t>(v); break;
-    case NPY_UINT16: *static_cast<uint16_t*>(out) = static_cast<uint16_t>(v); break;
-    case NPY_INT32: *static_cast<int32_t*>(out) = static_cast<int32_t>(v); break;
-    case NPY_UINT32: *static_cast<uint32_t*>(out) = static_cast<uint32_t>(v); break;
-    case NPY_UINT64: *static_cast<uint64_t*>(out) = static_cast<uint64_t>(v); break;
-    default: *static_cast<int64_t*>(out) = v; break;
+    case NPY_BOOL:
+      *static_cast<npy_bool*>(out) = v != 0;
+      break;
+    case NPY_INT8:
+      *static_cast<int8_t*>(out) = static_cast<int8_t>(v);
+      break;
+    case NPY_UINT8:
+      *static_cast<uint8_t*>(out) = static_cast<uint8_t>(v);
+      break;
+    case NPY_INT16:
+      *static_cast<int16_t*>(out) = static_cast<int16_t>(v);
+      break;
+    case NPY_UINT16:
+      *static_cast<uint16_t*>(out) = static_cast<uint16_t>(v);
+      break;
+    case NPY_INT32:
+      *static_cast<int32_t*>(out) = static_cast<int32_t>(v);
+      break;
+    case NPY_UINT32:
+      *static_cast<uint32_t*>(out) = static_cast<uint32_t>(v);
+      break;
+    case NPY_UINT64:
+      *static_cast<uint64_t*>(out) = static_cast<uint64_t>(v);
+      break;
+    default:
+      *static_cast<int64_t*>(out) = v;
+      break;
   }
 }
 
@@ -448,8 +466,8 @@ bool RowTypeSupported(int type, ex::Feature::Kind kind) {
       return type == NPY_FLOAT32 || type == NPY_FLOAT64;
     default:
       return type == NPY_BOOL || type == NPY_INT8 || type == NPY_UINT8 || type == NPY_INT16 ||
-             type == NPY_UINT16 || type == NPY_INT32 || type == NPY_UINT32 ||
-             type == NPY_INT64 || type == NPY_UINT64;
+             type == NPY_UINT16 || type == NPY_INT32 || type == NPY_UINT32 || type == NPY_INT64 ||
+             type == NPY_UINT64;
   }
 }
 
@@ -460,17 +478,28 @@ PyObject* ScalarToPy(T v, int type, PyArray_Descr* descr, bool python_scalars) {
   CastNumber(v, type, buffer);
   if (!python_scalars) return PyArray_Scalar(buffer, descr, nullptr);
   switch (type) {
-    case NPY_BOOL: return PyBool_FromLong(*reinterpret_cast<npy_bool*>(buffer));
-    case NPY_INT8: return PyLong_FromLong(*reinterpret_cast<int8_t*>(buffer));
-    case NPY_UINT8: return PyLong_FromLong(*reinterpret_cast<uint8_t*>(buffer));
-    case NPY_INT16: return PyLong_FromLong(*reinterpret_cast<int16_t*>(buffer));
-    case NPY_UINT16: return PyLong_FromLong(*reinterpret_cast<uint16_t*>(buffer));
-    case NPY_INT32: return PyLong_FromLong(*reinterpret_cast<int32_t*>(buffer));
-    case NPY_UINT32: return PyLong_FromUnsignedLong(*reinterpret_cast<uint32_t*>(buffer));
-    case NPY_UINT64: return PyLong_FromUnsignedLongLong(*reinterpret_cast<uint64_t*>(buffer));
-    case NPY_FLOAT32: return PyFloat_FromDouble(*reinterpret_cast<float*>(buffer));
-    case NPY_FLOAT64: return PyFloat_FromDouble(*reinterpret_cast<double*>(buffer));
-    default: return PyLong_FromLongLong(*reinterpret_cast<int64_t*>(buffer));
+    case NPY_BOOL:
+      return PyBool_FromLong(*reinterpret_cast<npy_bool*>(buffer));
+    case NPY_INT8:
+      return PyLong_FromLong(*reinterpret_cast<int8_t*>(buffer));
+    case NPY_UINT8:
+      return PyLong_FromLong(*reinterpret_cast<uint8_t*>(buffer));
+    case NPY_INT16:
+      return PyLong_FromLong(*reinterpret_cast<int16_t*>(buffer));
+    case NPY_UINT16:
+      return PyLong_FromLong(*reinterpret_cast<uint16_t*>(buffer));
+    case NPY_INT32:
+      return PyLong_FromLong(*reinterpret_cast<int32_t*>(buffer));
+    case NPY_UINT32:
+      return PyLong_FromUnsignedLong(*reinterpret_cast<uint32_t*>(buffer));
+    case NPY_UINT64:
+      return PyLong_FromUnsignedLongLong(*reinterpret_cast<uint64_t*>(buffer));
+    case NPY_FLOAT32:
+      return PyFloat_FromDouble(*reinterpret_cast<float*>(buffer));
+    case NPY_FLOAT64:
+      return PyFloat_FromDouble(*reinterpret_cast<double*>(buffer));
+    default:
+      return PyLong_FromLongLong(*reinterpret_cast<int64_t*>(buffer));
   }
 }
 
@@ -577,8 +606,7 @@ PyObject* ParseExampleRows(PyObject* serialized, const std::vector<ex::FeatureSp
   }
   return NewList(static_cast<size_t>(n), [&](size_t i) {
     return NewList(specs.size(), [&](size_t j) {
-      return RowValue(specs[j], parsed[j], offsets[j], i, type_nums[j], descrs[j],
-                      python_scalars);
+      return RowValue(specs[j], parsed[j], offsets[j], i, type_nums[j], descrs[j], python_scalars);
     });
   });
 }

@@ -5,7 +5,10 @@
 #endif
 
 #include <cstdlib>
+#include <deque>
+#include <mutex>
 #include <new>
+#include <utility>
 
 namespace swigflow {
 

@@ -273,6 +273,74 @@ void ExpectSameValues(const Tensor& a, const Tensor& b, const std::string& what)
   }
 }
 
+// The direct paths' tiles (rows that fill them, runs long enough for them), dilated and
+// strided, with padding on every side: float sums of small integers equal
+// double's exactly, forward and both gradients. Dilated windows reread a source row `dilation`
+// output rows later; the padded-span cache once overwrote a span a tile still read.
+TEST(NnOpsFuzzTest, DirectConvolutionValues) {
+  std::mt19937_64 rng(17);
+  auto pick = [&](int lo, int hi) {
+    return static_cast<int64_t>(std::uniform_int_distribution<int>(lo, hi)(rng));
+  };
+  // First the shapes that found it (Zen 4's config takes the direct path for them): a source
+  // row read again two output rows later, after two other rows' spans.
+  const std::vector<std::vector<int64_t>> found = {{1, 6, 6, 9, 2, 3, 9, 5, 2, 1},
+                                                   {2, 5, 6, 32, 3, 2, 16, 2, 2, 2}};
+  for (int iter = 0; iter < 200 + static_cast<int>(found.size()); ++iter) {
+    std::vector<int64_t> xs, ws;
+    AttrMap attrs;
+    attrs["strides"] = std::vector<int64_t>{1, 1, 1, 1};
+    attrs["padding"] = std::string("SAME");
+    if (iter < static_cast<int>(found.size())) {
+      const std::vector<int64_t>& f = found[static_cast<size_t>(iter)];
+      xs.assign(f.begin(), f.begin() + 4);
+      ws.assign(f.begin() + 4, f.begin() + 8);
+      attrs["dilations"] = std::vector<int64_t>{1, f[8], f[9], 1};
+    } else {
+      // Rows of one tile or of several; merged window rows of k_w * c values fill tiles from
+      // 6 channels on.
+      const int64_t c = pick(6, 20), oc = pick(8, 24);
+      const int64_t w = pick(0, 1) ? pick(4, 8) : 12 * pick(1, 3) + pick(-1, 2);
+      xs = {pick(1, 2), pick(2, 9), w, c};
+      ws = {pick(1, 3), pick(1, 4), c, oc};
+      attrs["strides"] = std::vector<int64_t>{1, pick(1, 2), pick(1, 2), 1};
+      attrs["dilations"] = std::vector<int64_t>{1, pick(1, 3), pick(1, 2), 1};
+      attrs["padding"] = std::string(pick(0, 1) ? "SAME" : "EXPLICIT");
+      if (std::get<std::string>(attrs["padding"]) == "EXPLICIT") {
+        attrs["explicit_paddings"] =
+            std::vector<int64_t>{0, 0, pick(0, 4), pick(0, 4), pick(0, 4), pick(0, 4), 0, 0};
+      }
+    }
+    const Tensor x = SmallInts(DataType::kFloat, xs, rng), f = SmallInts(DataType::kFloat, ws, rng);
+    std::vector<Tensor> y[2];
+    const DataType types[2] = {DataType::kFloat, DataType::kDouble};
+    Status s[2];
+    for (int t = 0; t < 2; ++t) {
+      s[t] = RunOp("Conv2D", {Cast(x, types[t]), Cast(f, types[t])}, attrs, &y[t]);
+    }
+    ASSERT_EQ(s[0].ToString(), s[1].ToString());
+    if (!s[0].ok()) continue;
+    ExpectSameValues(y[0][0], y[1][0], "Conv2D float vs double");
+    Tensor sizes(DataType::kInt32, {4}), filter_sizes(DataType::kInt32, {4});
+    for (size_t i = 0; i < 4; ++i) {
+      sizes.data<int32_t>()[i] = static_cast<int32_t>(xs[i]);
+      filter_sizes.data<int32_t>()[i] = static_cast<int32_t>(ws[i]);
+    }
+    const Tensor dy = SmallInts(DataType::kFloat, y[0][0].shape(), rng);
+    std::vector<Tensor> dx[2], dw[2];
+    for (int t = 0; t < 2; ++t) {
+      ASSERT_TRUE(RunOp("Conv2DBackpropInput", {sizes, Cast(f, types[t]), Cast(dy, types[t])},
+                        attrs, &dx[t])
+                      .ok());
+      ASSERT_TRUE(RunOp("Conv2DBackpropFilter",
+                        {Cast(x, types[t]), filter_sizes, Cast(dy, types[t])}, attrs, &dw[t])
+                      .ok());
+    }
+    ExpectSameValues(dx[0][0], dx[1][0], "Conv2DBackpropInput float vs double");
+    ExpectSameValues(dw[0][0], dw[1][0], "Conv2DBackpropFilter float vs double");
+  }
+}
+
 // Grouped and depthwise convolutions and the int32 kernels: float (GEMM and direct paths),
 // double and int32 (plain loops) give the same exact sums of small integers, group by group;
 // ASan and UBSan watch the group copies and the channel loops in CI.

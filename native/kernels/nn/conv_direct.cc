@@ -55,25 +55,30 @@ void CopyWithPadding(const float* line, int64_t width, int64_t channels, int64_t
 
 // Padded copies of line spans, kept while later output rows read them again: a source row
 // serves k_h output rows (one per window row), so its spans are copied once, not k_h times.
-// First in, first out over enough slots for the spans of k_h + 1 source rows.
+// The least recently used slot is replaced, so a tile's own spans (the most recent gets) are
+// never overwritten while the tile still reads them, whatever the order in which rows come
+// back (dilated windows reread a row dilation rows later); there are more slots than a tile
+// gets spans.
 class SpanCache {
  public:
   SpanCache(size_t slots, size_t slot_floats)
-      : keys_(slots, Key{-1, 0, 0}), data_(slots * slot_floats), slot_floats_(slot_floats) {}
+      : keys_(slots, Key{-1, 0, 0, 0}), data_(slots * slot_floats), slot_floats_(slot_floats) {}
 
   // Pixels [first, first + count) of `line` (source row `row` of the batch), zeros outside it.
   const float* Get(int64_t row, int64_t first, int64_t count, const float* line, int64_t width,
                    int64_t channels) {
-    const Key key{row, first, count};
+    ++clock_;
+    size_t oldest = 0;
     for (size_t i = 0; i < keys_.size(); ++i) {
-      if (keys_[i].row == key.row && keys_[i].first == key.first && keys_[i].count == count) {
+      Key& k = keys_[i];
+      if (k.row == row && k.first == first && k.count == count) {
+        k.used = clock_;
         return data_.data() + i * slot_floats_;
       }
+      if (k.used < keys_[oldest].used) oldest = i;
     }
-    const size_t i = next_;
-    next_ = (next_ + 1) % keys_.size();
-    keys_[i] = key;
-    float* dst = data_.data() + i * slot_floats_;
+    keys_[oldest] = Key{row, first, count, clock_};
+    float* dst = data_.data() + oldest * slot_floats_;
     CopyWithPadding(line, width, channels, first, count, dst);
     return dst;
   }
@@ -81,11 +86,12 @@ class SpanCache {
  private:
   struct Key {
     int64_t row, first, count;
+    uint64_t used;  // clock_ at the last get
   };
   std::vector<Key> keys_;
   std::vector<float> data_;
   size_t slot_floats_;
-  size_t next_ = 0;
+  uint64_t clock_ = 0;
 };
 
 }  // namespace

@@ -101,7 +101,7 @@ def sheet_examples(builder, split, image_key, label_key, count, seed):
     from swigflow.datasets import decode
     from swigflow.datasets import features as f
 
-    leaves = {"/".join(p): leaf for p, leaf in builder.info.features._leaves(())}
+    leaves = dict(builder.info.features.leaves())
     if image_key is None:
         image_key = next(
             (k for k, v in leaves.items() if type(v) in (f.Image, f.LabeledImage)), None

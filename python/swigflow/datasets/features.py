@@ -553,6 +553,14 @@ class FeaturesDict(FeatureConnector):
             out.extend(self._features[key]._leaves((*path, key)))
         return out
 
+    def leaves(self):
+        """[(key, connector)] of every leaf, keys ``/``-joined as in the Example, sorted as TFDS
+        flattens them (a Sequence's leaves under their own keys; a Dataset is one leaf)."""
+        return [
+            ("/".join(path), leaf.leaf if isinstance(leaf, _InSequence) else leaf)
+            for path, leaf in self._leaves(())
+        ]
+
     def tensor_info(self):
         return {k: f.tensor_info() for k, f in self._features.items()}
 
@@ -952,27 +960,20 @@ class _DecodePlan:
         parses them and makes each key's value per example, cast to its leaf's dtype (Python
         scalars on the numpy path). `pool` (an executor): decode the examples on its threads
         when there is decoding to do (images and encodings decode without the GIL)."""
-        from swigflow import pywrap_swigflow as _pywrap
+        from swigflow.io import parsing
 
         if self._parse_plan is None:
             self._prepare()
-        records = [r if type(r) is bytes else bytes(r) for r in records]
-        n = len(records)
-        rows = _pywrap.ParseExampleRows(
-            records, self._parse_plan.specs, self._row_dtypes, numpy_path,
-            self._threads if n > 8 else 1,
-        )  # fmt: skip
+        rows = parsing.parse_example_rows(records, self._parse_plan, self._row_dtypes, numpy_path)
         steps = self._steps(decoders)
         decode = functools.partial(self._example, steps, numpy_path)
-        if pool is not None and n > 1 and any(d is not _PLAIN for _, _, d in steps):
+        if pool is not None and len(rows) > 1 and any(d is not _PLAIN for _, _, d in steps):
             return list(pool.map(decode, rows))
         return [decode(row) for row in rows]
 
     def _prepare(self):
         """The native parse plan, the dtype each native spec's values come in, and how each
         flat key's value is made from an example's values (_value_maker)."""
-        from swigflow import pywrap_swigflow as _pywrap
-
         plan = feature_spec.ParsePlan(self.parse_spec())
         dtypes = [None] * len(plan.specs)
         self._makers, self._direct = {}, {}
@@ -984,7 +985,6 @@ class _DecodePlan:
         self._row_dtypes = dtypes
         self._dicts = sorted({leaf.path[:k] for leaf in self.leaves
                               for k in range(1, len(leaf.path))})  # fmt: skip
-        self._threads = _pywrap.DefaultThreadCount()
         self._parse_plan = plan
 
     def _example(self, steps, numpy_path, row):

@@ -86,6 +86,19 @@ def parse_example(serialized, features, example_names=None, name=None):
     return plan.assemble(parsed, len(records))
 
 
+def parse_example_rows(serialized, plan, dtypes, python_scalars=False):
+    """parse_example's values split per record, for callers that take one example at a time
+    (swigflow.datasets): ``[[value per native spec of plan] per record]``, each cast to its
+    numpy dtype in `dtypes` (one per ``plan.specs``; int64 specs to bool or an integer type,
+    float32 specs to float32 or float64, strings to object). A fixed-length scalar is a numpy
+    scalar (with python_scalars, a Python bool, int or float) or bytes; other fixed-length
+    features are arrays of their shape; features read raw (``plan.raw_index``) are 1-D arrays
+    of the record's values. `plan` is a ParsePlan without FixedLenSequenceFeatures."""
+    records = [r if type(r) is bytes else bytes(r) for r in serialized]
+    threads = _pywrap.DefaultThreadCount() if len(records) > 8 else 1
+    return _pywrap.ParseExampleRows(records, plan.specs, dtypes, bool(python_scalars), threads)
+
+
 def parse_single_example(serialized, features, example_names=None, name=None):
     """Parses one serialized Example, as ``tf.io.parse_single_example``: like parse_example
     without the batch dimension (VarLen results are 1-D sparse, Ragged results plain arrays).
