@@ -48,6 +48,25 @@ def one_line(text):
     )
 
 
+def first_or_sample(items, n, seed=None):
+    """The first `n` of `items`, or with `seed` a uniform random sample of `n` of them all
+    (reservoir sampling: reads them all, keeps `n`)."""
+    import random
+
+    picked = []
+    rng = None if seed is None else random.Random(seed)
+    for i, item in enumerate(items):
+        if rng is None or i < n:
+            picked.append(item)
+            if rng is None and len(picked) == n:
+                break
+        else:
+            j = rng.randrange(i + 1)
+            if j < n:
+                picked[j] = item
+    return picked
+
+
 class CommandError(Exception):
     """A failure to report in one line (no traceback), exit status 1."""
 

@@ -96,8 +96,7 @@ def sheet_examples(builder, split, image_key, label_key, count, seed):
     """(encoded image, label text) for the first `count` examples of `split` (a seeded sample
     of them all with `seed`), and the keys used: the first Image feature and the first
     ClassLabel unless named."""
-    import random
-
+    from swigflow.cli import first_or_sample
     from swigflow.datasets import decode
     from swigflow.datasets import features as f
 
@@ -119,21 +118,8 @@ def sheet_examples(builder, split, image_key, label_key, count, seed):
         ds = builder.as_dataset(split, decoders=decoders)
     except ValueError as e:  # TFDS's split errors
         raise CommandError(str(e)) from None
-    picked = []
-    rng = random.Random(seed)
-    for i, example in enumerate(ds):
-        item = (_at(example, image_key), _label(example, label_key, leaves))
-        if seed is None:
-            picked.append(item)
-            if len(picked) == count:
-                break
-        elif i < count:
-            picked.append(item)
-        else:
-            j = rng.randrange(i + 1)
-            if j < count:
-                picked[j] = item
-    return picked
+    items = ((_at(e, image_key), _label(e, label_key, leaves)) for e in ds)
+    return first_or_sample(items, count, seed)
 
 
 def _nested(key, value):

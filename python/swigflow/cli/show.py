@@ -10,7 +10,6 @@ red cell and its error on stderr. Pillow draws the label text (only needed with 
 """
 
 import argparse
-import random
 import sys
 
 import numpy as np
@@ -20,6 +19,7 @@ from swigflow.cli import (
     CommandError,
     add_compression_option,
     compression_of,
+    first_or_sample,
     one_line,
     positive_int,
 )
@@ -89,23 +89,7 @@ def _records(args):
 
 def _pick(args, n):
     """The records to draw: the first n, or a seeded reservoir sample of n."""
-    if args.seed is None:
-        picked = []
-        for record in _records(args):
-            picked.append(record)
-            if len(picked) == n:
-                break
-        return picked
-    rng = random.Random(args.seed)
-    sample = []
-    for i, record in enumerate(_records(args)):
-        if i < n:
-            sample.append(record)
-        else:
-            j = rng.randrange(i + 1)
-            if j < n:
-                sample[j] = record
-    return sample
+    return first_or_sample(_records(args), n, args.seed)
 
 
 def _items(args, n):
