@@ -108,13 +108,23 @@ def _describe_class(cls):
     return lines
 
 
+def _unwrapped(attr):
+    return getattr(attr, "__func__", attr)  # a staticmethod's or classmethod's function
+
+
 def _constructor_signature(cls):
     """The class's call signature when swigflow defines its constructor; nothing when it is
     inherited from the standard library (Enum, Exception, ...), whose signatures change between
     Python versions and are not swigflow's API."""
     for name in ("__init__", "__new__"):
         owner = next((c for c in cls.__mro__ if name in c.__dict__), None)
-        if owner is not None and _ours(owner):
+        if owner is None or not _ours(owner):
+            continue
+        # Enum's machinery copies Enum.__new__ into each enum class: still not ours.
+        function = _unwrapped(owner.__dict__[name])
+        if not any(
+            _unwrapped(c.__dict__.get(name)) is function for c in owner.__mro__[1:] if not _ours(c)
+        ):
             return _signature(cls)
     return ""
 
