@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 import pytest
+from s3_store import moto_bucket
 
 import swigflow as sf
 import swigflow.datasets as tfds
@@ -343,33 +344,12 @@ def test_gcs_data_dir_second_epoch_reads_the_cache(gcs, tmp_path):
 
 @pytest.fixture(scope="module")
 def s3():
-    pytest.importorskip("s3fs", reason="s3:// needs s3fs (swigflow[remote])")
-    moto_server = pytest.importorskip("moto.server", reason="moto[server] runs the local S3")
-    boto3 = pytest.importorskip("boto3")
     import fsspec
 
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    endpoint = f"http://{host}:{port}"
-    saved = fsspec.config.conf.get("s3")
-    fsspec.config.conf["s3"] = {
-        "key": "testing",
-        "secret": "testing",
-        "client_kwargs": {"endpoint_url": endpoint, "region_name": "us-east-1"},
-    }
-    boto3.client(
-        "s3", endpoint_url=endpoint, aws_access_key_id="testing",
-        aws_secret_access_key="testing", region_name="us-east-1",
-    ).create_bucket(Bucket="tfds")  # fmt: skip
-    fs = fsspec.filesystem("s3", skip_instance_cache=True)
-    fs.put(os.path.join(DATA, "sf_rlds"), "tfds/data/sf_rlds", recursive=True)
-    yield "s3://tfds/data"
-    if saved is None:
-        fsspec.config.conf.pop("s3", None)
-    else:
-        fsspec.config.conf["s3"] = saved
-    server.stop()
+    with moto_bucket("tfds"):
+        fs = fsspec.filesystem("s3", skip_instance_cache=True)
+        fs.put(os.path.join(DATA, "sf_rlds"), "tfds/data/sf_rlds", recursive=True)
+        yield "s3://tfds/data"
 
 
 def test_s3_data_dir_reads_as_local(s3):

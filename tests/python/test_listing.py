@@ -10,6 +10,7 @@ import urllib.parse
 from xml.sax.saxutils import escape
 
 import pytest
+from s3_store import s3_endpoint
 
 import swigflow as sf
 
@@ -101,26 +102,16 @@ class _ListingHandler(http.server.BaseHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def store():
     pytest.importorskip("s3fs", reason="s3:// needs s3fs (swigflow[s3])")
-    import fsspec
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _ListingHandler)
     server.daemon_threads = True
     server.lock, server.pages, server.others, server.keys = threading.Lock(), 0, [], _keys()
     threading.Thread(target=server.serve_forever, daemon=True).start()
     endpoint = f"http://127.0.0.1:{server.server_address[1]}"
-    saved = fsspec.config.conf.get("s3")
-    fsspec.config.conf["s3"] = {
-        "key": "test",
-        "secret": "test",
-        "client_kwargs": {"endpoint_url": endpoint, "region_name": "us-east-1"},
-    }
     try:
-        yield server
+        with s3_endpoint(endpoint, key="test", secret="test"):
+            yield server
     finally:
-        if saved is None:
-            fsspec.config.conf.pop("s3", None)
-        else:
-            fsspec.config.conf["s3"] = saved
         server.shutdown()
 
 

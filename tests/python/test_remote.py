@@ -17,6 +17,7 @@ import http_store
 import numpy as np
 import pytest
 from http_store import CountingHandler, RangeHandler
+from s3_store import moto_bucket
 
 import swigflow as sf
 from swigflow import errors
@@ -760,31 +761,8 @@ def test_ctrl_c_interrupts_a_stalled_remote_read_as_keyboard_interrupt(tmp_path,
 
 @pytest.fixture(scope="module")
 def s3_bucket():
-    pytest.importorskip("s3fs", reason="s3:// needs s3fs (swigflow[remote])")
-    moto_server = pytest.importorskip("moto.server", reason="moto[server] runs the local S3")
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    saved = fsspec.config.conf.get("s3")
-    fsspec.config.conf["s3"] = {
-        "key": "testing",
-        "secret": "testing",
-        "client_kwargs": {"endpoint_url": f"http://{host}:{port}", "region_name": "us-east-1"},
-    }
-    boto3 = pytest.importorskip("boto3", reason="s3fs's client, used to make the bucket")
-    boto3.client(
-        "s3",
-        endpoint_url=f"http://{host}:{port}",
-        aws_access_key_id="testing",
-        aws_secret_access_key="testing",
-        region_name="us-east-1",
-    ).create_bucket(Bucket="swigflow-test")
-    yield "s3://swigflow-test"
-    if saved is None:
-        fsspec.config.conf.pop("s3", None)
-    else:
-        fsspec.config.conf["s3"] = saved
-    server.stop()
+    with moto_bucket("swigflow-test") as url:
+        yield url
 
 
 def test_s3_write_list_read_and_parse(s3_bucket):
