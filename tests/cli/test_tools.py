@@ -9,7 +9,7 @@ import pytest
 from cli_util import run, run_process
 
 import swigflow
-from swigflow import cli, train
+from swigflow import settings, train
 from swigflow.cli import reshard, show
 from swigflow.image import codecs
 
@@ -155,13 +155,13 @@ def test_reshard_resumes_and_refuses_what_would_lose_data(tmp_path, capsys):
 
 
 def test_reshard_sizes_and_plan():
-    assert cli.parse_size("256MB") == 256_000_000
-    assert cli.parse_size("64MiB") == 64 << 20
-    assert cli.parse_size("1.5gb") == 1_500_000_000
-    assert cli.parse_size("1000") == 1000
+    assert settings.parse_size("256MB") == 256_000_000
+    assert settings.parse_size("64MiB") == 64 << 20
+    assert settings.parse_size("1.5gb") == 1_500_000_000
+    assert settings.parse_size("1000") == 1000
     for bad in ("", "MB", "12XB", "0"):
         with pytest.raises(ValueError):
-            cli.parse_size(bad)
+            settings.parse_size(bad)
     # A record bigger than a shard's share gets its own shard; none is empty.
     bounds = reshard.plan_shards([10, 10, 1000, 10, 10], target=100)
     assert list(bounds) == sorted(set(bounds)) and bounds[0] == 0 and bounds[-1] == 5

@@ -142,7 +142,15 @@ def test_redirects_are_followed_and_a_loop_of_them_is_an_error(tmp_path, counted
         assert list(sf.io.tf_record_iterator(f"{base}/moved/r.tfrecord")) == records
         assert counted  # on the calling thread's path, each range redirected
         with pytest.raises(http_ranges.StatusError, match="more than 10 redirects"):
-            http_ranges.get_range(f"{base}/loop", 0, 10, 10, {}, 5.0, http_ranges.Requests())
+            http_ranges.get_range(
+                f"{base}/loop",
+                0,
+                10,
+                http_ranges.Pin({"size": 10}),
+                {},
+                5.0,
+                http_ranges.Requests(),
+            )
     finally:
         server.shutdown()
 
@@ -254,7 +262,9 @@ def test_stop_shuts_down_a_stalled_request_and_every_later_one_fails(tmp_path):
 
         def read():
             try:
-                http_ranges.get_range(f"{base}/s.tfrecord", 0, 5000, 10160, {}, 30.0, child)
+                http_ranges.get_range(
+                    f"{base}/s.tfrecord", 0, 5000, http_ranges.Pin({"size": 10160}), {}, 30.0, child
+                )
             except Exception as e:
                 raised.append(e)
 
@@ -267,7 +277,9 @@ def test_stop_shuts_down_a_stalled_request_and_every_later_one_fails(tmp_path):
         assert time.monotonic() - start < 1
         assert [type(e) for e in raised] == [http_ranges.Aborted]
         with pytest.raises(http_ranges.Aborted):
-            http_ranges.get_range(f"{base}/s.tfrecord", 0, 10, 10160, {}, 30.0, child)
+            http_ranges.get_range(
+                f"{base}/s.tfrecord", 0, 10, http_ranges.Pin({"size": 10160}), {}, 30.0, child
+            )
     finally:
         server.shutdown()
 

@@ -178,14 +178,49 @@ def test_peak_rss_stays_within_the_budget_plus_a_fixed_overhead(store):
     assert large["growth"] > small["growth"] + 32 * MIB, (small, large)
 
 
-def test_a_bad_budget_in_the_environment_is_a_clear_error():
+def test_the_budget_is_read_when_used_in_the_command_lines_size_syntax(monkeypatch):
+    monkeypatch.setattr(gfile, "READ_AHEAD_BYTES", None)
+    for text, expected in [("256MB", 256_000_000), ("1e9", 10**9), ("64MiB", 64 * MIB),
+                           (" 4096 ", 4096), ("0", 0), ("", 256 * MIB)]:  # fmt: skip
+        monkeypatch.setenv(gfile.READ_AHEAD_BYTES_ENV, text)
+        assert gfile.read_ahead_memory().budget == expected, text
+
+
+BAD_BUDGET = """
+import sys
+import swigflow as sf
+from swigflow import errors
+assert list(sf.io.tf_record_iterator(sys.argv[1])) == [b"x"]  # local work is untouched
+try:
+    list(sf.io.tf_record_iterator(sys.argv[2]))
+except errors.InvalidArgumentError as e:
+    print(e.message)
+"""
+
+
+@pytest.mark.parametrize("value", ["lots", "-1", "256XB", "nan"])
+def test_a_bad_budget_fails_remote_reads_naming_the_variable_not_the_import(store, value):
+    """SWIGFLOW_READ_AHEAD_BYTES is read when a remote file is opened: a bad value breaks
+    neither `import swigflow` nor local reads nor the command line's local commands, and a
+    remote read fails with InvalidArgumentError naming the variable."""
+    root, _, base = store
+    _write(root / "r.tfrecord", 3, 10)
+    with sf.io.TFRecordWriter(str(root / "x.tfrecord")) as w:
+        w.write(b"x")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    env[gfile.READ_AHEAD_BYTES_ENV] = "lots"
+    env[gfile.READ_AHEAD_BYTES_ENV] = value
+    args = [str(root / "x.tfrecord"), f"{base}/r.tfrecord"]
     out = subprocess.run(
-        [sys.executable, "-c", "import swigflow"], env=env, capture_output=True, text=True
+        [sys.executable, "-c", BAD_BUDGET, *args], env=env, capture_output=True, text=True
     )
-    assert out.returncode != 0
-    assert "SWIGFLOW_READ_AHEAD_BYTES='lots': expected a number of bytes" in out.stderr
+    assert out.returncode == 0, out.stderr
+    assert f"environment variable SWIGFLOW_READ_AHEAD_BYTES={value!r}" in out.stdout
+    cli = [sys.executable, "-m", "swigflow", "count"]
+    local = subprocess.run([*cli, args[0]], env=env, capture_output=True, text=True)
+    assert local.returncode == 0 and local.stdout.split()[0] == "1", local.stderr
+    remote = subprocess.run([*cli, args[1]], env=env, capture_output=True, text=True)
+    assert remote.returncode == 1
+    assert "SWIGFLOW_READ_AHEAD_BYTES" in remote.stderr and "Traceback" not in remote.stderr
 
 
 class _ShiftedRanges(http_store.RangeHandler):

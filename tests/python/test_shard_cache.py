@@ -292,3 +292,127 @@ def test_a_dataset_keeps_reading_what_it_cached(store, tmp_path, info_calls):
     info_calls.clear()
     assert list(ds) == [b"new"]
     assert len(info_calls) == 1
+
+
+# --- copies the cache cannot vouch for ----------------------------------------------------------
+
+
+def test_an_http_last_modified_is_a_version():
+    """fsspec's HTTP file system reports the header's own name, Last-Modified."""
+    info = {"size": 10, "Last-Modified": "Sun, 29 Nov 2026 08:00:00 GMT"}
+    assert shard_cache.version(info) == "Last-Modified=Sun, 29 Nov 2026 08:00:00 GMT"
+    assert shard_cache.version({"size": 10}) == ""
+
+
+@pytest.fixture
+def unversioned(store, monkeypatch):
+    """The store's objects described with no version at all (no ETag, time or generation)."""
+    cls = type(fsspec.filesystem("memory"))
+    original = cls.info
+
+    def info(self, path, **kwargs):
+        found = original(self, path, **kwargs)
+        return {k: v for k, v in found.items() if k != "created"}
+
+    monkeypatch.setattr(cls, "info", info)
+    return store
+
+
+def test_an_object_with_no_version_is_not_cached_unless_revalidation_is_off(unversioned, tmp_path):
+    """A same-size rewrite of such an object could not be told from its copy."""
+    files, _ = unversioned
+    urls = sorted(files)
+    with pytest.warns(RuntimeWarning, match="gives no version"):
+        assert list(sf.data.TFRecordDataset(urls, cache_dir=str(tmp_path / "a"))) == [
+            r for u in urls for r in files[u]
+        ]
+    assert _entries(tmp_path / "a") == []
+    trusting = sf.io.ShardCache(tmp_path / "b", revalidate=False)
+    assert list(sf.data.TFRecordDataset(urls, cache_dir=trusting)) == [
+        r for u in urls for r in files[u]
+    ]
+    assert len(_entries(tmp_path / "b")) == 3
+
+
+def test_a_copy_cut_short_is_never_read_as_complete(store, tmp_path):
+    """revalidate=False reads the latest copy without asking the store: the pointer records
+    the size the copy must have, so a copy cut at a record boundary is dropped and the store
+    read, rather than 120 of 200 records read as the whole file."""
+    files, reads = store
+    url = sorted(files)[0]
+    cache = sf.io.ShardCache(tmp_path / "cache", revalidate=False)
+    assert list(sf.data.TFRecordDataset([url], cache_dir=cache)) == files[url]
+    (entry,) = _entries(tmp_path / "cache")
+    path = tmp_path / "cache" / entry
+    records = list(sf.io.tf_record_iterator(str(path)))
+    cut = sum(len(r) + 16 for r in records[:120])
+    os.truncate(path, cut)
+    before = reads["count"]
+    assert list(sf.data.TFRecordDataset([url], cache_dir=cache)) == files[url]
+    assert reads["count"] > before  # from the store
+    assert (tmp_path / "cache" / entry).stat().st_size > cut  # and cached whole again
+
+
+def test_an_unwritable_cache_directory_reads_from_the_store_and_warns_once(store, tmp_path):
+    files, _ = store
+    urls = sorted(files)
+    (tmp_path / "file").write_bytes(b"not a directory")
+    cache = sf.io.ShardCache(tmp_path / "file" / "cache")  # nothing can be made under a file
+    with pytest.warns(RuntimeWarning, match="cannot be written") as warned:
+        assert list(sf.data.TFRecordDataset(urls, cache_dir=cache)) == [
+            r for u in urls for r in files[u]
+        ]
+        assert list(sf.data.TFRecordDataset(urls, cache_dir=cache)) == [
+            r for u in urls for r in files[u]
+        ]
+    assert len([w for w in warned if "cannot be written" in str(w.message)]) == 1
+
+
+@pytest.mark.parametrize("value", ["lots", "-5", "1.5XB"])
+def test_a_bad_byte_budget_in_the_environment_names_the_variable(
+    store, tmp_path, monkeypatch, value
+):
+    files, _ = store
+    monkeypatch.setenv(shard_cache.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(shard_cache.CACHE_MAX_BYTES_ENV, value)
+    with pytest.raises(sf.errors.InvalidArgumentError, match="SWIGFLOW_CACHE_MAX_BYTES"):
+        list(sf.io.tf_record_iterator(sorted(files)[0]))
+    monkeypatch.setenv(shard_cache.CACHE_MAX_BYTES_ENV, "50GB")
+    assert shard_cache.for_url(sorted(files)[0]).max_bytes == 50 * 10**9
+    monkeypatch.setenv(shard_cache.CACHE_REVALIDATE_ENV, "maybe")
+    with pytest.raises(sf.errors.InvalidArgumentError, match="SWIGFLOW_CACHE_REVALIDATE"):
+        shard_cache.for_url(sorted(files)[0])
+
+
+def test_a_budget_smaller_than_an_object_keeps_nothing(store, tmp_path):
+    files, _ = store
+    urls = sorted(files)
+    size = fsspec.filesystem("memory").info(urls[0])["size"]
+    for budget, directory in ((size - 1, "small"), (0, "zero")):
+        cache = sf.io.ShardCache(tmp_path / directory, max_bytes=budget)
+        assert list(sf.data.TFRecordDataset(urls, cache_dir=cache)) == [
+            r for u in urls for r in files[u]
+        ]
+        assert os.listdir(tmp_path / directory) == [], directory  # nothing written at all
+
+
+def test_files_left_by_writers_that_died_are_removed_and_live_ones_count(store, tmp_path):
+    files, _ = store
+    urls = sorted(files)
+    size = fsspec.filesystem("memory").info(urls[0])["size"]
+    directory = tmp_path / "cache"
+    directory.mkdir()
+    child = multiprocessing.get_context("fork").Process(target=os._exit, args=(0,))
+    child.start()
+    child.join()  # its PID is free now
+    dead = directory / f"{'0' * 32}.part-{child.pid}-0"
+    dead.write_bytes(b"x" * 1000)
+    live = directory / f"{'1' * 32}.part-{os.getpid()}-999"
+    live.write_bytes(b"x" * size)  # a write in flight in a live process: counted
+    cache = sf.io.ShardCache(directory, max_bytes=2 * size)
+    for url in urls[:2]:
+        assert list(sf.data.TFRecordDataset([url], cache_dir=cache)) == files[url]
+    assert not dead.exists()
+    assert live.exists()
+    assert len(_entries(directory)) == 2  # live part + the newest entry fit; the first went
+    assert sum((directory / n).stat().st_size for n in _entries(directory)) <= 2 * size

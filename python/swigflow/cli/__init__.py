@@ -9,12 +9,11 @@ or an operation fails, 2 for a usage error.
 import argparse
 import codecs
 import contextlib
-import math
 import os
 import sys
 import unicodedata
 
-from swigflow import errors
+from swigflow import errors, settings
 from swigflow._version import __version__
 from swigflow.io import shard_cache
 from swigflow.io.index import is_index_file
@@ -99,30 +98,11 @@ def add_compression_option(parser, what="the files", flag="--compression", defau
 
 MAX_COUNT = (1 << 63) - 1  # counts travel to the native layer as int64
 
-_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}  # fmt: skip
-
-
-def parse_size(text):
-    """'256MB', '1.5GB', '64MiB' or a byte count -> bytes (KB, MB, GB: powers of 1000)."""
-    t = text.strip().lower()
-    number = t.rstrip("abcdefghijklmnopqrstuvwxyz")
-    unit = t[len(number) :].strip()
-    try:
-        value = float(number) * _UNITS[unit]
-    except (ValueError, KeyError):
-        raise ValueError(f"not a size: {text!r} (e.g. 256MB, 1GB, 64MiB)") from None
-    if not math.isfinite(value) or value >= 2**63:
-        raise ValueError(f"not a size: {text!r} (at most 9.2 EB)")
-    if value < 1:
-        raise ValueError(f"a size must be at least 1 byte: {text!r}")
-    return int(value)
-
 
 def size_arg(text):
-    """An argparse type: :func:`parse_size`."""
+    """An argparse type: a size as settings.parse_size reads it."""
     try:
-        return parse_size(text)
+        return settings.parse_size(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
 

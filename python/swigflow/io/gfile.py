@@ -37,7 +37,7 @@ import time
 import uuid
 import weakref
 
-from swigflow import errors
+from swigflow import errors, settings
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.io import http_ranges, read_ahead, shard_cache
 
@@ -51,31 +51,26 @@ READ_BLOCK_SIZE = 8 << 20
 # Plain HTTP(S) objects and stores without an event loop fetch on a pool of READ_AHEAD_THREADS
 # threads shared by every file (32: 8 files read at once keep up to 8 blocks each requested;
 # with 16 threads the remote benchmark's first epoch was 10-20% slower); the other stores'
-# requests run on their event loop. 0 turns read-ahead off (one request at a time, through
-# fsspec's file).
+# requests run on their event loop. 0 turns read-ahead off: one block requested at a time,
+# when the reader wants it.
 READ_AHEAD_BLOCKS = 8
 READ_AHEAD_THREADS = 32
 # The memory budget of read-ahead: the blocks requested ahead by every remote file of the
-# process hold at most READ_AHEAD_BYTES between them (SWIGFLOW_READ_AHEAD_BYTES, in bytes), each
-# file at most an equal share. The block a reader waits for is always requested, so the bytes
-# held stay under READ_AHEAD_BYTES plus one block per file being read.
+# process hold at most READ_AHEAD_BYTES between them, each file at most an equal share. The
+# block a reader waits for is always requested, so the bytes held stay under READ_AHEAD_BYTES
+# plus one block per file being read. None: SWIGFLOW_READ_AHEAD_BYTES (a size, as the
+# command line writes them: 256MB, 1GiB), read when a remote file is read, else 256 MiB.
+READ_AHEAD_BYTES = None
 READ_AHEAD_BYTES_ENV = "SWIGFLOW_READ_AHEAD_BYTES"
+DEFAULT_READ_AHEAD_BYTES = 256 << 20
 
 
-def _env_bytes(name, default):
-    value = os.environ.get(name, "").strip()
-    if not value:
-        return default
-    try:
-        n = int(value)
-    except ValueError:
-        n = -1
-    if n < 0:
-        raise ValueError(f"{name}={value!r}: expected a number of bytes, 0 or more")
-    return n
+def read_ahead_bytes():
+    """The read-ahead memory budget in force (READ_AHEAD_BYTES)."""
+    if READ_AHEAD_BYTES is not None:
+        return READ_AHEAD_BYTES
+    return settings.size(READ_AHEAD_BYTES_ENV, DEFAULT_READ_AHEAD_BYTES)
 
-
-READ_AHEAD_BYTES = _env_bytes(READ_AHEAD_BYTES_ENV, 256 << 20)
 
 # A remote read that fails transiently (a reset, a timeout, a 5xx or 429, a body cut short) is
 # tried READ_ATTEMPTS times in all, waiting a jittered READ_BACKOFF_S * 2**k (at most
@@ -205,6 +200,13 @@ def is_transient(e):
     return any(word in name for word in ("Timeout", "Connect", "Disconnect", "Payload"))
 
 
+def changed_error(url, what):
+    """The error for an object that is no longer the version a reader opened."""
+    return errors.FailedPreconditionError(
+        f"{url} changed while it was read ({what}); read it again"
+    )
+
+
 def translated(url, e):
     """The swigflow error for exception `e` of a remote call on ``url``."""
     status = _http_status(e)
@@ -214,9 +216,8 @@ def translated(url, e):
         if status in (401, 403):
             return errors.PermissionDeniedError(f"{url}: HTTP {status}: permission denied")
         if status == 412:  # If-Match failed: another version than the one being read
-            return errors.FailedPreconditionError(
-                f"{url} changed while it was read (HTTP 412: its ETag is no longer the one it "
-                "had when opened); read it again"
+            return changed_error(
+                url, "HTTP 412: the server says it is no longer the version opened"
             )
         kind = errors.UnavailableError if is_transient(e) else errors.UnknownError
         return kind(f"{url}: HTTP {status}: {e}")
@@ -312,30 +313,31 @@ ReadAheadMemory = collections.namedtuple("ReadAheadMemory", ["held", "peak", "bu
 def read_ahead_memory(reset_peak=False):
     """A :class:`ReadAheadMemory`: the bytes of read-ahead blocks held now by the process's
     remote readers (requested, or arrived and not yet read past), the most held at once since
-    the process started (or since the last ``reset_peak=True``), and READ_AHEAD_BYTES."""
-    found = ReadAheadMemory(_READ_AHEAD_MEMORY.held(), _READ_AHEAD_MEMORY.peak, READ_AHEAD_BYTES)
+    the process started (or since the last ``reset_peak=True``), and the budget in force
+    (READ_AHEAD_BYTES)."""
+    found = ReadAheadMemory(_READ_AHEAD_MEMORY.held(), _READ_AHEAD_MEMORY.peak, read_ahead_bytes())
     if reset_peak:
         _READ_AHEAD_MEMORY.reset_peak()
     return found
 
 
 class _Reader:
-    """A file read at offsets: seek and read under a lock, as native threads share it.
+    """A file read at offsets: a caller's `file`, seeked and read under a lock as native
+    threads share it, or a remote object read by `ranges` (_Ranges: range requests, each
+    pinned to the version opened).
 
     A read never ends early: fewer bytes than the file's size promises is a fault, not the end.
-    With `reopen` (a remote file), a transient fault is retried from the same offset with a
-    freshly opened file (READ_ATTEMPTS, READ_BACKOFF_S); without, it raises at once. With
-    `ranges` (_Ranges: range requests), a file read in order is read ahead: the blocks
+    A remote read's transient fault is retried (READ_ATTEMPTS, READ_BACKOFF_S); a file
+    object's raises at once. A remote file read in order is read ahead: the blocks
     after the one read are requested at once (as many as read_ahead.Pace calls for, within
     READ_AHEAD_BLOCKS and the file's share of READ_AHEAD_BYTES), each retried on its own, and
     blocks no longer wanted are cancelled (on a store with an event loop, the request is
     aborted)."""
 
-    def __init__(self, file, size, url, reopen=None, ranges=None):
+    def __init__(self, size, url, file=None, ranges=None):
         self._file = file
         self.size = size
         self._url = url
-        self._reopen = reopen
         self._ranges = ranges
         self._fetch = None if ranges is None else ranges.fetch
         self._lock = threading.Lock()
@@ -346,6 +348,7 @@ class _Reader:
         self._blocks = {}
         self._id = next(_reader_ids)
         self._pace = read_ahead.Pace()
+        self._budget = read_ahead_bytes() if ranges is not None else 0
         self._wanted = None  # the block the reader is in
         self._cancelled = False  # cancel(): its pipeline stopped; no read waits any more
 
@@ -362,7 +365,7 @@ class _Reader:
 
     def read_at(self, offset, buffer):
         n = len(buffer)
-        if self._fetch is not None and READ_AHEAD_BLOCKS > 0 and 0 <= offset < self.size:
+        if self._fetch is not None and 0 <= offset < self.size:
             with self._lock:
                 # A read from the start, or one that follows the last: a reader going through
                 # the file in order (a jump elsewhere is a random reader's, read as it asks).
@@ -373,30 +376,24 @@ class _Reader:
             if in_order:
                 return self._read_ahead(offset, buffer)
         expected = max(0, min(n, self.size - offset))
+        if self._fetch is None:  # a caller's file object
 
-        def attempt():
-            with self._lock:
-                return self._read_once(offset, buffer)
+            def attempt():
+                with self._lock:
+                    return self._read_once(offset, buffer)
 
-        def reopen():
-            with self._lock:
-                with contextlib.suppress(Exception):  # a broken connection's file
-                    self._file.close()
-                self._file = self._reopen()
-
-        if self._reopen is None:
             return _retrying(self._url, expected, attempt, attempts=1)
-        if self._fetch is not None and READ_AHEAD_BLOCKS > 0 and expected > 0:
-            # One exact range (pinned to the version opened, as blocks are).
+        if expected == 0:
+            return 0
 
-            def fetched():
-                data = self._fetch(offset, offset + expected)
-                m = min(len(data), expected)
-                buffer[:m] = memoryview(data)[:m]
-                return m
+        def fetched():  # one exact range, pinned to the version opened as blocks are
+            self._check_cancelled()
+            data = self._fetch(offset, offset + expected)
+            m = min(len(data), expected)
+            buffer[:m] = memoryview(data)[:m]
+            return m
 
-            return _retrying(self._url, expected, fetched)
-        return _retrying(self._url, expected, attempt, reopen)
+        return _retrying(self._url, expected, fetched)
 
     def cancel(self):
         """Abandons the reads: one waiting on a block fails at once with CancelledError, and
@@ -439,7 +436,7 @@ class _Reader:
         not), as a request on the store's event loop when it has one (direct: cancel() aborts
         it; tried once), else as _fetch_block, with its retries, on the shared pool. Lock held."""
         start, end = self._span(k)
-        if not _READ_AHEAD_MEMORY.take(self._id, end - start, READ_AHEAD_BYTES, needed):
+        if not _READ_AHEAD_MEMORY.take(self._id, end - start, self._budget, needed):
             return False
         future, direct, requests = self._ranges.submit(start, end), True, None
         if future is None:
@@ -487,7 +484,7 @@ class _Reader:
                     self._wanted = k
                     self._pace.wanted()
                 self._drop_blocks(k)
-                ahead = self._pace.window(READ_AHEAD_BLOCKS)
+                ahead = max(1, self._pace.window(READ_AHEAD_BLOCKS))
                 for j in range(k, min(last, k + ahead - 1) + 1):
                     if j not in self._blocks and not self._request_block(j, needed=j == k):
                         break  # the budget is full: the reader will ask again for the next
@@ -563,7 +560,7 @@ class _FileObjectReader(_Reader):
     def __init__(self, file, url):
         with translated_errors(url):
             size = file.seek(0, io.SEEK_END)
-        super().__init__(file, size, url)
+        super().__init__(size, url, file=file)
 
 
 class _FileObjectWriter:
@@ -622,10 +619,23 @@ class _FileObjects:
 _FILE_OBJECTS = _FileObjects()
 
 
+def _version_pin(fs, url, info):
+    """The cat_file arguments that read the version of an object `info` describes, where the
+    store names versions: a GCS generation, or an S3 version id on a version-aware s3fs
+    (``version_aware=True``; a bucket without versioning has none). {} where it cannot."""
+    s = scheme(url)
+    if s in ("gs", "gcs") and info.get("generation"):
+        return {"generation": info["generation"]}
+    if s in ("s3", "s3a") and getattr(fs, "version_aware", False) and info.get("VersionId"):
+        return {"version_id": info["VersionId"]}
+    return {}
+
+
 class _Ranges:
     """Range requests of one object, as `info` (fsspec's) describes it. Every range of an
-    HTTP(S) object is asked for the version described (If-Match: its ETag): one that changes
-    meanwhile fails with 412 rather than mixing two versions. HTTP(S) bodies are read into one
+    HTTP(S) object is asked for, and checked to be, the version described (http_ranges.Pin):
+    one that changes meanwhile fails with FailedPreconditionError rather than mixing two
+    versions. HTTP(S) bodies are read into one
     buffer of the range's size, never held twice or past what was asked: on the calling thread
     (http_ranges) unless the file system's options need aiohttp (`_http_range`)."""
 
@@ -633,8 +643,8 @@ class _Ranges:
         self._url, self._fs, self._path = url, fs, path
         self._size = info.get("size")
         self._http = scheme(url) in ("http", "https")
-        etag = info.get("ETag") if self._http else None
-        self._headers = {"If-Match": etag} if etag else {}
+        self._pin = http_ranges.Pin(info) if self._http else None
+        self._version = _version_pin(fs, url, info)
         self._loop = getattr(fs, "loop", None) if getattr(fs, "async_impl", False) else None
         # Plain HTTP(S): ranges read on the calling thread with this socket timeout (None: no).
         self._timeout = http_ranges.eligible(fs) if self._http else None
@@ -652,12 +662,14 @@ class _Ranges:
     def _direct_range(self, start, end, requests):
         """Bytes [start, end) (fewer if the body ends early), read by http_ranges; abort() or
         `requests`' abort() fails them."""
-        headers = {**(self._fs.kwargs.get("headers") or {}), **self._headers}
+        headers = self._fs.kwargs.get("headers") or {}
         url = str(self._fs.encode_url(self._path))
         try:
             return http_ranges.get_range(
-                url, start, end, self._size, headers, self._timeout, requests or self._requests
+                url, start, end, self._pin, headers, self._timeout, requests or self._requests
             )
+        except http_ranges.Changed as e:
+            raise changed_error(self._url, e.what) from None
         except http_ranges.NotAnAnswer as e:
             raise self._not_an_answer(start, end, e.what) from None
         except http_ranges.Aborted:
@@ -688,13 +700,17 @@ class _Ranges:
         whose rest is left unread."""
         fs = self._fs
         options = dict(fs.kwargs)
-        headers = {**(options.pop("headers", None) or {}), **self._headers}
+        headers = {**(options.pop("headers", None) or {}), **self._pin.headers()}
         headers["Range"] = f"bytes={start}-{end - 1}"
         session = await fs.set_session()
         async with session.get(fs.encode_url(self._path), headers=headers, **options) as r:
             if r.status == 404:
                 raise FileNotFoundError(self._url)
-            r.raise_for_status()
+            r.raise_for_status()  # 412 included: translated() tells it as a change
+            try:
+                self._pin.check(r.status, r.headers.get)
+            except http_ranges.Changed as e:
+                raise changed_error(self._url, e.what) from None
             try:
                 skip = http_ranges.bytes_to_skip(
                     r.status, r.headers.get("Content-Range"), r.content_length, start, self._size
@@ -721,10 +737,17 @@ class _Ranges:
             import fsspec.asyn  # present: this store is one of fsspec's
 
             return fsspec.asyn.sync(self._loop, self._http_range, start, end)
-        headers = {"headers": self._headers} if self._headers else {}
-        return self.checked(
-            self._fs.cat_file(self._path, start=start, end=end, **headers), start, end
-        )
+        try:
+            data = self._fs.cat_file(self._path, start=start, end=end, **self._version)
+        except FileNotFoundError:
+            if self._version:  # the pinned version is gone: replaced, or deleted
+                raise self._gone() from None
+            raise
+        return self.checked(data, start, end)
+
+    def _gone(self):
+        ((key, value),) = self._version.items()
+        return changed_error(self._url, f"its {key} {value}, pinned when opened, is gone")
 
     def submit(self, start, end):
         """A concurrent Future of the answer's bytes (unchecked), the request running on the
@@ -735,7 +758,7 @@ class _Ranges:
         if self._http:
             request = self._http_range(start, end)
         else:
-            request = self._fs._cat_file(self._path, start=start, end=end)
+            request = self._fs._cat_file(self._path, start=start, end=end, **self._version)
         return asyncio.run_coroutine_threadsafe(request, self._loop)
 
 
@@ -749,8 +772,11 @@ def _prefetch_following(cache, url):
                 info = shard_cache.described(nxt, lambda: fs.info(path))
             if info.get("size") is None:
                 raise errors.UnimplementedError(f"{nxt}: no size to cache it by")
+            version = shard_cache.version(info)
+            if not cache.trusts(nxt, version):
+                raise errors.FailedPreconditionError(f"{nxt}: no version to cache it by")
             fetch = _Ranges(nxt, fs, path, info).fetch
-            return shard_cache.version(info), info["size"], functools.partial(_fetched, nxt, fetch)
+            return version, info["size"], functools.partial(_fetched, nxt, fetch)
 
         cache.prefetch(nxt, describe)
 
@@ -792,17 +818,14 @@ class _Opener:
                     shutil.copyfileobj(f, spool, READ_BLOCK_SIZE)
                 return _FileObjectReader(spool, url)
             version = shard_cache.version(info)
+            if cache is not None and not cache.trusts(url, version):
+                cache = None
             if cache is not None:
                 _prefetch_following(cache, url)
                 local = cache.lookup(url, version, size)
                 if local is not None:
                     return local  # read natively
-            file = fs.open(path, "rb", block_size=READ_BLOCK_SIZE, cache_type="readahead")
-
-        def reopen():
-            return fs.open(path, "rb", block_size=READ_BLOCK_SIZE, cache_type="readahead")
-
-        reader = _Reader(file, size, url, reopen, _Ranges(url, fs, path, info))
+        reader = _Reader(size, url, ranges=_Ranges(url, fs, path, info))
         if group:
             with self._lock:
                 self._groups.setdefault(group, weakref.WeakSet()).add(reader)

@@ -48,6 +48,59 @@ class Aborted(Exception):
     """The request's connection was shut down by abort() (its reader stopped)."""
 
 
+class Changed(Exception):
+    """An answer from another version of the object than the one pinned (``what`` differs)."""
+
+    def __init__(self, what):
+        super().__init__(what)
+        self.what = what
+
+
+def _opaque(etag):
+    """An ETag's opaque tag, for the weak comparison (RFC 9110 8.8.3.2): W/"x" matches "x"."""
+    return etag[2:] if etag.startswith("W/") else etag
+
+
+class Pin:
+    """The version of an object a reader opened, from fsspec's info (its HEAD answer), which
+    every range answer must show. A strong ETag is sent as If-Match, so a conforming server
+    answers 412 for another version; a weak one cannot be (If-Match compares strongly, so a
+    conforming server would refuse every range), nor can a server be trusted to honour it: so
+    each answer's ETag, Last-Modified and total size (Content-Range) are compared too."""
+
+    def __init__(self, info):
+        self.size = info.get("size")
+        self.etag = info.get("ETag") or None
+        self.last_modified = info.get("Last-Modified") or None
+
+    def headers(self):
+        """The conditional request headers that ask for the pinned version."""
+        if self.etag is not None:
+            return {} if self.etag.startswith("W/") else {"If-Match": self.etag}
+        if self.last_modified is not None:
+            return {"If-Unmodified-Since": self.last_modified}
+        return {}
+
+    def check(self, status, header):
+        """Raises Changed if an answer (`status`, `header(name)` -> value or None) shows another
+        version than the pinned one. A validator the answer lacks is not compared."""
+        etag = header("ETag")
+        if self.etag is not None and etag and _opaque(etag) != _opaque(self.etag):
+            raise Changed(f"its ETag is now {etag}, it was {self.etag} when opened")
+        modified = header("Last-Modified")
+        if self.last_modified is not None and modified and modified != self.last_modified:
+            raise Changed(
+                f"it was last modified {modified}, it was {self.last_modified} when opened"
+            )
+        if self.size is not None:
+            if status == 206:
+                total = (header("Content-Range") or "").rpartition("/")[2].strip()
+            else:  # a 200 is the whole object
+                total = (header("Content-Length") or "").strip()
+            if total.isdigit() and int(total) != self.size:
+                raise Changed(f"it has {total} bytes now, it had {self.size} when opened")
+
+
 def eligible(fs):
     """The socket timeout to read `fs`'s objects here with, or None when they must go through
     fsspec: a client or request option this module does not reproduce (authentication,
@@ -229,25 +282,29 @@ def bytes_to_skip(status, content_range, length, start, size):
     return start
 
 
-def get_range(url, start, end, size, headers, timeout, requests):
-    """Bytes [start, end) of the object at `url` (of `size` bytes), fewer if the body ends
-    early, as a memoryview of a buffer of end - start bytes.
+def get_range(url, start, end, pin, headers, timeout, requests):
+    """Bytes [start, end) of the version `pin` (a Pin) of the object at `url`, fewer if the
+    body ends early, as a memoryview of a buffer of end - start bytes.
 
     A 206 must start at `start` (else NotAnAnswer); a 200 (the server ignored Range) must be
     the whole object, whose bytes before `start` are skipped and whose rest is left unread.
-    Raises FileNotFoundError (404), StatusError (another error status), Aborted, or what the
-    socket raises (TimeoutError past `timeout` seconds of silence, ConnectionResetError, ...).
+    Raises Changed (an answer of another version, or 412), FileNotFoundError (404),
+    StatusError (another error status), Aborted, or what the socket raises (TimeoutError past
+    `timeout` seconds of silence, ConnectionResetError, ...).
     """
-    headers = {**headers, "Range": f"bytes={start}-{end - 1}"}
+    headers = {**headers, **pin.headers(), "Range": f"bytes={start}-{end - 1}"}
     key, conn, sock, r = _ask(url, headers, timeout, requests)
     reusable = False
     try:
         with requests.running(sock):
             if r.status == 404:
                 raise FileNotFoundError(url)
+            if r.status == 412:
+                raise Changed("HTTP 412: the server says it is no longer the version opened")
             if r.status >= 400:
                 raise StatusError(url, r.status, r.reason)
-            skip = bytes_to_skip(r.status, r.getheader("Content-Range"), r.length, start, size)
+            pin.check(r.status, r.getheader)
+            skip = bytes_to_skip(r.status, r.getheader("Content-Range"), r.length, start, pin.size)
             # np.empty: not zeroed (the body overwrites it), and a large one is backed by huge
             # pages where the kernel allows (numpy asks for them), so fewer page faults.
             buffer = np.empty(end - start, np.uint8)

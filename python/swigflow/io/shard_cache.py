@@ -4,19 +4,26 @@ on the machine, open the local copy, which the native layer reads at local-disk 
 
 Layout of a cache directory: one file per cached object, named by a digest of its URL, version
 (ETag, generation or modification time) and size, so a changed object is a new entry; files
-being written are NAME.part-PID-N and never read; ``.lock`` serializes eviction. An entry
+being written are NAME.part-PID-N and never read (those of processes that died are removed,
+and those being written count in the budget); ``.url-DIGEST`` names a URL's latest entry and
+its size (ShardCache(revalidate=False) reads it); ``.lock`` serializes eviction. An entry
 appears by an atomic rename once every byte arrived in order and the count matched the size
 the store reported: a reader that stops early, jumps, or fails leaves nothing. Records carry
 their own CRCs, which every read checks, so a damaged copy is not read silently.
 
 Eviction is least recently used (an entry's modification time is touched when it is opened)
-down to the byte budget, when an entry is added. Several processes share a directory safely:
+down to the byte budget, when an entry is added. An object larger than the budget is not
+cached. An object whose store names no version (no ETag, generation or modification time) is
+not cached unless revalidate=False: a same-size rewrite could not be told from the copy. A
+cache directory that cannot be written is not used (a warning says so once); reads go to the
+store. Several processes share a directory safely:
 names are unique per writer, renames are atomic, eviction holds ``fcntl.flock`` on ``.lock``.
 
 The cache used for a URL is the one a dataset registered for it (``TFRecordDataset(...,
 cache_dir=...)``), else the default from ``SWIGFLOW_CACHE_DIR`` (byte budget
-``SWIGFLOW_CACHE_MAX_BYTES``; ``SWIGFLOW_CACHE_REVALIDATE=0`` for ShardCache's
-revalidate=False), else none.
+``SWIGFLOW_CACHE_MAX_BYTES``, a size such as ``50GB``; ``SWIGFLOW_CACHE_REVALIDATE=0`` for
+ShardCache's revalidate=False), else none. The variables are read when a remote file is
+opened; a bad value fails that read, naming the variable.
 """
 
 import concurrent.futures
@@ -26,8 +33,9 @@ import hashlib
 import itertools
 import os
 import threading
+import warnings
 
-from swigflow import errors
+from swigflow import errors, settings
 
 CACHE_DIR_ENV = "SWIGFLOW_CACHE_DIR"
 CACHE_MAX_BYTES_ENV = "SWIGFLOW_CACHE_MAX_BYTES"
@@ -50,6 +58,7 @@ def version(info):
         "VersionId",
         "mtime",
         "LastModified",
+        "Last-Modified",  # fsspec's HTTP file system: the header's own name
         "updated",
         "created",
     )
@@ -82,10 +91,52 @@ class ShardCache:
             raise ValueError(f"max_bytes must be >= 0 or None, got {max_bytes}")
         self.max_bytes = None if max_bytes is None else int(max_bytes)
         self.revalidate = bool(revalidate)
-        os.makedirs(self.directory, exist_ok=True)
+        with contextlib.suppress(OSError):  # one that cannot be made is reported when used
+            os.makedirs(self.directory, exist_ok=True)
         self._lock = threading.Lock()
         self._prefetching = {}  # url -> Future of its download
         self._pool = None
+        self._unwritable = False  # warned once: entries cannot be written here
+        self._warned_unversioned = False
+
+    def trusts(self, url, version):
+        """Whether copies of an object of `version` (version()) can stand for it: the store
+        named a version, or revalidate=False (objects never change). Warns once if not."""
+        if version or not self.revalidate:
+            return True
+        with self._lock:
+            warn, self._warned_unversioned = not self._warned_unversioned, True
+        if warn:
+            warnings.warn(
+                f"swigflow: {url} is not cached in {self.directory}: its store gives no "
+                "version (ETag, generation or modification time) to tell a rewritten object "
+                "from the copy by. ShardCache(..., revalidate=False) caches objects that never "
+                "change.",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+        return False
+
+    def keeps(self, url, version, size):
+        """Whether a copy of this object would be kept: it fits the budget and the directory
+        takes writes (trusts() said yes)."""
+        return not self._unwritable and (self.max_bytes is None or size <= self.max_bytes)
+
+    def writer(self, url, version, size):
+        """A new entry's _Writer, or None when the directory takes no writes (warned once)."""
+        try:
+            return _Writer(self, url, self.entry(url, version, size), size)
+        except OSError as e:
+            with self._lock:
+                warn, self._unwritable = not self._unwritable, True
+            if warn:
+                warnings.warn(
+                    f"swigflow: the shard cache {self.directory} cannot be written ({e}); "
+                    "remote files are read from the store without it",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+            return None
 
     def __repr__(self):
         return (
@@ -99,14 +150,24 @@ class ShardCache:
 
     def latest(self, url):
         """The path of the latest complete copy of `url` whatever its version, or None (for
-        revalidate=False: no request to the store). Touches the copy."""
+        revalidate=False: no request to the store). A copy whose size is not the size the
+        store reported when it was written is not complete: it is removed. Touches the copy."""
         try:
             with open(self._pointer(url)) as f:
-                path = os.path.join(self.directory, os.path.basename(f.read().strip()))
+                name, _, size = f.read().strip().partition(" ")
+            path = os.path.join(self.directory, os.path.basename(name))
+            if not size.isdigit() or os.stat(path).st_size != int(size):
+                self.remove(path)
+                return None
             os.utime(path)
         except OSError:
             return None
         return path
+
+    def remove(self, path):
+        """Deletes entry `path` (a damaged or short copy), so the next read fetches anew."""
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
     def entry(self, url, version, size):
         """The path an object's copy has (whether or not it is there yet)."""
@@ -131,8 +192,12 @@ class ShardCache:
 
     def tee(self, url, version, size, reader):
         """`reader` (read_at(offset, buffer), size) whose bytes, read in order from the start,
-        are also written to the cache, the entry appearing when the last arrived."""
-        return _TeeReader(reader, _Writer(self, url, self.entry(url, version, size), size))
+        are also written to the cache, the entry appearing when the last arrived; `reader`
+        itself where no copy is kept (see keeps)."""
+        if not self.keeps(url, version, size):
+            return reader
+        writer = self.writer(url, version, size)
+        return reader if writer is None else _TeeReader(reader, writer)
 
     def prefetch(self, url, describe):
         """Downloads the object into the cache in the background, unless it is on its way.
@@ -153,9 +218,11 @@ class ShardCache:
         try:
             version, size, fetch = describe()
             path = self.entry(url, version, size)
-            if os.path.exists(path):
+            if os.path.exists(path) or not self.keeps(url, version, size):
                 return
-            writer = _Writer(self, url, path, size)
+            writer = self.writer(url, version, size)
+            if writer is None:
+                return
             try:
                 for start in range(0, size, READ_BLOCK_SIZE):
                     writer.write(start, fetch(start, min(size, start + READ_BLOCK_SIZE)))
@@ -167,20 +234,28 @@ class ShardCache:
                 self._prefetching.pop(url, None)
 
     def evict(self, keep=None):
-        """Removes the least recently used entries until the cache holds at most max_bytes
+        """Removes the files being written by processes that are gone, then the least recently
+        used entries until the cache, files being written included, holds at most max_bytes
         (never `keep`, the entry just added)."""
-        if self.max_bytes is None:
-            return
         with open(os.path.join(self.directory, _LOCK), "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            entries = []
+            entries, writing = [], 0
             for name in os.listdir(self.directory):
-                if name.startswith(".") or _PART in name:
+                path = os.path.join(self.directory, name)
+                if name.startswith("."):
                     continue
                 with contextlib.suppress(OSError):
-                    st = os.stat(os.path.join(self.directory, name))
+                    if _PART in name:
+                        if _writer_alive(name):
+                            writing += os.stat(path).st_size
+                        else:
+                            os.unlink(path)
+                        continue
+                    st = os.stat(path)
                     entries.append((st.st_mtime, name, st.st_size))
-            total = sum(size for _, _, size in entries)
+            if self.max_bytes is None:
+                return
+            total = writing + sum(size for _, _, size in entries)
             for _, name, size in sorted(entries):
                 if total <= self.max_bytes:
                     break
@@ -190,6 +265,20 @@ class ShardCache:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(path)
                 total -= size
+
+
+def _writer_alive(name):
+    """Whether the process writing part file `name` (NAME.part-PID-N) still runs."""
+    pid = name.rsplit(_PART, 1)[1].split("-")[0].split(".")[0]
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        pass
+    return True
 
 
 class _Writer:
@@ -220,7 +309,7 @@ class _Writer:
         self._file = None
         pointer = self._cache._pointer(self._url)
         with open(f"{self._temp}.url", "w") as f:
-            f.write(os.path.basename(self._path))
+            f.write(f"{os.path.basename(self._path)} {self._size}")
         os.replace(f"{self._temp}.url", pointer)
         self._cache.evict(keep=self._path)
 
@@ -327,12 +416,11 @@ def for_url(url):
     directory = os.environ.get(CACHE_DIR_ENV)
     if not directory:
         return None
-    limit = os.environ.get(CACHE_MAX_BYTES_ENV) or None
-    revalidate = os.environ.get(CACHE_REVALIDATE_ENV, "1") != "0"
+    limit = settings.size(CACHE_MAX_BYTES_ENV, None)
+    revalidate = settings.flag(CACHE_REVALIDATE_ENV, True)
     key = (directory, limit, revalidate)
     with _registry_lock:
         if key not in _default:
-            limit = None if limit is None else int(limit)
             _default[key] = ShardCache(directory, limit, revalidate)
         return _default[key]
 
