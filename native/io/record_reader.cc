@@ -294,8 +294,9 @@ Status ReadRecordAt(const RandomAccessFile& file, uint64_t offset, std::string* 
   size_t got = 0;
   SWIGFLOW_RETURN_IF_ERROR(file.Read(offset, kHeaderSize, header, &got));
   if (got < kHeaderSize) {
-    return errors::OutOfRange("no record at ", offset, " in ", file.path(), ": the file has ", size,
-                              " bytes");
+    // The caller's index says a record starts here: a file this short was cut after.
+    return errors::DataLoss("no record at ", offset, " in ", file.path(), ": the file has ", size,
+                            " bytes (cut short since its index was made?)");
   }
   uint64_t length = 0;
   if (!record_format::DecodeHeader(header, &length)) {

@@ -123,7 +123,8 @@ Status OpenRecordStream(const std::string& path, const RecordOptions& options, u
                         std::unique_ptr<InputStream>* stream);
 
 // Reads the record starting at `offset` of an uncompressed file with pread: safe to call from
-// many threads on one file.
+// many threads on one file. An offset at or past the end is DATA_LOSS: callers take offsets
+// from an index or a scan, so a record was there.
 Status ReadRecordAt(const RandomAccessFile& file, uint64_t offset, std::string* record);
 
 // ReadRecordAt for a record whose framed length an index gave: it must have that length (else

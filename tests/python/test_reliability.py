@@ -513,3 +513,89 @@ def test_a_forked_child_uses_the_native_thread_pool_anew():
         timeout=120,
     )
     assert result.returncode == 0 and result.stdout.split() == ["0"], result.stderr
+
+
+# --- round four (issue 71) ---------------------------------------------------------------------
+
+
+def _write_records(path, records, compression=None):
+    with swigflow.io.TFRecordWriter(str(path), compression) as w:
+        for r in records:
+            w.write(r)
+
+
+def test_an_empty_file_list_says_so():
+    """What a glob or filter that matched nothing leads to (the quickstart's bug, issue 71)."""
+    assert list(swigflow.data.TFRecordDataset([])) == []
+    with pytest.raises(ValueError, match="filenames is an empty list"):
+        swigflow.data.TFRecordDataset([], num_parallel_reads=0)
+
+
+def test_an_index_too_large_for_its_file_is_never_read_whole(tmp_path, caplog):
+    path = tmp_path / "a.tfrecord"
+    _write_records(path, [b"x" * 10] * 10)
+    index = tmp_path / "a.tfrecord.idx"
+    with open(index, "wb") as f:  # sparse: 3 GB of index beside a 260-byte file
+        f.truncate(3 << 30)
+    with caplog.at_level("WARNING"):
+        assert len(swigflow.io.TFRecordFile(str(path))) == 10  # scanned instead
+    assert "more than an index of a 260-byte file can hold" in caplog.text
+    with pytest.raises(errors.InvalidArgumentError, match="more than an index"):
+        swigflow.io.TFRecordFile(str(path), index_path=str(index))
+    gz = tmp_path / "b.tfrecord.gz"
+    _write_records(gz, [b"y" * 10] * 10, "GZIP")
+    with open(f"{gz}.idx", "wb") as f:
+        f.truncate(3 << 30)
+    with caplog.at_level("WARNING"):
+        assert len(swigflow.io.TFRecordFile(str(gz), options="GZIP")) == 10
+
+
+@pytest.mark.parametrize("compression", [None, "GZIP"])
+def test_global_shuffle_rebuilds_a_stale_index_as_tfrecordfile_does(tmp_path, compression):
+    a, b = tmp_path / "a.tfrecord", tmp_path / "b.tfrecord"
+    _write_records(a, [b"a%d" % i for i in range(50)], compression)
+    _write_records(b, [b"b%d" % i for i in range(50)], compression)
+    swigflow.io.create_index(str(a))
+    swigflow.io.create_index(str(b))
+    _write_records(b, [b"c%d" % i for i in range(70)], compression)  # its index is stale now
+    ds = swigflow.data.TFRecordDataset([str(a), str(b)], compression).global_shuffle(seed=1)
+    got = list(ds)
+    expected = [b"a%d" % i for i in range(50)] + [b"c%d" % i for i in range(70)]
+    assert sorted(got) == sorted(expected) and got != expected
+
+
+def test_create_index_of_a_missing_file_is_not_found(tmp_path):
+    for name in ("missing.tfrecord.gz", "missing.tfrecord"):
+        with pytest.raises(errors.NotFoundError):
+            swigflow.io.create_index(str(tmp_path / name), span=1 << 16)
+
+
+def test_a_file_cut_after_its_data_source_was_built_is_data_loss(tmp_path):
+    """Not OutOfRangeError, which TF-style loops take as the normal end."""
+    path = tmp_path / "a.tfrecord"
+    _write_records(path, [b"x" * 100] * 100)
+    source = swigflow.data.TFRecordDataSource([str(path)])
+    os.truncate(path, 50 * 116 + 30)
+    for i in (99, 50):
+        with pytest.raises(errors.DataLossError, match="a.tfrecord"):
+            source[i]
+
+
+def test_parse_errors_of_a_source_name_the_file_and_record(tmp_path):
+    path = tmp_path / "a.tfrecord"
+    good = swigflow.train.Example(
+        features=swigflow.train.Features(
+            feature={"x": swigflow.train.Feature(int64_list=swigflow.train.Int64List(value=[1]))}
+        )
+    ).SerializeToString()
+    _write_records(path, [good] * 7 + [b"not an Example"] + [good] * 2)
+    for spec in (
+        {"x": swigflow.io.FixedLenFeature([], np.int64)},
+        {"x": swigflow.io.VarLenFeature(np.int64)},
+    ):
+        source = swigflow.data.TFRecordDataSource([str(path)], spec=spec)
+        assert source.__getitems__([0, 9])  # good records parse
+        with pytest.raises(errors.InvalidArgumentError, match=r"a\.tfrecord record 7 \(offset"):
+            source.__getitems__([3, 7])
+        with pytest.raises(errors.InvalidArgumentError, match=r"a\.tfrecord record 7"):
+            source[7]

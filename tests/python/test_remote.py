@@ -443,7 +443,7 @@ class _StreamHandler(http.server.BaseHTTPRequestHandler):
                 self.wfile.write(piece)
 
 
-def test_a_body_without_length_streams_in_bounded_memory(tmp_path):
+def test_a_body_without_length_streams_in_bounded_memory(tmp_path, monkeypatch):
     """No Content-Length: the body is spooled to a temporary file in blocks (it was read whole
     into memory, twice over), and every record arrives."""
     pytest.importorskip("aiohttp", reason="fsspec's http:// needs aiohttp (swigflow[remote])")
@@ -464,6 +464,10 @@ def test_a_body_without_length_streams_in_bounded_memory(tmp_path):
         tracemalloc.stop()
         assert count == len(records)
         assert peak < 40 << 20, peak  # a few blocks (fsspec buffers some), not the 64 MiB body
+        # The disk the spool takes is bounded too: a larger stream is an error, not a full TMPDIR.
+        monkeypatch.setenv(gfile.SPOOL_MAX_BYTES_ENV, "32MiB")
+        with pytest.raises(errors.ResourceExhaustedError, match="SWIGFLOW_SPOOL_MAX_BYTES"):
+            list(sf.io.tf_record_iterator(url))
     finally:
         server.shutdown()
 

@@ -13,6 +13,7 @@ import threading
 
 import numpy as np
 
+from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.io import gfile, parsing
 from swigflow.io.index import TFRecordFile, without_index_files
@@ -115,7 +116,15 @@ class TFRecordDataSource:
         )
         if self._spec is None:
             return records
-        return _parsed_rows(records, self._spec)
+        try:
+            return _parsed_rows(records, self._spec)
+        except errors.InvalidArgumentError:  # parsed again, each record named (errors only)
+            names = [self._name(int(i)) for i in picks]
+            return _parsed_rows(records, self._spec, names)
+
+    def _name(self, index):
+        path, k = self.file_and_position(index)
+        return f"{path} record {k} (offset {int(self._offsets[index])})"
 
     def file_and_position(self, index):
         """(path, record number within that file) of record `index`."""
@@ -147,12 +156,15 @@ class TFRecordDataSource:
         return f"<TFRecordDataSource: {len(self)} records in {len(self._paths)} files>"
 
 
-def _parsed_rows(records, spec):
+def _parsed_rows(records, spec, names=None):
     """Each record parsed with `spec`: one batched parse, split into rows when every feature
-    comes back dense; else one parse per record (sparse and ragged values keep their types)."""
+    comes back dense; else one parse per record (sparse and ragged values keep their types).
+    `names`, one per record, name them in errors."""
     if not records:
         return []
-    batch = parsing.parse_example(records, spec)
+    batch = parsing.parse_example(records, spec, names)
     if all(isinstance(v, np.ndarray) for v in batch.values()):
         return [{k: v[i] for k, v in batch.items()} for i in range(len(records))]
-    return [parsing.parse_single_example(r, spec) for r in records]
+    if names is None:
+        names = [None] * len(records)
+    return [parsing.parse_single_example(r, spec, n) for r, n in zip(records, names)]

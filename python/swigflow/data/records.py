@@ -400,10 +400,18 @@ class _NativeRecords(Dataset, IteratorSeeds):
         offsets = []
         for f in files:
             found = self._offsets(f)
+            if found is None and self._steps.global_shuffle and _index.has_default_index(f):
+                found = self._rebuilt_offsets(f)  # stale: rebuilt in memory, as TFRecordFile does
             if found is None:
                 return None
             offsets.append(found)
         return offsets
+
+    def _rebuilt_offsets(self, path):
+        """path's record offsets (a compressed file's seek index) made by reading it once."""
+        if self._compression:
+            return _index.build_seek_index(path, self._compression)
+        return _index.scan_records(path)[0]
 
     def _generate(self, state, epoch):
         c = self._steps
@@ -575,6 +583,12 @@ def TFRecordDataset(  # noqa: N802 - named like tf.data.TFRecordDataset, which i
     if on_error not in _ON_ERROR:
         raise ValueError(f"on_error must be one of {sorted(_ON_ERROR)}, got {on_error!r}")
     compression = compression_name(compression_type)
+    files = _as_files(filenames)
+    if num_parallel_reads == 0 and isinstance(files, list) and not files:
+        raise ValueError(
+            "num_parallel_reads must be positive or AUTOTUNE, got 0, and filenames is an empty "
+            "list: did the glob or filter that made it match no file?"
+        )
     cycle = autotune_count(num_parallel_reads, cpu_count()) or 1
     # The native counts are int: beyond that, more files than any list holds and more records
     # per block than any file has read exactly as the bound does.
@@ -583,7 +597,6 @@ def TFRecordDataset(  # noqa: N802 - named like tf.data.TFRecordDataset, which i
         zero_copy=bool(zero_copy),
         cache=shard_cache.as_cache(cache_dir),
     )
-    files = _as_files(filenames)
     if isinstance(files, list):  # a glob's index files, skipped with a note
         files = _index.without_index_files(files)
     return _NativeRecords(files, compression, on_error, steps)

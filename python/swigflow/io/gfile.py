@@ -762,6 +762,38 @@ class _Ranges:
         return asyncio.run_coroutine_threadsafe(request, self._loop)
 
 
+# An object served with no length (a stream) is spooled to a temporary file (TMPDIR) once, in
+# blocks, so memory stays bounded whatever the server sends; the disk it takes is bounded by
+# SWIGFLOW_SPOOL_MAX_BYTES (a size: 4GiB by default).
+SPOOL_MAX_BYTES_ENV = "SWIGFLOW_SPOOL_MAX_BYTES"
+DEFAULT_SPOOL_MAX_BYTES = 4 << 30
+
+
+def _spooled(url, fs, path):
+    """A temporary file holding the object's bytes, at most SWIGFLOW_SPOOL_MAX_BYTES of them.
+
+    Raises:
+      ResourceExhaustedError: the object is larger.
+    """
+    most = settings.size(SPOOL_MAX_BYTES_ENV, DEFAULT_SPOOL_MAX_BYTES)
+    spool = tempfile.TemporaryFile()  # noqa: SIM115 - the reader owns it
+    try:
+        with fs.open(path, "rb") as f:
+            held = 0
+            while block := f.read(READ_BLOCK_SIZE):
+                held += len(block)
+                if held > most:
+                    raise errors.ResourceExhaustedError(
+                        f"{url}: the server gives no length, and more than {most} bytes "
+                        f"arrived, the most spooled to disk ({SPOOL_MAX_BYTES_ENV})"
+                    )
+                spool.write(block)
+    except BaseException:
+        spool.close()
+        raise
+    return spool
+
+
 def _prefetch_following(cache, url):
     """Starts downloads into `cache` of the objects read after `url` (shard_cache.following)."""
     for nxt in shard_cache.following(url):
@@ -811,12 +843,7 @@ class _Opener:
             info = shard_cache.described(url, lambda: fs.info(path))
             size = info.get("size")
             if size is None:
-                # No length from the server (a stream): spooled to a temporary file once, in
-                # blocks, so memory stays bounded whatever the server sends.
-                spool = tempfile.TemporaryFile()  # noqa: SIM115 - the reader owns it
-                with fs.open(path, "rb") as f:
-                    shutil.copyfileobj(f, spool, READ_BLOCK_SIZE)
-                return _FileObjectReader(spool, url)
+                return _FileObjectReader(_spooled(url, fs, path), url)
             version = shard_cache.version(info)
             if cache is not None and not cache.trusts(url, version):
                 cache = None

@@ -105,6 +105,7 @@ def create_index(path, index_path=None, compression_type=None, span=None):
     )
     if not compression:
         if span is not None:
+            gfile.stat(path)  # NotFoundError first: a missing file is not an uncompressed one
             raise ValueError("span applies to the seek index of a GZIP or ZLIB file")
         offsets, _ = _pywrap.CreateIndexFile(path, index_path)
         return len(offsets)
@@ -127,9 +128,13 @@ def build_seek_index(path, compression_type, span=None):
     return _pywrap.BuildSeekIndex(gfile.as_path(path), compression, span or 0)
 
 
-def read_seek_index(index_path):
+def read_seek_index(index_path, path=None):
     """The bytes of a seek index file, checked (InvalidArgumentError when it is not one, or
-    damaged)."""
+    damaged, or too large to be `path`'s)."""
+    if path is not None:
+        problem = oversized_index(path, index_path, compressed=True)
+        if problem is not None:
+            raise errors.InvalidArgumentError(f"{os.fsdecode(os.fspath(index_path))}: {problem}")
     with gfile.GFile(index_path, "rb") as f:
         index = f.read()
     name = os.fsdecode(os.fspath(index_path))
@@ -169,6 +174,40 @@ def _existing_default_index(path):
     return index_path if gfile.exists(index_path) else None
 
 
+def has_default_index(path):
+    """Whether ``path + ".idx"`` exists (whether or not it still describes the file)."""
+    return _existing_default_index(path) is not None
+
+
+def max_index_bytes(data_bytes, compressed):
+    """The most bytes an index of a data file of `data_bytes` can sanely take; a larger one
+    is not read (a file swapped in by mistake, or a hostile one, could be gigabytes). A plain
+    index holds a line of at most 42 bytes per record of at least 16. A seek index holds a
+    32 KiB window per seek point: at the default span, 3% of the output, which stays under 64x
+    the file for data that inflates up to 2000x."""
+    if compressed:
+        return (64 << 20) + 64 * data_bytes
+    return 4096 + 42 * (data_bytes // 16 + 1)
+
+
+def oversized_index(path, index_path, compressed):
+    """Why `index_path` is too large to be `path`'s index (see max_index_bytes), or None.
+    Checked where both are local files (two stats); remote ones would cost two requests."""
+    local, local_index = gfile.local_path(path), gfile.local_path(index_path)
+    if local is None or local_index is None:
+        return None
+    try:
+        size, data = os.stat(local_index).st_size, os.stat(local).st_size
+    except OSError:
+        return None  # the read that follows says what is missing
+    if size <= max_index_bytes(data, compressed):
+        return None
+    return (
+        f"{size} bytes is more than an index of a {data}-byte file can hold "
+        f"({max_index_bytes(data, compressed)})"
+    )
+
+
 def checked_default_seek_index(path, compression_type):
     """The bytes of path's default seek index, or None when there is none or it no longer
     describes the file (logged as a warning: the caller builds one instead)."""
@@ -176,7 +215,7 @@ def checked_default_seek_index(path, compression_type):
     if index_path is None:
         return None
     try:
-        index = read_seek_index(index_path)
+        index = read_seek_index(index_path, path)
         open_seekable(path, index, index_path, compression_type)
     except (errors.InvalidArgumentError, errors.FailedPreconditionError) as e:
         log.warning("ignoring %s: %s (rebuild it with swigflow index)", index_path, e.message)
@@ -240,6 +279,18 @@ def scan_records(path):
     return _pywrap.ScanRecordIndex(path)
 
 
+def read_index(index_path, path):
+    """(offsets, lengths) from plain index file `index_path` of `path`.
+
+    Raises:
+      InvalidArgumentError: a malformed index, or one too large to be `path`'s.
+    """
+    problem = oversized_index(path, index_path, compressed=False)
+    if problem is not None:
+        raise errors.InvalidArgumentError(f"{os.fsdecode(os.fspath(index_path))}: {problem}")
+    return _pywrap.ReadRecordIndex(index_path)
+
+
 def checked_default_index(path):
     """(offsets, lengths) from path's default index file, or None when there is none or it no
     longer describes the file (logged as a warning: the caller scans the file instead)."""
@@ -247,7 +298,7 @@ def checked_default_index(path):
     if index_path is None:
         return None
     try:
-        offsets, lengths = _pywrap.ReadRecordIndex(index_path)
+        offsets, lengths = read_index(index_path, path)
     except errors.InvalidArgumentError as e:  # malformed: as useless as a stale one
         log.warning("ignoring %s: %s (rebuild it with swigflow index)", index_path, e.message)
         return None
@@ -298,7 +349,7 @@ class TFRecordFile(collections.abc.Sequence):
         else:
             self._file = _pywrap.PyRecordFile.Open(self._path)
             if index_path is not None:  # asked for: it must describe the file
-                self._offsets, self._lengths = _pywrap.ReadRecordIndex(index_path)
+                self._offsets, self._lengths = read_index(index_path, self._path)
                 problem = index_mismatch(self._path, self._offsets, self._lengths)
                 if problem is not None:
                     raise errors.DataLossError(
@@ -317,7 +368,7 @@ class TFRecordFile(collections.abc.Sequence):
 
     def _open_compressed(self, index_path):
         if index_path is not None:  # asked for: it must describe the file
-            index = read_seek_index(index_path)
+            index = read_seek_index(index_path, self._path)
             try:
                 opened = open_seekable(self._path, index, index_path, self._compression)
             except errors.FailedPreconditionError as e:
