@@ -577,7 +577,7 @@ def test_a_file_cut_after_its_data_source_was_built_is_data_loss(tmp_path):
     source = swigflow.data.TFRecordDataSource([str(path)])
     os.truncate(path, 50 * 116 + 30)
     for i in (99, 50):
-        with pytest.raises(errors.DataLossError, match="a.tfrecord"):
+        with pytest.raises(errors.DataLossError, match=r"a\.tfrecord"):
             source[i]
 
 
