@@ -2,9 +2,12 @@
 #define SWIGFLOW_DEFINE_NUMPY_API
 #include "swig/py_runtime.h"
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace swigflow {
@@ -113,9 +116,23 @@ bool Finalizing() {
 #endif
 }
 
+// Scopes of Gil that are ok (inside Python, or about to be), and whether CloseNativeCalls ran.
+std::atomic<int> g_inside{0};
+std::atomic<bool> g_closed{false};
+
 }  // namespace
 
-Gil::Gil() : ok_(Py_IsInitialized() && !Finalizing()) {
+bool Gil::Enter() {
+  // Counted before the check: CloseNativeCalls sets g_closed, then waits for the count.
+  g_inside.fetch_add(1);
+  if (g_closed.load() || !Py_IsInitialized() || Finalizing()) {
+    g_inside.fetch_sub(1);
+    return false;
+  }
+  return true;
+}
+
+Gil::Gil() : ok_(Enter()) {
   if (!ok_) return;
   state_ = PyGILState_Ensure();
   pending_.emplace();
@@ -125,6 +142,16 @@ Gil::~Gil() {
   if (!ok_) return;
   pending_.reset();
   PyGILState_Release(state_);
+  g_inside.fetch_sub(1);
+}
+
+int CloseNativeCalls(int timeout_ms) {
+  g_closed.store(true);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (g_inside.load() > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return g_inside.load();
 }
 
 SharedRef::~SharedRef() {

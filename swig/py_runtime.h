@@ -118,10 +118,10 @@ class SetAsideError {
   PyObject* traceback_ = nullptr;
 };
 
-// Holds the GIL for a scope, from any thread. ok() is false once the interpreter is finalizing:
-// a native pipeline thread still reading then gets CANCELLED instead of hanging in
-// PyGILState_Ensure. A Python error already pending in the thread (a destructor run while an
-// exception unwinds) is set aside for the scope and restored after it.
+// Holds the GIL for a scope, from any thread. ok() is false once the interpreter is finalizing,
+// or once CloseNativeCalls() ran: a native pipeline thread still reading then gets CANCELLED
+// instead of hanging in PyGILState_Ensure. A Python error already pending in the thread (a
+// destructor run while an exception unwinds) is set aside for the scope and restored after it.
 class Gil {
  public:
   Gil();
@@ -132,10 +132,18 @@ class Gil {
   bool ok() const { return ok_; }
 
  private:
+  static bool Enter();
+
   const bool ok_;
   PyGILState_STATE state_;
   std::optional<SetAsideError> pending_;  // (destroyed before the GIL is released)
 };
+
+// Called at exit (atexit), before the interpreter finalizes: no native thread calls into Python
+// from now on (Gil is not ok), and this waits up to `timeout_ms` for those inside to leave
+// (call without the GIL). Returns how many are still inside. A native thread inside Python
+// when finalizing starts would be ended there, mid-call, which aborts the process.
+int CloseNativeCalls(int timeout_ms);
 
 // A Python object owned by native code that any thread may drop (a file object read by pipeline
 // threads): released with the GIL taken, or leaked once the interpreter is gone (its memory then

@@ -38,8 +38,12 @@ class Status;
   $result = SWIG_Py_Void();
 }
 
+// Waits for native threads to leave Python: without the GIL, which they need to.
+SWIGFLOW_RELEASE_GIL(swigflow::python::CloseNativeCalls)
+
 %ignoreall
 %rename("%s") swigflow::python::RegisterExceptionFactory;
 %rename("%s") swigflow::python::StatusForTesting;
+%rename("%s") swigflow::python::CloseNativeCalls;
 %include "swig/py_runtime.h"
 %unignoreall

@@ -11,7 +11,9 @@ import time
 
 
 class RangeHandler(http.server.SimpleHTTPRequestHandler):
-    """Static files with byte ranges."""
+    """Static files with byte ranges and Last-Modified (conditional requests ignored)."""
+
+    send_last_modified = True
 
     def log_message(self, *args):
         pass
@@ -22,6 +24,7 @@ class RangeHandler(http.server.SimpleHTTPRequestHandler):
             self.send_error(404)
             return None
         data = open(path, "rb").read()  # noqa: SIM115 - test files are small
+        modified = self.date_time_string(int(os.stat(path).st_mtime))
         spec = self.headers.get("Range")
         if spec:
             start, _, end = spec.removeprefix("bytes=").partition("-")
@@ -34,6 +37,8 @@ class RangeHandler(http.server.SimpleHTTPRequestHandler):
             self.send_response(200)
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Accept-Ranges", "bytes")
+        if self.send_last_modified:  # as http.server and every web server do
+            self.send_header("Last-Modified", modified)
         self.end_headers()
         return io.BytesIO(data)
 

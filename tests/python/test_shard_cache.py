@@ -153,7 +153,7 @@ def test_the_next_files_are_fetched_ahead(store, tmp_path):
     assert next(it) == files[urls[0]][0]
     # Opening the first file started the next two downloading; wait for them.
     for url in urls[1:]:
-        cache.lookup(url, "", fsspec.filesystem("memory").info(url)["size"])
+        cache.lookup(url, "", fsspec.filesystem("memory").info(url)["size"], stall_s=30)
     assert len(_entries(cache.directory)) >= 2
     rest = list(it)
     assert [files[urls[0]][0], *rest] == [r for u in urls for r in files[u]]

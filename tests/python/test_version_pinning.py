@@ -44,6 +44,8 @@ class _Handler(http_store.RangeHandler):
     answers 412 to a failed If-Match / If-Unmodified-Since only if `server.honours`, and runs
     `server.after(n)` before answering the n-th GET (n from 1)."""
 
+    send_last_modified = False  # only as `server.validators` says
+
     def send_head(self):
         path = self.translate_path(self.path)
         self.validators = {}

@@ -21,6 +21,7 @@ Unknown schemes, or fsspec or its backend missing, raise
 """
 
 import asyncio
+import atexit
 import collections
 import concurrent.futures
 import contextlib
@@ -286,24 +287,15 @@ def _fetched(url, fetch, start, end):
     return memoryview(data[0])[: end - start]
 
 
-class _Pool:
-    """The threads that fetch read-ahead blocks; a forked process makes its own."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._pool, self._pid = None, None
-
-    def submit(self, fn, *args):
-        with self._lock:
-            if self._pool is None or self._pid != os.getpid():
-                self._pool = concurrent.futures.ThreadPoolExecutor(
-                    READ_AHEAD_THREADS, thread_name_prefix="sf-fetch"
-                )
-                self._pid = os.getpid()
-            return self._pool.submit(fn, *args)
+_FETCH_POOL = read_ahead.DaemonPool(READ_AHEAD_THREADS, "sf-fetch")
 
 
-_FETCH_POOL = _Pool()
+def _fetch_span(url, ranges, start, end, requests):
+    """Bytes [start, end) of `ranges`' object with the retries (a read-ahead block fetched on
+    the pool). It holds no reader: a reader dropped meanwhile is freed, and aborts it."""
+    return _fetched(url, functools.partial(ranges.fetch, requests=requests), start, end)
+
+
 _READ_AHEAD_MEMORY = read_ahead.Memory()
 _reader_ids = itertools.count()
 
@@ -374,7 +366,14 @@ class _Reader:
                 if not in_order:
                     self._drop_blocks(None)
             if in_order:
-                return self._read_ahead(offset, buffer)
+                try:
+                    return self._read_ahead(offset, buffer)
+                except BaseException:
+                    # Blocks ahead of a failed read are not wanted: an error (kept with its
+                    # traceback, which holds this reader) must not keep their memory.
+                    with self._lock:
+                        self._drop_blocks(None)
+                    raise
         expected = max(0, min(n, self.size - offset))
         if self._fetch is None:  # a caller's file object
 
@@ -425,11 +424,8 @@ class _Reader:
         start = k * READ_BLOCK_SIZE
         return start, min(self.size, start + READ_BLOCK_SIZE)
 
-    def _fetch_block(self, k, requests=None):
-        fetch = (
-            self._fetch if requests is None else functools.partial(self._fetch, requests=requests)
-        )
-        return _fetched(self._url, fetch, *self._span(k))
+    def _fetch_block(self, k):
+        return _fetched(self._url, self._fetch, *self._span(k))
 
     def _request_block(self, k, needed):
         """Requests block k, if it is `needed` or the memory budget has room for it (False if
@@ -441,7 +437,8 @@ class _Reader:
         future, direct, requests = self._ranges.submit(start, end), True, None
         if future is None:
             requests = self._ranges.new_requests()
-            future, direct = _FETCH_POOL.submit(self._fetch_block, k, requests), False
+            future = _FETCH_POOL.submit(_fetch_span, self._url, self._ranges, start, end, requests)
+            direct = False
         requested, pace = time.monotonic(), self._pace
 
         def arrived(f):  # runs on the thread that completes (or cancels) the request
@@ -509,7 +506,9 @@ class _Reader:
         return done
 
     def __del__(self):
+        # Nobody reads on: whatever is still being fetched for this reader is abandoned.
         with contextlib.suppress(Exception):
+            self.cancel()
             self._drop_blocks(None)
 
 
@@ -807,10 +806,15 @@ def _prefetch_following(cache, url):
             version = shard_cache.version(info)
             if not cache.trusts(nxt, version):
                 raise errors.FailedPreconditionError(f"{nxt}: no version to cache it by")
-            fetch = _Ranges(nxt, fs, path, info).fetch
-            return version, info["size"], functools.partial(_fetched, nxt, fetch)
+            ranges = _Ranges(nxt, fs, path, info)
+            return (
+                version,
+                info["size"],
+                functools.partial(_fetched, nxt, ranges.fetch),
+                ranges.abort,
+            )
 
-        cache.prefetch(nxt, describe)
+        cache.prefetch(nxt, describe, READ_BLOCK_SIZE)
 
 
 class _Opener:
@@ -819,20 +823,46 @@ class _Opener:
     def __init__(self):
         self._lock = threading.Lock()
         self._groups = {}  # read group -> WeakSet of its _Readers
+        self._stopping = {}  # read group -> Event set when its reads are abandoned
+        self._readers = weakref.WeakSet()  # every remote reader open
+        self._closed = False  # abandon_all() ran: the process is exiting
+
+    def abandon_all(self):
+        """At exit: abandons every remote read and open under way, and refuses new ones, so
+        that no native thread is left waiting on a store inside Python when the interpreter
+        finalizes."""
+        with self._lock:
+            self._closed = True
+            readers = list(self._readers)
+            stopping = list(self._stopping.values())
+        for event in stopping:
+            event.set()
+        for reader in readers:
+            reader.cancel()
 
     def cancel_reads(self, group):
         """Abandons the reads of every file opened in read group `group` (a pipeline that
-        stops: its reader threads must not wait on a stalled store)."""
+        stops: its reader threads must not wait on a stalled store), and the opens under way
+        (one waiting for a shard cache's download)."""
         with self._lock:
             readers = list(self._groups.pop(group, ()))
+            stopping = self._stopping.pop(group, None)
+        if stopping is not None:
+            stopping.set()
         for reader in readers:
             reader.cancel()
+
+    def _stopping_event(self, group):
+        with self._lock:
+            return self._stopping.setdefault(group, threading.Event())
 
     def open_read(self, url, group=0):
         """A reader of `url` (read_at, size), or the path of a local copy; a remote reader
         joins read group `group` (0: none)."""
         if scheme(url) == _FILE_OBJECT_SCHEME:
             return _FileObjectReader(_FILE_OBJECTS.get(url), url)
+        if self._closed:
+            raise errors.CancelledError(f"{url}: not opened, the process is exiting")
         cache = shard_cache.for_url(url)
         if cache is not None and not cache.revalidate:
             local = cache.latest(url)
@@ -849,12 +879,14 @@ class _Opener:
                 cache = None
             if cache is not None:
                 _prefetch_following(cache, url)
-                local = cache.lookup(url, version, size)
+                abandoned = self._stopping_event(group).is_set if group else None
+                local = cache.lookup(url, version, size, STALL_TIMEOUT_S, abandoned)
                 if local is not None:
                     return local  # read natively
         reader = _Reader(size, url, ranges=_Ranges(url, fs, path, info))
-        if group:
-            with self._lock:
+        with self._lock:
+            self._readers.add(reader)
+            if group:
                 self._groups.setdefault(group, weakref.WeakSet()).add(reader)
         return reader if cache is None else cache.tee(url, version, size, reader)
 
@@ -864,7 +896,17 @@ class _Opener:
         return _Writer(url)
 
 
-_pywrap.SetRemoteOpener(_Opener())
+_OPENER = _Opener()
+_pywrap.SetRemoteOpener(_OPENER)
+
+
+@atexit.register
+def _before_exit():
+    # Remote reads abandoned first (a stalled one would never leave), then no native thread
+    # may enter Python any more, and those inside are waited for: one still there when the
+    # interpreter finalizes would be ended mid-call, aborting the process.
+    _OPENER.abandon_all()
+    _pywrap.CloseNativeCalls(5000)
 
 
 # --- tf.io.gfile ---------------------------------------------------------------------------------

@@ -13,7 +13,10 @@ holding blocks, so no file starves the others. The block a reader waits for is a
 requested (progress), so the bytes held stay under the budget plus one block per file read.
 """
 
+import concurrent.futures
 import math
+import os
+import queue
 import threading
 import time
 
@@ -94,3 +97,43 @@ class Pace:
         if arrival is None or not between:
             return most
         return max(1, min(most, math.ceil(arrival / between) + 1))
+
+
+class DaemonPool:
+    """Up to `threads` daemon threads running submitted calls, each answered by a
+    concurrent.futures.Future. Unlike ThreadPoolExecutor's, its threads never hold up process
+    exit: a remote request stalled on a silent store must not (its reader is gone by then, and
+    the call is abandoned with it). A forked process starts threads of its own."""
+
+    def __init__(self, threads, name):
+        self._most, self._name = threads, name
+        self._lock = threading.Lock()
+        self._queue, self._pid, self._started = None, None, 0
+
+    def submit(self, fn, *args):
+        future = concurrent.futures.Future()
+        with self._lock:
+            if self._pid != os.getpid():
+                self._queue, self._pid, self._started = queue.SimpleQueue(), os.getpid(), 0
+            self._queue.put((future, fn, args))
+            if self._started < self._most:
+                self._started += 1
+                name = f"{self._name}-{self._started}"
+                threading.Thread(target=_work, args=(self._queue,), name=name, daemon=True).start()
+        return future
+
+
+def _work(calls):
+    while True:
+        _run(*calls.get())  # in a frame of its own: an idle thread holds nothing of its last
+
+
+def _run(future, fn, args):
+    if not future.set_running_or_notify_cancel():
+        return
+    try:
+        result = fn(*args)
+    except BaseException as e:
+        future.set_exception(e)
+    else:
+        future.set_result(result)

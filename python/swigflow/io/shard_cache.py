@@ -33,9 +33,11 @@ import hashlib
 import itertools
 import os
 import threading
+import time
 import warnings
 
 from swigflow import errors, settings
+from swigflow.io import read_ahead
 
 CACHE_DIR_ENV = "SWIGFLOW_CACHE_DIR"
 CACHE_MAX_BYTES_ENV = "SWIGFLOW_CACHE_MAX_BYTES"
@@ -94,8 +96,8 @@ class ShardCache:
         with contextlib.suppress(OSError):  # one that cannot be made is reported when used
             os.makedirs(self.directory, exist_ok=True)
         self._lock = threading.Lock()
-        self._prefetching = {}  # url -> Future of its download
-        self._pool = None
+        self._prefetching = {}  # url -> its _Download in flight
+        self._pool = read_ahead.DaemonPool(PREFETCH_THREADS, "swigflow-shard-prefetch")
         self._unwritable = False  # warned once: entries cannot be written here
         self._warned_unversioned = False
 
@@ -173,15 +175,18 @@ class ShardCache:
         """The path an object's copy has (whether or not it is there yet)."""
         return os.path.join(self.directory, _digest(url, version, size))
 
-    def lookup(self, url, version, size):
-        """The path of a complete copy of the object, or None. Waits for a prefetch of it in
-        flight; touches the copy (least recently used goes first)."""
+    def lookup(self, url, version, size, stall_s, abandoned=None):
+        """The path of a complete copy of the object, or None; touches the copy (least
+        recently used goes first). A prefetch of it in flight is waited for while its bytes
+        arrive; one silent for `stall_s` seconds is stopped (None: the caller reads from the
+        store). One that failed raises its error: it was retried already. abandoned() (if
+        given) true: the reader stopped, so the wait ends with CancelledError."""
         path = self.entry(url, version, size)
         with self._lock:
             pending = self._prefetching.get(url)
-        if pending is not None:
-            with contextlib.suppress(Exception):  # a failed prefetch: read it remotely
-                pending.result()
+        if pending is not None and not pending.wait(stall_s, abandoned):
+            pending.stop()
+            return None
         try:
             if os.stat(path).st_size != size:
                 return None
@@ -199,39 +204,48 @@ class ShardCache:
         writer = self.writer(url, version, size)
         return reader if writer is None else _TeeReader(reader, writer)
 
-    def prefetch(self, url, describe):
-        """Downloads the object into the cache in the background, unless it is on its way.
-        describe() gives its (version, size, fetch(start, end) -> bytes); it runs on the
-        download's thread (it may ask the store)."""
+    def prefetch(self, url, describe, block_size):
+        """Downloads the object into the cache in the background, `block_size` bytes a request,
+        unless it is on its way. describe() gives its (version, size, fetch(start, end) ->
+        bytes, abort() -> None: fails the fetches in flight); it runs on the download's thread
+        (it may ask the store)."""
         with self._lock:
             if url in self._prefetching:
                 return
-            if self._pool is None:
-                self._pool = concurrent.futures.ThreadPoolExecutor(
-                    PREFETCH_THREADS, thread_name_prefix="swigflow-shard-prefetch"
-                )
-            self._prefetching[url] = self._pool.submit(self._download, url, describe)
+            download = self._prefetching[url] = _Download()
+        download.future = self._pool.submit(self._download, url, describe, block_size, download)
 
-    def _download(self, url, describe):
-        from swigflow.io.gfile import READ_BLOCK_SIZE
+    def stop_prefetches(self, urls):
+        """Stops the downloads of `urls` in flight (their dataset ended): nothing waits on a
+        silent store for them, and no partial copy stays."""
+        with self._lock:
+            downloads = [self._prefetching.get(url) for url in urls]
+        for download in downloads:
+            if download is not None:
+                download.stop()
 
+    def _download(self, url, describe, block_size, download):
         try:
-            version, size, fetch = describe()
+            version, size, fetch, download.abort = describe()
             path = self.entry(url, version, size)
-            if os.path.exists(path) or not self.keeps(url, version, size):
+            if download.stopped or os.path.exists(path) or not self.keeps(url, version, size):
                 return
             writer = self.writer(url, version, size)
             if writer is None:
                 return
             try:
-                for start in range(0, size, READ_BLOCK_SIZE):
-                    writer.write(start, fetch(start, min(size, start + READ_BLOCK_SIZE)))
+                for start in range(0, size, block_size):
+                    if download.stopped:
+                        return
+                    writer.write(start, fetch(start, min(size, start + block_size)))
+                    download.written = writer.written
                 writer.finish()
             finally:
                 writer.abandon()  # nothing once finished
         finally:
             with self._lock:
-                self._prefetching.pop(url, None)
+                if self._prefetching.get(url) is download:
+                    del self._prefetching[url]
 
     def evict(self, keep=None):
         """Removes the files being written by processes that are gone, then the least recently
@@ -265,6 +279,46 @@ class ShardCache:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(path)
                 total -= size
+
+
+class _Download:
+    """A prefetch in flight: its Future, the bytes it wrote, and how to stop it."""
+
+    def __init__(self):
+        self.future = None
+        self.written = 0
+        self.stopped = False
+        self.abort = None  # set once described: fails its fetches in flight
+
+    def stop(self):
+        self.stopped = True
+        if self.abort is not None:
+            self.abort()
+
+    def wait(self, stall_s, abandoned=None):
+        """Waits for the download to end; False if it was silent for `stall_s` seconds.
+        Raises UnavailableError if it failed so (it was retried already), CancelledError once
+        abandoned() is true; a download that failed otherwise, or was stopped, is just over."""
+        while self.future is None:  # set right after it was registered
+            time.sleep(0.001)
+        written, since = self.written, time.monotonic()
+        while True:
+            if abandoned is not None and abandoned():
+                raise errors.CancelledError("the read was abandoned (its reader stopped)")
+            try:
+                self.future.result(timeout=0.1)
+                return True
+            except concurrent.futures.TimeoutError:
+                if self.written != written:
+                    written, since = self.written, time.monotonic()
+                elif time.monotonic() - since > stall_s:
+                    return False
+            except errors.UnavailableError:
+                if self.stopped:
+                    return True
+                raise  # retried as much as a read would be: the read would fail the same
+            except Exception:
+                return True
 
 
 def _writer_alive(name):
@@ -378,7 +432,8 @@ def as_cache(cache_dir):
 def registered(urls, cache, ahead=1, known=None):
     """While entered, reads of `urls` (remote ones, in the order a dataset opens them, `ahead`
     at a time) go through `cache`, and opening one fetches the PREFETCH_SHARDS objects opened
-    after those. The latest registration of a URL wins while it lasts.
+    after those. The latest registration of a URL wins while it lasts; on leaving, downloads
+    of URLs no registration holds any more are stopped.
 
     `known` (a dict the caller keeps: a dataset's own) remembers what the store said of each
     URL across registrations: see described()."""
@@ -394,12 +449,15 @@ def registered(urls, cache, ahead=1, known=None):
     try:
         yield
     finally:
+        unwanted = []  # no dataset reads these now: their downloads in flight are stopped
         with _registry_lock:
             for url, entry in entries:
                 active = _registered[url]
                 active.remove(entry)
                 if not active:
                     del _registered[url]
+                    unwanted.append(url)
+        cache.stop_prefetches(unwanted)
 
 
 def _active(url):
