@@ -6,7 +6,6 @@ then by the reader). Servers on 127.0.0.1 that stall."""
 import socket
 import subprocess
 import sys
-import threading
 import time
 
 import http_store
