@@ -38,8 +38,9 @@ def read_tfrecords(
         or a list of them; local paths or URLs.
       spec: ``{key: FixedLenFeature | VarLenFeature | ...}`` as for ``parse_example``. None
         infers it as ``swigflow inspect`` does, from the first ``schema_records`` records.
-      compression_type: ``"GZIP"``, ``"ZLIB"`` or ``""`` (none); None tells it from the
-        files' first bytes (GZIP's magic, a zlib header), as Ray's own readers do.
+      compression_type: ``"GZIP"``, ``"ZLIB"`` or ``""`` (none) for every file; None tells
+        each file's from its first bytes (GZIP's magic, a zlib header), as Ray's own reader
+        does, so one read may mix them.
       on_error: ``"raise"`` (a DataLossError naming the file and offset), ``"skip_record"``
         (damaged records are skipped with a warning, the rest is read) or ``"skip_file"``.
       override_num_blocks: the number of read tasks (Ray chooses by default). Indexed

@@ -77,24 +77,18 @@ def expand_paths(paths):
     return list(dict.fromkeys(files))
 
 
-def sniffed_compression(files):
-    """The compression of ``files`` told from their first bytes, as Ray's own readers do; files
-    that disagree must be given a compression_type."""
-    found = {sniff_compression(f) for f in files}
-    if len(found) > 1:
-        raise ValueError(
-            f"the files mix compressions ({', '.join(sorted(c or 'NONE' for c in found))}): "
-            "read each kind with its compression_type"
-        )
-    return found.pop()
+def sniffed_compressions(files):
+    """Each file's compression told from its first bytes, as Ray's own reader does: a list may
+    mix GZIP, ZLIB and uncompressed files."""
+    return [sniff_compression(f) for f in files]
 
 
-def infer_spec(files, compression, records, on_error="raise"):
-    """The spec ``swigflow inspect`` reports for the first ``records`` records of ``files``;
-    under the skip policies, of their first intact records (damage is skipped, as the read
-    will skip it)."""
+def infer_spec(files, compressions, records, on_error="raise"):
+    """The spec ``swigflow inspect`` reports for the first ``records`` records of ``files``
+    (each of its compression in ``compressions``); under the skip policies, of their first
+    intact records (damage is skipped, as the read will skip it)."""
     scan = schema.SchemaScan()
-    for path in files:
+    for path, compression in zip(files, compressions):
         if on_error == "raise":
             with TFRecordReader(path, compression) as reader:
                 while scan.records < records:
@@ -193,19 +187,20 @@ def _batches_skip_record(path, compression):
         yield batch
 
 
-def read_units(units, compression, features, on_error, cache=None):
-    """Yields the blocks of ``units``: (path, start offset, records or None for all); remote
-    files through the shard cache `cache` ((directory, max_bytes, revalidate), or None)."""
+def read_units(units, features, on_error, cache=None):
+    """Yields the blocks of ``units``: (path, its compression, start offset, records or None
+    for all); remote files through the shard cache `cache` ((directory, max_bytes,
+    revalidate), or None)."""
     if cache is None:
-        yield from _read_units(units, compression, features, on_error)
+        yield from _read_units(units, features, on_error)
         return
     remote = list(dict.fromkeys(u[0] for u in units if gfile.is_remote(u[0])))
     with shard_cache.registered(remote, shard_cache.ShardCache(*cache)):
-        yield from _read_units(units, compression, features, on_error)
+        yield from _read_units(units, features, on_error)
 
 
-def _read_units(units, compression, features, on_error):
-    for path, start, rows in units:
+def _read_units(units, features, on_error):
+    for path, compression, start, rows in units:
         if on_error == "skip_record":
             batches = _batches_skip_record(path, compression)
         elif on_error == "skip_file":
@@ -232,16 +227,16 @@ class TFRecordDatasource(Datasource):
         if on_error not in ON_ERROR:
             raise ValueError(f"on_error must be one of {ON_ERROR}, got {on_error!r}")
         self._files = expand_paths(paths)
-        self._compression = (
-            compression_name(compression_type)
+        self._compressions = (
+            [compression_name(compression_type)] * len(self._files)
             if compression_type is not None
-            else sniffed_compression(self._files)
+            else sniffed_compressions(self._files)
         )
         self._on_error = on_error
         self._sizes = [gfile.stat(f).length for f in self._files]
         records = SCHEMA_RECORDS if schema_records is None else int(schema_records)
         if spec is None:
-            spec = infer_spec(self._files, self._compression, records, on_error)
+            spec = infer_spec(self._files, self._compressions, records, on_error)
         self._features = dict(spec)
         check_features(self._features)
 
@@ -257,15 +252,16 @@ class TFRecordDatasource(Datasource):
         return sum(self._sizes)
 
     def _units(self, target):
-        """(path, start, rows, bytes) pieces: indexed uncompressed files larger than ``target``
-        bytes are cut at record offsets into pieces of about ``target`` bytes."""
+        """(path, compression, start, rows, bytes) pieces: indexed uncompressed files larger
+        than ``target`` bytes are cut at record offsets into pieces of about ``target``
+        bytes."""
         units = []
-        for path, size in zip(self._files, self._sizes):
+        for path, compression, size in zip(self._files, self._compressions, self._sizes):
             index = None
-            if not self._compression and self._on_error == "raise":
+            if not compression and self._on_error == "raise":
                 index = checked_default_index(path)
             if index is None:
-                units.append((path, 0, None, size))
+                units.append((path, compression, 0, None, size))
                 continue
             offsets = index[0]
             n = len(offsets)
@@ -274,7 +270,7 @@ class TFRecordDatasource(Datasource):
             bounds = [0, *sorted(set(cuts.tolist()) - {0, n}), n]
             for a, b in zip(bounds, bounds[1:]):
                 end = size if b == n else int(offsets[b])
-                units.append((path, int(offsets[a]), b - a, end - int(offsets[a])))
+                units.append((path, "", int(offsets[a]), b - a, end - int(offsets[a])))
         return units
 
     def get_read_tasks(self, parallelism, per_task_row_limit=None, data_context=None, **kwargs):
@@ -286,25 +282,25 @@ class TFRecordDatasource(Datasource):
         # it past `target` by more than half that piece, and the last task takes what is left.
         groups, current, current_bytes = [], [], 0
         for unit in units:
-            full = current and current_bytes + unit[3] / 2 > target
+            full = current and current_bytes + unit[4] / 2 > target
             if full and len(groups) < parallelism - 1:
                 groups.append(current)
                 current, current_bytes = [], 0
             current.append(unit)
-            current_bytes += unit[3]
+            current_bytes += unit[4]
         if current:
             groups.append(current)
         tasks = []
         for group in groups:
-            rows = [u[2] for u in group]
+            rows = [u[3] for u in group]
             metadata = BlockMetadata(
                 num_rows=None if None in rows else sum(rows),
-                size_bytes=sum(u[3] for u in group),
+                size_bytes=sum(u[4] for u in group),
                 input_files=tuple(dict.fromkeys(u[0] for u in group)),
                 exec_stats=None,
             )
-            work = [(u[0], u[1], u[2]) for u in group]
-            args = (work, self._compression, self._features, self._on_error, self._cache)
+            work = [u[:4] for u in group]
+            args = (work, self._features, self._on_error, self._cache)
             extra = {} if per_task_row_limit is None else {"per_task_row_limit": per_task_row_limit}
             tasks.append(ReadTask(lambda args=args: read_units(*args), metadata, **extra))
         return tasks
@@ -334,7 +330,7 @@ def _kind_of(values, key):
         if isinstance(v, (float, np.floating)):
             return FLOAT
         raise TypeError(f"column {key!r}: cannot store a {type(v).__name__} in an Example")
-    return FLOAT  # no values anywhere: any kind reads back as empty
+    return None  # no values anywhere: no kind to write them as
 
 
 def _typed(values, kind):
@@ -400,6 +396,12 @@ def example_columns(batch, n, nulls=None):
             np.cumsum(counts, out=splits[1:])
             flat = [v for c in cells for v in c]
             kind = kind or _kind_of(flat, key)
+            if kind is None:
+                # Only nulls and empty lists, of no known type: the feature is left out of
+                # these Examples, which TF (and swigflow) read back as empty for a VarLen or
+                # Ragged feature of any type, where an empty list of a guessed type would fail
+                # a spec of another.
+                continue
             values = _typed(flat, kind)
         else:
             raise TypeError(f"column {key!r}: cannot store {array.dtype} values in an Example")
