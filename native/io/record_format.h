@@ -106,10 +106,12 @@ inline Status TruncatedRecord(const std::string& path, uint64_t offset, uint64_t
 
 // The payload of a whole framed record of `framed_length` bytes read at `offset` (`framed`),
 // once its header CRC, the length an index gave for it and its payload CRC check out.
-inline Status CheckFramedRecord(const char* framed, uint64_t framed_length, uint64_t offset,
-                                const std::string& path, std::string* payload) {
+// Checks the header (kHeaderSize bytes) of a record an index says is `framed_length` bytes long:
+// readers check it before reading the payload, so a lying index costs no payload-sized read.
+inline Status CheckIndexedHeader(const char* header, uint64_t framed_length, uint64_t offset,
+                                 const std::string& path) {
   uint64_t length = 0;
-  if (framed_length < kFramingSize || !DecodeHeader(framed, &length)) {
+  if (framed_length < kFramingSize || !DecodeHeader(header, &length)) {
     return CorruptedHeader(path, offset);
   }
   if (length != framed_length - kFramingSize) {
@@ -117,6 +119,13 @@ inline Status CheckFramedRecord(const char* framed, uint64_t framed_length, uint
                             framed_length, " bytes but it has ", length + kFramingSize,
                             " (was the file rewritten after its index?)");
   }
+  return Status::OK();
+}
+
+inline Status CheckFramedRecord(const char* framed, uint64_t framed_length, uint64_t offset,
+                                const std::string& path, std::string* payload) {
+  SWIGFLOW_RETURN_IF_ERROR(CheckIndexedHeader(framed, framed_length, offset, path));
+  const uint64_t length = framed_length - kFramingSize;
   const char* data = framed + kHeaderSize;
   if (!PayloadMatches(data, length, data + length)) return CorruptedPayload(path, offset);
   payload->assign(data, length);

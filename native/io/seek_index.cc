@@ -548,6 +548,7 @@ Status ReadSeekRecord(const RandomAccessFile& file, const SeekIndex& index, uint
       static_cast<size_t>(std::clamp<uint64_t>(hint - std::min(hint, p.in), kMinRead, kScanChunk));
   std::string framed;
   size_t have = 0;
+  bool header_checked = false;  // against the index, as soon as it is inflated
   const auto corrupted = [&](const char* why) {
     return errors::DataLoss("corrupted ", Name(index.compression), " data at compressed byte ",
                             next_in - z.avail_in, " in ", path, " (reading the record at ", offset,
@@ -597,6 +598,13 @@ Status ReadSeekRecord(const RandomAccessFile& file, const SeekIndex& index, uint
     const size_t n = room - z.avail_out;
     if (position >= offset) have += n;
     position += n;
+    if (!header_checked && have >= record_format::kHeaderSize) {
+      // A crafted index (valid CRCs) may claim any length: the stream's own header must agree
+      // before the rest is inflated.
+      header_checked = true;
+      SWIGFLOW_RETURN_IF_ERROR(
+          record_format::CheckIndexedHeader(framed.data(), framed_length, offset, path));
+    }
     if (ret == Z_STREAM_END) {
       if (index.compression == Compression::kZlib && have < framed_length) {
         return errors::DataLoss("the ZLIB stream of ", path, " ends at uncompressed byte ",

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <numeric>
@@ -193,6 +194,49 @@ TEST(SeekIndex, ThreadsShareAnIndexAndAFile) {
     for (auto& t : threads) t.join();
     EXPECT_EQ(wrong, std::vector<int>(4, 0)) << "block " << block;
   }
+}
+
+// Counts the bytes read through it (a lying index must not cost a read of what it claims).
+class CountingFile : public RandomAccessFile {
+ public:
+  explicit CountingFile(std::unique_ptr<RandomAccessFile> file)
+      : RandomAccessFile(file->path()), file_(std::move(file)) {}
+  Status Read(uint64_t offset, size_t n, char* dst, size_t* bytes_read) const override {
+    const Status s = file_->Read(offset, n, dst, bytes_read);
+    read_ += *bytes_read;
+    return s;
+  }
+  Status Size(uint64_t* size) const override { return file_->Size(size); }
+  uint64_t read() const { return read_; }
+
+ private:
+  std::unique_ptr<RandomAccessFile> file_;
+  mutable uint64_t read_ = 0;
+};
+
+TEST(SeekIndex, ALyingLengthFailsOnTheHeaderNotAfterInflatingIt) {
+  // A small record, then 24 MiB of incompressible ones: an index claiming the first record
+  // runs to the end is refused from the record's own header, after the first read.
+  std::vector<std::string> records = {"small"};
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 24; ++i) {
+    std::string r(1 << 20, '\0');
+    for (size_t k = 0; k < r.size(); k += 8) {
+      const uint64_t v = rng();
+      std::memcpy(&r[k], &v, 8);
+    }
+    records.push_back(std::move(r));
+  }
+  const std::string path = TempPath("lying.tfrecord");
+  Write(path, records, Compression::kGzip);
+  SeekIndex index;
+  ASSERT_TRUE(BuildSeekIndex(path, Compression::kGzip, kDefaultSeekSpan, &index).ok());
+  CountingFile file(Open(path));
+  std::string payload;
+  const Status s = ReadSeekRecord(file, index, 0, index.uncompressed_size, &payload);
+  EXPECT_TRUE(errors::IsDataLoss(s)) << s.ToString();
+  EXPECT_NE(s.message().find("index says the record at 0"), std::string::npos) << s.ToString();
+  EXPECT_LT(file.read(), uint64_t{4} << 20) << "read most of the file before the header";
 }
 
 TEST(SeekIndex, SeekBlocksNeedGzip) {
