@@ -8,6 +8,7 @@ import os
 import sys
 
 import data_util
+import http_store
 import numpy as np
 import pytest
 from golden import GOLDEN, MANIFEST, as_manifest, spec_from_manifest
@@ -413,6 +414,59 @@ def test_read_tasks_keep_remote_files_in_the_shard_cache(tmp_path):
     fsspec.filesystem("memory").rm(url)
     with pytest.raises(errors.NotFoundError):  # the store is asked whether the copy is current
         list(task())
+
+
+class _CountingGets(http_store.RangeHandler):
+    """Counts GETs per path in server.gets (HEADs, which ask for versions, are not counted)."""
+
+    def send_head(self):
+        if self.command == "GET":
+            with self.server.lock:
+                self.server.gets[self.path] = self.server.gets.get(self.path, 0) + 1
+        return super().send_head()
+
+
+def test_a_second_read_through_the_cache_makes_no_data_request(tmp_path):
+    """Six indexed files (as swigflow writes them) read twice with cache_dir: the first read
+    caches every file (a task reads each whole, where pieces cut at record offsets left most
+    files uncached), and the second asks the store only for versions: no GET at all, of data
+    or of index files. Before: 48-69 requests, 2 of 6 files cached."""
+    pytest.importorskip("aiohttp", reason="fsspec's http:// needs aiohttp (swigflow[remote])")
+    for k in range(6):
+        _write(tmp_path / f"f{k}.tfrecord", range(k * 400, (k + 1) * 400), index=True)
+    server, base = http_store.start(tmp_path, _CountingGets)
+    server.gets = {}
+    try:
+        urls = [f"{base}/f{k}.tfrecord" for k in range(6)]
+        cache = str(tmp_path / "cache")
+        first = swigflow.ray.read_tfrecords(urls, spec=SPEC, cache_dir=cache, override_num_blocks=4)
+        _check_rows(first.take_all(), range(2400))
+        copies = [n for n in os.listdir(cache) if not n.startswith(".")]
+        assert len(copies) == 6, copies
+        server.gets = {}
+        again = swigflow.ray.read_tfrecords(urls, spec=SPEC, cache_dir=cache, override_num_blocks=4)
+        _check_rows(again.take_all(), range(2400))
+        assert server.gets == {}
+    finally:
+        server.shutdown()
+
+
+def test_a_datasets_second_epoch_fetches_no_index_file(tmp_path):
+    pytest.importorskip("aiohttp", reason="fsspec's http:// needs aiohttp (swigflow[remote])")
+    for k in range(3):
+        _write(tmp_path / f"f{k}.tfrecord", range(k * 100, (k + 1) * 100), index=True)
+    server, base = http_store.start(tmp_path, _CountingGets)
+    server.gets = {}
+    try:
+        urls = [f"{base}/f{k}.tfrecord" for k in range(3)]
+        ds = sf.data.TFRecordDataset(urls, cache_dir=str(tmp_path / "cache"))
+        assert len(list(ds)) == 300
+        assert all(server.gets.get(f"/f{k}.tfrecord.idx") for k in range(3)), server.gets
+        server.gets = {}
+        assert len(list(ds)) == 300
+        assert server.gets == {}
+    finally:
+        server.shutdown()
 
 
 # --- TFDS-prepared datasets ----------------------------------------------------------------------

@@ -153,12 +153,14 @@ def _as_files(filenames):
 class _StoreAnswers:
     """What the store said of a dataset's remote files, kept for every iterator of the dataset
     and of those derived from it, so that a later epoch asks nothing: each cached file's
-    description (shard_cache.described), and the files found without an index file (absence
-    is safe to remember: such a file is read without offsets)."""
+    description (shard_cache.described), the files found without an index file (absence is
+    safe to remember: such a file is read without offsets), and the others' record offsets
+    (a file rewritten since fails its records' length and CRC checks, never silently)."""
 
     def __init__(self):
         self.infos = {}
         self.unindexed = set()
+        self.offsets = {}  # remote path -> the record offsets its index file gave
 
 
 class _NativeRecords(Dataset, IteratorSeeds):
@@ -384,13 +386,18 @@ class _NativeRecords(Dataset, IteratorSeeds):
         remote = isinstance(path, str) and gfile.is_remote(path)
         if remote and path in self._known.unindexed:
             return None
+        if remote and path in self._known.offsets:
+            return self._known.offsets[path]
         if self._compression:
             found = _index.checked_default_seek_index(path, self._compression)
         else:
             found = _index.checked_default_index(path)
             found = None if found is None else found[0]
-        if found is None and remote:
-            self._known.unindexed.add(path)
+        if remote:  # asked once per dataset, as the files' versions are (see _StoreAnswers)
+            if found is None:
+                self._known.unindexed.add(path)
+            else:
+                self._known.offsets[path] = found
         return found
 
     def _index_offsets(self, files):

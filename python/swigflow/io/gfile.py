@@ -793,6 +793,18 @@ def _spooled(url, fs, path):
     return spool
 
 
+def cached_copy(url, cache):
+    """The path of `cache`'s complete copy of remote `url` as the store describes it now (one
+    request for its version), or None."""
+    fs, path = filesystem(url)
+    with translated_errors(url):
+        info = fs.info(path)
+    version, size = shard_cache.version(info), info.get("size")
+    if size is None or not cache.trusts(url, version):
+        return None
+    return cache.lookup(url, version, size, STALL_TIMEOUT_S)
+
+
 def _prefetch_following(cache, url):
     """Starts downloads into `cache` of the objects read after `url` (shard_cache.following)."""
     for nxt in shard_cache.following(url):
@@ -1033,10 +1045,14 @@ def exists(path):
 
 
 def isdir(path):
-    """Whether ``path`` is a directory."""
+    """Whether ``path`` is a directory. An HTTP(S) URL is one when it ends with ``/``: fsspec
+    would tell by downloading the page and looking for links, which for a data file is the
+    whole file."""
     local = local_path(path)
     if local is not None:
         return os.path.isdir(local)
+    if scheme(path) in ("http", "https"):
+        return os.fsdecode(os.fspath(path)).endswith("/")
     return _remote_call(path, lambda fs, p: fs.isdir(p))
 
 

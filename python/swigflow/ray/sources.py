@@ -77,10 +77,15 @@ def expand_paths(paths):
     return list(dict.fromkeys(files))
 
 
-def sniffed_compressions(files):
+def sniffed_compressions(files, cache=None):
     """Each file's compression told from its first bytes, as Ray's own reader does: a list may
-    mix GZIP, ZLIB and uncompressed files."""
-    return [sniff_compression(f) for f in files]
+    mix GZIP, ZLIB and uncompressed files. A remote file with a current copy in `cache` (a
+    ShardCache) is told from the copy: no data request."""
+    found = []
+    for f in files:
+        local = gfile.cached_copy(f, cache) if cache is not None and gfile.is_remote(f) else None
+        found.append(sniff_compression(local or f))
+    return found
 
 
 def infer_spec(files, compressions, records, on_error="raise"):
@@ -230,7 +235,7 @@ class TFRecordDatasource(Datasource):
         self._compressions = (
             [compression_name(compression_type)] * len(self._files)
             if compression_type is not None
-            else sniffed_compressions(self._files)
+            else sniffed_compressions(self._files, cache)
         )
         self._on_error = on_error
         self._sizes = [gfile.stat(f).length for f in self._files]
@@ -254,11 +259,12 @@ class TFRecordDatasource(Datasource):
     def _units(self, target):
         """(path, compression, start, rows, bytes) pieces: indexed uncompressed files larger
         than ``target`` bytes are cut at record offsets into pieces of about ``target``
-        bytes."""
+        bytes. Not with a shard cache: a file is cached when one task reads it to its end, so
+        each file is one piece, and no index file is fetched."""
         units = []
         for path, compression, size in zip(self._files, self._compressions, self._sizes):
             index = None
-            if not compression and self._on_error == "raise":
+            if self._cache is None and not compression and self._on_error == "raise":
                 index = checked_default_index(path)
             if index is None:
                 units.append((path, compression, 0, None, size))
