@@ -2,6 +2,7 @@
 spec, compressed, damaged and indexed files split across tasks, writing, round trips, and
 TensorFlow's view of both (golden parse results and TF-written files)."""
 
+import contextlib
 import hashlib
 import json
 import os
@@ -426,18 +427,27 @@ class _CountingGets(http_store.RangeHandler):
         return super().send_head()
 
 
+@contextlib.contextmanager
+def _indexed_store(root, files, rows):
+    """`files` indexed files of `rows` rows each (ids in order) under `root`, served on
+    127.0.0.1 with their GETs counted: (server, the files' URLs)."""
+    pytest.importorskip("aiohttp", reason="fsspec's http:// needs aiohttp (swigflow[remote])")
+    for k in range(files):
+        _write(root / f"f{k}.tfrecord", range(k * rows, (k + 1) * rows), index=True)
+    server, base = http_store.start(root, _CountingGets)
+    server.gets = {}
+    try:
+        yield server, [f"{base}/f{k}.tfrecord" for k in range(files)]
+    finally:
+        server.shutdown()
+
+
 def test_a_second_read_through_the_cache_makes_no_data_request(tmp_path):
     """Six indexed files (as swigflow writes them) read twice with cache_dir: the first read
     caches every file (a task reads each whole, where pieces cut at record offsets left most
     files uncached), and the second asks the store only for versions: no GET at all, of data
     or of index files. Before: 48-69 requests, 2 of 6 files cached."""
-    pytest.importorskip("aiohttp", reason="fsspec's http:// needs aiohttp (swigflow[remote])")
-    for k in range(6):
-        _write(tmp_path / f"f{k}.tfrecord", range(k * 400, (k + 1) * 400), index=True)
-    server, base = http_store.start(tmp_path, _CountingGets)
-    server.gets = {}
-    try:
-        urls = [f"{base}/f{k}.tfrecord" for k in range(6)]
+    with _indexed_store(tmp_path, 6, 400) as (server, urls):
         cache = str(tmp_path / "cache")
         first = swigflow.ray.read_tfrecords(urls, spec=SPEC, cache_dir=cache, override_num_blocks=4)
         _check_rows(first.take_all(), range(2400))
@@ -447,26 +457,16 @@ def test_a_second_read_through_the_cache_makes_no_data_request(tmp_path):
         again = swigflow.ray.read_tfrecords(urls, spec=SPEC, cache_dir=cache, override_num_blocks=4)
         _check_rows(again.take_all(), range(2400))
         assert server.gets == {}
-    finally:
-        server.shutdown()
 
 
 def test_a_datasets_second_epoch_fetches_no_index_file(tmp_path):
-    pytest.importorskip("aiohttp", reason="fsspec's http:// needs aiohttp (swigflow[remote])")
-    for k in range(3):
-        _write(tmp_path / f"f{k}.tfrecord", range(k * 100, (k + 1) * 100), index=True)
-    server, base = http_store.start(tmp_path, _CountingGets)
-    server.gets = {}
-    try:
-        urls = [f"{base}/f{k}.tfrecord" for k in range(3)]
+    with _indexed_store(tmp_path, 3, 100) as (server, urls):
         ds = sf.data.TFRecordDataset(urls, cache_dir=str(tmp_path / "cache"))
         assert len(list(ds)) == 300
         assert all(server.gets.get(f"/f{k}.tfrecord.idx") for k in range(3)), server.gets
         server.gets = {}
         assert len(list(ds)) == 300
         assert server.gets == {}
-    finally:
-        server.shutdown()
 
 
 # --- TFDS-prepared datasets ----------------------------------------------------------------------
