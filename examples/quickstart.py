@@ -120,12 +120,9 @@ def main(argv=None):
     start = time.perf_counter()
     print("2. converting them to shards with the command line:")
     build_shards(photos, shards)
-    # The shards, not the index files beside them (train-00000-of-00004.idx): judged by the
-    # file's own name, since the folder's path may hold dots.
-    train = sorted(f for f in glob.glob(os.path.join(shards, "train-*")) if not f.endswith(".idx"))
-    validation = sorted(
-        f for f in glob.glob(os.path.join(shards, "validation-*")) if not f.endswith(".idx")
-    )
+    # The shards: their index files (.train-00000-of-00004.idx) are hidden from globs.
+    train = sorted(glob.glob(os.path.join(shards, "train-*")))
+    validation = sorted(glob.glob(os.path.join(shards, "validation-*")))
     n_train = sum(len(swigflow.io.TFRecordFile(f)) for f in train)
     n_validation = sum(len(swigflow.io.TFRecordFile(f)) for f in validation)
     seconds = time.perf_counter() - start

@@ -99,7 +99,7 @@ def test_build_writes_build_imagenet_data_shards(folders, tmp_path, capsys):
     assert train_names == [f"train-0000{i}-of-00003" for i in range(3)]
     assert validation_names == ["validation-00000-of-00002", "validation-00001-of-00002"]
     for name in train_names + validation_names:
-        assert os.path.exists(out / (name + ".idx"))
+        assert os.path.exists(out / f".{name}.idx")
         assert len(swigflow.io.TFRecordFile(out / name)) > 0  # the index matches the shard
 
     seen = []

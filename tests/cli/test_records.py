@@ -150,14 +150,14 @@ def test_count_and_index(tmp_path, capsys):
     assert [line.split()[0] for line in out.splitlines()] == ["60", "60", "120"]
 
     status, out, _ = run(capsys, "index", path)
-    assert status == 0 and out.split() == ["60", f"{path}.idx"]
+    assert status == 0 and out.split() == ["60", swigflow.io.default_index_path(path)]
     assert len(swigflow.io.TFRecordFile(path)) == 60
     # An index that does not describe the file is never trusted, even one ending at the file's
     # end (the stale-index cases are in tests/python/test_reliability.py).
-    with open(f"{path}.idx", "a") as f:
+    with open(swigflow.io.default_index_path(path), "a") as f:
         f.write(f"{os.path.getsize(path)} 0\n")
     assert run(capsys, "count", path)[1].split()[0] == "60"
-    with open(f"{path}.idx", "a") as f:
+    with open(swigflow.io.default_index_path(path), "a") as f:
         f.write("99999999 16\n")
     assert run(capsys, "count", path)[1].split()[0] == "60"
 
@@ -166,7 +166,9 @@ def test_count_and_index(tmp_path, capsys):
     shutil.copy(golden("records.gzip.tfrecord"), gz)
     status, out, _ = run(capsys, "index", gz)
     assert status == 0 and out.split()[0] == "60"
-    assert swigflow.io.TFRecordFile(gz, options="GZIP").index_path == gz + ".idx"
+    assert swigflow.io.TFRecordFile(
+        gz, options="GZIP"
+    ).index_path == swigflow.io.default_index_path(gz)
     assert run(capsys, "count", gz)[1].split()[0] == "60"
 
 
@@ -254,9 +256,11 @@ def test_inspect_damaged_file_is_an_error(capsys):
 
 
 def test_a_glob_that_catches_index_files_skips_them_with_a_note(tmp_path, capsys, caplog):
-    """`swigflow count OUT/train-*` after `swigflow index`: the .idx files beside the shards are
-    skipped, each with a note, by the commands and by TFRecordDataset (a list or a file
-    dataset); a TFRecord file that merely ends in .idx is read."""
+    """`swigflow index` names index files so that `OUT/train-*` does not catch them (hidden:
+    .train-0.idx). Index files beside the shards under the older name (train-0.idx, as DALI's
+    tools and earlier versions wrote them) are found, and a glob that catches them skips them,
+    each with a note, in the commands and in TFRecordDataset (a list or a file dataset); a
+    TFRecord file that merely ends in .idx is read."""
     import glob
 
     from swigflow.data import Dataset, TFRecordDataset
@@ -268,6 +272,11 @@ def test_a_glob_that_catches_index_files_skips_them_with_a_note(tmp_path, capsys
             for r in range(3):
                 w.write(b"%d:%d" % (s, r))
     assert run(capsys, "index", *shards)[0] == 0
+    assert sorted(glob.glob(str(tmp_path / "train-*"))) == shards
+    assert sorted(glob.glob(str(tmp_path / "*"))) == shards
+    for shard in shards:  # to the older name
+        os.rename(swigflow.io.default_index_path(shard), shard + ".idx")
+        assert swigflow.io.TFRecordFile(shard).index_path == shard + ".idx"
     odd = str(tmp_path / "train-odd.idx")  # a TFRecord file, whatever its name says
     with swigflow.io.TFRecordWriter(odd) as w:
         w.write(b"odd")

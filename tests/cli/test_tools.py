@@ -99,7 +99,7 @@ def test_reshard_splits_a_big_file_and_reads_compressed_inputs(tmp_path, capsys)
     # Each shard has its seek index; read at random through it, it gives the same records.
     for s in shards:
         with swigflow.io.TFRecordFile(s, options="GZIP") as f:
-            assert f.index_path == s + ".idx"
+            assert f.index_path == swigflow.io.default_index_path(s)
             assert [f[i] for i in reversed(range(len(f)))] == records_of(s)[::-1]
     # Small seek blocks: many members per shard; 0: one stream, as TF writes.
     for block, members in (("4KiB", lambda n: n > 3), ("0", lambda n: n == 1)):

@@ -100,7 +100,7 @@ def test_global_shuffle_needs_index_files(tmp_path):
     assert ids(ds) != got  # as tf.data: each iterator of a seeded, reshuffling dataset differs
     # Records from both files mix from the very start (a shuffle buffer could not do that).
     assert {i // 1000 for i in got[:4]} == {0, 1}
-    os.unlink(paths[1] + ".idx")
+    os.unlink(swigflow.io.default_index_path(paths[1]))
     with pytest.raises(errors.FailedPreconditionError, match="index file"):
         ids(TFRecordDataset(paths).global_shuffle(seed=3))
 

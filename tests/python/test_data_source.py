@@ -66,7 +66,9 @@ def test_pickles_without_its_files_and_reads_in_the_copy(tmp_path):
 
 def test_index_files_and_damage(tmp_path):
     paths = make_files(str(tmp_path), [5, 5], index=True)
-    source = TFRecordDataSource(paths + [p + ".idx" for p in paths])  # a glob's index files
+    source = TFRecordDataSource(
+        paths + [swigflow.io.default_index_path(p) for p in paths]
+    )  # a glob's index files
     assert len(source) == 10
     with open(paths[1], "r+b") as f:  # a payload byte of record 5 (file 1, record 0) flipped
         f.seek(12)

@@ -41,7 +41,7 @@ def test_index_matches_reference_format(tmp_path):
     path = str(tmp_path / "records.tfrecord")
     shutil.copy(os.path.join(GOLDEN, "records.tfrecord"), path)
     assert create_index(path) == 60
-    with open(path + ".idx") as f:
+    with open(swigflow.io.default_index_path(path)) as f:
         assert f.read() == reference_index(path)
     other = tmp_path / "elsewhere.index"
     assert create_index(path, other) == 60
@@ -52,7 +52,7 @@ def test_empty_file_has_empty_index(tmp_path):
     path = tmp_path / "empty.tfrecord"
     write(path, [])
     assert create_index(path) == 0
-    assert (tmp_path / "empty.tfrecord.idx").read_text() == ""
+    assert (tmp_path / ".empty.tfrecord.idx").read_text() == ""
     assert len(TFRecordFile(path)) == 0
 
 
@@ -117,7 +117,7 @@ def test_stale_index_is_detected(tmp_path):
     path = tmp_path / "s.tfrecord"
     write(path, [b"a" * 10, b"b" * 10])
     create_index(path)
-    index = f"{path}.idx"
+    index = swigflow.io.default_index_path(path)
     f = TFRecordFile(path)
     write(path, [b"a" * 11, b"b" * 10])  # rewritten while open: reads check the index entry
     with pytest.raises(errors.DataLossError, match="index says"):
@@ -196,4 +196,5 @@ def test_reading_after_close_raises(tmp_path):
 
 
 def test_default_index_path():
-    assert swigflow.io.default_index_path("a/b.tfrecord") == "a/b.tfrecord.idx"
+    assert swigflow.io.default_index_path("a/b.tfrecord") == "a/.b.tfrecord.idx"
+    assert swigflow.io.default_index_path("s3://b/x/y.tfrecord") == "s3://b/x/.y.tfrecord.idx"

@@ -194,7 +194,14 @@ def test_write_then_read_back_in_order_with_indexes(tmp_path):
     assert [os.path.basename(f) for f in files] == sorted(os.path.basename(f) for f in files)
     counts = [len(sf.io.TFRecordFile(f)) for f in files]
     assert sum(counts) == 2500 and all(c <= 600 for c in counts)
-    assert all(os.path.exists(f + ".idx") for f in files)
+    assert all(os.path.exists(sf.io.default_index_path(f)) for f in files)
+    # Index files are hidden (.NAME.idx): Ray's own directory readers and the usual globs pass
+    # over them (ray.data.read_tfrecords(folder) read them as records and crashed before).
+    seen = ray.data.read_binary_files(str(tmp_path / "out"), include_paths=True).take_all()
+    assert sorted(os.path.basename(r["path"]) for r in seen) == sorted(
+        os.path.basename(f) for f in files
+    )
+    assert sorted(sf.io.gfile.glob(str(tmp_path / "out" / "*"))) == sorted(files)
     listed = sf.data.Dataset.list_files(str(tmp_path / "out" / "*.tfrecord"), shuffle=False)
     spec = {
         "id": FixedLenFeature([], "int64"),
@@ -262,8 +269,8 @@ def test_write_into_a_folder_with_files_is_refused_unless_overwriting(tmp_path):
     with pytest.raises(errors.AlreadyExistsError, match="mode='overwrite'"):
         swigflow.ray.write_tfrecords(ray.data.range(100), str(out))
     assert sorted(os.listdir(out)) == sorted(
-        [os.path.basename(f) for f in first] + [os.path.basename(f) + ".idx" for f in first]
-        + ["README.txt"]
+        [os.path.basename(f) for f in first]
+        + [os.path.basename(sf.io.default_index_path(f)) for f in first] + ["README.txt"]
     )  # fmt: skip
     files = swigflow.ray.write_tfrecords(ray.data.range(100), str(out), mode="overwrite")
     assert sum(len(sf.io.TFRecordFile(f)) for f in files) == 100
@@ -318,7 +325,8 @@ def test_write_one_file_per_block_compressed(tmp_path):
     files = swigflow.ray.write_tfrecords(ds, str(tmp_path / "gz"), compression_type="GZIP")
     assert len(files) == 4 and all(f.endswith(".tfrecord.gz") for f in files)
     source = sf.data.TFRecordDataSource(files, compression_type="GZIP")  # seek indexes
-    assert all(os.path.exists(f + ".idx") for f in files) and len(source) == 1000
+    assert all(os.path.exists(sf.io.default_index_path(f)) for f in files)
+    assert len(source) == 1000
     assert sf.train.Example.FromString(source[777]).features.feature["id"].int64_list.value == [777]
     ids = [
         sf.train.Example.FromString(r).features.feature["id"].int64_list.value[0]
@@ -338,7 +346,8 @@ def test_zlib_files_are_named_as_the_cli_names_them(tmp_path):
     files = swigflow.ray.write_tfrecords(ds, str(out), compression_type="ZLIB", mode="overwrite")
     assert len(files) == 2 and all(f.endswith(".tfrecord.zlib") for f in files)
     assert sorted(os.listdir(out)) == sorted(
-        [os.path.basename(f) for f in files] + [os.path.basename(f) + ".idx" for f in files]
+        [os.path.basename(f) for f in files]
+        + [os.path.basename(sf.io.default_index_path(f)) for f in files]
     )
     assert sum(len(sf.io.TFRecordFile(f, options="ZLIB")) for f in files) == 100
 
@@ -365,7 +374,7 @@ def test_build_image_dataset_on_ray_writes_what_a_local_run_does(tmp_path, capsy
     assert "skipped 1 unreadable image" in capsys.readouterr().out
     names = sorted(os.listdir(outs[0]))
     assert sorted(os.listdir(outs[1])) == names
-    assert "validation-00000-of-00001.idx" in names
+    assert ".validation-00000-of-00001.idx" in names
     for name in names:
         if name != ".swigflow-build.json":  # the journal lists shards as they finished
             assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
@@ -463,7 +472,7 @@ def test_a_datasets_second_epoch_fetches_no_index_file(tmp_path):
     with _indexed_store(tmp_path, 3, 100) as (server, urls):
         ds = sf.data.TFRecordDataset(urls, cache_dir=str(tmp_path / "cache"))
         assert len(list(ds)) == 300
-        assert all(server.gets.get(f"/f{k}.tfrecord.idx") for k in range(3)), server.gets
+        assert all(server.gets.get(f"/.f{k}.tfrecord.idx") for k in range(3)), server.gets
         server.gets = {}
         assert len(list(ds)) == 300
         assert server.gets == {}

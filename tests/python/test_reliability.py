@@ -162,7 +162,7 @@ def test_a_stale_index_is_never_trusted(tmp_path, change, caplog):
     if change == "appended":
         write_records(path, [b"aa", b"bbbb", b"cc", b"more"])
     elif change == "empty_index":
-        open(path + ".idx", "w").close()
+        open(swigflow.io.default_index_path(path), "w").close()
     else:  # the same 3 records' bytes, split differently: same size, other boundaries
         write_records(path, [b"aab", b"bbb", b"cc"])
     expected = [bytes(r) for r in swigflow.io.tf_record_iterator(path)]
@@ -172,7 +172,7 @@ def test_a_stale_index_is_never_trusted(tmp_path, change, caplog):
     assert [records[i] for i in range(len(records))] == expected
     assert "ignoring" in caplog.text
     with pytest.raises(errors.DataLossError, match="stale"):
-        swigflow.io.TFRecordFile(path, index_path=path + ".idx")
+        swigflow.io.TFRecordFile(path, index_path=swigflow.io.default_index_path(path))
     dataset = swigflow.data.TFRecordDataset(path)
     assert list(dataset) == expected
     assert dataset.cardinality() == swigflow.data.UNKNOWN  # not a wrong length

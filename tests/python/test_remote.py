@@ -147,7 +147,7 @@ def test_dataset_list_files_index_and_parse_over_memory(memory):
     ids = np.concatenate([b["id"] for b in shuffled])
     assert sorted(ids.tolist()) == list(range(300)) and ids.tolist() != list(range(300))
     records = sf.io.TFRecordFile(f"{memory}/train-1.tfrecord")
-    assert records.index_path == f"{memory}/train-1.tfrecord.idx"
+    assert records.index_path == f"{memory}/.train-1.tfrecord.idx"
     assert sf.train.Example.FromString(records[7]).features.feature["id"].int64_list.value == [107]
 
 
@@ -757,7 +757,7 @@ def test_cli_reads_and_writes_urls(memory, capsys):
     assert cli.main(["count", url]) == 0
     assert capsys.readouterr().out.split()[0] == "7"
     assert cli.main(["index", url]) == 0
-    assert gfile.exists(url + ".idx")
+    assert gfile.exists(sf.io.default_index_path(url))
     assert cli.main(["verify", url]) == 0
 
 
@@ -790,7 +790,7 @@ def _build_both_ways(tmp_path, root_url, capsys, *options):
     assert "skipped 1 unreadable image" in capsys.readouterr().out
     local = sorted(os.listdir(outs[0]))
     assert gfile.listdir(outs[1]) == local
-    assert "train-00002-of-00003.idx" in local
+    assert ".train-00002-of-00003.idx" in local
     for name in local:
         if name == ".swigflow-build.json":  # the journal: a digest of the input paths
             continue
@@ -815,7 +815,7 @@ def test_cli_builds_image_datasets_between_urls_byte_for_byte(memory, tmp_path, 
 
     _, out = _build_both_ways(tmp_path, memory, capsys)
     # --resume at a URL: a lost shard is written again, the others kept.
-    for name in ("train-00001-of-00003", "train-00001-of-00003.idx"):
+    for name in ("train-00001-of-00003", ".train-00001-of-00003.idx"):
         gfile.remove(f"{out}/{name}")
     args = ["build-image-dataset", "--train-directory", f"{memory}/images"]
     args += ["--output-directory", out, "--train-shards", "3", "--seed", "5", "--no-progress"]

@@ -58,7 +58,7 @@ def test_random_reads_with_and_without_an_index_file(tmp_path, compression, bloc
         assert f[-1] == records[-1] and f[10:20] == records[10:20] and list(f) == records
         assert f.offsets[0] == 0 and np.all(np.diff(f.offsets) == f.lengths[:-1])
     assert create_index(path, span=64 << 10) == 800  # compression told from the first bytes
-    index_path = path + ".idx"
+    index_path = swigflow.io.default_index_path(path)
     assert is_index_file(index_path) and without_index_files([path, index_path]) == [path]
     with TFRecordFile(path, options=compression) as f:
         assert f.index_path == index_path
@@ -100,7 +100,7 @@ def test_tensorflow_reads_swigflows_seekable_gzip():
 
     assert digests(swigflow.io.tf_record_iterator(path, "GZIP")) == expected["sha256"]
     with TFRecordFile(path, options="GZIP") as f:  # the committed version-1 index
-        assert f.index_path == path + ".idx"
+        assert f.index_path == path + ".idx"  # committed under the older name, still found
         order = np.random.default_rng(2).permutation(len(f))
         got = {int(i): f[int(i)] for i in order}
         assert digests(got[i] for i in range(len(f))) == expected["sha256"]
@@ -112,7 +112,7 @@ def test_tf_written_gzip_with_seek_points(tmp_path):
     shutil.copy(os.path.join(GOLDEN, "records.gzip.tfrecord"), path)
     expected = list(swigflow.io.tf_record_iterator(path, "GZIP"))
     create_index(path, span=16 << 10)
-    size = os.path.getsize(path + ".idx")
+    size = os.path.getsize(swigflow.io.default_index_path(path))
     assert size > 64 + 4 + 2 * 24 + 16 << 10  # at least one windowed point
     with TFRecordFile(path, options="GZIP") as f:
         order = np.random.default_rng(3).permutation(len(f))
@@ -123,7 +123,7 @@ def test_stale_damaged_and_foreign_indexes(tmp_path, caplog):
     records = make_records(300)
     path = write(tmp_path / "s.gz", records, "GZIP", block=4096)
     create_index(path)
-    index_path = path + ".idx"
+    index_path = swigflow.io.default_index_path(path)
     good = pathlib.Path(index_path).read_bytes()
     # Damaged: a flipped byte fails the index's CRC.
     damaged = bytearray(good)
@@ -158,7 +158,7 @@ def test_stale_damaged_and_foreign_indexes(tmp_path, caplog):
     plain = write(tmp_path / "p", records, "")
     create_index(plain)
     with pytest.raises(errors.InvalidArgumentError, match="not a seek index"):
-        TFRecordFile(path, plain + ".idx", options="GZIP")
+        TFRecordFile(path, swigflow.io.default_index_path(plain), options="GZIP")
     with pytest.raises(errors.InvalidArgumentError):
         TFRecordFile(plain, index_path)
 
@@ -248,8 +248,10 @@ def test_cli_index_and_count(tmp_path, capsys):
     records = make_records(150)
     path = write(tmp_path / "c.tfrecord.gz", records, "GZIP", block=4096)
     assert cli_main(["index", path]) == 0
-    assert is_index_file(path + ".idx")
+    assert is_index_file(swigflow.io.default_index_path(path))
     assert cli_main(["count", path]) == 0
     assert "150" in capsys.readouterr().out
-    assert cli_main(["count", path, path + ".idx"]) == 0  # as a glob gives them: index skipped
+    assert (
+        cli_main(["count", path, swigflow.io.default_index_path(path)]) == 0
+    )  # as a glob gives them: index skipped
     assert "150" in capsys.readouterr().out

@@ -5,7 +5,12 @@ An uncompressed file's index is in the format DALI and the ``tfrecord`` package 
 plus 16 bytes). A GZIP or ZLIB file's index is a *seek index* (binary, versioned, checked; its
 format is in native/io/seek_index.h and the README): points where inflating can resume, and
 every record's uncompressed offset and length, so a record is read without inflating the file
-from its start. Both are ``PATH.idx`` by default and told apart by their first bytes.
+from its start. Both are told apart by their first bytes.
+
+Where: ``DIR/.NAME.idx`` for ``DIR/NAME`` by default, a hidden name that directory readers
+(Ray's skips names starting with ``.`` or ``_``) and the usual globs (``train-*``, ``*``) pass
+over, so they never read an index as data. ``NAME.idx`` beside the file (the name DALI's and
+the ``tfrecord`` package's tools use, and earlier swigflow versions wrote) is still found.
 """
 
 import collections.abc
@@ -67,7 +72,16 @@ def without_index_files(paths):
 
 
 def default_index_path(path):
-    """Where :func:`create_index` puts the index of ``path`` by default: ``path + ".idx"``."""
+    """Where :func:`create_index` puts the index of ``DIR/NAME`` by default: ``DIR/.NAME.idx``
+    (hidden from directory readers and globs; see the module's documentation)."""
+    path = os.fsdecode(os.fspath(path))
+    parent, slash, name = path.rpartition("/" if gfile.is_remote(path) else os.sep)
+    return f"{parent}{slash}.{name}{INDEX_SUFFIX}"
+
+
+def legacy_index_path(path):
+    """``path + ".idx"``: where earlier versions, DALI's and the ``tfrecord`` package's tools
+    put an index; still found when there is none at default_index_path."""
     return os.fsdecode(os.fspath(path)) + INDEX_SUFFIX
 
 
@@ -84,7 +98,8 @@ def create_index(path, index_path=None, compression_type=None, span=None):
 
     Args:
       path: the TFRecord file.
-      index_path: where to write the index; ``path + ".idx"`` by default.
+      index_path: where to write the index; default_index_path(path) (``DIR/.NAME.idx``) by
+        default.
       compression_type: None (told from the file's first bytes), "", "ZLIB" or "GZIP".
       span: output bytes between seek points inside a member (default 1 MiB; each point keeps
         a 32 KiB window, so the index is about 3% of the data). Compressed files only.
@@ -166,17 +181,20 @@ def open_seekable(path, index, index_path, compression_type):
     return _pywrap.PyRecordFile.OpenSeekable(path, index, name), offsets, lengths
 
 
-def _existing_default_index(path):
-    """path's default index file when it exists (a file object has none), else None."""
+def existing_index_path(path):
+    """path's index file at its default name, else at its legacy one, when it exists (a file
+    object has none), else None."""
     if gfile.names_file_object(path):
         return None
-    index_path = default_index_path(path)
-    return index_path if gfile.exists(index_path) else None
+    for index_path in (default_index_path(path), legacy_index_path(path)):
+        if gfile.exists(index_path):
+            return index_path
+    return None
 
 
 def has_default_index(path):
-    """Whether ``path + ".idx"`` exists (whether or not it still describes the file)."""
-    return _existing_default_index(path) is not None
+    """Whether path has an index file (whether or not it still describes the file)."""
+    return existing_index_path(path) is not None
 
 
 def max_index_bytes(data_bytes, compressed):
@@ -208,10 +226,12 @@ def oversized_index(path, index_path, compressed):
     )
 
 
-def checked_default_seek_index(path, compression_type):
-    """The bytes of path's default seek index, or None when there is none or it no longer
-    describes the file (logged as a warning: the caller builds one instead)."""
-    index_path = _existing_default_index(path)
+def checked_default_seek_index(path, compression_type, index_path=False):
+    """The bytes of path's seek index file (at `index_path` when the caller looked for it,
+    see existing_index_path), or None when there is none or it no longer describes the file
+    (logged as a warning: the caller builds one instead)."""
+    if index_path is False:
+        index_path = existing_index_path(path)
     if index_path is None:
         return None
     try:
@@ -291,10 +311,12 @@ def read_index(index_path, path):
     return _pywrap.ReadRecordIndex(index_path)
 
 
-def checked_default_index(path):
-    """(offsets, lengths) from path's default index file, or None when there is none or it no
-    longer describes the file (logged as a warning: the caller scans the file instead)."""
-    index_path = _existing_default_index(path)
+def checked_default_index(path, index_path=False):
+    """(offsets, lengths) from path's index file (at `index_path` when the caller looked for
+    it, see existing_index_path), or None when there is none or it no longer describes the
+    file (logged as a warning: the caller scans the file instead)."""
+    if index_path is False:
+        index_path = existing_index_path(path)
     if index_path is None:
         return None
     try:
@@ -318,8 +340,9 @@ class TFRecordFile(collections.abc.Sequence):
         len(records), records[0], records[-1], records[10:20]
         gz = swigflow.io.TFRecordFile("train.tfrecord.gz", options="GZIP")
 
-    Uses the index file (``index_path``, or ``path + ".idx"`` when it exists and still describes
-    the file: see :func:`index_mismatch`; a stale one is ignored with a warning) and otherwise
+    Uses the index file (``index_path``, or ``DIR/.NAME.idx``, else ``NAME.idx``, when it
+    exists and still describes the file: see :func:`index_mismatch`; a stale one is ignored
+    with a warning) and otherwise
     scans the file once. A compressed file's index is a seek index (:func:`create_index`): a
     record is inflated from the seek point before it, never from the start of the file; without
     an index file one is built in memory (one pass). Every record read is checked against its
@@ -328,7 +351,7 @@ class TFRecordFile(collections.abc.Sequence):
 
     Args:
       path: the TFRecord file.
-      index_path: an index file to use; by default ``path + ".idx"`` if it exists.
+      index_path: an index file to use; by default the file's own (existing_index_path).
       options: a compression type or :class:`TFRecordOptions` (uncompressed by default).
 
     Raises:
@@ -356,11 +379,12 @@ class TFRecordFile(collections.abc.Sequence):
                         f"index {os.fsdecode(os.fspath(index_path))} is stale: {problem}"
                     )
             else:
-                found = checked_default_index(self._path)
+                index_path = existing_index_path(self._path)
+                found = checked_default_index(self._path, index_path)
                 if found is not None:
-                    index_path = default_index_path(self._path)
                     self._offsets, self._lengths = found
                 else:
+                    index_path = None
                     self._offsets, self._lengths = scan_records(self._path)
         self._index_path = None if index_path is None else os.fsdecode(os.fspath(index_path))
         self._offsets.flags.writeable = False
@@ -376,10 +400,10 @@ class TFRecordFile(collections.abc.Sequence):
                     f"index {os.fsdecode(os.fspath(index_path))} is stale: {e.message}"
                 ) from None
         else:
-            index = checked_default_seek_index(self._path, self._compression)
-            if index is not None:
-                index_path = default_index_path(self._path)
-            else:
+            index_path = existing_index_path(self._path)
+            index = checked_default_seek_index(self._path, self._compression, index_path)
+            if index is None:
+                index_path = None
                 index = build_seek_index(self._path, self._compression)
             opened = open_seekable(self._path, index, index_path or self._path, self._compression)
         self._file, self._offsets, self._lengths = opened

@@ -23,6 +23,7 @@ from swigflow.io.index import (
     INDEX_SUFFIX,
     checked_default_index,
     create_index,
+    default_index_path,
     write_index,
 )
 from swigflow.io.parsing import parse_example
@@ -417,9 +418,9 @@ def example_columns(batch, n, nulls=None):
 
 # write_tfrecords' modes: refuse a folder that holds files, or replace the files a write made.
 WRITE_MODES = ("error", "overwrite")
-# The names a write gives its files (see TFRecordDatasink._name) and their index files.
-# What a write makes (".zz": what earlier versions named ZLIB files).
-WRITTEN_NAME = re.compile(r"part-\d{6}-\d{6}\.tfrecord(\.gz|\.zlib|\.zz)?(\.idx)?")
+# The names a write gives its files (see TFRecordDatasink._name) and their index files: hidden
+# (.NAME.idx) now, NAME.idx from earlier versions (".zz": what they named ZLIB files).
+WRITTEN_NAME = re.compile(r"\.?part-\d{6}-\d{6}\.tfrecord(\.gz|\.zlib|\.zz)?(\.idx)?")
 
 
 class TFRecordDatasink(Datasink):
@@ -482,9 +483,9 @@ class TFRecordDatasink(Datasink):
             if not self._compression:
                 offsets = np.zeros(len(lengths), np.int64)
                 np.cumsum(lengths[:-1], out=offsets[1:])
-                write_index(writer.path + INDEX_SUFFIX, offsets, lengths)
+                write_index(default_index_path(writer.path), offsets, lengths)
             else:  # a seek index needs the finished file: one pass
-                create_index(writer.path, writer.path + INDEX_SUFFIX, self._compression)
+                create_index(writer.path, default_index_path(writer.path), self._compression)
             written.append((writer.path, len(lengths)))
             state.update(writer=None, lengths=[])
 
