@@ -44,10 +44,13 @@ class RangeHandler(http.server.SimpleHTTPRequestHandler):
 
 
 class CountingHandler(RangeHandler):
-    """RangeHandler that takes 20 ms per request and counts the requests in flight, in all
-    (server.most) and per path (server.most_of)."""
+    """RangeHandler that takes 20 ms per request and counts the GETs in flight (reads; a HEAD
+    asks only for the size and version), in all (server.most) and per path
+    (server.most_of)."""
 
     def send_head(self):
+        if self.command != "GET":
+            return super().send_head()
         with self.server.lock:
             self.server.active[self.path] = self.server.active.get(self.path, 0) + 1
             in_flight = sum(self.server.active.values())
