@@ -108,24 +108,30 @@ class DaemonPool:
     def __init__(self, threads, name):
         self._most, self._name = threads, name
         self._lock = threading.Lock()
-        self._queue, self._pid, self._started = None, None, 0
+        self._queue, self._pid, self._started, self._idle = None, None, 0, 0
 
     def submit(self, fn, *args):
         future = concurrent.futures.Future()
         with self._lock:
             if self._pid != os.getpid():
                 self._queue, self._pid, self._started = queue.SimpleQueue(), os.getpid(), 0
+                self._idle = 0
             self._queue.put((future, fn, args))
-            if self._started < self._most:
+            if self._idle > 0:  # a waiting thread takes it: no new one
+                self._idle -= 1
+            elif self._started < self._most:
                 self._started += 1
                 name = f"{self._name}-{self._started}"
-                threading.Thread(target=_work, args=(self._queue,), name=name, daemon=True).start()
+                threading.Thread(
+                    target=self._work, args=(self._queue,), name=name, daemon=True
+                ).start()
         return future
 
-
-def _work(calls):
-    while True:
-        _run(*calls.get())  # in a frame of its own: an idle thread holds nothing of its last
+    def _work(self, calls):
+        while True:
+            _run(*calls.get())  # in a frame of its own: an idle thread holds nothing of its last
+            with self._lock:
+                self._idle += 1
 
 
 def _run(future, fn, args):
