@@ -59,6 +59,10 @@ Status IOError(const std::string& path, int errno_value) {
 
 // ---------------------------------------------------------------------------------------------
 
+Status RandomAccessFile::Reported(Status s) const {
+  return errors::IsDataLoss(s) ? Damaged(std::move(s)) : s;
+}
+
 Status LocalFile::Open(std::string path, std::unique_ptr<RandomAccessFile>* file, uint64_t* size) {
   int fd;
   do {

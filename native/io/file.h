@@ -47,7 +47,14 @@ class RandomAccessFile {
   // Whether Size() says how many bytes Read() gives: false for a device, pipe or /proc entry.
   virtual bool regular() const { return true; }
 
+  // The status to report for `s`, found while reading this file's records. Damage (DATA_LOSS)
+  // goes to Damaged(): a copy kept of a remote object (a shard cache's) names itself there and
+  // is dropped, so that the next open fetches the object again. Readers call this once per error.
+  Status Reported(Status s) const;
+
  protected:
+  virtual Status Damaged(Status s) const { return s; }
+
   explicit RandomAccessFile(std::string path) : path_(std::move(path)) {}
 
  private:

@@ -76,9 +76,10 @@ Status RecordReader::Open(const std::string& path, const RecordOptions& options,
 }
 
 Status OpenRecordStream(const std::string& path, const RecordOptions& options, uint64_t* file_size,
-                        std::unique_ptr<InputStream>* stream) {
+                        std::unique_ptr<InputStream>* stream, const RandomAccessFile** opened) {
   std::unique_ptr<RandomAccessFile> file;
   SWIGFLOW_RETURN_IF_ERROR(RandomAccessFile::Open(path, &file, file_size));
+  if (opened != nullptr) *opened = file.get();
   const size_t buffer_size = options.compression == Compression::kNone
                                  ? options.buffer_size
                                  : options.zlib.input_buffer_size;
@@ -95,7 +96,7 @@ Status OpenRecordStream(const std::string& path, const RecordOptions& options, u
 }
 
 Status RecordReader::OpenStream() {
-  SWIGFLOW_RETURN_IF_ERROR(OpenRecordStream(path_, options_, &file_size_, &stream_));
+  SWIGFLOW_RETURN_IF_ERROR(OpenRecordStream(path_, options_, &file_size_, &stream_, &file_));
   file_stream_ = options_.compression == Compression::kNone
                      ? static_cast<FileInputStream*>(stream_.get())
                      : nullptr;
@@ -127,6 +128,11 @@ Status RecordReader::ReadHeader(uint64_t* offset, uint64_t* length) {
     }
   }
   return Status::OK();
+}
+
+Status RecordReader::Fail(Status s) {
+  pending_ = file_->Reported(std::move(s));  // file_: set by the open
+  return pending_;
 }
 
 template <typename Sink>
@@ -166,13 +172,12 @@ Status RecordReader::ReadRecord(uint64_t* offset, std::string* record) {
   }
   record->clear();
   StringSink sink{record};
-  Status s = ReadOne(offset, &sink);
+  const Status s = ReadOne(offset, &sink);
   if (!s.ok()) {
     record->clear();
-    pending_ = s;  // sticky: damage is reported again, and the end stays the end
-  } else {
-    next_offset_ = stream_->Tell();
+    return Fail(s);  // sticky: damage is reported again, and the end stays the end
   }
+  next_offset_ = stream_->Tell();
   return s;
 }
 
@@ -198,7 +203,7 @@ Status RecordReader::ReadBatch(size_t max_records, size_t max_bytes, RecordBatch
     if (s.ok()) s = ReadPayload(offset, length, &sink);
     if (!s.ok()) {
       batch->Rollback();
-      pending_ = s;
+      s = Fail(std::move(s));
       return batch->empty() ? s : Status::OK();
     }
     batch->Commit(offset);
@@ -235,11 +240,8 @@ Status RecordReader::ReadLarge(char* dst, uint64_t* offset) {
   *offset = large_offset_;
   FixedSink sink{dst, 0};
   const Status s = ReadPayload(large_offset_, large_length_, &sink);
-  if (!s.ok()) {
-    pending_ = s;
-  } else {
-    next_offset_ = stream_->Tell();
-  }
+  if (!s.ok()) return Fail(s);
+  next_offset_ = stream_->Tell();
   return s;
 }
 
@@ -260,11 +262,8 @@ Status RecordReader::SkipRecord(uint64_t* offset, uint64_t* length) {
       s = record_format::TruncatedRecord(path_, *offset, *length, skipped);
     }
   }
-  if (!s.ok()) {
-    pending_ = s;
-  } else {
-    next_offset_ = stream_->Tell();
-  }
+  if (!s.ok()) return Fail(s);
+  next_offset_ = stream_->Tell();
   return s;
 }
 
@@ -279,7 +278,7 @@ Status RecordReader::Seek(uint64_t offset) {
   if (offset < stream_->Tell()) SWIGFLOW_RETURN_IF_ERROR(OpenStream());
   uint64_t skipped = 0;
   const uint64_t want = offset - stream_->Tell();
-  SWIGFLOW_RETURN_IF_ERROR(stream_->Skip(want, &skipped));
+  SWIGFLOW_RETURN_IF_ERROR(file_->Reported(stream_->Skip(want, &skipped)));
   if (skipped < want) {
     return errors::OutOfRange("cannot seek to ", offset, " in ", path_, ": data ends at ",
                               stream_->Tell());
@@ -287,7 +286,9 @@ Status RecordReader::Seek(uint64_t offset) {
   return Status::OK();
 }
 
-Status ReadRecordAt(const RandomAccessFile& file, uint64_t offset, std::string* record) {
+namespace {
+
+Status ReadRecordAtUnreported(const RandomAccessFile& file, uint64_t offset, std::string* record) {
   uint64_t size = 0;
   SWIGFLOW_RETURN_IF_ERROR(file.Size(&size));
   char header[kHeaderSize];
@@ -318,8 +319,8 @@ Status ReadRecordAt(const RandomAccessFile& file, uint64_t offset, std::string* 
   return Status::OK();
 }
 
-Status ReadIndexedRecordAt(const RandomAccessFile& file, uint64_t offset, uint64_t framed_length,
-                           std::string* record) {
+Status ReadIndexedRecordAtUnreported(const RandomAccessFile& file, uint64_t offset,
+                                     uint64_t framed_length, std::string* record) {
   // Up to here one read (and one copy of the payload out of it) costs less than a second
   // system call; past it, two reads with no copy cost less.
   constexpr uint64_t kOneRead = 16 << 10;
@@ -329,9 +330,9 @@ Status ReadIndexedRecordAt(const RandomAccessFile& file, uint64_t offset, uint64
     SWIGFLOW_RETURN_IF_ERROR(file.Read(offset, framed_length, framed, &got));
     if (got == framed_length) {
       return record_format::CheckFramedRecord(framed, framed_length, offset, file.path(), record);
-    }  // cut short: ReadRecordAt says how
+    }  // cut short: ReadRecordAtUnreported says how
   }
-  SWIGFLOW_RETURN_IF_ERROR(ReadRecordAt(file, offset, record));
+  SWIGFLOW_RETURN_IF_ERROR(ReadRecordAtUnreported(file, offset, record));
   if (record->size() + record_format::kFramingSize != framed_length) {
     return errors::DataLoss("index says the record at ", offset, " in ", file.path(), " has ",
                             framed_length, " bytes but it has ",
@@ -339,6 +340,17 @@ Status ReadIndexedRecordAt(const RandomAccessFile& file, uint64_t offset, uint64
                             " (was the file rewritten after its index?)");
   }
   return Status::OK();
+}
+
+}  // namespace
+
+Status ReadRecordAt(const RandomAccessFile& file, uint64_t offset, std::string* record) {
+  return file.Reported(ReadRecordAtUnreported(file, offset, record));
+}
+
+Status ReadIndexedRecordAt(const RandomAccessFile& file, uint64_t offset, uint64_t framed_length,
+                           std::string* record) {
+  return file.Reported(ReadIndexedRecordAtUnreported(file, offset, framed_length, record));
 }
 
 }  // namespace io

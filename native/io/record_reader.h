@@ -104,11 +104,14 @@ class RecordReader {
   template <typename Sink>
   Status ReadPayload(uint64_t offset, uint64_t length, Sink* sink);
   Status ReadHeader(uint64_t* offset, uint64_t* length);
+  // An error found reading, as reported (RandomAccessFile::Reported), kept: errors are sticky.
+  Status Fail(Status s);
 
   const std::string path_;
   const RecordOptions options_;
   std::unique_ptr<InputStream> stream_;
   FileInputStream* file_stream_ = nullptr;  // stream_ itself when uncompressed, else null
+  const RandomAccessFile* file_ = nullptr;  // the file under stream_
   uint64_t file_size_ = 0;                  // for uncompressed files: bounds every length
   Status pending_;                          // an error found after the records of the last batch
   uint64_t next_offset_ = 0;                // just after the last record returned (or skipped)
@@ -118,15 +121,19 @@ class RecordReader {
 };
 
 // The stream the records of `path` are read from: the file, or a decompressor over it.
-// *file_size is the size of the file itself.
+// *file_size is the size of the file itself; *file (when not null) the file, which the stream
+// owns.
 Status OpenRecordStream(const std::string& path, const RecordOptions& options, uint64_t* file_size,
-                        std::unique_ptr<InputStream>* stream);
+                        std::unique_ptr<InputStream>* stream,
+                        const RandomAccessFile** file = nullptr);
 
 // Reads the record starting at `offset` of an uncompressed file with pread: safe to call from
 // many threads on one file. An offset at or past the end is DATA_LOSS: callers take offsets
 // from an index or a scan, so a record was there.
 Status ReadRecordAt(const RandomAccessFile& file, uint64_t offset, std::string* record);
 
+// Errors of both are reported by `file` (RandomAccessFile::Reported).
+//
 // ReadRecordAt for a record whose framed length an index gave: it must have that length (else
 // DATA_LOSS). A small record is read with one pread instead of two.
 Status ReadIndexedRecordAt(const RandomAccessFile& file, uint64_t offset, uint64_t framed_length,

@@ -49,17 +49,19 @@ Status RecordScanner::Open(const std::string& path, const RecordOptions& options
                            std::unique_ptr<RecordScanner>* scanner, std::string buffer) {
   uint64_t file_size;
   std::unique_ptr<InputStream> stream;
+  const RandomAccessFile* file = nullptr;
   // Uncompressed, the file is read straight into the scanner's own buffer: no second buffer.
   RecordOptions direct = options;
   if (options.compression == Compression::kNone) direct.buffer_size = 0;
-  SWIGFLOW_RETURN_IF_ERROR(OpenRecordStream(path, direct, &file_size, &stream));
+  SWIGFLOW_RETURN_IF_ERROR(OpenRecordStream(path, direct, &file_size, &stream, &file));
   bool sized = false;
   if (options.compression != Compression::kNone) {
     file_size = kUnknownSize;
   } else {
     sized = static_cast<const FileInputStream&>(*stream).file().regular();
   }
-  scanner->reset(new RecordScanner(path, std::move(stream), file_size, sized, std::move(buffer)));
+  scanner->reset(
+      new RecordScanner(path, std::move(stream), file, file_size, sized, std::move(buffer)));
   return Status::OK();
 }
 
@@ -75,6 +77,7 @@ std::string RecordScanner::TakeBuffer() {
 
 void RecordScanner::AddDamage(RecordDamage::Kind kind, uint64_t offset, uint64_t resume,
                               std::string message) {
+  message = file_->Reported(errors::DataLoss(std::move(message))).message();
   damages_.push_back({kind, offset, resume, records_, std::move(message)});
 }
 

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "swigflow/framework/status.h"
+#include "swigflow/io/file.h"
 #include "swigflow/io/input_stream.h"
 #include "swigflow/io/record_options.h"
 
@@ -85,10 +86,11 @@ class RecordScanner {
  private:
   static constexpr uint64_t kUnknownSize = UINT64_MAX;  // compressed: the data's size is unknown
 
-  RecordScanner(std::string path, std::unique_ptr<InputStream> stream, uint64_t file_size,
-                bool sized, std::string buffer)
+  RecordScanner(std::string path, std::unique_ptr<InputStream> stream, const RandomAccessFile* file,
+                uint64_t file_size, bool sized, std::string buffer)
       : path_(std::move(path)),
         stream_(std::move(stream)),
+        file_(file),
         file_size_(file_size),
         sized_(sized),
         buffer_(std::move(buffer)) {
@@ -110,10 +112,12 @@ class RecordScanner {
   void Consume(uint64_t n) { head_ += n; }
   uint64_t position() const { return base_ + head_; }
   const char* at(uint64_t i) const { return buffer_.data() + head_ + i; }
+  // Records damage, its message as file_ reports it.
   void AddDamage(RecordDamage::Kind kind, uint64_t offset, uint64_t resume, std::string message);
 
   const std::string path_;
   const std::unique_ptr<InputStream> stream_;
+  const RandomAccessFile* const file_;  // under stream_: reports damage (Reported)
   const uint64_t file_size_;  // bounds lengths in uncompressed files; kUnknownSize otherwise
   const bool sized_;          // a regular uncompressed file: the data ends at file_size_
   // buffer_[head_, end) holds the decompressed bytes [position(), ...); base_ is the position of

@@ -246,23 +246,15 @@ bool ReadFromWholeMember(const RandomAccessFile& file, const SeekIndex& index,
   return true;
 }
 
-}  // namespace
-
-Status BuildSeekIndex(const std::string& path, Compression compression, uint64_t span,
-                      SeekIndex* index) {
-  if (compression == Compression::kNone) {
-    return errors::InvalidArgument("a seek index is for GZIP or ZLIB files; ", path,
-                                   " is uncompressed (its index is a plain one)");
-  }
-  if (span == 0) return errors::InvalidArgument("the seek span must be positive");
-  std::unique_ptr<RandomAccessFile> file;
-  uint64_t size = 0;
-  SWIGFLOW_RETURN_IF_ERROR(RandomAccessFile::Open(path, &file, &size));
+// BuildSeekIndex on an open file of `size` bytes.
+Status BuildFrom(const RandomAccessFile& file, uint64_t size, Compression compression,
+                 uint64_t span, SeekIndex* index) {
+  const std::string& path = file.path();
   SeekIndex built;
   built.compression = compression;
   built.compressed_size = size;
   built.span = span;
-  SWIGFLOW_RETURN_IF_ERROR(EdgeCrcs(*file, size, &built.head_crc, &built.tail_crc));
+  SWIGFLOW_RETURN_IF_ERROR(EdgeCrcs(file, size, &built.head_crc, &built.tail_crc));
   built.points.emplace_back();  // the first member starts at (0, 0)
 
   Inflater inflater;
@@ -278,7 +270,7 @@ Status BuildSeekIndex(const std::string& path, Compression compression, uint64_t
     if (z.avail_in == 0) {
       if (fed == size) break;
       size_t got = 0;
-      SWIGFLOW_RETURN_IF_ERROR(file->Read(
+      SWIGFLOW_RETURN_IF_ERROR(file.Read(
           fed, static_cast<size_t>(std::min<uint64_t>(kScanChunk, size - fed)), in.get(), &got));
       if (got == 0) break;  // the file shrank: reported as cut below
       z.next_in = reinterpret_cast<Bytef*>(in.get());
@@ -347,6 +339,21 @@ Status BuildSeekIndex(const std::string& path, Compression compression, uint64_t
   built.uncompressed_size = produced;
   *index = std::move(built);
   return Status::OK();
+}
+
+}  // namespace
+
+Status BuildSeekIndex(const std::string& path, Compression compression, uint64_t span,
+                      SeekIndex* index) {
+  if (compression == Compression::kNone) {
+    return errors::InvalidArgument("a seek index is for GZIP or ZLIB files; ", path,
+                                   " is uncompressed (its index is a plain one)");
+  }
+  if (span == 0) return errors::InvalidArgument("the seek span must be positive");
+  std::unique_ptr<RandomAccessFile> file;
+  uint64_t size = 0;
+  SWIGFLOW_RETURN_IF_ERROR(RandomAccessFile::Open(path, &file, &size));
+  return file->Reported(BuildFrom(*file, size, compression, span, index));
 }
 
 std::string SerializeSeekIndex(const SeekIndex& index) {
@@ -500,8 +507,10 @@ Status CheckSeekIndex(const SeekIndex& index, const RandomAccessFile& file) {
   return Status::OK();
 }
 
-Status ReadSeekRecord(const RandomAccessFile& file, const SeekIndex& index, uint64_t offset,
-                      uint64_t framed_length, std::string* payload) {
+namespace {
+
+Status ReadSeekRecordUnreported(const RandomAccessFile& file, const SeekIndex& index,
+                                uint64_t offset, uint64_t framed_length, std::string* payload) {
   const std::string& path = file.path();
   if (framed_length < kFramingSize || offset > index.uncompressed_size ||
       framed_length > index.uncompressed_size - offset) {
@@ -627,6 +636,13 @@ Status ReadSeekRecord(const RandomAccessFile& file, const SeekIndex& index, uint
     }
   }
   return record_format::CheckFramedRecord(framed.data(), framed_length, offset, path, payload);
+}
+
+}  // namespace
+
+Status ReadSeekRecord(const RandomAccessFile& file, const SeekIndex& index, uint64_t offset,
+                      uint64_t framed_length, std::string* payload) {
+  return file.Reported(ReadSeekRecordUnreported(file, index, offset, framed_length, payload));
 }
 
 }  // namespace io

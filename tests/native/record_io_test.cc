@@ -10,6 +10,8 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "swigflow/io/crc32c.h"
@@ -498,6 +500,84 @@ TEST(FileSystemTest, RemoteUrlsWithoutARemoteFileSystemAreUnimplemented) {
   std::unique_ptr<io::RecordWriter> writer;
   EXPECT_EQ(io::RecordWriter::Create("s3://b/x", io::RecordOptions(), &writer).code(),
             error::UNIMPLEMENTED);
+}
+
+// A remote file system whose files are local copies that mark the damage they report, as the
+// shard cache's copies do (swig/py_file_system.cc): each error is reported once, and only damage.
+class CopyFile : public RandomAccessFile {
+ public:
+  CopyFile(std::string url, std::unique_ptr<RandomAccessFile> copy, int* reports)
+      : RandomAccessFile(std::move(url)), copy_(std::move(copy)), reports_(reports) {}
+  Status Read(uint64_t offset, size_t n, char* dst, size_t* bytes_read) const override {
+    return copy_->Read(offset, n, dst, bytes_read);
+  }
+  Status Size(uint64_t* size) const override { return copy_->Size(size); }
+
+ protected:
+  Status Damaged(Status s) const override {
+    ++*reports_;
+    return Status(s.code(), s.message() + " [in the copy]");
+  }
+
+ private:
+  const std::unique_ptr<RandomAccessFile> copy_;
+  int* const reports_;
+};
+
+class CopyFileSystem : public RemoteFileSystem {
+ public:
+  CopyFileSystem(std::string local, int* reports) : local_(std::move(local)), reports_(reports) {}
+  Status OpenRead(const std::string& url, std::unique_ptr<RandomAccessFile>* file,
+                  uint64_t* size) override {
+    std::unique_ptr<RandomAccessFile> copy;
+    SWIGFLOW_RETURN_IF_ERROR(LocalFile::Open(local_, &copy, size));
+    *file = std::make_unique<CopyFile>(url, std::move(copy), reports_);
+    return Status::OK();
+  }
+  Status OpenWrite(const std::string& url, std::unique_ptr<OutputStream>* file) override {
+    return errors::Unimplemented(url);
+  }
+
+ private:
+  const std::string local_;
+  int* const reports_;
+};
+
+TEST(FileSystemTest, DamageIsReportedByTheFileItWasFoundIn) {
+  const std::string path = TempPath("copy");
+  WriteAll(path, {"zero", "one", "two"}, Options(Compression::kNone));  // at 0, 20, 39
+  std::string bytes = Slurp(path);
+  bytes[20 + 12] ^= 1;  // payload of record 1
+  Spit(path, bytes);
+  int reports = 0;
+  SetRemoteFileSystem(std::make_shared<CopyFileSystem>(path, &reports));
+  const std::string url = "copy://store/x.tfrecord";
+
+  std::vector<std::string> read;
+  Status s = ReadAll(url, Options(Compression::kNone), &read);
+  EXPECT_EQ(s.message(), "corrupted record at 32 in " + url + " (data CRC mismatch) [in the copy]");
+  EXPECT_EQ(reports, 1);
+
+  std::unique_ptr<RandomAccessFile> file;
+  ASSERT_TRUE(RandomAccessFile::Open(url, &file).ok());
+  std::string record;
+  EXPECT_TRUE(ReadRecordAt(*file, 0, &record).ok());
+  EXPECT_EQ(reports, 1);  // no damage, no report
+  s = ReadIndexedRecordAt(*file, 20, 3 + 16, &record);
+  EXPECT_EQ(s.message(), "corrupted record at 32 in " + url + " (data CRC mismatch) [in the copy]");
+  EXPECT_EQ(reports, 2);
+
+  std::unique_ptr<RecordScanner> scanner;
+  ASSERT_TRUE(RecordScanner::Open(url, Options(Compression::kNone), &scanner).ok());
+  uint64_t offset;
+  std::string_view view;
+  while (scanner->Next(&offset, &view).ok()) {
+  }
+  ASSERT_EQ(scanner->damages().size(), 1u);
+  const std::string& message = scanner->damages()[0].message;
+  EXPECT_EQ(message.substr(message.rfind(" [")), " [in the copy]") << message;
+  EXPECT_EQ(reports, 3);
+  SetRemoteFileSystem(nullptr);
 }
 
 }  // namespace

@@ -353,6 +353,47 @@ def test_a_copy_cut_short_is_never_read_as_complete(store, tmp_path):
     assert (tmp_path / "cache" / entry).stat().st_size > cut  # and cached whole again
 
 
+@pytest.mark.parametrize("revalidate", [True, False])
+@pytest.mark.parametrize("reader", ["dataset", "iterator", "random access"])
+def test_a_damaged_copy_is_named_deleted_and_fetched_again(
+    store, tmp_path, monkeypatch, revalidate, reader
+):
+    """Damage in a cached copy (a payload byte flipped on disk) is reported naming the copy, not
+    only the URL, and the copy is deleted: the next read fetches the object again, whole."""
+    files, reads = store
+    url = sorted(files)[0]
+    directory = tmp_path / "cache"
+    monkeypatch.setenv(shard_cache.CACHE_DIR_ENV, str(directory))
+    monkeypatch.setenv(shard_cache.CACHE_REVALIDATE_ENV, "1" if revalidate else "0")
+    cache = sf.io.ShardCache(directory, revalidate=revalidate)
+
+    def read():
+        if reader == "dataset":
+            return list(sf.data.TFRecordDataset([url], cache_dir=cache))
+        if reader == "iterator":
+            return list(sf.io.tf_record_iterator(url))
+        records = sf.io.TFRecordFile(url)
+        return [records[i] for i in range(len(records))]
+
+    assert read() == files[url]
+    (entry,) = _entries(directory)
+    path = directory / entry
+    data = bytearray(path.read_bytes())
+    at = sum(len(r) + 16 for r in files[url][:50]) + 12 + 3  # inside record 50's payload
+    data[at] ^= 0x40
+    path.write_bytes(bytes(data))
+    with pytest.raises(sf.errors.DataLossError) as raised:
+        read()
+    message = str(raised.value)
+    assert url in message and entry in message and "deleted" in message
+    assert not path.exists()
+    before = reads["count"]
+    assert read() == files[url]
+    assert reads["count"] > before  # from the store
+    assert _entries(directory) == [entry]  # and cached whole again
+    assert path.read_bytes() != bytes(data)
+
+
 def test_an_unwritable_cache_directory_reads_from_the_store_and_warns_once(store, tmp_path):
     files, _ = store
     urls = sorted(files)
