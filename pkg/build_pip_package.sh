@@ -68,6 +68,7 @@ cp -RL "$workspace/python/swigflow" "$stage/swigflow"
 find "$stage/swigflow" \( -name '__pycache__' -o -name 'BUILD' \) -prune -exec rm -rf {} +
 cp -RL "$workspace/pkg/include" "$stage/swigflow/include"
 cp -L "$workspace/pkg/setup.py" "$workspace/README.md" "$workspace/LICENSE" "$stage/"
+cp -RL "$workspace/pkg/scripts" "$stage/scripts"
 
 find "$stage" -type d -exec chmod 755 {} +
 find "$stage" -type f -exec chmod 644 {} +

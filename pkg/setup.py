@@ -69,7 +69,8 @@ setup(
         # `swigflow profile --png`: the time line of stage activity.
         "plot": ["matplotlib>=3.5"],
     },
-    entry_points={"console_scripts": ["swigflow = swigflow.cli:main_exit"]},
+    # The `swigflow` command: a script, so that Ctrl-C while the package imports is quiet too.
+    scripts=["scripts/swigflow"],
     distclass=BinaryDistribution,
     zip_safe=False,
     classifiers=[

@@ -3,6 +3,7 @@
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -265,6 +266,41 @@ def test_console_script(installed, tmp_path):
     )
     assert count.returncode == 0, count.stderr
     assert count.stdout.split()[0] == "60"
+
+
+def test_ctrl_c_while_the_command_imports_is_one_line(installed):
+    """SIGINT while `swigflow` is still importing the package ends it with status 130 and one
+    line, as later in the command, not a traceback. The signal is sent once the import is seen
+    under way (PYTHONPROFILEIMPORTTIME reports each module as it completes)."""
+    python, _ = installed
+    script = os.path.join(os.path.dirname(python), "swigflow")
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": os.environ.get("TEST_TMPDIR", "/tmp"),
+        "PYTHONPROFILEIMPORTTIME": "1",
+    }
+    proc = subprocess.Popen(
+        [script, "--version"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # bazel may start tests with SIGINT ignored, which a child would inherit
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if line.rstrip().endswith("swigflow.errors"):  # the package's import is under way
+            proc.send_signal(signal.SIGINT)
+            break
+    rest = proc.stderr.read()
+    stdout = proc.stdout.read()
+    proc.wait(timeout=60)
+    messages = [ln for ln in rest.splitlines() if not ln.startswith("import time:")]
+    assert proc.returncode == 130, (stdout, messages)
+    assert messages == ["swigflow: interrupted"], messages
+    assert "Traceback" not in rest
 
 
 def test_framework_library_exports_only_the_swigflow_api(installed):

@@ -263,8 +263,3 @@ def _run(args):
     except KeyboardInterrupt:
         print(f"swigflow {args.command}: interrupted", file=sys.stderr)
         return 130
-
-
-def main_exit():
-    """The console script's entry point."""
-    sys.exit(main())
