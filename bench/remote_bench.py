@@ -12,7 +12,7 @@ optionally mosaicml-streaming, moto[server] and s3fs:
     /tmp/bench/bin/python bench/remote_bench.py [--files 8] [--file-mb 40] [--latency-ms 20]
         [--response-mbps 100] [--repeats 2] [--read-ahead-mib 256]
         [--error-rate 0.02] [--reset-rate 0.02] [--stall-rate 0.01] [--stall-s 8]
-        [--stall-timeout-s 4]
+        [--stall-timeout-s 4] [--quick]
 
 Mosaic Streaming 0.13 pins numpy < 2.2 and pulls a CUDA torch; beside a CPU-only torch it was
 installed with ``pip install --no-deps mosaicml-streaming`` plus boto3, xxhash<4, zstd, brotli,
@@ -454,6 +454,12 @@ def main():
     parser.add_argument("--stall-rate", type=float, default=0.01)
     parser.add_argument("--stall-s", type=float, default=8.0)
     parser.add_argument("--stall-timeout-s", type=float, default=4.0)
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="only the ceilings, swigflow's plain epochs and local disk (no faults, caches, "
+        "Mosaic Streaming or s3://)",
+    )
     args = parser.parse_args()
     import swigflow
     from swigflow.io import gfile
@@ -492,6 +498,13 @@ def main():
         rows["swigflow, num_parallel_reads=8, read-ahead off"] = measure(
             args.repeats, swigflow_epoch, urls, 8, 0, env=env
         )
+        if args.quick:
+            store.terminate()
+            rows["local disk: TFRecordDataset, num_parallel_reads=8"] = measure(
+                args.repeats, swigflow_epoch, paths, 8, blocks, env=env
+            )
+            report(rows, expected)
+            return
         faults = (args.error_rate, args.reset_rate, args.stall_rate, args.stall_s, 1)
         faulty, faulty_port = start_store(directory, args, faults)
         faulty_urls = [u.replace(f":{port}/", f":{faulty_port}/") for u in urls]

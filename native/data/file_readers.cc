@@ -37,10 +37,12 @@ size_t Capacity(const Chunk& chunk) {
 
 FileReaders::FileReaders(std::function<const std::string&(uint32_t)> path,
                          const io::RecordOptions& options, bool stop_at_damage, int threads,
-                         StageCounters* counters, std::atomic<int64_t>* take_wait_ns)
+                         size_t open_ahead, StageCounters* counters,
+                         std::atomic<int64_t>* take_wait_ns)
     : path_(std::move(path)),
       options_(options),
       stop_at_damage_(stop_at_damage),
+      open_ahead_(open_ahead),
       counters_(counters),
       take_wait_ns_(take_wait_ns) {
   spares_.reserve(kSpareChunks);
@@ -121,7 +123,7 @@ FileReaders::Job* FileReaders::Pick() {
   if (start_next_ >= next_) return nullptr;  // every job in the window is started
   // Jobs not started are the window's last next_ - start_next_, so this one's place is:
   const size_t place = window_.size() - (next_ - start_next_);
-  if (place >= active_ && queued_bytes_ >= kAheadBytes) {
+  if (place >= active_ + open_ahead_ && queued_bytes_ >= kAheadBytes) {
     over_budget_ = true;
     return nullptr;
   }
@@ -202,7 +204,8 @@ bool FileReaders::ReleaseLocked(std::map<size_t, Job>::iterator it) {
   }
   // Wake a reader once per kWakeBatch files, not per file: a reader reads every file there is
   // room for before it sleeps, so small files are read in batches, without a switch each.
-  if (++released_since_wake_ < kWakeBatch) return false;
+  // Files opened ahead wait on round trips, which a batch would queue up: one per release.
+  if (++released_since_wake_ < (open_ahead_ > 0 ? 1 : kWakeBatch)) return false;
   released_since_wake_ = 0;
   return true;
 }

@@ -14,6 +14,12 @@
 // Memory is bounded by the window, never by the number of files: each of the first `active`
 // unreleased files (those the consumer can have open) holds at most kChunksAhead chunks, each
 // later one a single chunk (all of a small file).
+//
+// Files beyond the active ones are started while fewer than kAheadBytes are queued, so local
+// files are read just ahead of the consumer. A remote file's open and first read cost round
+// trips instead: the first `open_ahead` files after the active ones are started whatever is
+// queued (one chunk each at most), and each release wakes a reader to start the next, so that
+// the next files' round trips pass while the current ones are consumed.
 #ifndef SWIGFLOW_DATA_FILE_READERS_H_
 #define SWIGFLOW_DATA_FILE_READERS_H_
 
@@ -102,11 +108,12 @@ constexpr size_t kChunksAhead = 4;
 class FileReaders {
  public:
   // path(i): the i-th file the sequences may name. stop_at_damage: the damage policy drops
-  // the rest of a file at its first damage (or raises), so nothing after it is read. Damage is
+  // the rest of a file at its first damage (or raises), so nothing after it is read.
+  // open_ahead: files started after the active ones whatever is queued (above). Damage is
   // passed on as damaged records, in order. The readers count their work in `counters` and the
   // consumer's waits in Take in `take_wait_ns` (both outlive this; null: not counted).
   FileReaders(std::function<const std::string&(uint32_t)> path, const io::RecordOptions& options,
-              bool stop_at_damage, int threads, StageCounters* counters,
+              bool stop_at_damage, int threads, size_t open_ahead, StageCounters* counters,
               std::atomic<int64_t>* take_wait_ns);
   ~FileReaders();  // stops and joins every thread, even mid-read
 
@@ -172,6 +179,7 @@ class FileReaders {
   const std::function<const std::string&(uint32_t)> path_;
   const io::RecordOptions options_;
   const bool stop_at_damage_;
+  const size_t open_ahead_;
   StageCounters* const counters_;
   std::atomic<int64_t>* const take_wait_ns_;
   // The remote files the reader threads open belong to it: Stop() abandons their reads.

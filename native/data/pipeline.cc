@@ -53,9 +53,11 @@ class Pipeline::Impl {
       read_threads_ = indexed_ && (o_.global_shuffle || (by_record && !Compressed()))
                           ? IndexedWorkers(o_.cycle_length)
                           : Readers(o_.cycle_length, AnyRemote(o_));
+      const bool remote = AnyRemote(o_);
       readers_ = std::make_unique<FileReaders>(
           path, o_.record_options, o_.on_error != OnError::kSkipRecord,
-          Readers(o_.cycle_length, AnyRemote(o_)), o_.collect_stats ? &read_ : nullptr,
+          Readers(o_.cycle_length, remote) + (remote ? OpenAhead(o_.cycle_length) : 0),
+          remote ? OpenAhead(o_.cycle_length) : 0, o_.collect_stats ? &read_ : nullptr,
           o_.collect_stats ? &assemble_.input_wait_ns : nullptr);
       // The stages' pools are their own: sharing one would serialize decoding whenever a parse
       // holds it. They do not spin between jobs, since every core is wanted by another stage.

@@ -277,6 +277,8 @@ int Readers(int cycle_length, bool remote) {
   return std::clamp(remote ? cycle_length : std::min(cycle_length, cores), 1, 16);
 }
 
+int OpenAhead(int cycle_length) { return std::clamp(cycle_length, 1, 16); }
+
 bool AnyRemote(const PipelineOptions& o) {
   std::string local;
   return std::any_of(o.files.begin(), o.files.end(),

@@ -111,6 +111,9 @@ class IndexedRecords : public Source {
 
 // Reader threads for files read in sequence: one per file read at once, within bounds.
 int Readers(int cycle_length, bool remote);
+// Remote files opened ahead of those read at once (FileReaders' open_ahead), each with a reader
+// thread of its own: a cycle's worth, so that the next cycle's opens overlap this one's reads.
+int OpenAhead(int cycle_length);
 // Whether any file is read through the registered remote file system.
 bool AnyRemote(const PipelineOptions& o);
 // Whether every file has its record offsets.

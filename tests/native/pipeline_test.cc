@@ -136,12 +136,17 @@ TEST(PipelineTest, ManySmallAndSomeBigFilesInterleaveExactly) {
 
 // The readers directly, one thread for several open files, big ones among them: a reader never
 // waits on a full file while another the consumer needs is unread (that would deadlock).
-TEST(FileReadersTest, OneThreadServesEveryOpenFile) {
+// open_ahead (remote files: the next files opened whatever is queued) changes when files start,
+// never what is read.
+class FileReadersTest : public ::testing::TestWithParam<size_t> {};
+INSTANTIATE_TEST_SUITE_P(OpenAhead, FileReadersTest, ::testing::Values(0, 3));
+
+TEST_P(FileReadersTest, OneThreadServesEveryOpenFile) {
   const std::vector<int> counts = {1100, 1300, 0, 2, 900, 1, 1, 1, 700};
   const std::vector<SourceFile> files = MakeFiles("readers", counts, false);
   FileReaders readers([&](uint32_t i) -> const std::string& { return files[i].path; },
-                      io::RecordOptions(), true, /*threads=*/1, /*counters=*/nullptr,
-                      /*take_wait_ns=*/nullptr);
+                      io::RecordOptions(), true, /*threads=*/1, /*open_ahead=*/GetParam(),
+                      /*counters=*/nullptr, /*take_wait_ns=*/nullptr);
   for (int round = 0; round < 2; ++round) {  // the threads carry over to the next sequence
     std::vector<uint32_t> order = {0, 1, 2, 3, 4, 5, 6, 7, 8};
     readers.Begin(order, 3);

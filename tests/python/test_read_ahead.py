@@ -8,6 +8,7 @@ import random
 import subprocess
 import sys
 import textwrap
+import time
 
 import http_store
 import pytest
@@ -267,3 +268,41 @@ def test_random_500s_resets_and_stalls_lose_nothing(tmp_path, monkeypatch):
         assert set(server.met) == {"500", "reset", "stall"}, server.met
     finally:
         server.shutdown()
+
+
+class _FirstRequestHandler(http_store.RangeHandler):
+    """RangeHandler that notes when each path was first asked for (server.first), HEAD or GET."""
+
+    def send_head(self):
+        with self.server.lock:
+            self.server.first.setdefault(os.path.basename(self.path), time.monotonic())
+        return super().send_head()
+
+
+def test_the_next_files_of_an_interleave_are_opened_while_the_current_ones_are_read(tmp_path):
+    """Remote files' opens cost round trips: the cycle's worth of files after the ones being
+    read is opened (and its first bytes read) while the current ones are consumed, so that the
+    next files are ready when the consumer gets to them. Before, a file after the cycle was
+    started only once less than 2 MiB was queued, that is near the end of the current files:
+    with files of a few MB, every cycle waited a round trip at its start. Here (2 files at a
+    time, 6 MB each) the files of each cycle must be asked for before the consumer is half way
+    through the cycle before it (the first cycles aside: at the start little is queued)."""
+    names = [f"part-{k}.tfrecord" for k in range(8)]
+    for k, name in enumerate(names):
+        _write(tmp_path / name, 60, 100_000, tag=k)
+    server, base = http_store.start(tmp_path, _FirstRequestHandler)
+    server.first = {}
+    halfway = {}  # cycle -> when the consumer took its middle record
+    try:
+        ds = sf.data.TFRecordDataset([f"{base}/{n}" for n in names], num_parallel_reads=2)
+        for i, record in enumerate(ds):
+            cycle = int(record.split(b"-", 1)[0]) // 2
+            if i % 120 == 60:
+                halfway[cycle] = time.monotonic()
+            time.sleep(0.002)  # a consumer slower than the readers: their queues fill
+        assert i == 8 * 60 - 1
+    finally:
+        server.shutdown()
+    for cycle in (2, 3):
+        for name in names[2 * cycle : 2 * cycle + 2]:
+            assert server.first[name] < halfway[cycle - 1], (name, server.first, halfway)
