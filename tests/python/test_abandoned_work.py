@@ -144,3 +144,26 @@ def test_dropping_a_reader_aborts_its_read_ahead(stalling, monkeypatch):
     assert _wait_until(lambda: server.open >= 2, 5), server.open
     del it
     assert _wait_until(lambda: server.open == 0, 1.5), server.open
+
+
+@pytest.mark.parametrize("parallel", [None, 1])
+def test_a_stalled_next_file_does_not_hold_back_the_records_before_it(stalling, parallel):
+    """Two small files read one after the other, without a cache; the second's body never
+    comes. Every record of the first arrives at once (before: after the second's stall
+    timeout, 25 s), although the second is read ahead; then the dataset is dropped, and the
+    stalled request ends. (With several files at a time the order is deterministic, as in
+    TensorFlow: the first's second record waits for the second's first.)"""
+    root, server, base = stalling
+    records = _write(root / "a.tfrecord", 20)
+    _write(root / "b.tfrecord", 20)
+    server.stalled.add("/b.tfrecord")
+    urls = [f"{base}/a.tfrecord", f"{base}/b.tfrecord"]
+    it = iter(sf.data.TFRecordDataset(urls, num_parallel_reads=parallel))
+    start = time.monotonic()
+    got = [next(it) for _ in records]
+    assert got == records
+    assert time.monotonic() - start < 2
+    assert _wait_until(lambda: server.open >= 1, 5), server.open  # b's read is stalled
+    it.close()
+    del it
+    assert _wait_until(lambda: server.open == 0, 1.5), server.open
