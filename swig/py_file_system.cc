@@ -90,43 +90,6 @@ class PyReadFile : public io::RandomAccessFile {
   SharedRef reader_;
 };
 
-// A shard cache's copy of `url`, read natively. It answers to the URL, as a remote read does;
-// damage found in it goes to opener.damaged(url, copy path, message), which drops the copy (the
-// next open fetches the object again) and gives the message to report, naming the copy.
-class CachedCopy : public io::RandomAccessFile {
- public:
-  CachedCopy(std::string url, PyObject* opener)  // steals `opener`
-      : RandomAccessFile(std::move(url)), opener_(opener) {}
-
-  Status Open(std::string copy_path, uint64_t* size) {
-    return io::LocalFile::Open(std::move(copy_path), &copy_, size);
-  }
-
-  Status Read(uint64_t offset, size_t n, char* dst, size_t* bytes_read) const override {
-    return copy_->Read(offset, n, dst, bytes_read);
-  }
-  Status Size(uint64_t* size) const override { return copy_->Size(size); }
-  void AdviseSequential() const override { copy_->AdviseSequential(); }
-
- protected:
-  Status Damaged(Status s) const override {
-    Gil gil;
-    if (!gil.ok()) return s;
-    const Ref message(PyObject_CallMethod(opener_.get(), "damaged", "NNs", UrlObject(path()),
-                                          UrlObject(copy_->path()), s.message().c_str()));
-    const char* text = message != nullptr ? PyUnicode_AsUTF8(message.get()) : nullptr;
-    if (text == nullptr) {
-      PyErr_WriteUnraisable(opener_.get());  // a bug in damaged(): the damage is still reported
-      return s;
-    }
-    return Status(s.code(), text);
-  }
-
- private:
-  std::unique_ptr<io::RandomAccessFile> copy_;
-  const SharedRef opener_;
-};
-
 // Buffers appends (writer.write per kBufferSize bytes: few Python calls, the large parts an
 // object store wants); Close() commits, destruction without it discards.
 class PyWriteFile : public io::OutputStream {
@@ -212,11 +175,10 @@ class PyRemoteFileSystem : public io::RemoteFileSystem {
   explicit PyRemoteFileSystem(PyObject* opener) : opener_(opener) {}  // steals
 
   // open_read returns a reader object, or a str: the path of a local copy (a shard cache's),
-  // which is read natively.
+  // which is read natively (io::OpenCachedCopy).
   Status OpenRead(const std::string& url, std::unique_ptr<io::RandomAccessFile>* file,
                   uint64_t* size) override {
     PyObject* reader;
-    PyObject* opener = nullptr;  // a new reference, for a local copy's CachedCopy
     std::string local;
     int is_path;
     {
@@ -229,16 +191,9 @@ class PyRemoteFileSystem : public io::RemoteFileSystem {
       if (is_path != 0) {
         const Ref path(reader);  // a str: only the path it holds is kept
         if (is_path < 0) return TakePythonError(url);
-        opener = opener_.get();
-        Py_INCREF(opener);
       }
     }
-    if (is_path > 0) {
-      auto copy = std::make_unique<CachedCopy>(url, opener);
-      SWIGFLOW_RETURN_IF_ERROR(copy->Open(std::move(local), size));
-      *file = std::move(copy);
-      return Status::OK();
-    }
+    if (is_path > 0) return io::OpenCachedCopy(url, std::move(local), file, size);
     auto opened = std::make_unique<PyReadFile>(url, reader);
     if (size != nullptr) SWIGFLOW_RETURN_IF_ERROR(opened->Size(size));
     *file = std::move(opened);

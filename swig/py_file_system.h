@@ -5,10 +5,7 @@
 //
 // The objects, as gfile.py makes them:
 //   opener.open_read(url) -> reader: reader.size (int), reader.read_at(offset, buffer) -> int
-//     (fills the writable memoryview `buffer` from `offset`; fewer bytes only at the end), or
-//     the path (str) of a local copy, read natively.
-//   opener.damaged(url, path, message) -> str: damage was found in the local copy at `path`;
-//     drops it and gives the message to report.
+//     (fills the writable memoryview `buffer` from `offset`; fewer bytes only at the end).
 //   opener.open_write(url) -> writer: writer.write(buffer), writer.close() (commits: the file
 //     appears), writer.discard() (drops a file not closed).
 // Errors they raise become Statuses: a swigflow.errors.OpError keeps its code and message;

@@ -1,5 +1,8 @@
 #include "swigflow/io/file_system.h"
 
+#include <errno.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cctype>
 #include <cstddef>
@@ -33,7 +36,42 @@ Status GetRemote(const std::string& url, std::shared_ptr<RemoteFileSystem>* fs) 
                                "Python package registers (pip install swigflow[remote])");
 }
 
+// A shard cache's local copy of a remote object, answering to the object's URL.
+class CachedCopy : public RandomAccessFile {
+ public:
+  explicit CachedCopy(std::string url) : RandomAccessFile(std::move(url)) {}
+
+  Status Open(std::string copy_path, uint64_t* size) {
+    return LocalFile::Open(std::move(copy_path), &copy_, size);
+  }
+  Status Read(uint64_t offset, size_t n, char* dst, size_t* bytes_read) const override {
+    return copy_->Read(offset, n, dst, bytes_read);
+  }
+  Status Size(uint64_t* size) const override { return copy_->Size(size); }
+  void AdviseSequential() const override { copy_->AdviseSequential(); }
+
+ protected:
+  Status Damaged(Status s) const override {
+    const std::string& copy = copy_->path();
+    const bool deleted = unlink(copy.c_str()) == 0 || errno == ENOENT;
+    return Status(s.code(), s.message() + "; these bytes came from the shard cache's copy " + copy +
+                                (deleted ? ", now deleted: the next read fetches the object again"
+                                         : ", which could not be deleted: delete it"));
+  }
+
+ private:
+  std::unique_ptr<RandomAccessFile> copy_;
+};
+
 }  // namespace
+
+Status OpenCachedCopy(const std::string& url, std::string copy_path,
+                      std::unique_ptr<RandomAccessFile>* file, uint64_t* size) {
+  auto copy = std::make_unique<CachedCopy>(url);
+  SWIGFLOW_RETURN_IF_ERROR(copy->Open(std::move(copy_path), size));
+  *file = std::move(copy);
+  return Status::OK();
+}
 
 void SetRemoteFileSystem(std::shared_ptr<RemoteFileSystem> fs) {
   std::lock_guard<std::mutex> lock(remote_mu);

@@ -34,6 +34,13 @@ class RemoteFileSystem {
   virtual void CancelReads(uint64_t group) {}
 };
 
+// Opens `copy_path`, a local copy of remote `url` (a shard cache's, which a remote file system
+// may answer an open with), to be read natively under the URL's name. Damage found in it
+// (RandomAccessFile::Reported) deletes the copy, so that the next open fetches the object
+// again, and the report names the copy.
+Status OpenCachedCopy(const std::string& url, std::string copy_path,
+                      std::unique_ptr<RandomAccessFile>* file, uint64_t* size);
+
 // Replaces the remote file system (null: none). Files already open keep theirs.
 void SetRemoteFileSystem(std::shared_ptr<RemoteFileSystem> fs);
 

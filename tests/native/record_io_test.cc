@@ -580,6 +580,42 @@ TEST(FileSystemTest, DamageIsReportedByTheFileItWasFoundIn) {
   SetRemoteFileSystem(nullptr);
 }
 
+// The remote file system answering opens with a shard cache's copy: damage found in the copy
+// names it and deletes it (the next open fetches the object again).
+class CachedCopyFileSystem : public RemoteFileSystem {
+ public:
+  explicit CachedCopyFileSystem(std::string copy) : copy_(std::move(copy)) {}
+  Status OpenRead(const std::string& url, std::unique_ptr<RandomAccessFile>* file,
+                  uint64_t* size) override {
+    return OpenCachedCopy(url, copy_, file, size);
+  }
+  Status OpenWrite(const std::string& url, std::unique_ptr<OutputStream>* file) override {
+    return errors::Unimplemented(url);
+  }
+
+ private:
+  const std::string copy_;
+};
+
+TEST(FileSystemTest, DamageInACachedCopyDeletesIt) {
+  const std::string path = TempPath("cached_copy");
+  WriteAll(path, {"zero", "one", "two"}, Options(Compression::kNone));
+  std::string bytes = Slurp(path);
+  bytes[20 + 12] ^= 1;  // payload of record 1
+  Spit(path, bytes);
+  SetRemoteFileSystem(std::make_shared<CachedCopyFileSystem>(path));
+  const std::string url = "copy://store/x.tfrecord";
+  std::vector<std::string> read;
+  const Status s = ReadAll(url, Options(Compression::kNone), &read);
+  EXPECT_EQ(read, std::vector<std::string>{"zero"});
+  EXPECT_EQ(s.message(), "corrupted record at 32 in " + url +
+                             " (data CRC mismatch); these bytes came from the shard cache's copy " +
+                             path + ", now deleted: the next read fetches the object again");
+  std::ifstream gone(path);
+  EXPECT_FALSE(gone.good());
+  SetRemoteFileSystem(nullptr);
+}
+
 }  // namespace
 }  // namespace io
 }  // namespace swigflow

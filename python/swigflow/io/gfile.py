@@ -902,15 +902,6 @@ class _Opener:
                 self._groups.setdefault(group, weakref.WeakSet()).add(reader)
         return reader if cache is None else cache.tee(url, version, size, reader)
 
-    def damaged(self, url, path, message):
-        """Damage was found in `path`, a shard cache's copy of `url` that open_read gave: the
-        copy is dropped, so that the next read fetches the object again. The message to report."""
-        shard_cache.drop(path)
-        return (
-            f"{message}; these bytes came from the shard cache's copy {path}, now deleted: "
-            "the next read fetches the object again"
-        )
-
     def open_write(self, url):
         if scheme(url) == _FILE_OBJECT_SCHEME:
             return _FileObjectWriter(_FILE_OBJECTS.get(url), url)

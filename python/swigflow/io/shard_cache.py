@@ -9,8 +9,9 @@ and those being written count in the budget); ``.url-DIGEST`` names a URL's late
 its size (ShardCache(revalidate=False) reads it); ``.lock`` serializes eviction. An entry
 appears by an atomic rename once every byte arrived in order and the count matched the size
 the store reported: a reader that stops early, jumps, or fails leaves nothing. Records carry
-their own CRCs, which every read checks: damage found in a copy is reported naming the copy,
-which is deleted, so that the next read fetches the object again.
+their own CRCs, which every read checks: the native layer reads a copy as io::CachedCopy, so
+damage found in it is reported naming the copy, which is deleted, and the next read fetches the
+object again.
 
 Eviction is least recently used (an entry's modification time is touched when it is opened)
 down to the byte budget, when an entry is added. An object larger than the budget is not
@@ -69,12 +70,6 @@ def version(info):
         if info.get(key) is not None:
             return f"{key}={info[key]}"
     return ""
-
-
-def drop(path):
-    """Deletes entry `path` (a damaged or short copy), so that the next read fetches anew."""
-    with contextlib.suppress(OSError):
-        os.unlink(path)
 
 
 def _digest(url, version, size):
@@ -166,12 +161,17 @@ class ShardCache:
                 name, _, size = f.read().strip().partition(" ")
             path = os.path.join(self.directory, os.path.basename(name))
             if not size.isdigit() or os.stat(path).st_size != int(size):
-                drop(path)
+                self.remove(path)
                 return None
             os.utime(path)
         except OSError:
             return None
         return path
+
+    def remove(self, path):
+        """Deletes entry `path` (a damaged or short copy), so the next read fetches anew."""
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
     def entry(self, url, version, size):
         """The path an object's copy has (whether or not it is there yet)."""
