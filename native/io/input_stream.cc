@@ -52,12 +52,14 @@ Status FileInputStream::Read(size_t n, char* dst, size_t* bytes_read) {
     at_end = got < refill;
     begin_ = 0;
     end_ = got;
+    SWIGFLOW_DCHECK(refill <= capacity_ && got <= refill);  // Read never gives more than asked
     if (!s.ok()) {
       *bytes_read = done;
       return s;
     }
   }
   *bytes_read = done;
+  CheckBuffer();
   return Status::OK();
 }
 
@@ -84,6 +86,7 @@ void FileInputStream::Seek(uint64_t offset) {
     begin_ = end_ = 0;
   }
   position_ = offset;
+  CheckBuffer();
 }
 
 }  // namespace io

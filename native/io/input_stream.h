@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "swigflow/framework/check.h"
 #include "swigflow/framework/status.h"
 #include "swigflow/io/file.h"
 
@@ -53,6 +54,10 @@ class FileInputStream : public InputStream {
   // One file read; the sequential read-ahead hint comes with the second (a small file read
   // whole in one call needs none).
   Status ReadFile(size_t n, char* dst, size_t* got);
+  // The part of the invariant below that can be checked without the file.
+  void CheckBuffer() const {
+    SWIGFLOW_DCHECK(begin_ <= end_ && end_ <= (buffer_ != nullptr ? capacity_ : 0));
+  }
 
   const std::unique_ptr<RandomAccessFile> file_;
   // Allocated at the first buffered read: many files never need it.

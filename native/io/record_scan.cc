@@ -141,6 +141,7 @@ Status RecordScanner::Resync(uint64_t* resumed) {
   // consumed, so the buffer holds one read chunk plus at most one candidate record.
   const uint64_t limit = std::max(kMinResyncLimit, largest_record_);
   for (;;) {
+    SWIGFLOW_DCHECK(head_ < buffer_.size());  // the byte ruled out is still buffered
     Consume(1);
     uint64_t available;
     SWIGFLOW_RETURN_IF_ERROR(Fill(kHeaderSize, &available));

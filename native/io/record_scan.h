@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "swigflow/framework/check.h"
 #include "swigflow/framework/status.h"
 #include "swigflow/io/file.h"
 #include "swigflow/io/input_stream.h"
@@ -109,7 +110,10 @@ class RecordScanner {
   // Moves to the end of the data; *skipped: the bytes passed over.
   Status SkipToEnd(uint64_t* skipped);
   // Consumes n buffered bytes.
-  void Consume(uint64_t n) { head_ += n; }
+  void Consume(uint64_t n) {
+    SWIGFLOW_DCHECK(n <= buffer_.size() - head_);  // only bytes Fill made available
+    head_ += n;
+  }
   uint64_t position() const { return base_ + head_; }
   const char* at(uint64_t i) const { return buffer_.data() + head_ + i; }
   // Records damage, its message as file_ reports it.

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "swigflow/framework/check.h"
 #include "swigflow/io/crc32c.h"
 #include "swigflow/io/record_format.h"
 
@@ -138,6 +139,9 @@ class FramingWalker {
 
   Status Feed(const char* data, size_t n) {
     while (n > 0) {
+      SWIGFLOW_DCHECK(have_ <= kHeaderSize && (skip_ == 0 || have_ == kHeaderSize));
+      SWIGFLOW_DCHECK(records_->offsets.empty() || skip_ > 0 ||
+                      static_cast<uint64_t>(records_->offsets.back()) < start_);
       if (skip_ > 0) {
         const size_t k = static_cast<size_t>(std::min<uint64_t>(skip_, n));
         skip_ -= k;
@@ -526,6 +530,7 @@ Status ReadSeekRecordUnreported(const RandomAccessFile& file, const SeekIndex& i
   const auto stop = std::lower_bound(index.points.begin(), index.points.end(), end,
                                      [](const SeekPoint& p, uint64_t out) { return p.out < out; });
   const SeekPoint& p = *start;
+  SWIGFLOW_DCHECK(start >= index.points.begin() && p.out <= offset);  // points[0] is at (0, 0)
   const uint64_t hint = stop == index.points.end() ? index.compressed_size : stop->in + 8;
 
   thread_local ReadBuffers buffers;

@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "swigflow/framework/check.h"
+
 namespace swigflow {
 namespace io {
 namespace {
@@ -79,6 +81,7 @@ Status ZlibInputStream::Inflate(bool* progress, char* into, size_t* direct) {
   const uInt avail_in = z_.avail_in;
   const int ret = inflate(&z_, Z_NO_FLUSH);
   const size_t produced = out_capacity_ - z_.avail_out;
+  SWIGFLOW_DCHECK(produced <= out_capacity_ && z_.avail_in <= avail_in);
   cache_begin_ = 0;
   cache_end_ = into != nullptr ? 0 : produced;
   *direct = into != nullptr ? produced : 0;
@@ -107,6 +110,7 @@ Status ZlibInputStream::Read(size_t n, char* dst, size_t* bytes_read) {
   size_t done = 0;
   Status status;
   while (done < n) {
+    SWIGFLOW_DCHECK(cache_begin_ <= cache_end_ && cache_end_ <= out_capacity_);
     const size_t copy = std::min(n - done, cache_end_ - cache_begin_);
     std::memcpy(dst + done, out_.get() + cache_begin_, copy);
     cache_begin_ += copy;

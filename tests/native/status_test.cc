@@ -9,6 +9,8 @@
 #include <system_error>
 #include <utility>
 
+#include "swigflow/framework/check.h"
+
 namespace swigflow {
 namespace {
 
@@ -121,6 +123,19 @@ TEST(StatusTest, CatchExceptionsTurnsExceptionsIntoStatuses) {
   EXPECT_EQ(other.code(), error::INTERNAL);
   EXPECT_NE(other.message().find("boom"), std::string::npos);
   EXPECT_EQ(CatchExceptions([]() -> Status { throw 7; }).code(), error::INTERNAL);
+}
+
+// SWIGFLOW_DCHECK: on in the sanitizer configs (CI runs this test under ASan), where a failed
+// invariant aborts naming itself; elsewhere its condition is not evaluated.
+TEST(CheckTest, InvariantsAreCheckedWhereChecksAreOn) {
+  int evaluated = 0;
+  SWIGFLOW_DCHECK(++evaluated > 0);
+#if SWIGFLOW_DCHECKS_ON
+  EXPECT_EQ(evaluated, 1);
+  EXPECT_DEATH(SWIGFLOW_DCHECK(evaluated == 2), "swigflow invariant failed: evaluated == 2");
+#else
+  EXPECT_EQ(evaluated, 0);
+#endif
 }
 
 }  // namespace
