@@ -193,7 +193,7 @@ def test_import_time_nodes_skip_function_bodies():
     assert sorted(imported) == ["a", "b"]
 
 
-MAX_DATA_MODULE_LINES = 900
+MAX_DATA_MODULE_LINES = 750
 
 
 def test_no_data_module_is_over_the_line_budget():

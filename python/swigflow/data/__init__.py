@@ -23,7 +23,8 @@ say what each stage did and why a training loop waits.
 from swigflow.data import experimental, profiler, stats
 from swigflow.data.checks import AUTOTUNE, INFINITE, UNKNOWN
 from swigflow.data.data_source import TFRecordDataSource
-from swigflow.data.dataset import Dataset, Iterator
+from swigflow.data.dataset import Dataset
+from swigflow.data.iterator import Iterator
 from swigflow.data.options import (
     AutotuneOptions,
     DistributeOptions,

@@ -5,15 +5,12 @@ Internally each dataset yields ``(element, state)`` pairs, where ``state`` is a 
 value from which iteration can resume right after that element; :class:`Iterator` keeps the
 state of the last element it returned (see :meth:`Dataset.iterator`).
 
-This module is the face: Dataset's methods, the subclass interface every step implements,
-random access, and Iterator. Each method builds its step from swigflow.data.steps (or
-swigflow.data.sources), imported when the method is called, since the steps subclass Dataset.
+This module is the face: Dataset's methods and the subclass interface every step implements
+(what the steps call on each other is swigflow.data.protocol; Iterator is swigflow.data.iterator).
+Each method builds its step from swigflow.data.steps (or swigflow.data.sources), imported when
+the method is called, since the steps subclass Dataset.
 """
 
-import json
-import logging
-import operator
-import threading
 import time
 
 import numpy as np
@@ -26,115 +23,16 @@ from swigflow.data.checks import (
     UNKNOWN,
     autotune_count,
     batch_size_of,
-    check_count,
     cpu_count,
     interleave_cycle_length,
     positive_count,
     prefetch_size,
     shard_args,
 )
-from swigflow.data.elements import Failed
+from swigflow.data.iterator import Iterator
 from swigflow.data.options import Options
-from swigflow.data.seeds import IterationScope, IteratorSeeds
+from swigflow.data.protocol import dataset_type
 from swigflow.specs import UnknownSpec
-
-
-def dataset_type(dataset):
-    """A step's name in random-access messages, as tf.data's kernel names: "RepeatDataset"."""
-    return type(dataset).__name__.lstrip("_") + "Dataset"
-
-
-def check_index(dataset, index):
-    """Raises as tf.data's random access does for an index `dataset` cannot give: an infinite
-    dataset has no random access, an index outside [0, cardinality) is out of range, and an
-    unknown cardinality comes from a step without random access, which is named."""
-    n = dataset._cardinality()
-    if n == UNKNOWN:
-        stack = [dataset]
-        while stack:  # the outermost step that does not implement _get
-            step = stack.pop()
-            if type(step)._get is Dataset._get:
-                dataset = step
-                break
-            stack.extend(reversed(step._input_datasets()))
-        raise errors.UnimplementedError(
-            f"Random access is not implemented for dataset {dataset_type(dataset)}"
-        )
-    if n == INFINITE:
-        raise errors.FailedPreconditionError(
-            f"Dataset of type {dataset_type(dataset)} has infinite cardinality, which does not "
-            "support random access."
-        )
-    if n >= 0 and not 0 <= index < n:
-        raise errors.OutOfRangeError(f"Index out of range [0, {n}):{index}")
-
-
-def read_at(dataset, index):
-    """The element at `index` of `dataset`, read directly: a Failed element as iteration would
-    pass it along (for steps built on random access)."""
-    return dataset._get(operator.index(index))
-
-
-def element_at(dataset, index):
-    """The element at `index` of `dataset`, read directly (tf.data.experimental.at)."""
-    element = read_at(dataset, index)
-    if type(element) is Failed:
-        raise element.error
-    return element
-
-
-def pipeline_steps(dataset):
-    """Every step of `dataset`, each once, from the outermost step in (depth first)."""
-    stack, seen = [dataset], set()
-    while stack:
-        step = stack.pop()
-        if id(step) not in seen:
-            seen.add(id(step))
-            yield step
-            stack.extend(reversed(step._input_datasets()))
-
-
-def random_access_blocker(dataset):
-    """None when every step of `dataset` has random access, else the first reason one has not,
-    from the outermost step in."""
-    reasons = (step._random_access_blocker() for step in pipeline_steps(dataset))
-    return next((reason for reason in reasons if reason is not None), None)
-
-
-def split_source(dataset, num_shards, index):
-    """`dataset` with its source split num_shards ways, part `index` (the PyTorch adapter's
-    split between DataLoader workers and ranks). Raises when the source cannot be split, or
-    when the order of its elements would differ between processes (an unseeded shuffle)."""
-    dataset._check_shardable()
-    return dataset._reshard(num_shards, index)
-
-
-def fingerprint_of(dataset):
-    """The digest of what decides `dataset`'s elements (its iterator states carry it)."""
-    return dataset._fingerprint()
-
-
-def check_shardable(dataset):
-    """Raises ValueError if the order of dataset's elements differs between processes."""
-    dataset._check_shardable()
-
-
-def iterate(dataset, state, epoch):
-    """(element, state) pairs of `dataset` from `state` (None: the start), in pass `epoch`: how
-    a step reads its input."""
-    return dataset._iter(state, epoch)
-
-
-def epoch_elements(dataset, epoch):
-    """The elements of one pass of `dataset` (its `epoch`-th, for reshuffling)."""
-    for element, _ in dataset._iter(None, epoch):
-        yield element
-
-
-def _reshuffling_steps(dataset):
-    """The steps of a pipeline whose seeded shuffles reshuffle per iterator, depth first."""
-    steps = pipeline_steps(dataset)
-    return [s for s in steps if isinstance(s, IteratorSeeds) and s.reshuffles_per_iterator()]
 
 
 def _identity_of(value):
@@ -190,11 +88,15 @@ class Dataset:
             f"Random access is not implemented for dataset {dataset_type(self)}"
         )
 
+    def _has_random_access(self):
+        """Whether this step implements _get."""
+        return type(self)._get is not Dataset._get
+
     def _random_access_blocker(self):
         """None when this step reads its elements at any index (it implements _get), else why
         not (tf.data's words). The inputs answer for themselves (random_access_blocker walks
         them)."""
-        if type(self)._get is not Dataset._get:
+        if self._has_random_access():
             return None
         return f"{dataset_type(self)} does not support random access of tf.data datasets."
 
@@ -518,13 +420,9 @@ class Dataset:
         del deterministic, name
         cycle_length = interleave_cycle_length(cycle_length, num_parallel_calls)
         block_length = positive_count("block_length", 1 if block_length is None else block_length)
-        from swigflow.data.records import fuse_interleave
-        from swigflow.data.steps.interleaving import Interleave
+        from swigflow.data.steps.interleaving import interleaved
 
-        fused = fuse_interleave(self, map_func, cycle_length, block_length)
-        if fused is not None:
-            return fused
-        return Interleave(self, map_func, cycle_length, block_length, num_parallel_calls)
+        return interleaved(self, map_func, cycle_length, block_length, num_parallel_calls)
 
     def with_options(self, options, name=None):
         """This dataset with tf.data ``options`` (a :class:`swigflow.data.Options`) set over
@@ -623,14 +521,10 @@ class Dataset:
     def flat_map(self, map_func, name=None):
         """map_func(element) is a dataset for each element; their elements one dataset after
         the other. ``files.flat_map(TFRecordDataset)`` reads the files natively."""
-        del name
-        from swigflow.data.records import fuse_interleave
-        from swigflow.data.steps.interleaving import FlatMap
+        from swigflow.data.steps.interleaving import flat_mapped
 
-        fused = fuse_interleave(self, map_func, 1, 1)  # an interleave of one slot: a concatenation
-        if fused is not None:
-            return fused
-        return FlatMap(self, map_func)
+        del name
+        return flat_mapped(self, map_func)
 
     def padded_batch(
         self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False,
@@ -782,118 +676,3 @@ class Dataset:
 
     def __repr__(self):
         return f"<{self._signature()}>"
-
-
-class Iterator:
-    """Iterates over a Dataset and can say where it is: :meth:`state` is a small JSON-able
-    dict; ``dataset.iterator(state=...)`` resumes right after the last element returned."""
-
-    def __init__(self, dataset, state=None, stats=True):
-        self._dataset = dataset
-        signature = dataset._signature()
-        steps = _reshuffling_steps(dataset)
-        inner = None
-        if state is None:
-            iterations = [step.next_iteration() for step in steps]
-        else:
-            taken_from = state.get("pipeline") if isinstance(state, dict) else state
-            if taken_from != signature:
-                raise ValueError(
-                    "this state was taken from an iterator over another pipeline "
-                    f"(expected {signature!r}, got {taken_from!r})"
-                )
-            keys = {"pipeline", "fingerprint", "position"} | ({"iterations"} if steps else set())
-            if not isinstance(state, dict) or set(state) != keys:
-                also = ", and 'iterations'" if steps else ""
-                raise ValueError(
-                    "an iterator state is a dict with 'pipeline', 'fingerprint' and 'position'"
-                    f"{also}, got {state!r}"
-                )
-            expected = dataset._fingerprint()
-            if state["fingerprint"] != expected:
-                raise ValueError(
-                    f"this state was taken from an iterator over another {signature!r} "
-                    "pipeline: its files, their sizes or its steps' arguments differ "
-                    f"(state['fingerprint'] is {state['fingerprint']!r}, this dataset's is "
-                    f"{expected!r})"
-                )
-            iterations = state.get("iterations", [])
-            if not isinstance(iterations, list) or len(iterations) != len(steps):
-                raise ValueError(
-                    f"state['iterations']: expected a list of {len(steps)} ints, got {iterations!r}"
-                )
-            for i, k in enumerate(iterations):
-                check_count(k, f"state['iterations'][{i}]")
-            inner = state["position"]
-            dataset._check_state(inner, "state['position']")
-        self._state = {"pipeline": signature, "position": inner}
-        if steps:  # which iterator of each seeded shuffle this is (resumed with the state)
-            self._state["iterations"] = iterations
-        self._collector = _stats.Collector() if stats else None
-        numbers = {id(step): k for step, k in zip(steps, iterations)}
-        self._session = _stats.Session(self._collector, IterationScope(numbers))
-        with self._session:
-            self._gen = dataset._iter(inner, 0)
-        self._lock = threading.Lock()  # one next() at a time: each element to one caller
-        self.closed = False
-
-    def __iter__(self):
-        return self
-
-    element_spec = property(lambda self: self._dataset.element_spec, doc="The dataset's.")
-
-    def __next__(self):
-        """The next element. Safe to call from several threads at once: each element goes to
-        exactly one caller. Raises the exception of an element whose function failed, after
-        which the following elements can still be read."""
-        with self._lock:
-            collector = self._collector
-            if collector is None:
-                element, position = next(self._gen)
-            else:
-                start = collector.before_next()
-                produced = False
-                try:
-                    with self._session:
-                        element, position = next(self._gen)
-                    produced = True
-                except StopIteration:
-                    collector.finish()
-                    raise
-                finally:
-                    collector.after_next(start, produced)
-            self._state = dict(self._state, position=position)
-        if type(element) is Failed:
-            raise element.error
-        return element
-
-    def state(self):
-        """Where this iterator is: resume with ``dataset.iterator(state=...)``. The dict
-        survives ``json.dumps``/``json.loads``."""
-        fingerprint = self._dataset._fingerprint()  # once per dataset, outside the lock
-        with self._lock:
-            return json.loads(json.dumps(dict(self._state, fingerprint=fingerprint)))
-
-    def close(self):
-        """Stops the pipeline's threads now (also done when the iterator is garbage)."""
-        with self._lock:
-            self.closed = True
-            with self._session:
-                self._gen.close()
-            if self._collector is not None:
-                self._collector.finish()
-
-    def stats(self):
-        """What each stage of the pipeline did so far (:class:`swigflow.data.stats.PipelineStats`):
-        busy and waiting time, elements, records, bytes and files per stage, queue fill
-        levels, and how long the consumer waited in next() versus worked between calls."""
-        if self._collector is None:
-            raise ValueError("this iterator collects no statistics (iterator(stats=False))")
-        return self._collector.snapshot()
-
-    def log_stats(self, every_seconds=60.0, logger=None, level=logging.INFO, callback=None):
-        """Logs :meth:`stats`' summary line every `every_seconds` on the "swigflow.data" logger
-        (or `logger`), or calls ``callback(stats)`` instead; returns a
-        :class:`swigflow.data.stats.StatsLogger` (``.stop()``). For training scripts."""
-        self.stats()  # raises when statistics are off
-        return _stats.StatsLogger(self, every_seconds, logger, level, callback)

@@ -3,7 +3,7 @@
 import numpy as np
 
 from swigflow.data.checks import AUTOTUNE, INFINITE, UNKNOWN
-from swigflow.data.dataset import element_at
+from swigflow.data.protocol import element_at
 
 
 def at(dataset, index):

@@ -28,7 +28,8 @@ from swigflow.data.checks import (
     prefetch_size,
     shard_args,
 )
-from swigflow.data.dataset import Dataset, check_shardable, epoch_elements
+from swigflow.data.dataset import Dataset
+from swigflow.data.protocol import check_shardable, epoch_elements
 from swigflow.data.seeds import SEED_RANGE, IteratorSeeds, combined, new_seed, seed_bits
 from swigflow.data.sources import file_sizes
 from swigflow.data.steps.mapping import ParseFn, parsed_spec

@@ -9,8 +9,9 @@ import numpy as np
 
 from swigflow import errors
 from swigflow.data.checks import INFINITE, INT64_MAX, check_count, state_fields
-from swigflow.data.dataset import Dataset, check_index
+from swigflow.data.dataset import Dataset
 from swigflow.data.elements import Failed, as_array, length_of, slice_of, utf8
+from swigflow.data.protocol import check_index
 from swigflow.data.seeds import SEED_RANGE, IteratorSeeds, draw, new_seed, pass_key
 from swigflow.data.steps.slicing import Shard
 from swigflow.data.structure import STRING, common_spec, flat_specs, map_specs, spec_of

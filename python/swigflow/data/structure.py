@@ -5,7 +5,6 @@ batched, unbatched and ragged-batched elements, with tf.data's errors."""
 import numpy as np
 
 from swigflow import errors
-from swigflow.data.dataset import Dataset
 from swigflow.specs import (
     DatasetSpec,
     NoneTensorSpec,
@@ -58,7 +57,9 @@ def spec_of(value):
         splits = value.nested_row_splits
         shape = value.shape[:1] + (None,) * len(splits) + value.flat_values.shape[1:]
         return RaggedTensorSpec(shape, value.flat_values.dtype, len(splits), splits[0].dtype)
-    if isinstance(value, Dataset):
+    # A dataset, known by its face rather than its class: this module stays below
+    # swigflow.data.dataset.
+    if hasattr(value, "element_spec"):
         return DatasetSpec(value.element_spec)
     value = np.asarray(value)
     return TensorSpec(value.shape, value.dtype)

@@ -11,7 +11,7 @@ try:
 except ImportError as e:  # torch is optional
     raise ImportError("swigflow.data.TorchIterableDataset needs PyTorch: pip install torch") from e
 
-from swigflow.data.dataset import check_shardable, split_source
+from swigflow.data.protocol import check_shardable, split_source
 
 
 def _rank_and_world():

@@ -21,8 +21,8 @@ import numpy as np
 from swigflow import errors
 from swigflow.data import Dataset, TFRecordDataset
 from swigflow.data.checks import AUTOTUNE, cpu_count
-from swigflow.data.dataset import iterate
 from swigflow.data.elements import Failed
+from swigflow.data.protocol import iterate
 from swigflow.data.steps.base import Unary
 from swigflow.datasets import features as features_lib
 from swigflow.datasets import splits as splits_lib

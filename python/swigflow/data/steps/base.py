@@ -4,8 +4,9 @@ element), Replayed and Elements."""
 import copy
 
 from swigflow.data.checks import check_count, check_not_past_end, state_fields
-from swigflow.data.dataset import Dataset, iterate
+from swigflow.data.dataset import Dataset
 from swigflow.data.elements import Failed, apply_fn, function_name, predicate_failure
+from swigflow.data.protocol import iterate
 
 
 class Unary(Dataset):
@@ -27,7 +28,15 @@ class Unary(Dataset):
         self._input._check_state(state, where)
 
 
-class Predicated(Unary):
+class UnchangedStructure(Unary):
+    """A step whose elements have its input's structure (tf.data's
+    UnaryUnchangedStructureDataset)."""
+
+    def _element_spec(self):
+        return self._input.element_spec
+
+
+class Predicated(UnchangedStructure):
     """A step that judges each element with a predicate (filter, take_while): failed elements
     pass through, and a predicate that raises fails its element in tf.data's words, naming
     `transformation` (the tf.data dataset's name) and the pipeline."""
@@ -38,9 +47,6 @@ class Predicated(Unary):
     def __init__(self, input_dataset, predicate):
         super().__init__(input_dataset)
         self._predicate = predicate
-
-    def _element_spec(self):
-        return self._input.element_spec
 
     def _stage_name(self):
         return f"{self.stage}({function_name(self._predicate)})"

@@ -4,8 +4,8 @@ import numpy as np
 
 from swigflow import errors
 from swigflow.data.checks import INFINITE, UNKNOWN, batch_size_of, state_fields
-from swigflow.data.dataset import check_index, iterate
 from swigflow.data.elements import Failed, length_of, slice_of, stack, stacked
+from swigflow.data.protocol import check_index, iterate
 from swigflow.data.steps.base import Replayed, Unary
 from swigflow.data.structure import (
     batched_spec,

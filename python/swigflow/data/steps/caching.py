@@ -9,9 +9,9 @@ import socket
 from swigflow import errors, io
 from swigflow.data import cache_format
 from swigflow.data.checks import check_count, state_fields
-from swigflow.data.dataset import iterate
 from swigflow.data.elements import Failed
-from swigflow.data.steps.base import Unary
+from swigflow.data.protocol import iterate
+from swigflow.data.steps.base import UnchangedStructure
 from swigflow.data.steps.slicing import Skip
 
 
@@ -137,7 +137,7 @@ class _MemoryCache:
         return elements.append, finish
 
 
-class Cache(Unary):
+class Cache(UnchangedStructure):
     """The first complete pass's elements, kept (in memory, or in a file) and given by every
     later pass and iterator of this dataset. A pass that stops early caches nothing; an
     element that fails is raised in that pass and not kept, so the cache holds the pass's other
@@ -195,9 +195,6 @@ class Cache(Unary):
             check_count(cached, f"{where}['cached']", 0, 1)
             if not cached:
                 self._input._check_state(inner, f"{where}['input']")
-
-    def _element_spec(self):
-        return self._input.element_spec
 
     def _cardinality(self):
         return self._input._cardinality()

@@ -5,8 +5,9 @@ import numpy as np
 
 from swigflow import errors
 from swigflow.data.checks import INFINITE, UNKNOWN, check_count, state_fields
-from swigflow.data.dataset import Dataset, check_index, iterate
+from swigflow.data.dataset import Dataset
 from swigflow.data.elements import Failed, as_array
+from swigflow.data.protocol import check_index, iterate
 from swigflow.data.structure import concatenated_spec, sampled_spec
 from swigflow.specs import TensorSpec, UnknownSpec
 

@@ -1,8 +1,11 @@
-"""interleave and flat_map: steps whose function makes a dataset of each element."""
+"""interleave and flat_map: steps whose function makes a dataset of each element, and their
+fusion into one native dataset when that function makes TFRecordDatasets."""
 
 from swigflow.data.checks import INFINITE, UNKNOWN, check_not_past_end, state_fields
-from swigflow.data.dataset import Dataset, iterate
+from swigflow.data.dataset import Dataset
 from swigflow.data.elements import Failed, apply_fn, function_name
+from swigflow.data.protocol import iterate
+from swigflow.data.records import fuse_interleave
 from swigflow.data.steps.base import Unary, made_dataset
 
 
@@ -96,3 +99,19 @@ class FlatMap(Unary):
         if state is not None:
             before, _ = state_fields(state, where, before=None, inner=None)
             self._input._check_state(before, f"{where}['before']")
+
+
+def interleaved(input_dataset, map_func, cycle_length, block_length, num_parallel_calls):
+    """input_dataset.interleave(map_func, ...): one native dataset when map_func makes plain
+    TFRecordDatasets (records.fuse_interleave), else an Interleave step."""
+    fused = fuse_interleave(input_dataset, map_func, cycle_length, block_length)
+    if fused is not None:
+        return fused
+    return Interleave(input_dataset, map_func, cycle_length, block_length, num_parallel_calls)
+
+
+def flat_mapped(input_dataset, map_func):
+    """input_dataset.flat_map(map_func), fused as interleaved() is (an interleave of one slot
+    is a concatenation)."""
+    fused = fuse_interleave(input_dataset, map_func, 1, 1)
+    return fused if fused is not None else FlatMap(input_dataset, map_func)

@@ -7,8 +7,8 @@ import functools
 from swigflow import errors
 from swigflow.data import stats as _stats
 from swigflow.data.checks import state_fields
-from swigflow.data.dataset import iterate
 from swigflow.data.elements import Failed, apply_fn, function_name, map_output
+from swigflow.data.protocol import iterate
 from swigflow.data.seeds import new_seed
 from swigflow.data.steps.base import Predicated, Replayed, Unary
 from swigflow.data.structure import map_specs

@@ -14,8 +14,9 @@ import numpy as np
 
 from swigflow import errors, specs
 from swigflow.data.checks import check_count
-from swigflow.data.dataset import Dataset, fingerprint_of
+from swigflow.data.dataset import Dataset
 from swigflow.data.elements import call_unpacked
+from swigflow.data.protocol import fingerprint_of
 from swigflow.data.steps.base import Elements
 from swigflow.data.steps.caching import Cache, FileCache, sync
 from swigflow.data.structure import common_spec

@@ -5,11 +5,11 @@ import random
 
 from swigflow import errors
 from swigflow.data.checks import INFINITE, check_count, check_not_past_end, state_fields
-from swigflow.data.dataset import check_index, iterate, random_access_blocker, read_at
 from swigflow.data.elements import Failed
 from swigflow.data.index_shuffle import IndexPermutation
+from swigflow.data.protocol import check_index, iterate, random_access_blocker, read_at
 from swigflow.data.seeds import SEED_RANGE, IteratorSeeds, new_seed, pass_key
-from swigflow.data.steps.base import Unary
+from swigflow.data.steps.base import UnchangedStructure
 
 
 def buffer_shuffled(items, size, rng, passthrough):
@@ -32,7 +32,7 @@ def buffer_shuffled(items, size, rng, passthrough):
         yield buffer.pop()
 
 
-class Shuffle(Unary, IteratorSeeds):
+class Shuffle(UnchangedStructure, IteratorSeeds):
     """A Python shuffle buffer, for inputs the native pipeline does not cover. Resuming replays
     the epoch from its start and drops what was already emitted (exact, not free)."""
 
@@ -83,14 +83,11 @@ class Shuffle(Unary, IteratorSeeds):
         if state is not None:
             state_fields(state, where, seed=SEED_RANGE, emitted=0)
 
-    def _element_spec(self):
-        return self._input.element_spec
-
     def _cardinality(self):
         return self._input._cardinality()
 
 
-class GlobalShuffle(Unary, IteratorSeeds):
+class GlobalShuffle(UnchangedStructure, IteratorSeeds):
     """global_shuffle() of a random-access dataset: pass e reads the input at
     IndexPermutation(n, key(seed, e)) of 0, 1, ..., so there is no buffer and a state is the
     seed and a count. The input's random access is checked when the step is made."""
@@ -133,9 +130,6 @@ class GlobalShuffle(Unary, IteratorSeeds):
         if state is not None:
             _, following = state_fields(state, where, seed=SEED_RANGE, next=0)
             check_count(following, f"{where}['next']", 0, self._input._cardinality())
-
-    def _element_spec(self):
-        return self._input.element_spec
 
     def _cardinality(self):
         return self._input._cardinality()

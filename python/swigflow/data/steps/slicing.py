@@ -7,16 +7,16 @@ import numpy as np
 
 from swigflow import errors
 from swigflow.data.checks import INFINITE, INT64_MAX, check_count, state_fields
-from swigflow.data.dataset import check_index, iterate
 from swigflow.data.elements import Failed
-from swigflow.data.steps.base import Predicated, Replayed, Unary
+from swigflow.data.protocol import check_index, iterate
+from swigflow.data.steps.base import Predicated, Replayed, Unary, UnchangedStructure
 from swigflow.data.structure import flat_specs
 from swigflow.specs import TensorSpec, UnknownSpec
 
 _LOG = logging.getLogger("swigflow.data")
 
 
-class Repeat(Unary):
+class Repeat(UnchangedStructure):
     def __init__(self, input_dataset, count):
         super().__init__(input_dataset)
         self._count = count
@@ -40,9 +40,6 @@ class Repeat(Unary):
                 check_count(k, f"{where}['epoch']", 0, self._count - 1)
             self._input._check_state(inner, f"{where}['input']")
 
-    def _element_spec(self):
-        return self._input.element_spec
-
     def _cardinality(self):
         n = self._input._cardinality()
         if self._count is None:
@@ -60,7 +57,7 @@ class Repeat(Unary):
         return None
 
 
-class Take(Unary):
+class Take(UnchangedStructure):
     def __init__(self, input_dataset, count):
         super().__init__(input_dataset)
         self._count = count
@@ -83,9 +80,6 @@ class Take(Unary):
                 check_count(taken, f"{where}['taken']", 0, self._count)
             self._input._check_state(inner, f"{where}['input']")
 
-    def _element_spec(self):
-        return self._input.element_spec
-
     def _cardinality(self):
         n = self._input._cardinality()
         if self._count < 0:
@@ -99,7 +93,7 @@ class Take(Unary):
         return self._input._get(index)
 
 
-class Skip(Unary):
+class Skip(UnchangedStructure):
     def __init__(self, input_dataset, count):
         super().__init__(input_dataset)
         self._count = count
@@ -127,9 +121,6 @@ class Skip(Unary):
             (inner,) = state_fields(state, where, input=None)
             self._input._check_state(inner, f"{where}['input']")
 
-    def _element_spec(self):
-        return self._input.element_spec
-
     def _cardinality(self):
         n = self._input._cardinality()
         if n < 0:
@@ -141,7 +132,7 @@ class Skip(Unary):
         return self._input._get(index + self._count)
 
 
-class Shard(Unary):
+class Shard(UnchangedStructure):
     def __init__(self, input_dataset, num_shards, index):
         super().__init__(input_dataset)
         self._n = num_shards
@@ -161,9 +152,6 @@ class Shard(Unary):
         if state is not None:
             _, inner = state_fields(state, where, seen=0, input=None)
             self._input._check_state(inner, f"{where}['input']")
-
-    def _element_spec(self):
-        return self._input.element_spec
 
     def _cardinality(self):
         n = self._input._cardinality()
@@ -270,7 +258,7 @@ def unique_key(element):
     return (array.dtype.str, array.shape, array.tobytes())
 
 
-class Unique(Replayed):
+class Unique(Replayed, UnchangedStructure):
     """Each distinct element once, at its first occurrence. A state counts the outputs (the
     elements seen are replayed on resuming). Inputs are checked when the dataset is made as far
     as their spec tells, and each element as it comes."""
@@ -281,9 +269,6 @@ class Unique(Replayed):
         if not isinstance(spec, UnknownSpec):
             flat = flat_specs(spec)
             check_unique_input(len(flat), getattr(flat[0], "dtype", None) if flat else None)
-
-    def _element_spec(self):
-        return self._input.element_spec
 
     def _outputs(self, elements, epoch):
         seen = set()
@@ -297,7 +282,7 @@ class Unique(Replayed):
                 yield element
 
 
-class IgnoreErrors(Unary):
+class IgnoreErrors(UnchangedStructure):
     """Drops the elements whose computation raised (a failed map or filter call, a batch that
     did not stack), logging each with log_warning. An exception raised by the input itself
     ends it, as a failed Python generator ends tf.data's from_generator (a TFRecordDataset
@@ -306,9 +291,6 @@ class IgnoreErrors(Unary):
     def __init__(self, input_dataset, log_warning):
         super().__init__(input_dataset)
         self._log_warning = log_warning
-
-    def _element_spec(self):
-        return self._input.element_spec
 
     def _generate(self, state, epoch):
         source = iterate(self._input, state, epoch)

@@ -5,8 +5,8 @@ import queue
 import threading
 
 from swigflow.data import stats as _stats
-from swigflow.data.dataset import iterate
-from swigflow.data.steps.base import Unary
+from swigflow.data.protocol import iterate
+from swigflow.data.steps.base import UnchangedStructure
 
 _END = object()
 
@@ -15,7 +15,7 @@ _END = object()
 _PRODUCER_EXIT_SECONDS = 10.0
 
 
-class Prefetch(Unary):
+class Prefetch(UnchangedStructure):
     """Runs the input on a background thread, at most `size` elements ahead of the consumer:
     the producer takes a permit before computing an element and the consumer returns it when
     it takes that element."""
@@ -82,9 +82,6 @@ class Prefetch(Unary):
                         _PRODUCER_EXIT_SECONDS,
                     )
 
-    def _element_spec(self):
-        return self._input.element_spec
-
     def _cardinality(self):
         return self._input._cardinality()
 
@@ -92,7 +89,7 @@ class Prefetch(Unary):
         return self._input._get(index)
 
 
-class WithOptions(Unary):
+class WithOptions(UnchangedStructure):
     """with_options(): the input's elements, with the merged options to report."""
 
     def __init__(self, input_dataset, options):
@@ -104,9 +101,6 @@ class WithOptions(Unary):
 
     def _generate(self, state, epoch):
         return iterate(self._input, state, epoch)
-
-    def _element_spec(self):
-        return self._input.element_spec
 
     def _cardinality(self):
         return self._input._cardinality()

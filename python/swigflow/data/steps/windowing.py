@@ -5,8 +5,8 @@ import numpy as np
 
 from swigflow import errors
 from swigflow.data.checks import INFINITE, UNKNOWN, window_arg
-from swigflow.data.dataset import epoch_elements
 from swigflow.data.elements import Failed, apply_fn, call_unpacked, function_name
+from swigflow.data.protocol import epoch_elements
 from swigflow.data.steps.base import Elements, Replayed, made_dataset
 from swigflow.data.steps.batching import padded_batch_spec, padded_shapes_of
 from swigflow.data.structure import batched_spec, map_specs
