@@ -150,8 +150,7 @@ _quality.__name__ = "quality from 1 to 100"  # argparse names the type in its me
 
 # --- image headers ------------------------------------------------------------------------------
 
-# Start-of-frame markers (baseline, progressive, lossless, arithmetic): their segment holds the
-# frame's precision, height, width and number of components.
+# A JPEG's number of components, as its colorspace's name.
 _COLORSPACES = {1: "Grayscale", 3: "RGB", 4: "CMYK"}
 
 

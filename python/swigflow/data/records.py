@@ -1,7 +1,8 @@
 """TFRecordDataset and the runs of steps the native pipeline (native/data/pipeline.h) performs.
 
 A ``_NativeRecords`` dataset is TFRecord files plus the steps applied to them so far, in the
-pipeline's fixed order: shard, global shuffle, shuffle buffer, repeat, batch, parse, prefetch.
+pipeline's fixed order: shard, global shuffle, shuffle buffer, repeat, batch, parse, decode
+images, prefetch.
 A transformation that fits that order is absorbed into it; anything else wraps the dataset in a
 Python step.
 """

@@ -1,4 +1,6 @@
-"""TFRecord input and output, named like ``tf.io``."""
+"""swigflow.io, named like ``tf.io``: TFRecord files (writers, readers, indexes, the shard
+cache), Example and SequenceExample parsing, tensor and raw decoding, image decoding (from
+swigflow.image), and gfile."""
 
 from swigflow.image.codecs import (
     decode_and_crop_jpeg,
