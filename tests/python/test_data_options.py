@@ -49,3 +49,37 @@ def test_with_options_keeps_elements_cardinality_and_states():
     next(it)
     state = json.loads(json.dumps(it.state()))
     assert [b.tolist() for b in ds.iterator(state=state)] == [[3, 4, 5], [6, 7, 8], [9]]
+
+
+def test_every_native_pipeline_option_is_copied_or_set():
+    """Each field of swigflow::data::PipelineOptions (the SWIG proxy's properties) is copied
+    from the NativeSteps field of its name or set where records.py builds the options: a new
+    C++ field cannot silently keep its default."""
+    import ast
+    import dataclasses
+    import inspect
+
+    from swigflow import pywrap_swigflow
+    from swigflow.data import records
+
+    proxy = vars(pywrap_swigflow.PipelineOptions)
+    fields = {n for n, v in proxy.items() if inspect.isdatadescriptor(v) and not n.startswith("_")}
+    fields -= {"this", "thisown"}  # SWIG's own
+    assert {"cycle_length", "specs", "start_position"} <= fields  # the proxy lists them
+    copied = {f.name for f in dataclasses.fields(records.NativeSteps)}
+    tree = ast.parse(inspect.getsource(records))
+    assigned = {
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.ctx, ast.Store)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "options"
+    }
+    calls = {
+        node.func.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+    }
+    assert "AddSourceFiles" in calls  # sets options.files
+    assert fields - copied - assigned - {"files"} == set()
