@@ -336,6 +336,49 @@ def test_extension_imports_are_found():
     assert not imports_extension(ast.parse("from swigflow.io import example_codec\n"))
 
 
+# What the package calls in the extension while it is imported: each changes (or reads) native
+# state for the whole process, so each is one visible statement here and nowhere else.
+EXTENSION_CALLS_AT_IMPORT = {
+    ("swigflow.errors", "RegisterExceptionFactory"),  # Status -> swigflow.errors classes
+    ("swigflow.io.gfile", "SetRemoteOpener"),  # scheme:// paths read through fsspec
+    ("swigflow.io.tf_record", "RetainFreedMemory"),  # the allocator's retention
+    ("swigflow.data.records", "PipelineOptions"),  # the native defaults, read once
+}
+
+
+def extension_calls_at_import(tree):
+    """The names called on the extension module (as its import names it) at import time."""
+    aliases = set()
+    for node in import_time_nodes(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "swigflow":
+            aliases |= {a.asname or a.name for a in node.names if a.name == "pywrap_swigflow"}
+    return {
+        node.func.attr
+        for node in import_time_nodes(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id in aliases
+    }
+
+
+def test_the_extension_is_called_at_import_only_where_listed():
+    found = {
+        (name, call)
+        for name, path in modules().items()
+        for call in extension_calls_at_import(ast.parse(path.read_text()))
+    }
+    assert found == EXTENSION_CALLS_AT_IMPORT
+
+
+def test_extension_calls_at_import_are_found():
+    tree = ast.parse(
+        "from swigflow import pywrap_swigflow as _p\n_p.Set(1)\nx = [_p.Get()]\n"
+        "def f():\n    _p.Later()\n"
+    )
+    assert extension_calls_at_import(tree) == {"Set", "Get"}
+
+
 def test_every_top_level_folder_is_in_the_layout():
     """docs/design.md's Layout names every folder under native/, python/swigflow/ and swig/,
     so the map of the tree cannot fall behind it."""
