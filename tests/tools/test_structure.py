@@ -337,10 +337,10 @@ def test_extension_imports_are_found():
 
 
 # What the package calls in the extension while it is imported: each changes (or reads) native
-# state for the whole process, so each is one visible statement here and nowhere else.
+# state for the whole process, so each is one visible statement here and nowhere else. (The
+# remote opener is installed by swigflow.io's one call of swigflow.io.remote.install().)
 EXTENSION_CALLS_AT_IMPORT = {
     ("swigflow.errors", "RegisterExceptionFactory"),  # Status -> swigflow.errors classes
-    ("swigflow.io.gfile", "SetRemoteOpener"),  # scheme:// paths read through fsspec
     ("swigflow.io.tf_record", "RetainFreedMemory"),  # the allocator's retention
     ("swigflow.data.records", "PipelineOptions"),  # the native defaults, read once
 }

@@ -13,7 +13,7 @@ from swigflow.image.codecs import (
     extract_jpeg_shape,
     is_jpeg,
 )
-from swigflow.io import gfile
+from swigflow.io import gfile, remote
 from swigflow.io._checksum import crc32c, masked_crc32c
 from swigflow.io.compressed import decode_compressed
 from swigflow.io.index import TFRecordFile, create_index, default_index_path
@@ -42,6 +42,9 @@ from swigflow.io.tf_record import (
     tf_record_iterator,
     tf_record_random_reader,
 )
+
+# scheme:// paths in the native readers and writers go through fsspec (swigflow.io.remote).
+remote.install()
 
 __all__ = [
     "FixedLenFeature",

@@ -65,6 +65,10 @@ class Memory:
             self.peak = self.total
 
 
+# What every remote reader of the process holds (gfile.read_ahead_memory reports it).
+MEMORY = Memory()
+
+
 class Pace:
     """Moving averages of how long a block takes to arrive and how long the reader takes
     between blocks, and the window of blocks ahead they call for."""

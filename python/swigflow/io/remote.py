@@ -1,0 +1,596 @@
+"""The remote layer under gfile: what the native readers and writers call for ``scheme://``
+paths (swig/py_file_system.h). Reads are range requests of READ_BLOCK_SIZE bytes, each
+pinned to the version opened (http_ranges.Pin, or the store's generation or version id),
+retried with backoff, read ahead within a process-wide budget (read_ahead), and cancelled with
+their reader; a shard cache's copy is opened instead where one is registered (shard_cache).
+The settings (READ_BLOCK_SIZE, READ_ATTEMPTS, STALL_TIMEOUT_S, ...) are gfile's, read when
+used. swigflow.io installs the layer (install()) when it is imported.
+"""
+
+import asyncio
+import atexit
+import concurrent.futures
+import contextlib
+import functools
+import io
+import itertools
+import random
+import tempfile
+import threading
+import time
+import weakref
+
+from swigflow import errors, settings
+from swigflow import pywrap_swigflow as _pywrap
+from swigflow.io import gfile, http_ranges, read_ahead, shard_cache
+
+
+def _retrying(url, expected, attempt_once, reopen=None, attempts=None):
+    """attempt_once() -> bytes read, retried as READ_ATTEMPTS says (or `attempts` times in all)
+    while it fails transiently or reads fewer than `expected` bytes; `reopen()` runs before each
+    retry."""
+    attempts = gfile.READ_ATTEMPTS if attempts is None else attempts
+    for attempt in range(attempts):
+        if attempt:
+            wait = min(gfile.READ_BACKOFF_CAP_S, gfile.READ_BACKOFF_S * 2 ** (attempt - 1))
+            time.sleep(wait * random.uniform(0.5, 1.0))
+        try:
+            if attempt and reopen is not None:
+                reopen()
+            got = attempt_once()
+        except Exception as e:
+            error = e if isinstance(e, errors.OpError) else gfile.translated(url, e)
+            if not isinstance(error, errors.UnavailableError):
+                raise error from None
+            continue
+        if got >= expected:
+            return got
+        error = errors.UnavailableError(
+            f"{url}: the data ended after {got} of the {expected} bytes expected"
+        )
+    tries = f"{attempts} attempts" if attempts > 1 else "1 attempt"
+    raise errors.UnavailableError(f"{error.message}; gave up after {tries}")
+
+
+def _fetched(url, fetch, start, end):
+    """fetch(start, end)'s bytes [start, end), retried as _retrying says."""
+    data = []
+
+    def attempt():
+        data[:] = [fetch(start, end)]
+        return len(data[0])
+
+    _retrying(url, end - start, attempt)
+    return memoryview(data[0])[: end - start]
+
+
+_FETCH_POOL = read_ahead.DaemonPool(gfile.READ_AHEAD_THREADS, "sf-fetch")
+
+
+def _fetch_span(url, ranges, start, end, requests):
+    """Bytes [start, end) of `ranges`' object with the retries (a read-ahead block fetched on
+    the pool). It holds no reader: a reader dropped meanwhile is freed, and aborts it."""
+    return _fetched(url, functools.partial(ranges.fetch, requests=requests), start, end)
+
+
+_reader_ids = itertools.count()
+
+
+class _Reader:
+    """A file read at offsets: a caller's `file`, seeked and read under a lock as native
+    threads share it, or a remote object read by `ranges` (_Ranges: range requests, each
+    pinned to the version opened).
+
+    A read never ends early: fewer bytes than the file's size promises is a fault, not the end.
+    A remote read's transient fault is retried (READ_ATTEMPTS, READ_BACKOFF_S); a file
+    object's raises at once. A remote file read in order is read ahead: the blocks
+    after the one read are requested at once (as many as read_ahead.Pace calls for, within
+    READ_AHEAD_BLOCKS and the file's share of READ_AHEAD_BYTES), each retried on its own, and
+    blocks no longer wanted are cancelled (on a store with an event loop, the request is
+    aborted)."""
+
+    def __init__(self, size, url, file=None, ranges=None):
+        self._file = file
+        self.size = size
+        self._url = url
+        self._ranges = ranges
+        self._fetch = None if ranges is None else ranges.fetch
+        self._lock = threading.Lock()
+        self._expected = None  # where the next read starts if the reader goes on in order
+        # Read-ahead: block number -> (Future of its bytes, direct, its http_ranges.Requests or
+        # None); each block's bytes are counted in _READ_AHEAD_MEMORY under self._id from its
+        # request until it is dropped (and its request aborted).
+        self._blocks = {}
+        self._id = next(_reader_ids)
+        self._pace = read_ahead.Pace()
+        self._budget = gfile.read_ahead_bytes() if ranges is not None else 0
+        self._wanted = None  # the block the reader is in
+        self._cancelled = False  # cancel(): its pipeline stopped; no read waits any more
+
+    def _read_once(self, offset, buffer):
+        self._file.seek(offset)
+        done = 0
+        n = len(buffer)
+        while done < n:  # readinto may return less than asked before the end
+            got = self._file.readinto(buffer[done:])
+            if not got:
+                break
+            done += got
+        return done
+
+    def read_at(self, offset, buffer):
+        n = len(buffer)
+        if self._fetch is not None and 0 <= offset < self.size:
+            with self._lock:
+                # A read from the start, or one that follows the last: a reader going through
+                # the file in order (a jump elsewhere is a random reader's, read as it asks).
+                in_order = offset == 0 or offset == self._expected
+                self._expected = offset + n
+                if not in_order:
+                    self._drop_blocks(None)
+            if in_order:
+                try:
+                    return self._read_ahead(offset, buffer)
+                except BaseException:
+                    # Blocks ahead of a failed read are not wanted: an error (kept with its
+                    # traceback, which holds this reader) must not keep their memory.
+                    with self._lock:
+                        self._drop_blocks(None)
+                    raise
+        expected = max(0, min(n, self.size - offset))
+        if self._fetch is None:  # a caller's file object
+
+            def attempt():
+                with self._lock:
+                    return self._read_once(offset, buffer)
+
+            return _retrying(self._url, expected, attempt, attempts=1)
+        if expected == 0:
+            return 0
+
+        def fetched():  # one exact range, pinned to the version opened as blocks are
+            self._check_cancelled()
+            data = self._fetch(offset, offset + expected)
+            m = min(len(data), expected)
+            buffer[:m] = memoryview(data)[:m]
+            return m
+
+        return _retrying(self._url, expected, fetched)
+
+    def cancel(self):
+        """Abandons the reads: one waiting on a block fails at once with CancelledError, and
+        so does every later one. Called from another thread, without the lock (a read may hold
+        it while it waits on the store)."""
+        self._cancelled = True
+        if self._ranges is not None:
+            self._ranges.abort()
+        for future, _, requests in list(self._blocks.values()):
+            future.cancel()
+            if requests is not None:
+                requests.abort()
+
+    def _check_cancelled(self):
+        if self._cancelled:
+            raise errors.CancelledError(f"{self._url}: the read was abandoned (its reader stopped)")
+
+    def _drop_blocks(self, below):
+        """Forgets the read-ahead blocks numbered below `below` (None: all); lock held."""
+        for k in [k for k in self._blocks if below is None or k < below]:
+            future, _, requests = self._blocks.pop(k)
+            future.cancel()
+            if requests is not None:  # running on the pool: cancel() alone would not stop it
+                requests.abort()
+            start, end = self._span(k)
+            read_ahead.MEMORY.give(self._id, end - start)
+
+    def _span(self, k):
+        start = k * gfile.READ_BLOCK_SIZE
+        return start, min(self.size, start + gfile.READ_BLOCK_SIZE)
+
+    def _fetch_block(self, k):
+        return _fetched(self._url, self._fetch, *self._span(k))
+
+    def _request_block(self, k, needed):
+        """Requests block k, if it is `needed` or the memory budget has room for it (False if
+        not), as a request on the store's event loop when it has one (direct: cancel() aborts
+        it; tried once), else as _fetch_block, with its retries, on the shared pool. Lock held."""
+        start, end = self._span(k)
+        if not read_ahead.MEMORY.take(self._id, end - start, self._budget, needed):
+            return False
+        future, direct, requests = self._ranges.submit(start, end), True, None
+        if future is None:
+            requests = self._ranges.new_requests()
+            future = _FETCH_POOL.submit(_fetch_span, self._url, self._ranges, start, end, requests)
+            direct = False
+        requested, pace = time.monotonic(), self._pace
+
+        def arrived(f):  # runs on the thread that completes (or cancels) the request
+            if not f.cancelled() and f.exception() is None:
+                pace.arrived(time.monotonic() - requested)
+
+        future.add_done_callback(arrived)
+        self._blocks[k] = (future, direct, requests)
+        return True
+
+    def _block_bytes(self, k, future, direct):
+        """Block k's bytes from its request (CancelledError: the block was dropped). A direct
+        request that failed or came back short is fetched again here, with the retries."""
+        if not direct:
+            while True:  # a fetch on the pool runs on: the reader must not wait past cancel()
+                try:
+                    return future.result(timeout=0.1)
+                except concurrent.futures.TimeoutError:
+                    self._check_cancelled()
+        start, end = self._span(k)
+        try:
+            data = self._ranges.checked(future.result(), start, end)
+        except concurrent.futures.CancelledError:
+            raise
+        except Exception:
+            self._check_cancelled()
+            return self._fetch_block(k)
+        if len(data) == end - start:
+            return data
+        self._check_cancelled()
+        return self._fetch_block(k)
+
+    def _block(self, k):
+        """Block k's bytes, with the blocks after it requested."""
+        last = (self.size - 1) // gfile.READ_BLOCK_SIZE
+        while True:
+            self._check_cancelled()
+            with self._lock:
+                if k != self._wanted:
+                    self._wanted = k
+                    self._pace.wanted()
+                self._drop_blocks(k)
+                ahead = max(1, self._pace.window(gfile.READ_AHEAD_BLOCKS))
+                for j in range(k, min(last, k + ahead - 1) + 1):
+                    if j not in self._blocks and not self._request_block(j, needed=j == k):
+                        break  # the budget is full: the reader will ask again for the next
+                future, direct, _ = self._blocks[k]
+            try:
+                return self._block_bytes(k, future, direct)
+            except (concurrent.futures.CancelledError, errors.CancelledError):
+                self._check_cancelled()
+                continue  # another thread sharing the file moved on and dropped it: ask again
+
+    def _read_ahead(self, offset, buffer):
+        done = 0
+        n = min(len(buffer), self.size - offset)
+        while done < n:
+            position = offset + done
+            k = position // gfile.READ_BLOCK_SIZE
+            data = memoryview(self._block(k))
+            start = position - k * gfile.READ_BLOCK_SIZE
+            m = min(n - done, len(data) - start)
+            buffer[done : done + m] = data[start : start + m]
+            done += m
+        return done
+
+    def __del__(self):
+        # Nobody reads on: whatever is still being fetched for this reader is abandoned.
+        with contextlib.suppress(Exception):
+            self.cancel()
+            self._drop_blocks(None)
+
+
+# Object stores whose fsspec files upload in parts and complete the upload only at commit():
+# written with autocommit=False, the object appears when the writer closes. Other file systems
+# get a temporary name renamed into place (on an object store a rename is a copy).
+class _FileObjectReader(_Reader):
+    def __init__(self, file, url):
+        with gfile.translated_errors(url):
+            size = file.seek(0, io.SEEK_END)
+        super().__init__(size, url, file=file)
+
+
+class _FileObjectWriter:
+    """Writes into a caller's open file: the caller owns (and closes) it."""
+
+    def __init__(self, file, url):
+        self._file = file
+        self._url = url
+
+    def write(self, buffer):
+        with gfile.translated_errors(self._url):
+            self._file.write(buffer)
+
+    def close(self):
+        with gfile.translated_errors(self._url):
+            self._file.flush()
+
+    def discard(self):
+        pass  # nothing to take back from a file the caller gave
+
+
+def _version_pin(fs, url, info):
+    """The cat_file arguments that read the version of an object `info` describes, where the
+    store names versions: a GCS generation, or an S3 version id on a version-aware s3fs
+    (``version_aware=True``; a bucket without versioning has none). {} where it cannot."""
+    s = gfile.scheme(url)
+    if s in ("gs", "gcs") and info.get("generation"):
+        return {"generation": info["generation"]}
+    if s in ("s3", "s3a") and getattr(fs, "version_aware", False) and info.get("VersionId"):
+        return {"version_id": info["VersionId"]}
+    return {}
+
+
+class _Ranges:
+    """Range requests of one object, as `info` (fsspec's) describes it. Every range of an
+    HTTP(S) object is asked for, and checked to be, the version described (http_ranges.Pin):
+    one that changes meanwhile fails with FailedPreconditionError rather than mixing two
+    versions. HTTP(S) bodies are read into one
+    buffer of the range's size, never held twice or past what was asked: on the calling thread
+    (http_ranges) unless the file system's options need aiohttp (`_http_range`)."""
+
+    def __init__(self, url, fs, path, info):
+        self._url, self._fs, self._path = url, fs, path
+        self._size = info.get("size")
+        self._http = gfile.scheme(url) in ("http", "https")
+        self._pin = http_ranges.Pin(info) if self._http else None
+        self._version = _version_pin(fs, url, info)
+        self._loop = getattr(fs, "loop", None) if getattr(fs, "async_impl", False) else None
+        # Plain HTTP(S): ranges read on the calling thread with this socket timeout (None: no).
+        self._timeout = http_ranges.eligible(fs) if self._http else None
+        self._requests = http_ranges.Requests()
+
+    def abort(self):
+        """Fails the requests in flight on the calling thread's path at once, and every later
+        one (CancelledError): the reader stopped."""
+        self._requests.abort()
+
+    def new_requests(self):
+        """What one block's fetch on the pool is aborted by (None: not on this path)."""
+        return http_ranges.Requests(self._requests) if self._timeout is not None else None
+
+    def _direct_range(self, start, end, requests):
+        """Bytes [start, end) (fewer if the body ends early), read by http_ranges; abort() or
+        `requests`' abort() fails them."""
+        headers = self._fs.kwargs.get("headers") or {}
+        url = str(self._fs.encode_url(self._path))
+        try:
+            return http_ranges.get_range(
+                url, start, end, self._pin, headers, self._timeout, requests or self._requests
+            )
+        except http_ranges.Changed as e:
+            raise gfile.changed_error(self._url, e.what) from None
+        except http_ranges.NotAnAnswer as e:
+            raise self._not_an_answer(start, end, e.what) from None
+        except http_ranges.Aborted:
+            raise errors.CancelledError(
+                f"{self._url}: the read was abandoned (its reader stopped)"
+            ) from None
+
+    def checked(self, data, start, end):
+        """The bytes [start, end) of an answer. A server that ignores Range answers with the
+        whole object: the bytes asked for are at their offsets in it. Anything else longer is
+        no answer to the request."""
+        if len(data) <= end - start:
+            return data
+        if len(data) != self._size:
+            raise self._not_an_answer(start, end, f"sent {len(data)} bytes")
+        return memoryview(data)[start:end]
+
+    def _not_an_answer(self, start, end, what):
+        return errors.FailedPreconditionError(
+            f"{self._url}: asked for bytes [{start}, {end}), the server {what} (the object has "
+            f"{self._size} bytes)"
+        )
+
+    async def _http_range(self, start, end):
+        """Bytes [start, end) (fewer if the body ends early) of the HTTP(S) object, read from
+        the body as it arrives into one buffer. A 206 must start at `start`; a 200 (the server
+        ignored Range) must be the whole object, whose bytes before `start` are skipped and
+        whose rest is left unread."""
+        fs = self._fs
+        options = dict(fs.kwargs)
+        headers = {**(options.pop("headers", None) or {}), **self._pin.headers()}
+        headers["Range"] = f"bytes={start}-{end - 1}"
+        session = await fs.set_session()
+        async with session.get(fs.encode_url(self._path), headers=headers, **options) as r:
+            if r.status == 404:
+                raise FileNotFoundError(self._url)
+            r.raise_for_status()  # 412 included: translated() tells it as a change
+            try:
+                self._pin.check(r.status, r.headers.get)
+            except http_ranges.Changed as e:
+                raise gfile.changed_error(self._url, e.what) from None
+            try:
+                skip = http_ranges.bytes_to_skip(
+                    r.status, r.headers.get("Content-Range"), r.content_length, start, self._size
+                )
+            except http_ranges.NotAnAnswer as e:
+                raise self._not_an_answer(start, end, e.what) from None
+            buffer = bytearray(end - start)
+            view, n = memoryview(buffer), 0
+            async for chunk in r.content.iter_any():
+                if skip >= len(chunk):
+                    skip -= len(chunk)
+                    continue
+                m = min(len(chunk) - skip, len(buffer) - n)
+                view[n : n + m] = memoryview(chunk)[skip : skip + m]
+                n, skip = n + m, 0
+                if n == len(buffer):
+                    break
+            return view[:n]
+
+    def fetch(self, start, end, requests=None):
+        if self._timeout is not None:
+            return self._direct_range(start, end, requests)
+        if self._http and self._loop is not None:
+            import fsspec.asyn  # present: this store is one of fsspec's
+
+            return fsspec.asyn.sync(self._loop, self._http_range, start, end)
+        try:
+            data = self._fs.cat_file(self._path, start=start, end=end, **self._version)
+        except FileNotFoundError:
+            if self._version:  # the pinned version is gone: replaced, or deleted
+                raise self._gone() from None
+            raise
+        return self.checked(data, start, end)
+
+    def _gone(self):
+        ((key, value),) = self._version.items()
+        return gfile.changed_error(self._url, f"its {key} {value}, pinned when opened, is gone")
+
+    def submit(self, start, end):
+        """A concurrent Future of the answer's bytes (unchecked), the request running on the
+        store's event loop, so that cancel() aborts it; None when the store has no loop or its
+        ranges are read on the calling thread (fetch on a pool; abort() aborts them)."""
+        if self._loop is None or self._timeout is not None:
+            return None
+        if self._http:
+            request = self._http_range(start, end)
+        else:
+            request = self._fs._cat_file(self._path, start=start, end=end, **self._version)
+        return asyncio.run_coroutine_threadsafe(request, self._loop)
+
+
+# An object served with no length (a stream) is spooled to a temporary file (TMPDIR) once, in
+# blocks, so memory stays bounded whatever the server sends; the disk it takes is bounded by
+# SWIGFLOW_SPOOL_MAX_BYTES (a size: 4GiB by default).
+def _spooled(url, fs, path):
+    """A temporary file holding the object's bytes, at most SWIGFLOW_SPOOL_MAX_BYTES of them.
+
+    Raises:
+      ResourceExhaustedError: the object is larger.
+    """
+    most = settings.size(gfile.SPOOL_MAX_BYTES_ENV, gfile.DEFAULT_SPOOL_MAX_BYTES)
+    spool = tempfile.TemporaryFile()  # noqa: SIM115 - the reader owns it
+    try:
+        with fs.open(path, "rb") as f:
+            held = 0
+            while block := f.read(gfile.READ_BLOCK_SIZE):
+                held += len(block)
+                if held > most:
+                    raise errors.ResourceExhaustedError(
+                        f"{url}: the server gives no length, and more than {most} bytes "
+                        f"arrived, the most spooled to disk ({gfile.SPOOL_MAX_BYTES_ENV})"
+                    )
+                spool.write(block)
+    except BaseException:
+        spool.close()
+        raise
+    return spool
+
+
+def _prefetch_following(cache, url):
+    """Starts downloads into `cache` of the objects read after `url` (shard_cache.following)."""
+    for nxt in shard_cache.following(url):
+
+        def describe(nxt=nxt):
+            fs, path = gfile.filesystem(nxt)
+            with gfile.translated_errors(nxt):
+                info = shard_cache.described(nxt, lambda: fs.info(path))
+            if info.get("size") is None:
+                raise errors.UnimplementedError(f"{nxt}: no size to cache it by")
+            version = shard_cache.version(info)
+            if not cache.trusts(nxt, version):
+                raise errors.FailedPreconditionError(f"{nxt}: no version to cache it by")
+            ranges = _Ranges(nxt, fs, path, info)
+            return (
+                version,
+                info["size"],
+                functools.partial(_fetched, nxt, ranges.fetch),
+                ranges.abort,
+            )
+
+        cache.prefetch(nxt, describe, gfile.READ_BLOCK_SIZE)
+
+
+class _Opener:
+    """The remote file system the native layer calls (swig/py_file_system.h)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._groups = {}  # read group -> WeakSet of its _Readers
+        self._stopping = {}  # read group -> Event set when its reads are abandoned
+        self._readers = weakref.WeakSet()  # every remote reader open
+        self._closed = False  # abandon_all() ran: the process is exiting
+
+    def abandon_all(self):
+        """At exit: abandons every remote read and open under way, and refuses new ones, so
+        that no native thread is left waiting on a store inside Python when the interpreter
+        finalizes."""
+        with self._lock:
+            self._closed = True
+            readers = list(self._readers)
+            stopping = list(self._stopping.values())
+        for event in stopping:
+            event.set()
+        for reader in readers:
+            reader.cancel()
+
+    def cancel_reads(self, group):
+        """Abandons the reads of every file opened in read group `group` (a pipeline that
+        stops: its reader threads must not wait on a stalled store), and the opens under way
+        (one waiting for a shard cache's download)."""
+        with self._lock:
+            readers = list(self._groups.pop(group, ()))
+            stopping = self._stopping.pop(group, None)
+        if stopping is not None:
+            stopping.set()
+        for reader in readers:
+            reader.cancel()
+
+    def _stopping_event(self, group):
+        with self._lock:
+            return self._stopping.setdefault(group, threading.Event())
+
+    def open_read(self, url, group=0):
+        """A reader of `url` (read_at, size), or the path of a local copy; a remote reader
+        joins read group `group` (0: none)."""
+        if gfile.scheme(url) == gfile.FILE_OBJECT_SCHEME:
+            return _FileObjectReader(gfile.FILE_OBJECTS.get(url), url)
+        if self._closed:
+            raise errors.CancelledError(f"{url}: not opened, the process is exiting")
+        cache = shard_cache.for_url(url)
+        if cache is not None and not cache.revalidate:
+            local = cache.latest(url)
+            if local is not None:
+                return local  # read natively, the store not asked
+        fs, path = gfile.filesystem(url)
+        with gfile.translated_errors(url):
+            info = shard_cache.described(url, lambda: fs.info(path))
+            size = info.get("size")
+            if size is None:
+                return _FileObjectReader(_spooled(url, fs, path), url)
+            version = shard_cache.version(info)
+            if cache is not None and not cache.trusts(url, version):
+                cache = None
+            if cache is not None:
+                _prefetch_following(cache, url)
+                abandoned = self._stopping_event(group).is_set if group else None
+                local = cache.lookup(url, version, size, gfile.STALL_TIMEOUT_S, abandoned)
+                if local is not None:
+                    return local  # read natively
+        reader = _Reader(size, url, ranges=_Ranges(url, fs, path, info))
+        with self._lock:
+            self._readers.add(reader)
+            if group:
+                self._groups.setdefault(group, weakref.WeakSet()).add(reader)
+        return reader if cache is None else cache.tee(url, version, size, reader)
+
+    def open_write(self, url):
+        if gfile.scheme(url) == gfile.FILE_OBJECT_SCHEME:
+            return _FileObjectWriter(gfile.FILE_OBJECTS.get(url), url)
+        return gfile.Writer(url)
+
+
+_OPENER = _Opener()
+
+
+def install():
+    """Makes the native layer open ``scheme://`` paths through this module (once, when
+    swigflow.io is imported), and abandons remote work at exit."""
+    _pywrap.SetRemoteOpener(_OPENER)
+    atexit.register(_before_exit)
+
+
+def _before_exit():
+    # Remote reads abandoned first (a stalled one would never leave), then no native thread
+    # may enter Python any more, and those inside are waited for: one still there when the
+    # interpreter finalizes would be ended mid-call, aborting the process.
+    _OPENER.abandon_all()
+    _pywrap.CloseNativeCalls(5000)
