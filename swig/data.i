@@ -10,7 +10,7 @@
 %rename("%s") swigflow::data::kMaxPrefetch;
 %rename("%s", %$isvariable, %$ismember) "";
 %ignore swigflow::data::PipelineOptions::files;  // AddSourceFiles
-%include "swigflow/data/pipeline.h"
+%include "swigflow/data/pipeline_options.h"
 %unignoreall
 
 SWIGFLOW_UNIQUE_PTR_RESULT(swigflow::python::PyPipeline, pipeline)

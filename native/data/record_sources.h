@@ -15,7 +15,7 @@
 
 #include "swigflow/data/bounded_queue.h"
 #include "swigflow/data/file_readers.h"
-#include "swigflow/data/pipeline.h"
+#include "swigflow/data/pipeline_options.h"
 #include "swigflow/data/pipeline_stats.h"
 #include "swigflow/framework/status.h"
 #include "swigflow/io/file_cache.h"
