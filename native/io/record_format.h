@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "swigflow/framework/status.h"
 #include "swigflow/io/crc32c.h"
@@ -76,11 +77,40 @@ inline const char* LooksCompressed(const char* data) {
   return nullptr;
 }
 
+// The kind of file whose first kHeaderSize bytes are `data`, by its magic bytes, when it is
+// one a TFRecord path is often given by mistake (an image, a table, an archive), else null.
+inline const char* LooksLikeOtherFormat(const char* data) {
+  struct Magic {
+    const char* name;
+    size_t at;
+    std::string_view bytes;
+  };
+  static constexpr Magic kMagics[] = {
+      {"JPEG", 0, std::string_view("\xff\xd8\xff", 3)},
+      {"PNG", 0, std::string_view("\x89PNG\r\n\x1a\n", 8)},
+      {"GIF", 0, "GIF8"},
+      {"WebP", 8, "WEBP"},
+      {"Parquet", 0, "PAR1"},
+      {"ZIP", 0, std::string_view("PK\x03\x04", 4)},
+      {"NumPy .npy", 0, std::string_view("\x93NUMPY", 6)},
+  };
+  for (const Magic& m : kMagics) {
+    if (std::string_view(data + m.at, m.bytes.size()) == m.bytes) return m.name;
+  }
+  return nullptr;
+}
+
 // The record starting at `offset` has a header whose CRC does not match. `header`, when given,
 // is what an uncompressed reader found there: at the start of a file that begins like GZIP or
-// ZLIB data, the message says which compression_type to pass.
+// ZLIB data, the message says which compression_type to pass; like an image, a table or an
+// archive, that it is not a TFRecord file.
 inline Status CorruptedHeader(const std::string& path, uint64_t offset,
                               const char* header = nullptr) {
+  const char* other = header != nullptr && offset == 0 ? LooksLikeOtherFormat(header) : nullptr;
+  if (other != nullptr) {
+    return errors::DataLoss("not a TFRecord file: ", path, " holds ", other,
+                            " data (its first bytes are no record header)");
+  }
   const char* compression = header != nullptr && offset == 0 ? LooksCompressed(header) : nullptr;
   if (compression != nullptr) {
     return errors::DataLoss("corrupted record at ", offset, " in ", path,

@@ -102,16 +102,29 @@ def _items(args, n):
             return datasets.sheet_examples(builder, args.split, args.key, args.label, n, args.seed)
     key = args.key or "image/encoded"
     items = []
+    features = {}  # of the examples drawn: name -> kind
     for payload in _pick(args, n):
         example = schema.decode_example(payload)
         if example is None:
             items.append((errors.InvalidArgumentError("not a tf.train.Example"), "?"))
             continue
+        features.update((k, kind) for k, kind, _ in schema.example_features(example))
         _, values = _value(example, key)
         encoded = values[0] if len(values) == 1 else None
         if encoded is None:
             encoded = errors.InvalidArgumentError(f"no single {key!r} value")
         items.append((encoded, label_text(example, args.label) if args.label else ""))
+    if features and key not in features:  # a wrong --key: one error, not a sheet of them
+        images = sorted(k for k, kind in features.items() if kind == "bytes")
+        if images:
+            raise CommandError(
+                f"no feature {key!r} in the records; their bytes features: "
+                f"{', '.join(images)} (pass one as --key)"
+            )
+        raise CommandError(
+            f"no feature {key!r} in the records, and none holds bytes to draw; their "
+            f"features: {', '.join(sorted(features))}"
+        )
     return items
 
 

@@ -98,12 +98,22 @@ def decoded_spec(spec, key, options):
     return dict(spec, **{key: TensorSpec(encoded.shape.concatenate(TensorShape(image)), dtype)})
 
 
+def missing_key(key, keys):
+    """The error for decode_images(key=...) on elements or a spec without `key`."""
+    return errors.InvalidArgumentError(
+        f"decode_images(key={key!r}): the parsed elements have no such key; theirs: "
+        f"{', '.join(sorted(map(str, keys)))} (pass one as key=)"
+    )
+
+
 def _images_of(element, key):
-    if not isinstance(element, dict) or key not in element:
+    if not isinstance(element, dict):
         raise errors.InvalidArgumentError(
-            f"decode_images needs parsed elements (dicts) with the key {key!r}; "
-            "put it after .batch(n).parse(spec)"
+            "decode_images needs parsed elements (dicts of features); put it after "
+            ".batch(n).parse(spec)"
         )
+    if key not in element:
+        raise missing_key(key, element)
     return np.asarray(element[key], dtype=object)
 
 

@@ -283,6 +283,8 @@ class _NativeRecords(Dataset, IteratorSeeds):
         dtype="uint8", layout="NHWC", mean=None, std=None, fast=False, seed=None,
     ):  # fmt: skip
         features = self._steps.features
+        if features is not None and key not in features:
+            raise _images.missing_key(key, features)
         spec = None if features is None else features.get(key)
         fusable = (
             self._stage == "parse"

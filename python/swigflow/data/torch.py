@@ -11,6 +11,7 @@ try:
 except ImportError as e:  # torch is optional
     raise ImportError("swigflow.data.TorchIterableDataset needs PyTorch: pip install torch") from e
 
+from swigflow.data.dataset import Dataset
 from swigflow.data.protocol import check_shardable, split_source
 
 
@@ -49,6 +50,12 @@ class TorchIterableDataset(torch.utils.data.IterableDataset):
 
     def __init__(self, dataset, rank=None, world_size=None):
         super().__init__()
+        if not isinstance(dataset, Dataset):
+            raise TypeError(
+                "TorchIterableDataset wraps a swigflow.data.Dataset, got a "
+                f"{type(dataset).__name__}: make the pipeline first, e.g. "
+                "TorchIterableDataset(swigflow.data.TFRecordDataset(files))"
+            )
         check_shardable(dataset)
         self.dataset = dataset
         self._rank = rank

@@ -142,6 +142,10 @@ def _fsspec():
     return fsspec
 
 
+# The schemes whose fsspec backend swigflow[remote] installs (s3fs, aiohttp; pkg/setup.py).
+_REMOTE_EXTRA_SCHEMES = frozenset({"s3", "s3a", "http", "https"})
+
+
 def _unsupported(url, why):
     return errors.UnimplementedError(
         f"File system scheme '{scheme(url)}' not implemented (file: '{url}'): {why}"
@@ -162,7 +166,8 @@ def filesystem(url):
     try:
         return fsspec.core.url_to_fs(url, **_default_options(fsspec, s))
     except ImportError as e:  # fsspec's message names the package to install
-        raise _unsupported(url, f"{e} (see pip install 'swigflow[remote]')") from None
+        extra = " (pip install 'swigflow[remote]')" if s in _REMOTE_EXTRA_SCHEMES else ""
+        raise _unsupported(url, f"{e}{extra}") from None
 
 
 def _default_options(fsspec, s):

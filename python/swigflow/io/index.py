@@ -186,10 +186,34 @@ def existing_index_path(path):
     object has none), else None."""
     if gfile.names_file_object(path):
         return None
+    if gfile.is_remote(path):
+        gfile.filesystem(path)  # an unknown scheme or a missing backend is reported for `path`
     for index_path in (default_index_path(path), legacy_index_path(path)):
-        if gfile.exists(index_path):
+        try:
+            found = gfile.exists(index_path)
+        except errors.OpError as e:  # the store failed: name the file the user asked for
+            why = e.message.removeprefix(f"{index_path}: ")
+            raise type(e)(f"{path}: looking for its index file {index_path}: {why}") from None
+        if found:
             return index_path
     return None
+
+
+def indexed_compression(path):
+    """ "GZIP" or "ZLIB" when `path`'s own index file is a seek index (which records the
+    compression of the file it describes), else None: how TFRecordFile reads a compressed
+    file it was not told about."""
+    index_path = existing_index_path(path)
+    if index_path is None:
+        return None
+    with gfile.GFile(index_path, "rb") as f:
+        if f.read(len(SEEK_INDEX_MAGIC)) != SEEK_INDEX_MAGIC:
+            return None
+    try:
+        code, _, _ = _pywrap.SeekIndexRecords(read_seek_index(index_path, path), str(index_path))
+    except errors.OpError:  # a damaged one: read as uncompressed, whose errors say so
+        return None
+    return {_pywrap.Compression_kZlib: "ZLIB", _pywrap.Compression_kGzip: "GZIP"}.get(code)
 
 
 def has_default_index(path):
@@ -352,7 +376,10 @@ class TFRecordFile(collections.abc.Sequence):
     Args:
       path: the TFRecord file.
       index_path: an index file to use; by default the file's own (existing_index_path).
-      options: a compression type or :class:`TFRecordOptions` (uncompressed by default).
+      options: a compression type or :class:`TFRecordOptions`, as ``compression_type``.
+      compression_type: ``"GZIP"``, ``"ZLIB"`` or ``""`` (none), the name TFRecordDataset,
+        TFRecordDataSource and create_index use. Neither given: the compression the file's
+        own seek index records, else none.
 
     Raises:
       NotFoundError: no such file (or no such explicit index file).
@@ -361,9 +388,18 @@ class TFRecordFile(collections.abc.Sequence):
         index_path that does not describe the file.
     """
 
-    def __init__(self, path, index_path=None, options=None):
+    def __init__(self, path, index_path=None, options=None, compression_type=None):
         compression = TFRecordOptions.get_compression_type_string(options)
+        if compression_type is not None:
+            named = TFRecordOptions.get_compression_type_string(compression_type)
+            if options is not None and named != compression:
+                raise ValueError(
+                    f"compression_type={compression_type!r} and options={options!r} disagree"
+                )
+            compression = named
         self._path = gfile.as_path(path)
+        if options is None and compression_type is None and index_path is None:
+            compression = indexed_compression(self._path) or ""
         self._compression = compression
         self._seek_index = None
         if compression:
