@@ -217,6 +217,26 @@ TEST(RecordReaderTest, DamageIsReportedLikeTensorFlow) {
   EXPECT_TRUE(errors::IsOutOfRange(s)) << s;
 }
 
+// A file of another kind given as a TFRecord file is named by its magic bytes.
+TEST(RecordReaderTest, OtherFormatsAreNamed) {
+  const std::string path = TempPath("other_format");
+  const std::pair<std::string, std::string> kinds[] = {
+      {std::string("\xff\xd8\xff\xe0", 4) + std::string(16, 'j'), "JPEG"},
+      {std::string("\x89PNG\r\n\x1a\n", 8) + std::string(16, 'p'), "PNG"},
+      {"GIF89a" + std::string(16, 'g'), "GIF"},
+      {std::string("RIFF\x10\0\0\0WEBPVP8 ", 16) + std::string(8, 'w'), "WebP"},
+      {"PAR1" + std::string(16, 'q'), "Parquet"},
+  };
+  for (const auto& [bytes, name] : kinds) {
+    Spit(path, bytes);
+    std::vector<std::string> read;
+    const Status s = ReadAll(path, Options(Compression::kNone), &read);
+    EXPECT_TRUE(errors::IsDataLoss(s)) << s;
+    EXPECT_EQ(s.message(), "not a TFRecord file: " + path + " holds " + name +
+                               " data (its first bytes are no record header)");
+  }
+}
+
 TEST(RecordReaderTest, LyingLengthIsTruncationNotAllocation) {
   const std::string path = TempPath("lying");
   char header[record_format::kHeaderSize];
