@@ -134,7 +134,9 @@ _CHILD = textwrap.dedent(
     for i, r in enumerate(sf.data.TFRecordDataset(urls, num_parallel_reads=len(urls))):
         if i % 8 == 0:
             time.sleep(0.004)  # a reader slower than the store
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    # VmHWM: this process's own peak (ru_maxrss counts the parent's pages at the fork).
+    with open("/proc/self/status") as f:
+        peak = next(int(x.split()[1]) * 1024 for x in f if x.startswith("VmHWM:"))
     memory = gfile.read_ahead_memory()
     print(json.dumps({"growth": peak - base, "held_peak": memory.peak, "budget": memory.budget}))
     """

@@ -559,18 +559,27 @@ class _Opener:
             version = shard_cache.version(info)
             if cache is not None and not cache.trusts(url, version):
                 cache = None
-            if cache is not None:
-                _prefetch_following(cache, url)
-                abandoned = self._stopping_event(group).is_set if group else None
+        if cache is None:
+            return self._joined(_Reader(size, url, ranges=_Ranges(url, fs, path, info)), group)
+        # Read (and copied) by this reader unless its copy or a download is there: a download
+        # of it that another file's open would start now is not started (ShardCache.reading).
+        with cache.reading(url):
+            _prefetch_following(cache, url)
+            abandoned = self._stopping_event(group).is_set if group else None
+            with gfile.translated_errors(url):
                 local = cache.lookup(url, version, size, gfile.STALL_TIMEOUT_S, abandoned)
-                if local is not None:
-                    return local  # read natively
-        reader = _Reader(size, url, ranges=_Ranges(url, fs, path, info))
+            if local is not None:
+                return local  # read natively
+            reader = _Reader(size, url, ranges=_Ranges(url, fs, path, info))
+            return self._joined(cache.tee(url, version, size, reader), group)
+
+    def _joined(self, reader, group):
+        """`reader`, which abandon_all() and cancel_reads(group) now cancel."""
         with self._lock:
             self._readers.add(reader)
             if group:
                 self._groups.setdefault(group, weakref.WeakSet()).add(reader)
-        return reader if cache is None else cache.tee(url, version, size, reader)
+        return reader
 
     def open_write(self, url):
         if gfile.scheme(url) == gfile.FILE_OBJECT_SCHEME:

@@ -28,6 +28,7 @@ ShardCache's revalidate=False), else none. The variables are read when a remote 
 opened; a bad value fails that read, naming the variable.
 """
 
+import collections
 import concurrent.futures
 import contextlib
 import fcntl
@@ -99,6 +100,8 @@ class ShardCache:
             os.makedirs(self.directory, exist_ok=True)
         self._lock = threading.Lock()
         self._prefetching = {}  # url -> its _Download in flight
+        # url -> its entries being written (_Writer), and readers opening it (reading())
+        self._writing = collections.Counter()
         self._pool = read_ahead.DaemonPool(PREFETCH_THREADS, "swigflow-shard-prefetch")
         self._unwritable = False  # warned once: entries cannot be written here
         self._warned_unversioned = False
@@ -129,7 +132,7 @@ class ShardCache:
     def writer(self, url, version, size):
         """A new entry's _Writer, or None when the directory takes no writes (warned once)."""
         try:
-            return _Writer(self, url, self.entry(url, version, size), size)
+            writer = _Writer(self, url, self.entry(url, version, size), size)
         except OSError as e:
             with self._lock:
                 warn, self._unwritable = not self._unwritable, True
@@ -141,6 +144,27 @@ class ShardCache:
                     stacklevel=2,
                 )
             return None
+        with self._lock:
+            self._writing[url] += 1
+        return writer
+
+    @contextlib.contextmanager
+    def reading(self, url):
+        """While entered, a reader is opening `url` (and copies it as it reads, if no copy or
+        download turns up): prefetch() starts no download of it meanwhile."""
+        with self._lock:
+            self._writing[url] += 1
+        try:
+            yield
+        finally:
+            self._written(url)
+
+    def _written(self, url):
+        """A _Writer of `url` finished or was abandoned, or a reader opened it."""
+        with self._lock:
+            self._writing[url] -= 1
+            if not self._writing[url]:
+                del self._writing[url]
 
     def __repr__(self):
         return (
@@ -208,12 +232,13 @@ class ShardCache:
 
     def prefetch(self, url, describe, block_size):
         """Downloads the object into the cache in the background, `block_size` bytes a request,
-        unless it is on its way. describe() gives its (version, size, fetch(start, end) ->
-        bytes, abort() -> None: fails the fetches in flight); it runs on the download's thread
-        (it may ask the store)."""
+        unless it is on its way: a download in flight, or a reader's copy being written (a
+        pipeline may open a file before the one whose open prefetches it). describe() gives
+        its (version, size, fetch(start, end) -> bytes, abort() -> None: fails the fetches in
+        flight); it runs on the download's thread (it may ask the store)."""
         with self._lock:
-            if url in self._prefetching:
-                return
+            if url in self._prefetching or url in self._writing:
+                return  # on its way: downloaded, or copied by a reader that opened it first
             download = self._prefetching[url] = _Download()
         download.future = self._pool.submit(self._download, url, describe, block_size, download)
 
@@ -230,7 +255,11 @@ class ShardCache:
         try:
             version, size, fetch, download.abort = describe()
             path = self.entry(url, version, size)
-            if download.stopped or os.path.exists(path) or not self.keeps(url, version, size):
+            with self._lock:  # a reader that opened it meanwhile copies it as it reads
+                copied = url in self._writing
+            if download.stopped or copied or os.path.exists(path):
+                return
+            if not self.keeps(url, version, size):
                 return
             writer = self.writer(url, version, size)
             if writer is None:
@@ -346,6 +375,7 @@ class _Writer:
         self._temp = f"{path}{_PART}{os.getpid()}-{next(_names)}"
         self._file = open(self._temp, "wb")  # noqa: SIM115 - closed by finish() or abandon()
         self.written = 0
+        self._counted = True  # in cache._writing until finished or abandoned
 
     def write(self, offset, data):
         if offset != self.written:
@@ -367,7 +397,13 @@ class _Writer:
         with open(f"{self._temp}.url", "w") as f:
             f.write(f"{os.path.basename(self._path)} {self._size}")
         os.replace(f"{self._temp}.url", pointer)
+        self._uncount()
         self._cache.evict(keep=self._path)
+
+    def _uncount(self):
+        if self._counted:
+            self._counted = False
+            self._cache._written(self._url)
 
     def abandon(self):
         if self._file is not None:
@@ -376,6 +412,7 @@ class _Writer:
             with contextlib.suppress(OSError):
                 os.unlink(self._temp)
             self._file = None
+        self._uncount()
 
 
 class _TeeReader:
@@ -412,6 +449,11 @@ class _TeeReader:
             if self._writer is not None:
                 self._writer.abandon()
                 self._writer = None
+
+    def cancel(self):
+        """Abandons the reads (the reader's cancel()) and the copy: nothing partial stays."""
+        self._reader.cancel()
+        self.close()
 
     def __del__(self):
         self.close()
