@@ -199,11 +199,10 @@ def existing_index_path(path):
     return None
 
 
-def indexed_compression(path):
-    """ "GZIP" or "ZLIB" when `path`'s own index file is a seek index (which records the
-    compression of the file it describes), else None: how TFRecordFile reads a compressed
-    file it was not told about."""
-    index_path = existing_index_path(path)
+def indexed_compression(path, index_path):
+    """ "GZIP" or "ZLIB" when `index_path` (path's own index file, existing_index_path; None:
+    it has none) is a seek index, which records the compression of the file it describes, else
+    None: how TFRecordFile reads a compressed file it was not told about."""
     if index_path is None:
         return None
     with gfile.GFile(index_path, "rb") as f:
@@ -398,12 +397,14 @@ class TFRecordFile(collections.abc.Sequence):
                 )
             compression = named
         self._path = gfile.as_path(path)
+        # The file's own index, looked for once: it may tell the compression.
+        own = existing_index_path(self._path) if index_path is None else None
         if options is None and compression_type is None and index_path is None:
-            compression = indexed_compression(self._path) or ""
+            compression = indexed_compression(self._path, own) or ""
         self._compression = compression
         self._seek_index = None
         if compression:
-            self._open_compressed(index_path)
+            self._open_compressed(index_path, own)
             index_path = self._index_path
         else:
             self._file = _pywrap.PyRecordFile.Open(self._path)
@@ -415,7 +416,7 @@ class TFRecordFile(collections.abc.Sequence):
                         f"index {os.fsdecode(os.fspath(index_path))} is stale: {problem}"
                     )
             else:
-                index_path = existing_index_path(self._path)
+                index_path = own
                 found = checked_default_index(self._path, index_path)
                 if found is not None:
                     self._offsets, self._lengths = found
@@ -426,7 +427,7 @@ class TFRecordFile(collections.abc.Sequence):
         self._offsets.flags.writeable = False
         self._lengths.flags.writeable = False
 
-    def _open_compressed(self, index_path):
+    def _open_compressed(self, index_path, own):
         if index_path is not None:  # asked for: it must describe the file
             index = read_seek_index(index_path, self._path)
             try:
@@ -436,7 +437,7 @@ class TFRecordFile(collections.abc.Sequence):
                     f"index {os.fsdecode(os.fspath(index_path))} is stale: {e.message}"
                 ) from None
         else:
-            index_path = existing_index_path(self._path)
+            index_path = own
             index = checked_default_seek_index(self._path, self._compression, index_path)
             if index is None:
                 index_path = None
