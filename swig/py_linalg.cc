@@ -118,7 +118,7 @@ PyObject* MatMulBatched(PyObject* a_obj, PyObject* a_offsets_obj, PyObject* b_ob
 }
 
 PyObject* MeasureFma(int threads, double seconds) {
-  swigflow::kernels::FmaProbe probe;
+  swigflow::FmaProbe probe;
   WithoutGil([&] {
     probe = swigflow::kernels::MeasureFma(swigflow::SelectedIsa(), threads, seconds);
     return swigflow::Status::OK();

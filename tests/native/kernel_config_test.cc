@@ -85,6 +85,48 @@ TEST(KernelConfigTest, EnvironmentBlockingWinsWhenWellFormed) {
   }
 }
 
+// One parser for every GEMM's variable; only the K limit is the element type's.
+TEST(KernelConfigTest, OneBlockingParser) {
+  Blocking b;
+  for (GemmType type : {GemmType::kFp32, GemmType::kInt8}) {
+    EXPECT_TRUE(ParseBlocking(type, "7,65536,9", &b));
+    EXPECT_EQ(b.mc, 7);
+    EXPECT_EQ(b.kc, 65536);
+    EXPECT_EQ(b.nc, 9);
+    for (const char* bad : {"100,256", "0,256,1000", "1,2,3x", "-1,2,3", "65537,2,3", "1,2,1048577",
+                            "1,1048577,1", ""}) {
+      b = Blocking{5, 5, 5};
+      EXPECT_FALSE(ParseBlocking(type, bad, &b)) << bad;
+      EXPECT_EQ(b.kc, 5) << bad;  // untouched
+    }
+    EXPECT_FALSE(ParseBlocking(type, nullptr, &b));
+  }
+  EXPECT_FALSE(ParseBlocking(GemmType::kFp32, "1,65537,1", &b));
+  EXPECT_TRUE(ParseBlocking(GemmType::kInt8, "1,65537,1", &b));  // a step is a quarter the bytes
+}
+
+TEST(KernelConfigTest, Int8BlockingFromTheConfigs) {
+  const Int8Tile vnni{14, 32, 4, 1};
+  Blocking b = Int8BlockingOf(Zen4Config(), 32, vnni, nullptr);  // the named config's own
+  EXPECT_EQ(b.mc, 238);
+  EXPECT_EQ(b.kc, 2048);
+  EXPECT_EQ(b.nc, 2048);
+  b = Int8BlockingOf(Zen4Config(), 32, vnni, "100,130,50");  // whole groups and slivers
+  EXPECT_EQ(b.mc, 112);
+  EXPECT_EQ(b.kc, 128);
+  EXPECT_EQ(b.nc, 64);
+  b = Int8BlockingOf(Zen4Config(), 32, vnni, "100,130");  // malformed: ignored
+  EXPECT_EQ(b.kc, 2048);
+  // Without int8_*: the FP32 sliver's bytes. 256 x 16 floats = 16 KiB, 512 steps of 16 int16.
+  KernelConfig fp32 = DeriveConfig(CpuCaches{}, Isa::kAvx2, 6, 16);
+  fp32.kc = 256;
+  fp32.mc = 120;
+  b = Int8BlockingOf(fp32, 16, Int8Tile{6, 16, 2, 2}, nullptr);
+  EXPECT_EQ(b.kc, 512);
+  EXPECT_EQ(b.mc, 120);  // 120 x 256 floats in 512 steps of int16
+  EXPECT_EQ(b.nc, fp32.nc);
+}
+
 TEST(KernelConfigTest, ThisMachine) {
   const CpuModel& cpu = GetCpuModel();
   if (cpu.vendor == "GenuineIntel" || cpu.vendor == "AuthenticAMD") {

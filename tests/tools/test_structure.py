@@ -476,3 +476,117 @@ def test_binding_counts_find_calls_typemaps_and_decrefs():
     assert binding_counts(text) == (1, 2)
     assert MANUAL_DECREF.search("  Py_XDECREF(item);") and MANUAL_DECREF.search("Py_CLEAR(x)")
     assert not MANUAL_DECREF.search('const Ref items(PySequence_Fast(value, ""));')
+
+
+# --- The kernels keep the BLIS shape -------------------------------------------------------------
+# Functions short enough to read as steps; the 8-bit driver only drives (packers, the prepacked
+# format and the ISA choice live beside it); blocking read from the environment in config/ alone;
+# B's panel order walked in one place (gemm::ForEachPanel).
+KERNELS = ROOT / "native" / "kernels"
+MAX_KERNEL_FUNCTION_LINES = 120
+MAX_INT8_DRIVER_LINES = 350
+_CONTROL = re.compile(r"^(if|for|while|switch|else|do|return|catch|try)\b")
+_SCOPE = re.compile(r"^(template\s*<[^{]*>\s*)?(namespace|class|struct|union|enum|extern)\b")
+
+
+def cpp_code(text):
+    """`text` without comments and with string and character literals emptied; lines kept."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        if text.startswith("//", i):
+            i = text.find("\n", i) if "\n" in text[i:] else n
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            out.append("\n" * text.count("\n", i, end))
+            i = end
+        elif text[i] in "\"'" and not (text[i] == "'" and i and text[i - 1].isalnum()):
+            quote, j = text[i], i + 1
+            while j < n and text[j] != quote:
+                j += 2 if text[j] == "\\" else 1
+            out.append(quote * 2)
+            i = j + 1
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def cpp_functions(text):
+    """(first line, lines, head) of each function body outside another function: a brace whose
+    statement has a parameter list and is no control statement, lambda or type."""
+    found, scopes = [], []  # scopes: ("f", first line, head) or ("s",)
+    head, head_line, line = "", 1, 1
+    for c in cpp_code(text):
+        if c == "\n":
+            line += 1
+            head += " "
+        elif c == "{":
+            h = " ".join(head.split())
+            in_function = any(s[0] == "f" for s in scopes)
+            is_function = (
+                not in_function
+                and "(" in h
+                and not _CONTROL.match(h)
+                and not _SCOPE.match(h)
+                and not re.search(r"(=|return)\s*(\[.*)?$", h)
+            )
+            scopes.append(("f", head_line, h) if is_function else ("s",))
+            head = ""
+        elif c in "};" or (c == ":" and head.strip() in ("public", "protected", "private")):
+            if c == "}" and scopes and (s := scopes.pop())[0] == "f":
+                found.append((s[1], line - s[1] + 1, s[2]))
+            head = ""
+        else:
+            if not head.strip() and not c.isspace():
+                head_line = line
+            head += c
+    return found
+
+
+def kernel_sources():
+    return sorted(p for p in KERNELS.rglob("*") if p.suffix in (".cc", ".h"))
+
+
+def test_no_kernel_function_is_over_its_line_budget():
+    long = [
+        f"{p.relative_to(ROOT)}:{first}: {lines} lines: {head[:80]}"
+        for p in kernel_sources()
+        for first, lines, head in cpp_functions(p.read_text())
+        if lines > MAX_KERNEL_FUNCTION_LINES
+    ]
+    assert not long, "split these into named steps: " + "; ".join(long)
+
+
+def test_cpp_functions_are_found():
+    text = (
+        "namespace a {\nclass C {\n public:\n  int F(int x) const {\n    if (x) {\n"
+        '      return [&]() { return "}"; }();\n    }\n    return 0;\n  }\n};\n'
+        "void G(int a,\n       int b) {\n  // }\n  auto f = [](int y) {\n    return y;\n  };\n}\n"
+        "}  // namespace a\n"
+    )
+    assert [(first, lines) for first, lines, _ in cpp_functions(text)] == [(4, 6), (11, 7)]
+
+
+def test_the_int8_driver_only_drives():
+    lines = len((KERNELS / "gemm" / "int8_gemm.cc").read_text().splitlines())
+    assert lines <= MAX_INT8_DRIVER_LINES, f"int8_gemm.cc: {lines} lines"
+
+
+def test_blocking_comes_from_the_environment_in_config_only():
+    gemm = KERNELS / "gemm"
+    readers = [
+        str(p.relative_to(gemm))
+        for p in gemm.rglob("*")
+        if p.suffix in (".cc", ".h") and "getenv" in cpp_code(p.read_text())
+    ]
+    assert readers and all(r.startswith("config/") for r in readers), readers
+
+
+def test_the_panel_order_is_walked_once():
+    walks = [
+        p.name
+        for p in kernel_sources()
+        if re.search(r"for \(int64_t jc = \w+; jc < \w+; jc \+=", cpp_code(p.read_text()))
+    ]
+    assert walks == ["loops.h"], walks

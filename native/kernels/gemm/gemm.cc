@@ -1,9 +1,7 @@
 #include "swigflow/kernels/gemm/gemm.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
-#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -43,7 +41,7 @@ const KernelConfig& ConfigFor(Isa isa) {
   std::call_once(once[i], [&] {
     const KernelInfo tile = TileOf(isa);
     configs[i] = new KernelConfig(
-        ChooseConfig(GetCpuModel(), isa, tile.mr, tile.nr, std::getenv("SWIGFLOW_GEMM_BLOCKING")));
+        ChooseConfig(GetCpuModel(), isa, tile.mr, tile.nr, BlockingEnvironment(GemmType::kFp32)));
   });
   return *configs[i];
 }
@@ -433,67 +431,9 @@ void SgemmPackedA(const PackedSource& a, bool trans_b, int64_t m, int64_t n, int
   Gemm(kernel, pack_a, Operand{b, ldb, trans_b}, m, n, k, c, ldc, accumulate, pool);
 }
 
-namespace {
-
-// The best rate of `fn` over `windows` runs of `iterations` on every thread of `pool`: FLOP/s,
-// and per thread the loop iterations per second.
-struct Rate {
-  double flops_per_second = 0, iterations_per_second = 0;
-};
-
-Rate BestRate(gemm::FmaLoopFn fn, ThreadPool* pool, int64_t iterations, int windows) {
-  Rate best;
-  const int threads = pool->num_threads();
-  std::vector<int64_t> flops(static_cast<size_t>(threads));
-  for (int w = 0; w < windows; ++w) {
-    const auto start = std::chrono::steady_clock::now();
-    pool->ParallelFor(threads, [&](int64_t t) { flops[t] = fn(iterations); });
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    double total = 0;
-    for (int64_t f : flops) total += static_cast<double>(f);
-    if (total / elapsed > best.flops_per_second) {
-      best.flops_per_second = total / elapsed;
-      best.iterations_per_second = static_cast<double>(iterations) / elapsed;
-    }
-  }
-  return best;
-}
-
-// Iterations of `fn` that take about `seconds` on one thread.
-int64_t Calibrate(gemm::FmaLoopFn fn, double seconds) {
-  int64_t iterations = 1 << 12;
-  for (;;) {
-    const auto start = std::chrono::steady_clock::now();
-    fn(iterations);
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (elapsed > seconds / 4 || iterations > (int64_t{1} << 40)) {
-      return std::max<int64_t>(
-          1, static_cast<int64_t>(iterations * seconds / std::max(elapsed, 1e-9)));
-    }
-    iterations *= 4;
-  }
-}
-
-}  // namespace
-
 FmaProbe MeasureFma(Isa isa, int threads, double seconds) {
   const KernelInfo& kernel = KernelFor(isa);
-  ThreadPool pool(std::max(threads, 1));
-  constexpr int kWindows = 5;  // the VM is noisy: the best of several short windows
-  const double window = seconds / (2 * kWindows);
-  FmaProbe probe;
-  probe.threads = pool.num_threads();
-  const Rate peak =
-      BestRate(kernel.fma_throughput, &pool, Calibrate(kernel.fma_throughput, window), kWindows);
-  const Rate chain =
-      BestRate(kernel.fma_latency, &pool, Calibrate(kernel.fma_latency, window), kWindows);
-  probe.gflops = peak.flops_per_second / 1e9;
-  // One dependent chain retires an FMA every latency cycles.
-  probe.ghz = chain.iterations_per_second * kFmaLatencyCycles / 1e9;
-  probe.flops_per_cycle = probe.gflops / (probe.threads * probe.ghz);
-  return probe;
+  return swigflow::MeasureFma(kernel.fma_throughput, kernel.fma_latency, threads, seconds);
 }
 
 void Dgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a,

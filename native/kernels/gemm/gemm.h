@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "swigflow/framework/cpu_info.h"
+#include "swigflow/framework/fma_probe.h"
 #include "swigflow/framework/thread_pool.h"
 #include "swigflow/kernels/gemm/config/kernel_config.h"
 #include "swigflow/kernels/gemm/micro_kernel.h"
@@ -50,18 +51,7 @@ const KernelConfig& ConfigFor(Isa isa);
 // (convolutions reading windows in place).
 const gemm::KernelInfo& KernelFor(Isa isa);
 
-// FMA latency in cycles on the cores we run on (Skylake-SP and later, Zen 3 and later): turns the
-// rate of one dependent chain into a clock frequency.
-constexpr int kFmaLatencyCycles = 4;
-
-struct FmaProbe {
-  int threads = 0;
-  double gflops = 0;           // FMA throughput of all threads: the peak SGEMM is compared with
-  double ghz = 0;              // the clock while all threads run (one dependent chain each)
-  double flops_per_cycle = 0;  // per core: gflops / (threads * ghz), 32 or 64 for AVX-512
-};
-
-// Measures `isa`'s FMAs on `threads` threads for about `seconds`, the best of several windows.
+// Measures `isa`'s FMAs (its micro-kernel's loops) on `threads` threads for about `seconds`.
 FmaProbe MeasureFma(Isa isa, int threads, double seconds);
 
 // The same for double precision: straightforward and correct, not tuned.

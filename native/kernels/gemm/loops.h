@@ -52,6 +52,25 @@ struct LoopPanel {
   bool last = false;       // and the last
 };
 
+// B's panels in the order the loops use them: column blocks of nc, and within one K blocks of kc
+// over [k_begin, k_end); fn(panel) for each. The one walk of that order: RunLoops, and the 8-bit
+// prepacked weights' size and packer (whose panels RunLoops then meets in the order they lie).
+template <typename Fn>
+void ForEachPanel(const LoopSizes& sizes, int64_t n, int64_t k_begin, int64_t k_end, Fn&& fn) {
+  for (int64_t jc = 0; jc < n; jc += sizes.nc) {
+    for (int64_t pc = k_begin; pc < k_end; pc += sizes.kc) {
+      LoopPanel panel;
+      panel.jc = jc;
+      panel.nc = std::min(sizes.nc, n - jc);
+      panel.pc = pc;
+      panel.kc = std::min(sizes.kc, k_end - pc);
+      panel.first = pc == k_begin;
+      panel.last = pc + panel.kc >= k_end;
+      fn(panel);
+    }
+  }
+}
+
 // C's rows [0, m) x columns [0, n) over K steps [k_begin, k_end), on `threads` parts of `pool`
 // (null: this thread).
 template <typename Product>
@@ -59,57 +78,48 @@ void RunLoops(Product& product, const LoopSizes& sizes, int64_t m, int64_t n, in
               int64_t k_end, int64_t threads, ThreadPool* pool) {
   const int mr = sizes.mr, nr = sizes.nr;
   const int64_t row_slivers = (m + mr - 1) / mr;
-  for (int64_t jc = 0; jc < n; jc += sizes.nc) {
-    const int64_t nc = std::min(sizes.nc, n - jc);
+  ForEachPanel(sizes, n, k_begin, k_end, [&](const LoopPanel& panel) {
+    const int64_t nc = panel.nc;
     const int64_t col_slivers = (nc + nr - 1) / nr;
     const Grid grid = ChooseGrid(threads, row_slivers, col_slivers);
     // Packed by column groups like the grid's when it splits columns only: each thread then
     // packs what it multiplies.
     const int64_t pack_parts = grid.rows == 1 ? grid.cols : std::min(threads, col_slivers);
-    for (int64_t pc = k_begin; pc < k_end; pc += sizes.kc) {
-      LoopPanel panel;
-      panel.jc = jc;
-      panel.nc = nc;
-      panel.pc = pc;
-      panel.kc = std::min(sizes.kc, k_end - pc);
-      panel.first = pc == k_begin;
-      panel.last = pc + panel.kc >= k_end;
-      product.Panel(panel);
-      if (product.PacksB()) {
-        RunParts(pool, pack_parts, [&](int64_t part) {
-          product.PackB(panel, col_slivers * part / pack_parts,
-                        col_slivers * (part + 1) / pack_parts);
-        });
-      }
-      RunParts(pool, grid.rows * grid.cols, [&](int64_t part) {
-        const int64_t gr = part / grid.cols, gc = part % grid.cols;
-        const int64_t i_begin = row_slivers * gr / grid.rows * mr;
-        const int64_t i_end = std::min(m, row_slivers * (gr + 1) / grid.rows * mr);
-        const int64_t s_begin = col_slivers * gc / grid.cols;
-        const int64_t s_end = col_slivers * (gc + 1) / grid.cols;
-        if (i_begin >= i_end || s_begin >= s_end) return;
-        // Blocks of equal size (whole slivers) rather than full blocks and a short last one:
-        // each B sliver is then used by as many A slivers in every block.
-        const int64_t slivers = (i_end - i_begin + mr - 1) / mr;
-        const int64_t blocks = (slivers * mr + sizes.mc - 1) / sizes.mc;
-        const int64_t block_rows = (slivers + blocks - 1) / blocks * mr;
-        auto worker = product.Work(panel, block_rows);
-        for (int64_t ic = i_begin; ic < i_end; ic += block_rows) {
-          const int64_t mc = std::min(block_rows, i_end - ic);
-          worker.Block(ic, mc, [&](const auto& tile) {
-            for (int64_t s = s_begin; s < s_end; ++s) {
-              const int cols = static_cast<int>(std::min<int64_t>(nr, nc - s * nr));
-              const auto sliver = worker.Sliver(s, cols);
-              for (int64_t ir = 0; ir < mc; ir += mr) {
-                tile(sliver, ir, static_cast<int>(std::min<int64_t>(mr, mc - ir)), s, cols);
-              }
-            }
-          });
-          worker.EndBlock(ic, mc, s_begin, s_end);
-        }
+    product.Panel(panel);
+    if (product.PacksB()) {
+      RunParts(pool, pack_parts, [&](int64_t part) {
+        product.PackB(panel, col_slivers * part / pack_parts,
+                      col_slivers * (part + 1) / pack_parts);
       });
     }
-  }
+    RunParts(pool, grid.rows * grid.cols, [&](int64_t part) {
+      const int64_t gr = part / grid.cols, gc = part % grid.cols;
+      const int64_t i_begin = row_slivers * gr / grid.rows * mr;
+      const int64_t i_end = std::min(m, row_slivers * (gr + 1) / grid.rows * mr);
+      const int64_t s_begin = col_slivers * gc / grid.cols;
+      const int64_t s_end = col_slivers * (gc + 1) / grid.cols;
+      if (i_begin >= i_end || s_begin >= s_end) return;
+      // Blocks of equal size (whole slivers) rather than full blocks and a short last one:
+      // each B sliver is then used by as many A slivers in every block.
+      const int64_t slivers = (i_end - i_begin + mr - 1) / mr;
+      const int64_t blocks = (slivers * mr + sizes.mc - 1) / sizes.mc;
+      const int64_t block_rows = (slivers + blocks - 1) / blocks * mr;
+      auto worker = product.Work(panel, block_rows);
+      for (int64_t ic = i_begin; ic < i_end; ic += block_rows) {
+        const int64_t mc = std::min(block_rows, i_end - ic);
+        worker.Block(ic, mc, [&](const auto& tile) {
+          for (int64_t s = s_begin; s < s_end; ++s) {
+            const int cols = static_cast<int>(std::min<int64_t>(nr, nc - s * nr));
+            const auto sliver = worker.Sliver(s, cols);
+            for (int64_t ir = 0; ir < mc; ir += mr) {
+              tile(sliver, ir, static_cast<int>(std::min<int64_t>(mr, mc - ir)), s, cols);
+            }
+          }
+        });
+        worker.EndBlock(ic, mc, s_begin, s_end);
+      }
+    });
+  });
 }
 
 }  // namespace gemm

@@ -31,21 +31,38 @@ KernelConfig NamedConfig(const CpuModel& cpu, Isa isa) {
   return named;
 }
 
-// "mc,kc,nc" with each in range, applied to `c`; false (c untouched) otherwise.
-bool ParseBlocking(const char* text, int mr, int nr, KernelConfig* c) {
-  long long mc, kc, nc;
-  char end;
-  if (std::sscanf(text, "%lld,%lld,%lld%c", &mc, &kc, &nc, &end) != 3) return false;
-  if (mc < 1 || kc < 1 || nc < 1 || mc > (1 << 16) || kc > (1 << 16) || nc > (1 << 20)) {
-    return false;
-  }
-  c->mc = RoundDown(mc, mr);
-  c->kc = kc;
-  c->nc = RoundDown(nc, nr);
-  return true;
+// Per GemmType: its variable and the largest kc it takes (an 8-bit step is a quarter of an FP32
+// one's bytes).
+struct BlockingVariable {
+  const char* name;
+  int64_t max_kc;
+};
+constexpr BlockingVariable kBlockingVariables[] = {
+    {"SWIGFLOW_GEMM_BLOCKING", int64_t{1} << 16},
+    {"SWIGFLOW_INT8_BLOCKING", int64_t{1} << 20},
+};
+
+const BlockingVariable& VariableOf(GemmType type) {
+  return kBlockingVariables[static_cast<int>(type)];
 }
 
 }  // namespace
+
+const char* BlockingEnvironment(GemmType type) { return std::getenv(VariableOf(type).name); }
+
+bool ParseBlocking(GemmType type, const char* text, Blocking* blocking) {
+  long long mc, kc, nc;  // NOLINT(runtime/int): sscanf's type
+  char end;
+  if (text == nullptr || std::sscanf(text, "%lld,%lld,%lld%c", &mc, &kc, &nc, &end) != 3) {
+    return false;
+  }
+  if (mc < 1 || kc < 1 || nc < 1 || mc > (1 << 16) || kc > VariableOf(type).max_kc ||
+      nc > (1 << 20)) {
+    return false;
+  }
+  *blocking = Blocking{mc, kc, nc};
+  return true;
+}
 
 KernelConfig DeriveConfig(const CpuCaches& caches, Isa isa, int mr, int nr) {
   const int64_t l1 = caches.l1d > 0 ? caches.l1d : 32 << 10;
@@ -67,10 +84,35 @@ KernelConfig DeriveConfig(const CpuCaches& caches, Isa isa, int mr, int nr) {
 KernelConfig ChooseConfig(const CpuModel& cpu, Isa isa, int mr, int nr, const char* environment) {
   KernelConfig c = NamedConfig(cpu, isa);
   if (c.name.empty()) c = DeriveConfig(cpu.caches, isa, mr, nr);
-  if (environment != nullptr && *environment != '\0' && ParseBlocking(environment, mr, nr, &c)) {
+  Blocking given;
+  if (ParseBlocking(GemmType::kFp32, environment, &given)) {
+    c.mc = RoundDown(given.mc, mr);
+    c.kc = given.kc;
+    c.nc = RoundDown(given.nc, nr);
     c.source = "environment";
   }
   return c;
+}
+
+Blocking Int8BlockingOf(const KernelConfig& fp32, int fp32_nr, const Int8Tile& tile,
+                        const char* environment) {
+  Blocking b;
+  if (ParseBlocking(GemmType::kInt8, environment, &b)) {
+    // as given
+  } else if (fp32.int8_kc > 0) {  // the named config's own
+    b = Blocking{fp32.int8_mc, fp32.int8_kc, fp32.int8_nc};
+  } else {
+    // The FP32 config's bytes: its B sliver (kc x nr floats) stays in L1/L2 and its A block
+    // (mc x kc floats) in L2.
+    const int64_t sliver_bytes = fp32.kc * fp32_nr * int64_t{sizeof(float)};
+    b.kc = std::max<int64_t>(64, sliver_bytes / (tile.nr * tile.element_bytes));
+    b.mc = fp32.mc * fp32.kc * int64_t{sizeof(float)} / (b.kc * tile.element_bytes);
+    b.nc = fp32.nc;
+  }
+  b.kc = RoundDown(b.kc, tile.k_group);
+  b.mc = std::max<int64_t>(1, (b.mc + tile.mr - 1) / tile.mr) * tile.mr;
+  b.nc = std::max<int64_t>(1, (b.nc + tile.nr - 1) / tile.nr) * tile.nr;
+  return b;
 }
 
 }  // namespace kernels
