@@ -287,7 +287,7 @@ std::string PythonOpWrappers(const std::vector<const OpDef*>& ops,
   bool tuples = false;
   for (const OpDef* def : ops) tuples |= def->outputs.size() > 1;
   if (tuples) out += "import collections as _collections\n\n";
-  out += "from swigflow.ops import run as _run\n";
+  out += "from swigflow.ops.registry import run as _run\n";
   for (const OpDef* def : ops) {
     if (def->outputs.size() > 1) {
       std::vector<std::string> names;

@@ -19,10 +19,10 @@ refuses two tensors, rather than promoted.
 import numpy as np
 
 from swigflow import errors
-from swigflow.ops import (
+from swigflow.ops import gen_nn_ops
+from swigflow.ops.registry import (
     NotDifferentiable,
     RegisterGradient,
-    gen_nn_ops,
     is_recording,
     record_operation,
 )

@@ -1,0 +1,300 @@
+"""The op registry and what records op calls: :func:`run` and :func:`list_ops` over the ops
+registered in C++, the gradient functions registered per op name (:class:`RegisterGradient`),
+and the per-thread stack of recordings that :func:`run`, :func:`record_operation` and
+:func:`custom_gradient` add to. Below swigflow.math, whose ops register their gradients here;
+the tape that differentiates recordings (swigflow.ops.tape) sits above both."""
+
+import functools
+import threading
+
+import numpy as np
+
+from swigflow import pywrap_swigflow as _pywrap
+
+_GRADIENTS = {}
+_LOCAL = threading.local()  # each thread records into its own tapes only
+
+
+class Recording:
+    """The ops one tape records, in the order they ran: what a GradientTape pushes on its
+    thread's stack (push_recording) while it records."""
+
+    def __init__(self):
+        self.ops = []
+
+
+def push_recording(recording):
+    """Makes `recording` receive the ops this thread runs; returns the thread's stack, from which
+    the caller removes it when it stops."""
+    if not hasattr(_LOCAL, "recordings"):
+        _LOCAL.recordings = []
+    _LOCAL.recordings.append(recording)
+    return _LOCAL.recordings
+
+
+def _record(op):
+    for recording in _LOCAL.recordings:
+        recording.ops.append(op)
+
+
+_NATIVE_TYPES = (np.float32, np.float64, np.int32, np.int64)
+# Narrow integers reach the ops that take them (uint8 as quint8, ...) as they are.
+_NARROW_TYPES = (np.uint8, np.int8, np.int16, np.uint16)
+_NARROW_NAMES = {"uint8", "int8", "int16", "uint16", "quint8", "qint8", "qint16", "quint16"}
+_TAKES_NARROW = {}  # op name -> whether some input may be a narrow integer
+# The dtypes (native byte order) an input keeps as it is: run's quick path.
+_READY = frozenset(np.dtype(t) for t in _NATIVE_TYPES)
+_READY_NARROW = _READY | frozenset(np.dtype(t) for t in _NARROW_TYPES)
+# numpy's own scalar types: an input of another type may be ml_dtypes' bfloat16, whose dtype
+# name run() then reads (dtype.name costs about 1.5 us an array: 15 us of a 10-input op).
+_NUMPY_TYPES = frozenset(
+    {np.bool_, np.float16, np.complex64, np.complex128, np.uint32, np.uint64}
+).union(_NATIVE_TYPES, _NARROW_TYPES)
+
+
+def _takes_narrow(op_name):
+    if op_name not in _TAKES_NARROW:
+        try:
+            op = _op_def(op_name)
+        except LookupError:
+            return False  # not registered (yet): RunOp reports it
+        allowed = {a["name"]: set(a["allowed"]) for a in op["attrs"]}
+        _TAKES_NARROW[op_name] = any(
+            arg["type"] in _NARROW_NAMES or allowed.get(arg["type"], set()) & _NARROW_NAMES
+            for arg in op["inputs"]
+        )
+    return _TAKES_NARROW[op_name]
+
+
+def _as_input(x, narrow=False):
+    """The array an op receives for `x`: a native dtype (other floats become float32, other
+    integers and bools int64; uint8, int8, int16 and uint16 stay when `narrow`), native byte
+    order, C order, aligned. Scalars stay 0-d. Returns x itself when it already qualifies."""
+    array = np.asarray(x)
+    native = _NATIVE_TYPES + _NARROW_TYPES if narrow else _NATIVE_TYPES
+    if array.dtype.type not in native:
+        if array.dtype.kind in "iub":
+            array = array.astype(np.int64)
+        elif array.dtype.kind == "f":
+            array = array.astype(np.float32)
+    elif not array.dtype.isnative:
+        array = array.astype(array.dtype.newbyteorder("="))
+    if not (array.flags.c_contiguous and array.flags.aligned):
+        array = np.array(array, order="C")  # unlike ascontiguousarray, keeps 0-d as 0-d
+    return array
+
+
+def run(op_name, inputs, **attrs):
+    """Runs registered op `op_name` on numpy `inputs` with attributes `attrs`; returns the list
+    of outputs (numpy arrays). Computes in C++ without the GIL.
+
+    Inputs may have any layout and byte order; each is converted once (to C order, and to a
+    dtype with a kernel: float16, and ml_dtypes' bfloat16 (TensorFlow's numpy type for it),
+    compute in float32 and their outputs come back in their type).
+    numpy has no quantized types: quint8, qint8, quint16, qint16 and qint32 tensors are uint8,
+    int8, uint16, int16 and int32 arrays, in and out (the op's type attributes say which).
+    0-d inputs stay 0-d. A GradientTape tracks every input by identity through that
+    conversion: the gradient of an input is returned for the object passed in.
+
+    Raises:
+      NotFoundError: no such op, or no kernel for the inputs' type.
+      InvalidArgumentError: wrong number or type of inputs, unknown / missing / bad attributes,
+        or inputs the kernel rejects (messages follow TensorFlow's).
+    """
+    sources = list(inputs)
+    given = [x if type(x) is np.ndarray else np.asarray(x) for x in sources]
+    kinds = {x.dtype.type for x in given}
+    bfloat16 = None
+    if not kinds <= _NUMPY_TYPES:
+        bfloat16 = next((x.dtype for x in given if x.dtype.name == "bfloat16"), None)
+    if bfloat16 is not None:  # ml_dtypes' bfloat16: computed in float32, as float16 is
+        given = [x.astype(np.float32) if x.dtype == bfloat16 else x for x in given]
+    narrow = not kinds.isdisjoint(_NARROW_TYPES) and _takes_narrow(op_name)
+    ready = _READY_NARROW if narrow else _READY
+    # Arrays that already qualify go as they are; flags.carray (C order, aligned, writeable) is
+    # the one quick test, and _as_input settles every other case.
+    arrays = [x if x.dtype in ready and x.flags.carray else _as_input(x, narrow) for x in given]
+    outputs = _pywrap.RunOp(op_name, arrays, attrs)
+    if np.float16 in kinds:
+        outputs = [o.astype(np.float16) if o.dtype == np.float32 else o for o in outputs]
+    elif bfloat16 is not None:
+        outputs = [o.astype(bfloat16) if o.dtype == np.float32 else o for o in outputs]
+    if getattr(_LOCAL, "recordings", None):
+        _record(Operation(op_name, arrays, outputs, attrs, sources))
+    return outputs
+
+
+def list_ops():
+    """Every registered op: ``{"name", "inputs", "outputs", "attrs", "kernels", "doc"}`` with
+    attrs as ``{"name", "type", "default", "has_default", "allowed"}``."""
+    return sorted(_pywrap.ListOps(), key=lambda op: op["name"])
+
+
+def _op_def(name):
+    for op in _pywrap.ListOps():
+        if op["name"] == name:
+            return op
+    raise LookupError(f"no op named {name!r} is registered")
+
+
+class Operation:
+    """One recorded op call, as gradient functions receive it (like tf.Operation)."""
+
+    def __init__(self, op_type, inputs, outputs, attrs, sources=None):
+        self.type = op_type
+        self.inputs = inputs  # the arrays the kernel ran on
+        self.outputs = outputs
+        self._attrs = dict(attrs)
+        # The objects the caller passed: gradients are credited to these, by identity.
+        self.sources = list(inputs) if sources is None else list(sources)
+        self._grad_fn = None  # set by custom_gradient
+        # While a gradient function runs: the inputs whose gradient no source needs.
+        self.skip_input_indices = ()
+
+    def get_attr(self, name):
+        """The attribute as given, else the op's default."""
+        if name in self._attrs:
+            return self._attrs[name]
+        try:
+            op_def = _op_def(self.type)
+        except LookupError:  # an op recorded by record_operation: its attrs are all given
+            op_def = {"attrs": []}
+        for attr in op_def["attrs"]:
+            if attr["name"] == name and attr["has_default"]:
+                return attr["default"]
+        raise ValueError(f"{self.type} has no attribute {name!r} set")
+
+    @property
+    def attrs(self):
+        return dict(self._attrs)
+
+    def __repr__(self):
+        return f"<Operation {self.type}>"
+
+
+class RegisterGradient:
+    """Decorator registering the gradient function of an op, as ``tf.RegisterGradient``::
+
+        @swigflow.ops.RegisterGradient("Relu")
+        def _relu_grad(op, grad):
+            return [swigflow.ops.run("ReluGrad", [grad, op.outputs[0]])[0]]
+
+    The function gets the :class:`Operation` and the gradient of each output (one argument
+    per output) and returns one gradient per input (None where there is none).
+    """
+
+    def __init__(self, op_type):
+        if not isinstance(op_type, str):
+            raise TypeError(f"op_type must be a string, got {op_type!r}")
+        self._op_type = op_type
+
+    def __call__(self, fn):
+        if self._op_type in _GRADIENTS:
+            raise KeyError(f"a gradient for {self._op_type!r} is already registered")
+        _GRADIENTS[self._op_type] = fn
+        return fn
+
+
+def NotDifferentiable(op_type):  # noqa: N802 (TensorFlow's name)
+    """Registers `op_type` as having no gradient (as ``tf.no_gradient``): tapes pass no
+    gradient through it."""
+    RegisterGradient(op_type)(lambda op, *grads: [None] * len(op.inputs))
+
+
+# Quantized values are integers: there is nothing to differentiate (TensorFlow registers these
+# ops as not differentiable too; the Swigflow* ones are swigflow's forms of them).
+for _op in (
+    "QuantizeV2",
+    "Dequantize",
+    "Requantize",
+    "RequantizationRange",
+    "QuantizedMatMul",
+    "QuantizedConv2D",
+    "QuantizedMatMulWithBiasAndReluAndRequantize",
+    "QuantizedConv2DWithBiasAndReluAndRequantize",
+    "SwigflowInt8PackWeights",
+    "SwigflowInt8PackedMatMulWithBiasAndReluAndRequantize",
+    "SwigflowInt8PackedConv2DWithBiasAndReluAndRequantize",
+):
+    NotDifferentiable(_op)
+
+
+def get_gradient(op_type):
+    """The gradient function registered for `op_type`. Raises LookupError when there is none."""
+    try:
+        return _GRADIENTS[op_type]
+    except KeyError:
+        raise LookupError(f"No gradient defined for operation of type {op_type!r}") from None
+
+
+def record_operation(op_type, inputs, outputs, attrs=None, grad_fn=None):
+    """Records an op computed outside the registry (in numpy, say) on every tape recording in
+    this thread, as TensorFlow's ``tape.record_operation``: tapes differentiate it with the
+    gradient registered for `op_type` (see :class:`RegisterGradient`), or with `grad_fn`
+    (called with one gradient per output) when given. `inputs` are the objects the caller
+    passed: gradients are credited to them by identity, and `outputs` are the objects
+    returned. Attributes the gradient reads go in `attrs`."""
+    if getattr(_LOCAL, "recordings", None):
+        op = Operation(op_type, [np.asarray(x) for x in inputs], list(outputs), attrs or {},
+                       list(inputs))  # fmt: skip
+        op._grad_fn = grad_fn
+        _record(op)
+
+
+def is_recording():
+    """Whether some GradientTape records the ops this thread runs now."""
+    return bool(getattr(_LOCAL, "recordings", None))
+
+
+def custom_gradient(f):
+    """Decorator defining a function's gradient, as ``tf.custom_gradient``::
+
+        @swigflow.ops.custom_gradient
+        def log1pexp(x):
+            e = np.exp(x)
+            return np.log1p(e), lambda dy: dy * (1 - 1 / (1 + e))
+
+    `f(*inputs)` returns ``(outputs, grad_fn)``; ``grad_fn(*output_gradients)`` returns one
+    gradient per input (or the gradient itself for one input). Inside `f` nothing is recorded:
+    on a tape, the call is one operation whose inputs are the arguments, as they were passed.
+    """
+
+    @functools.wraps(f)
+    def wrapped(*args):
+        recordings = getattr(_LOCAL, "recordings", [])
+        paused = list(recordings)
+        recordings.clear()
+        try:
+            result, grad_fn = f(*args)
+        finally:
+            recordings.extend(paused)
+        if recordings:
+            outputs = list(result) if isinstance(result, (list, tuple)) else [result]
+            op = Operation(f.__name__, [np.asarray(a) for a in args], outputs, {}, args)
+            op._grad_fn = grad_fn
+            _record(op)
+        return result
+
+    return wrapped
+
+
+def input_gradients(op, output_gradients, skip=()):
+    """The gradient of each of `op`'s inputs (None where there is none) given one gradient per
+    output: its custom gradient function when it has one (record_operation's grad_fn,
+    custom_gradient), else the registered one, which sees the inputs no source needs in
+    ``op.skip_input_indices`` (TensorFlow's name) while it runs."""
+    if op._grad_fn is not None:
+        grads = op._grad_fn(*output_gradients)
+        if len(op.inputs) == 1 and not isinstance(grads, (list, tuple)):
+            grads = [grads]
+    else:
+        op.skip_input_indices = tuple(skip)
+        try:
+            grads = get_gradient(op.type)(op, *output_gradients)
+        finally:
+            op.skip_input_indices = ()
+    if len(grads) != len(op.inputs):
+        raise ValueError(
+            f"the gradient of {op.type} returned {len(grads)} values for {len(op.inputs)} inputs"
+        )
+    return grads
