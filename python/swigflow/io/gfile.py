@@ -387,23 +387,20 @@ class GFile:
     def __init__(self, name, mode="r"):
         self.name = os.fsdecode(os.fspath(name))
         self.mode = mode
-        local = local_path(self.name)
-        if local is not None:
-            with _local_errors(local):
-                self._file = open(local, mode)  # noqa: SIM115 - closed by close()
-            self._writer = None
-        elif any(c in mode for c in "wa"):
+        self._writer = None
+        if is_remote(self.name) and any(c in mode for c in "wa"):
             if "a" in mode:
                 raise errors.UnimplementedError(f"{self.name}: appending to a URL")
             self._writer = Writer(self.name)
             self._file = io.BufferedWriter(_RawWriter(self._writer), READ_BLOCK_SIZE)
             if "b" not in mode:
                 self._file = io.TextIOWrapper(self._file)
-        else:
-            fs, p = filesystem(self.name)
-            with translated_errors(self.name):
-                self._file = fs.open(p, mode, block_size=READ_BLOCK_SIZE)
-            self._writer = None
+            return
+        self._file = _dispatched(
+            self.name,
+            lambda p: open(p, mode),  # noqa: SIM115 - closed by close()
+            lambda fs, p: fs.open(p, mode, block_size=READ_BLOCK_SIZE),
+        )
 
     def read(self, n=-1):
         with translated_errors(self.name):
@@ -489,12 +486,9 @@ def isdir(path):
     """Whether ``path`` is a directory. An HTTP(S) URL is one when it ends with ``/``: fsspec
     would tell by downloading the page and looking for links, which for a data file is the
     whole file."""
-    local = local_path(path)
-    if local is not None:
-        return os.path.isdir(local)
     if scheme(path) in ("http", "https"):
         return os.fsdecode(os.fspath(path)).endswith("/")
-    return _remote_call(path, lambda fs, p: fs.isdir(p))
+    return _dispatched(path, os.path.isdir, lambda fs, p: fs.isdir(p))
 
 
 def stat(path):
@@ -517,17 +511,17 @@ def stat(path):
 def glob(pattern):
     """The paths matching ``pattern``, sorted; URLs keep their scheme."""
     pattern = os.fsdecode(os.fspath(pattern))
-    local = local_path(pattern)
-    if local is not None:
-        found = sorted(_glob.glob(local))
-        return [f"file://{f}" for f in found] if local != pattern else found
     s = scheme(pattern)
 
-    def matches(fs, p):
-        return sorted(fs.unstrip_protocol(f) if "://" not in f else f for f in fs.glob(p))
+    def local(p):
+        found = sorted(_glob.glob(p))
+        return [f"file://{f}" for f in found] if s == "file" else found
 
-    found = _remote_call(pattern, matches)
-    return [f if scheme(f) == s else f"{s}://{f.split('://', 1)[-1]}" for f in found]
+    def remote(fs, p):
+        found = sorted(fs.unstrip_protocol(f) if "://" not in f else f for f in fs.glob(p))
+        return [f if scheme(f) == s else f"{s}://{f.split('://', 1)[-1]}" for f in found]
+
+    return _dispatched(pattern, local, remote)
 
 
 def listdir(path):
@@ -542,40 +536,48 @@ def scandir(path):
     :func:`listdir` plus :func:`isdir` per name would be one each. A local entry whose type
     cannot be read (a symlink loop) counts as a file."""
     path = os.fsdecode(os.fspath(path))
-    local = local_path(path)
-    if local is not None:
 
-        def is_dir(entry):
-            try:
-                return entry.is_dir()
-            except OSError:
-                return False
+    def is_dir(entry):
+        try:
+            return entry.is_dir()
+        except OSError:
+            return False
 
-        with _local_errors(local):
-            entries = list(os.scandir(local))
-        return sorted(
-            (DirEntry(e.name, join(path, e.name), is_dir(e)) for e in entries),
-            key=lambda e: e.name,
-        )
-    _, own = filesystem(path)
-    infos = _remote_call(path, lambda fs, p: fs.ls(p, detail=True))
-    entries = {}
-    for info in infos:
-        full = info["name"].rstrip("/")
-        name = full.rsplit("/", 1)[-1]
-        if name and full != own.rstrip("/"):  # some backends list the directory itself
-            entries[name] = DirEntry(name, join(path, name), info.get("type") == "directory")
-    return [entries[name] for name in sorted(entries)]
+    def local(p):
+        return [(e.name, is_dir(e)) for e in os.scandir(p)]
+
+    def remote(fs, p):
+        listed = {}
+        for info in fs.ls(p, detail=True):
+            full = info["name"].rstrip("/")
+            name = full.rsplit("/", 1)[-1]
+            if name and full != p.rstrip("/"):  # some backends list the directory itself
+                listed[name] = info.get("type") == "directory"
+        return listed.items()
+
+    entries = _dispatched(path, local, remote)
+    return [DirEntry(name, join(path, name), d) for name, d in sorted(entries)]
 
 
 def makedirs(path):
     """Creates directory ``path`` and its parents; an existing one is fine. Object stores have
-    no directories, so there it does nothing."""
-    local = local_path(path)
-    if local is not None:
-        os.makedirs(local, exist_ok=True)
-        return
-    _remote_call(path, lambda fs, p: fs.makedirs(p, exist_ok=True))
+    no directories, so there it does nothing.
+
+    Raises:
+      FailedPreconditionError: a file stands where one of the directories would be (as
+        TensorFlow's "PATH is not a directory").
+    """
+
+    def local(p):
+        try:
+            os.makedirs(p, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            blocking = p
+            while blocking and not os.path.exists(blocking):
+                blocking = os.path.dirname(blocking)
+            raise errors.FailedPreconditionError(f"{blocking} is not a directory") from None
+
+    _dispatched(path, local, lambda fs, p: fs.makedirs(p, exist_ok=True))
 
 
 def remove(path):
@@ -595,15 +597,16 @@ def rename(src, dst, overwrite=False):
     """
     if not overwrite and exists(dst):
         raise errors.AlreadyExistsError(f"{os.fsdecode(os.fspath(dst))}: already exists")
-    local_src, local_dst = local_path(src), local_path(dst)
-    if local_src is not None and local_dst is not None:
-        with _local_errors(local_src):
-            os.replace(local_src, local_dst)
-        return
-    if (local_src is None) != (local_dst is None) or scheme(src) != scheme(dst):
+    local_dst = local_path(dst)
+    if (local_path(src) is None) != (local_dst is None) or (
+        local_dst is None and scheme(src) != scheme(dst)
+    ):
         raise errors.UnimplementedError(f"renaming {src} to {dst}: not one file system")
-    _, dst_path = filesystem(dst)
-    _remote_call(src, lambda fs, p: fs.mv(p, dst_path))
+    _dispatched(
+        src,
+        lambda p: os.replace(p, local_dst),
+        lambda fs, p: fs.mv(p, filesystem(dst)[1]),
+    )
 
 
 def join(path, *paths):
