@@ -1,19 +1,21 @@
 """Elementwise and reduction math with tf.math's names, numpy in and out, recorded on tapes.
 
 What a training step's loss needs: ``add``, ``subtract``, ``multiply``, ``divide``, ``negative``,
-``square``, ``sqrt``, ``exp``, ``log``, ``maximum``, ``minimum``, ``reduce_sum``,
-``reduce_mean``, ``reduce_max``, ``reshape``, ``transpose``, ``cast``, ``one_hot``, ``argmax``,
+``square``, ``sqrt``, ``exp``, ``log``, ``maximum``, ``minimum``, ``reduce_sum``, ``reduce_mean``,
+``reduce_max``, ``reshape``, ``transpose``, ``cast``, ``one_hot``, ``argmax``, ``argmin``,
 ``equal``, and ``add_n``, ``where``, ``broadcast_to``, ``reciprocal``, ``pow``; ``sigmoid``,
 ``tanh``, ``erf`` and ``erfc`` are native ops (swigflow.ops.gen_nn_ops). Each computes with numpy
-(IEEE arithmetic, so elementwise results equal TensorFlow's; reductions add in numpy's order)
-and is recorded under TensorFlow's op name (AddV2, Sub, Mul, RealDiv, Sum, ...) with its
-gradient registered as in TensorFlow's math_grad. The gradients are written with these same
-functions, so they are differentiable again: higher-order gradients work.
+(IEEE arithmetic, so elementwise results equal TensorFlow's; reductions add in numpy's order) and
+is recorded under TensorFlow's op name (AddV2, Sub, Mul, RealDiv, Sum, ...) with its gradient
+registered as in TensorFlow's math_grad. The gradients are written with these same functions, so
+they are differentiable again: higher-order gradients work.
 
 Operands follow TensorFlow's conversion, with numpy arrays in the part of tensors: arrays keep
 their dtype, a Python value or numpy scalar takes the other operand's dtype (else float32 for
 floats, int32 for integers), and two arrays of different dtypes are refused, as TensorFlow
-refuses two tensors, rather than promoted.
+refuses two tensors, rather than promoted. As in TensorFlow, ``add`` converts its first operand
+alone (``add(2.5, float64_array)`` is refused), while the other binary ops convert their
+operands together (``multiply(2.5, float64_array)`` is float64).
 """
 
 import numpy as np
@@ -56,12 +58,22 @@ def _tensor(value, dtype=None):
 _TF_NAMES = {"float16": "half", "float32": "float", "float64": "double"}
 
 
+# Ops whose first operand TensorFlow converts alone before the others (math_ops.add); the
+# generated ops convert their operands together, the first tensor giving the dtype
+# (args_to_matching_eager).
+_FIRST_OPERAND_DECIDES = frozenset({"AddV2"})
+
+
 def _matching(op_type, *values):
-    """The operands of an op whose inputs share one dtype, converted in order as TensorFlow's
-    eager ops convert them: the first operand's dtype is the op's, and the others take it. An
-    array of another dtype (arrays are swigflow's tensors), or a value that dtype cannot hold,
-    is TensorFlow's InvalidArgumentError."""
-    dtype = _tensor(values[0]).dtype
+    """The operands of an op whose inputs share one dtype, converted as TensorFlow's eager ops
+    convert them: the first array's dtype is the op's (the first operand's, for
+    _FIRST_OPERAND_DECIDES or when none is an array), and the others take it. An array of
+    another dtype (arrays are swigflow's tensors), or a value that dtype cannot hold, is
+    TensorFlow's InvalidArgumentError."""
+    decides = values[0]
+    if op_type not in _FIRST_OPERAND_DECIDES:
+        decides = next((v for v in values if isinstance(v, np.ndarray)), values[0])
+    dtype = _tensor(decides).dtype
     arrays = [_tensor(v, dtype) for v in values]
     for i, a in enumerate(arrays):
         if a.dtype != dtype:
@@ -186,8 +198,14 @@ def reciprocal(x, name=None):
 
 
 def pow(x, y, name=None):
-    """x ** y, broadcasting (tf.math.pow)."""
+    """x ** y, broadcasting (tf.math.pow). Integers to negative integer powers are refused, as
+    in TensorFlow."""
     del name
+    x, y = _pair("Pow", x, y)
+    if y.dtype.kind in "iu" and np.any(y < 0):
+        raise errors.InvalidArgumentError(
+            "Integers to negative integer powers are not allowed [Op:Pow]"
+        )
     return _binary("Pow", np.power, x, y)
 
 
@@ -294,13 +312,20 @@ def _axes(op_type, x, axis):
     if axis is None or x.ndim == 0:
         return tuple(range(x.ndim))
     axes = [int(a) for a in np.asarray(axis).reshape(-1)]
+    seen = set()
     for a in axes:
         if not -x.ndim <= a < max(x.ndim, 1):
             raise errors.InvalidArgumentError(
                 f"Invalid reduction dimension ({a} for input with {x.ndim} dimension(s) "
                 f"[Op:{op_type}]"
             )
-    return tuple(sorted({a % x.ndim if x.ndim else 0 for a in axes}))
+        if (a := a % x.ndim) in seen:
+            raise errors.InvalidArgumentError(
+                "Invalid reduction arguments: Axes contains duplicate dimension: "
+                f"{a} [Op:{op_type}]"
+            )
+        seen.add(a)
+    return tuple(sorted(seen))
 
 
 def _reduce(op_type, fn, input_tensor, axis, keepdims):
@@ -329,12 +354,15 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
 
     def mean(x, axes):
         count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
-        total = np.sum(x, axis=axes, dtype=x.dtype)
-        if x.dtype.kind in "iu":
-            if count == 0:
-                return np.zeros_like(total)
-            return np.sign(total) * (np.abs(total) // count)
-        return total / np.asarray(count, x.dtype)
+        if x.dtype.kind not in "iu":
+            return np.sum(x, axis=axes, dtype=x.dtype) / np.asarray(count, x.dtype)
+        # Summed in 64 bits (narrow integers do not overflow, as in TensorFlow), then
+        # divided truncating toward zero and brought back to the dtype.
+        wide = np.int64 if x.dtype.kind == "i" else np.uint64
+        total = np.sum(x, axis=axes, dtype=wide)
+        if count == 0:
+            return np.zeros_like(total)
+        return (np.sign(total) * (np.abs(total) // wide(count))).astype(x.dtype)
 
     return _reduce("Mean", mean, input_tensor, axis, keepdims)
 
@@ -345,9 +373,12 @@ def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
     del name
 
     def maximum_of(x, axes):
-        lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
         if x.dtype == np.bool_:
             lowest = False
+        elif x.dtype.kind == "f" or x.dtype.name == "bfloat16":  # ml_dtypes' bfloat16 too
+            lowest = -np.inf
+        else:
+            lowest = np.iinfo(x.dtype).min
         return np.max(x, axis=axes, initial=lowest)
 
     return _reduce("Max", maximum_of, input_tensor, axis, keepdims)
@@ -426,21 +457,38 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     return _op("OneHot", [indices], np.ascontiguousarray(value))
 
 
-def argmax(input, axis=None, output_type=np.int64, name=None):
-    """The index of the largest value along `axis` (default 0, as tf.math.argmax), the first
-    on ties, as int64 (or int32 by output_type)."""
-    del name
+def _arg_reduce(op_type, pick, skipped_nan, input, axis, output_type):
+    """The index `pick` (np.argmax or np.argmin) chooses along `axis` (default 0), the first on
+    ties; NaNs never chosen over a number (they are `skipped_nan` to it), as TensorFlow's
+    comparisons skip them."""
     x = _tensor(input)
     axis = 0 if axis is None else int(axis)
     if not -x.ndim <= axis < x.ndim:
         raise errors.InvalidArgumentError(
-            f"Expected dimension in the range [{-x.ndim}, {x.ndim}), but got {axis} [Op:ArgMax]"
+            f"Expected dimension in the range [{-x.ndim}, {x.ndim}), but got {axis} [Op:{op_type}]"
         )
     if x.shape[axis] == 0:
         raise errors.InvalidArgumentError(
-            "Reduction axis 0 is empty in shape " + _text(x.shape) + " [Op:ArgMax]"
+            f"Reduction axis 0 is empty in shape {_text(x.shape)} [Op:{op_type}]"
         )
-    return _op("ArgMax", [x], np.argmax(x, axis=axis).astype(output_type))
+    values = x
+    if x.dtype.kind == "f" and np.isnan(x).any():
+        values = np.where(np.isnan(x), skipped_nan, x)
+    return _op(op_type, [x], pick(values, axis=axis).astype(output_type))
+
+
+def argmax(input, axis=None, output_type=np.int64, name=None):
+    """The index of the largest value along `axis` (default 0, as tf.math.argmax), the first
+    on ties, as int64 (or int32 by output_type)."""
+    del name
+    return _arg_reduce("ArgMax", np.argmax, -np.inf, input, axis, output_type)
+
+
+def argmin(input, axis=None, output_type=np.int64, name=None):
+    """The index of the smallest value along `axis` (default 0, as tf.math.argmin), the first
+    on ties, as int64 (or int32 by output_type)."""
+    del name
+    return _arg_reduce("ArgMin", np.argmin, np.inf, input, axis, output_type)
 
 
 # --- gradients (as TensorFlow's math_grad, written with the functions above) -------------------
@@ -574,14 +622,16 @@ def _tanh_grad_grad(op, grad):
 
 @RegisterGradient("Erf")
 def _erf_grad(op, grad):
-    (x,) = op.inputs
+    # The caller's x, not the kernel's input (float16 and bfloat16 ran as float32 copies), so
+    # an outer tape connects this gradient to x.
+    x = cast(op.sources[0], grad.dtype)
     two_over_root_pi = _const(2 / np.sqrt(np.pi), grad)
     return [multiply(multiply(grad, two_over_root_pi), exp(negative(square(x))))]
 
 
 @RegisterGradient("Erfc")
 def _erfc_grad(op, grad):
-    (x,) = op.inputs
+    x = cast(op.sources[0], grad.dtype)  # as _erf_grad
     minus_two_over_root_pi = _const(-2 / np.sqrt(np.pi), grad)
     return [multiply(multiply(grad, minus_two_over_root_pi), exp(negative(square(x))))]
 
@@ -685,13 +735,14 @@ def _cast_grad(op, grad):
     return [None]
 
 
-for _op_type in ("OneHot", "ArgMax", "Equal"):
+for _op_type in ("OneHot", "ArgMax", "ArgMin", "Equal"):
     NotDifferentiable(_op_type)
 
 __all__ = [
     "add",
     "add_n",
     "argmax",
+    "argmin",
     "broadcast_to",
     "cast",
     "divide",

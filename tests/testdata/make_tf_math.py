@@ -197,6 +197,38 @@ CASES = {
     "grad_gelu": "grads(NN.gelu, C(A))",
     "grad_gelu_approximate": "grads(lambda a: NN.gelu(a, approximate=True), C(A))",
     "error_gelu_ints": "NN.gelu(I)",
+    # A Python value first takes the tensor's dtype where TF's op converts its operands
+    # together (Mul, Sub, ...); add converts x alone first (add_python_then_tensor).
+    "python_first_subtract": "M.subtract(1.5, C(D))",
+    "python_first_multiply": "M.multiply(1.5, C(D))",
+    "python_first_multiply_int": "M.multiply(2, C(D))",
+    "python_first_divide": "M.divide(1.5, C(D))",
+    "python_first_pow": "M.pow(1.5, C(P.astype(np.float64)))",
+    "python_first_maximum": "M.maximum(1.5, C(D))",
+    "python_first_minimum": "M.minimum(1.5, C(D))",
+    "python_first_equal": "M.equal(1.5, C(D))",
+    # integer means: summed without overflow, divided truncating toward zero
+    "mean_int8_wide": "M.reduce_mean(np.array([120, 120, 3], np.int8))",
+    "mean_int16_negative": "M.reduce_mean(np.array([-1, -2], np.int16))",
+    "mean_uint16_many": "M.reduce_mean(np.full(70000, 7, np.uint16))",
+    "mean_uint8_axis": "M.reduce_mean(np.full((2, 300), 200, np.uint8), axis=1)",
+    "mean_int8_wrapped_values": "M.reduce_mean(np.array([100, 100, 100, -128], np.int8))",
+    "max_bfloat16": "M.reduce_max(np.array([1.5, -2.0, 3.25], BF16))",
+    "max_bfloat16_axis": "M.reduce_max(A.astype(BF16), axis=1)",
+    "argmin": "M.argmin(A)",
+    "argmin_axis1": "M.argmin(A, axis=1)",
+    "argmin_ints_int32": "M.argmin(I, axis=1, output_type=np.int32)",
+    "argmin_nan": "M.argmin(np.array([3.0, np.nan, 1.0], np.float32))",
+    "argmax_nan": "M.argmax(np.array([3.0, np.nan, 1.0], np.float32))",
+    "argmin_bool": "M.argmin(np.array([True, False, False]))",
+    "grad_erf_float16": "grads(M.erf, C(np.array([0.5, -1.0], np.float16)))",
+    "grad_erfc_float16": "grads(M.erfc, C(np.array([0.5, -1.0], np.float16)))",
+    "grad_erf_bfloat16": "grads(M.erf, C(np.array([0.5, -1.0], BF16)))",
+    "grad_erfc_bfloat16": "grads(M.erfc, C(np.array([0.5, -1.0], BF16)))",
+    "grad_pow_float16": (
+        "grads(M.pow, C(np.array([-2.0, 0.0, 2.0], np.float16)), "
+        "C(np.array([2.0, 2.0, 2.0], np.float16)))"
+    ),
     # errors
     "error_dtypes": "M.add(C(A), C(D))",
     "error_dtypes_python_first": "M.add(2.5, C(I))",
@@ -209,6 +241,12 @@ CASES = {
     "error_sqrt_int": "M.sqrt(I)",
     "error_convert_float_to_int": "M.add(I, 2.5)",
     "error_where_one_branch": "WHERE(np.array([True]), A)",
+    "error_sum_duplicate_axes": "M.reduce_sum(A, axis=[0, 0])",
+    "error_mean_duplicate_axes_negative": "M.reduce_mean(A, axis=[1, -1])",
+    "error_max_duplicate_axes": "M.reduce_max(A, axis=[0, 0])",
+    "error_pow_int_negative": "M.pow(I, np.array([[1, -1, 2], [0, 1, 2]], np.int32))",
+    "error_argmin_empty": "M.argmin(np.zeros((0, 2), np.float32))",
+    "error_argmin_axis": "M.argmin(B, axis=1)",
 }
 
 
