@@ -3,12 +3,13 @@
 What a training step's loss needs: ``add``, ``subtract``, ``multiply``, ``divide``, ``negative``,
 ``square``, ``sqrt``, ``exp``, ``log``, ``maximum``, ``minimum``, ``reduce_sum``, ``reduce_mean``,
 ``reduce_max``, ``reshape``, ``transpose``, ``cast``, ``one_hot``, ``argmax``, ``argmin``,
-``equal``, and ``add_n``, ``where``, ``broadcast_to``, ``reciprocal``, ``pow``; ``sigmoid``,
-``tanh``, ``erf`` and ``erfc`` are native ops (swigflow.ops.gen_nn_ops). Each computes with numpy
-(IEEE arithmetic, so elementwise results equal TensorFlow's; reductions add in numpy's order) and
-is recorded under TensorFlow's op name (AddV2, Sub, Mul, RealDiv, Sum, ...) with its gradient
-registered as in TensorFlow's math_grad. The gradients are written with these same functions, so
-they are differentiable again: higher-order gradients work.
+``equal``, and ``add_n``, ``where``, ``broadcast_to``, ``reciprocal``, ``pow``, ``identity``,
+``stop_gradient``; ``sigmoid``, ``tanh``, ``erf`` and ``erfc`` are native ops
+(swigflow.ops.gen_nn_ops). Each computes with numpy (IEEE arithmetic, so elementwise results equal
+TensorFlow's; reductions add in numpy's order) and is recorded under TensorFlow's op name (AddV2,
+Sub, Mul, RealDiv, Sum, ...) with its gradient registered as in TensorFlow's math_grad. The
+gradients are written with these same functions, so they are differentiable again: higher-order
+gradients work.
 
 Operands follow TensorFlow's conversion, with numpy arrays in the part of tensors: arrays keep
 their dtype, a Python value or numpy scalar takes the other operand's dtype (else float32 for
@@ -291,6 +292,20 @@ def where(condition, x=None, y=None, name=None):
             f"{_text(y.shape)} must be broadcastable [Op:SelectV2]"
         ) from None
     return _op("SelectV2", [condition, x, y], np.where(condition, x, y))
+
+
+def identity(input, name=None):
+    """A new array equal to `input` (tf.identity); gradients pass through it."""
+    del name
+    x = _tensor(input)
+    return _op("Identity", [x], np.array(x))
+
+
+def stop_gradient(input, name=None):
+    """A new array equal to `input` that tapes differentiate as a constant (tf.stop_gradient)."""
+    del name
+    x = _tensor(input)
+    return _op("StopGradient", [x], np.array(x))
 
 
 def broadcast_to(input, shape, name=None):
@@ -735,7 +750,12 @@ def _cast_grad(op, grad):
     return [None]
 
 
-for _op_type in ("OneHot", "ArgMax", "ArgMin", "Equal"):
+@RegisterGradient("Identity")
+def _identity_grad(op, grad):
+    return [grad]
+
+
+for _op_type in ("OneHot", "ArgMax", "ArgMin", "Equal", "StopGradient"):
     NotDifferentiable(_op_type)
 
 __all__ = [
@@ -750,6 +770,7 @@ __all__ = [
     "erf",
     "erfc",
     "exp",
+    "identity",
     "log",
     "maximum",
     "minimum",
@@ -765,6 +786,7 @@ __all__ = [
     "sigmoid",
     "sqrt",
     "square",
+    "stop_gradient",
     "subtract",
     "tanh",
     "transpose",

@@ -269,7 +269,16 @@ def custom_gradient(f):
         finally:
             recordings.extend(paused)
         if recordings:
-            outputs = list(result) if isinstance(result, (list, tuple)) else [result]
+            # An output that is an argument itself becomes a copy, as TF's identity: the tape
+            # then reaches the argument through grad_fn only, not also directly.
+            given = {id(a) for a in args}
+            several = isinstance(result, (list, tuple))
+            outputs = list(result) if several else [result]
+            outputs = [np.array(o) if id(o) in given else o for o in outputs]
+            if not several:
+                result = outputs[0]
+            elif any(o is not r for o, r in zip(outputs, result)):
+                result = type(result)(outputs)
             op = Operation(f.__name__, [np.asarray(a) for a in args], outputs, {}, args)
             op._grad_fn = grad_fn
             _record(op)

@@ -8,8 +8,16 @@ import enum
 
 import numpy as np
 
-from swigflow import errors, math
+from swigflow import errors, math, tensors
 from swigflow.ops import registry
+
+
+def _unconnected(value):
+    """UnconnectedGradients(value), with TensorFlow's message for an unknown one."""
+    try:
+        return UnconnectedGradients(value)
+    except ValueError:
+        raise ValueError(f"Unknown value for unconnected_gradients: {value!r}") from None
 
 
 class UnconnectedGradients(enum.Enum):
@@ -127,8 +135,19 @@ class GradientTape:
         self._watched.extend(_leaves(tensor)[0])
 
     def watched_variables(self):
-        """The arrays given to :meth:`watch`, in order."""
-        return tuple(self._watched)
+        """The arrays watched, in order: those given to :meth:`watch`, then (unless
+        ``watch_accessed_variables=False``) every other array a recorded op received that no
+        recorded op produced (arrays play TensorFlow's variables)."""
+        watched = list(self._watched)
+        if self._watch_all:
+            seen = {id(x) for x in watched}
+            seen.update(id(o) for op in self._ops for o in op.outputs)
+            for op in self._ops:
+                for x in op.sources:
+                    if isinstance(x, np.ndarray) and id(x) not in seen:
+                        seen.add(id(x))
+                        watched.append(x)
+        return tuple(watched)
 
     def gradient(
         self,
@@ -155,7 +174,7 @@ class GradientTape:
             (or of something computed from one) rather than the object itself, so the source's
             gradient would be silently incomplete.
         """
-        unconnected = UnconnectedGradients(unconnected_gradients)  # ValueError if unknown
+        unconnected = _unconnected(unconnected_gradients)
         self._start_gradient()
         if target is None:
             raise TypeError(
@@ -188,7 +207,7 @@ class GradientTape:
         source.shape, as ``tf.GradientTape.jacobian`` (one backward pass per target element;
         the result is not itself recorded)."""
         del parallel_iterations, experimental_use_pfor
-        unconnected = UnconnectedGradients(unconnected_gradients)
+        unconnected = _unconnected(unconnected_gradients)
         self._start_gradient()
         flat, rebuild = _leaves(sources)
         target_array = np.asarray(target)
@@ -206,6 +225,51 @@ class GradientTape:
                 continue
             result.append(np.stack([row[i] for row in rows]).reshape(shape))
         return rebuild(result)
+
+    def batch_jacobian(
+        self,
+        target,
+        source,
+        unconnected_gradients=UnconnectedGradients.NONE,
+        parallel_iterations=None,
+        experimental_use_pfor=True,
+    ):
+        """The Jacobian of each example of `target` by the same example of `source`, as
+        ``tf.GradientTape.batch_jacobian``: target[i] may depend on source[i] only; the result
+        is shaped [batch] + target.shape[1:] + source.shape[1:] (one backward pass per element
+        of an example of the target; the result is not itself recorded).
+
+        Raises:
+          ValueError: the target is a scalar, or the two batch dimensions differ.
+        """
+        del parallel_iterations, experimental_use_pfor
+        unconnected = _unconnected(unconnected_gradients)
+        target_array, source_shape = np.asarray(target), np.shape(source)
+        if target_array.ndim == 0 or not source_shape:
+            raise ValueError("batch_jacobian needs a target and a source of rank 1 or more")
+        if target_array.shape[0] != source_shape[0]:
+            raise ValueError(
+                f"Need first dimension of target shape ({target_array.shape}) and source shape "
+                f"({source_shape}) to match."
+            )
+        self._start_gradient()
+        batch = target_array.shape[0]
+        inner = int(np.prod(target_array.shape[1:], dtype=np.int64))
+        source_inner = int(np.prod(source_shape[1:], dtype=np.int64))
+        rows = []
+        for j in range(inner):
+            seed = np.zeros(target_array.shape, target_array.dtype)
+            seed.reshape(batch, inner)[:, j] = 1
+            (row,) = self._gradients([target], [seed], [source], unconnected, final=False)
+            rows.append(row)
+        self._finish_gradient()
+        if any(row is None for row in rows) or (not rows and unconnected.value == "none"):
+            return None
+        shape = (batch, *target_array.shape[1:], *source_shape[1:])
+        if not rows:
+            return np.zeros(shape, _gradient_for(source, None).dtype)
+        per_example = np.stack([r.reshape(batch, source_inner) for r in rows], axis=1)
+        return per_example.reshape(shape)
 
     def _start_gradient(self):
         if self._used and not self._persistent:
@@ -236,6 +300,8 @@ class GradientTape:
         result = []
         for s in sources:
             connected = id(s) in grads and (known is None or id(s) in known)
+            # As TensorFlow: integers, strings and bools have no gradient.
+            connected = connected and _differentiable(np.asarray(s).dtype)
             if not connected and unconnected is UnconnectedGradients.NONE:
                 result.append(None)
             else:
@@ -259,8 +325,7 @@ class GradientTape:
                 reached.update(id(o) for o in op.outputs)
         grads = {}
         for target, seed in zip(targets, seeds):
-            seed = np.ones_like(target) if seed is None else seed
-            _accumulate(grads, target, seed)
+            _accumulate(grads, target, _seed(target, seed))
         for op in reversed(ops):
             out_grads = [grads.get(id(o)) for o in op.outputs]
             if all(g is None for g in out_grads):
@@ -339,6 +404,23 @@ def _accumulate(grads, key_object, g):
     total = grads[key]
     dtype = np.result_type(total, g)
     grads[key] = math.add_n([math.cast(total, dtype), math.cast(g, dtype)])
+
+
+def _seed(target, output_gradient):
+    """The gradient a target starts with: ones, or the given output gradient converted as
+    TensorFlow converts it (a Python float is float32) and broadcast to the target's shape, so
+    that every gradient has its source's shape (TensorFlow's Mul gradient, for one, returns a
+    scalar for a scalar output gradient)."""
+    target = np.asarray(target)
+    if output_gradient is None:
+        return np.ones_like(target)
+    seed = tensors.convert_to_tensor(output_gradient)
+    return math.broadcast_to(seed, target.shape) if seed.shape != target.shape else seed
+
+
+def _differentiable(dtype):
+    """Whether a source of this dtype gets gradients: floating and complex, as in TensorFlow."""
+    return dtype.kind in "fc" or dtype.name == "bfloat16"
 
 
 def _floating(dtype):
