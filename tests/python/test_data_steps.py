@@ -11,6 +11,7 @@ from data_util import values
 
 from swigflow import errors
 from swigflow.data import INFINITE, Dataset
+from swigflow.specs import RaggedTensorSpec, TensorSpec
 
 
 def sequences(lengths):
@@ -272,3 +273,33 @@ def test_window_and_group_cardinalities():
     assert Dataset.range(7).window(3, shift=2, drop_remainder=True).cardinality() == 3
     assert Dataset.range(5).repeat().scan(0, lambda s, x: (s, x)).cardinality() == INFINITE
     assert Dataset.range(5).cache().repeat().cardinality() == INFINITE
+
+
+def test_rebatch_keeps_ragged_rows_ragged():
+    # TF 2.21, from tf.ragged.constant([[1], [2, 3], [], [4, 5, 6]]): ragged_batch(2).rebatch(3)
+    # gives [[1], [2, 3], []] and [[4, 5, 6]], each a RaggedTensor of spec
+    # RaggedTensorSpec(TensorShape([None, None]), tf.int32, 1, tf.int64).
+    rows = [np.array(r, np.int32) for r in ([1], [2, 3], [], [4, 5, 6])]
+    ds = Dataset.from_generator(
+        lambda: iter(rows), output_signature=TensorSpec([None], np.int32)
+    ).ragged_batch(2)
+    rebatched = ds.rebatch(3)
+    assert rebatched.element_spec == RaggedTensorSpec([None, None], np.int32, 1, np.int64)
+    batches = list(rebatched)
+    assert [b.to_list() for b in batches] == [[[1], [2, 3], []], [[4, 5, 6]]]
+    assert batches[0].values.dtype == np.int32
+    # Batches of 0 rows of a ragged component, and rows that are themselves ragged.
+    empty = list(ds.rebatch([4, 0]))
+    assert [b.to_list() for b in empty] == [[[1], [2, 3], [], [4, 5, 6]], []]
+    nested = ds.ragged_batch(2).rebatch(1)
+    assert [b.to_list() for b in nested] == [[[[1], [2, 3]]], [[[], [4, 5, 6]]]]
+
+
+def test_rebatch_refuses_what_tf_data_would_not_end_or_crashes_on():
+    ds = Dataset.range(4).batch(2)
+    with pytest.raises(errors.InvalidArgumentError, match="every batch size is 0"):
+        ds.rebatch([0, 0])  # tf.data gives empty batches without end
+    with pytest.raises(errors.InvalidArgumentError, match="must be >= 0"):
+        ds.rebatch(-1)  # tf.data 2.21 crashes the process
+    with pytest.raises(errors.InvalidArgumentError, match="at least one batch size"):
+        ds.rebatch([])  # tf.data raises IndexError

@@ -101,6 +101,34 @@ CASES = {
     "weights=[0.25, 0.25, 0.25, 0.25])",
     "sample_int_weights": "D.sample_from_datasets([D.range(10), D.range(20)], weights=[1, 1])",
     "sample_no_datasets": "D.sample_from_datasets(datasets=[], weights=[])",
+    # rebatch (rebatch_test.py): values, the static batch dimension, batches of 0 rows, errors
+    "rebatch_static_drop": "D.range(8).batch(4).rebatch(2, drop_remainder=True)",
+    "rebatch_static_drop_shape": "D.range(8).batch(4).rebatch(2, drop_remainder=True)"
+    ".element_spec.shape.as_list()",
+    "rebatch_static_divisible_shape": "D.range(8).batch(4, drop_remainder=True).rebatch(2)"
+    ".element_spec.shape.as_list()",
+    "rebatch_not_divisible": "D.range(9).batch(3, drop_remainder=True).rebatch(2)",
+    "rebatch_not_divisible_shape": "D.range(9).batch(3, drop_remainder=True).rebatch(2)"
+    ".element_spec.shape.as_list()",
+    "rebatch_unknown_input_shape": "D.range(8).batch(4).rebatch(2).element_spec.shape.as_list()",
+    "rebatch_equal_list_shape": "D.range(8).batch(4, drop_remainder=True).rebatch([2, 2])"
+    ".element_spec.shape.as_list()",
+    "rebatch_mixed_list": "D.range(8).batch(4, drop_remainder=True).rebatch([2, 1, 1])",
+    "rebatch_mixed_list_shape": "D.range(8).batch(4, drop_remainder=True).rebatch([2, 1, 1])"
+    ".element_spec.shape.as_list()",
+    "rebatch_zero_sizes": "D.range(8).batch(4).rebatch([2, 0, 1])",
+    "rebatch_zero_first": "D.range(4).batch(2).rebatch([0, 3])",
+    "rebatch_zero_rows_shape": "[b.shape for b in D.from_tensor_slices(np.ones((4, 3), np.float32))"
+    ".batch(2).rebatch([1, 0]).as_numpy_iterator()]",
+    "rebatch_drop_partial": "D.range(7).batch(2).rebatch(3, drop_remainder=True)",
+    "rebatch_tuple_one_known": "[s.shape.as_list() for s in D.zip((D.range(8).batch(4, "
+    "drop_remainder=True), D.range(8).batch(4))).rebatch(2).element_spec]",
+    "rebatch_dict": "D.from_tensor_slices({'a': np.arange(6), 'b': np.arange(6) * 10})"
+    ".batch(3, drop_remainder=True).rebatch(2)",
+    "rebatch_rank_2_sizes": "D.range(4).batch(2).rebatch([[1, 2]])",
+    "rebatch_scalar_elements": "D.range(4).rebatch(2)",
+    "rebatch_batch_dimensions_differ": "D.zip((D.range(8).batch(4, drop_remainder=True), "
+    "D.range(8).batch(2, drop_remainder=True))).rebatch(2)",
 }
 
 # Cases whose elements are compared as a multiset of their count only.

@@ -265,6 +265,41 @@ def _stacked_ragged(elements):
     return RaggedTensor(_concatenated_rows(elements), splits)
 
 
+def ragged_rows(rows, row_splits_dtype):
+    """The rows of a ragged component (arrays of one rank whose lengths may differ, or
+    RaggedTensors of one ragged rank) as a RaggedTensor of len(rows) rows: rebatch()'s
+    batches of ragged rows."""
+    if isinstance(rows[0], RaggedTensor):
+        return _stacked_ragged(rows)
+    arrays = [np.asarray(r) for r in rows]
+    splits = np.zeros(len(arrays) + 1, dtype=row_splits_dtype)
+    np.cumsum([len(a) for a in arrays], out=splits[1:])
+    return RaggedTensor(np.concatenate(arrays), splits)
+
+
+def empty_rows(tensors):
+    """`tensors` (one element) with none of its rows: a batch of 0 rows of its kind, shape and
+    dtype."""
+    if isinstance(tensors, dict):
+        return {k: empty_rows(v) for k, v in tensors.items()}
+    if isinstance(tensors, tuple):
+        return (
+            type(tensors)(*map(empty_rows, tensors))
+            if hasattr(tensors, "_fields")
+            else tuple(map(empty_rows, tensors))
+        )
+    if tensors is None:
+        return None
+    if isinstance(tensors, SparseTensor):
+        dense_shape = np.concatenate([[0], tensors.dense_shape[1:]])
+        return SparseTensor(tensors.indices[:0], tensors.values[:0], dense_shape)
+    if isinstance(tensors, RaggedTensor):
+        values = tensors.values
+        inner = empty_rows(values) if isinstance(values, RaggedTensor) else values[:0]
+        return RaggedTensor(inner, np.zeros(1, tensors.row_splits.dtype))
+    return np.asarray(tensors)[:0]
+
+
 def shape_text(array):
     return "[" + ",".join(str(n) for n in array.shape) + "]"
 

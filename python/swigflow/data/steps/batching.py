@@ -3,13 +3,23 @@
 import numpy as np
 
 from swigflow import errors
-from swigflow.data.checks import INFINITE, UNKNOWN, batch_size_of, state_fields
-from swigflow.data.elements import Failed, length_of, slice_of, stack, stacked
+from swigflow.data.checks import INFINITE, UNKNOWN, state_fields
+from swigflow.data.elements import (
+    Failed,
+    empty_rows,
+    length_of,
+    ragged_rows,
+    slice_of,
+    stack,
+    stacked,
+)
 from swigflow.data.protocol import check_index, iterate
 from swigflow.data.steps.base import Replayed, Unary
 from swigflow.data.structure import (
     batched_spec,
+    flat_specs,
     leading_dimensions,
+    map_specs,
     pack_like,
     ragged_batched_spec,
     ragged_of,
@@ -17,7 +27,7 @@ from swigflow.data.structure import (
     row_splits_dtype_of,
     unbatched_spec,
 )
-from swigflow.specs import TensorShape, TensorSpec, UnknownSpec
+from swigflow.specs import RaggedTensorSpec, TensorShape, TensorSpec, UnknownSpec
 
 
 class Batch(Unary):
@@ -300,41 +310,115 @@ class PaddedBatch(Batch):
 
 class Rebatch(Replayed):
     """The input's rows (every element split along its first dimension) batched again, batch
-    i of batch_sizes[i % len(batch_sizes)] rows."""
+    i of batch_sizes[i % len(batch_sizes)] rows. A batch of 0 rows is given as soon as the one
+    before it is complete; a ragged component's batches stay ragged."""
 
     def __init__(self, input_dataset, sizes, drop_remainder):
         super().__init__(input_dataset)
         self._sizes, self._drop = sizes, drop_remainder
+        self._static = self._static_batch_size()  # checks the input's structure too
 
     def _outputs(self, elements, epoch):
-        rows, turn = [], 0
+        sizes, spec = self._sizes, self._input.element_spec
+        rows, turn, started = [], 0, False
         for element in elements:
             if type(element) is Failed:
                 yield element
                 continue
+            if not started:  # batches of 0 rows before the first row
+                started = True
+                while sizes[turn % len(sizes)] == 0:
+                    yield empty_rows(element)
+                    turn += 1
             for i in range(length_of(element)):
                 rows.append(slice_of(element, i))
-                if len(rows) == self._sizes[turn % len(self._sizes)]:
-                    yield stacked(rows)
+                if len(rows) == sizes[turn % len(sizes)]:
+                    yield _rebatched(rows, spec)
                     rows, turn = [], turn + 1
+                    while sizes[turn % len(sizes)] == 0:
+                        yield empty_rows(element)
+                        turn += 1
         if rows and not self._drop:
-            yield stacked(rows)
+            yield _rebatched(rows, spec)
+
+    def _static_batch_size(self):
+        """tf.data's static batch dimension: the batch size when there is one and no batch can
+        fall short (drop_remainder, or every component's known batch dimension a multiple of
+        it), else None. ValueError with tf.data's words for scalar components or known batch
+        dimensions that differ."""
+        spec = self._input.element_spec
+        if isinstance(spec, UnknownSpec):
+            return None
+        leading = []
+        for s in flat_specs(spec):
+            shape = getattr(s, "shape", None)
+            if shape is not None and shape.rank == 0:
+                raise ValueError(
+                    "Invalid `batch_sizes`. Expected dataset with rank of >= 1 but found a "
+                    "dataset with scalar elements. Fix the issue by adding the `batch` "
+                    "transformation to the dataset."
+                )
+            if shape is not None and shape.rank is not None and shape[0] is not None:
+                leading.append(shape[0])
+        if len(set(leading)) > 1:
+            raise ValueError(
+                "Invalid `input_dataset.` The batch dimension of component 0 is "
+                f"{leading[0]}, while the batch dimension of component i is {np.array(leading)}."
+            )
+        if len(set(self._sizes)) != 1:
+            return None
+        size = self._sizes[0]
+        if self._drop:
+            return size
+        if not leading or (size and leading[0] % size):
+            return None
+        return size
 
     def _element_spec(self):
-        rows = unbatched_spec(self._input.element_spec)
-        return batched_spec(rows, self._sizes[0] if self._drop and len(self._sizes) == 1 else None)
+        def component(s):
+            if isinstance(s, RaggedTensorSpec):
+                shape = TensorShape([self._static]).concatenate(s.shape[1:])
+                return RaggedTensorSpec(shape, s.dtype, s.ragged_rank, s.row_splits_dtype)
+            return s.unbatch().batch(self._static)
+
+        return map_specs(component, self._input.element_spec)
 
     def _cardinality(self):
         n = self._input._cardinality()
         return INFINITE if n == INFINITE else UNKNOWN
 
 
+def _rebatched(rows, spec):
+    """Rows of one structure as a batch; the rows of a ragged component as a RaggedTensor."""
+    if isinstance(spec, dict):
+        return {k: _rebatched([r[k] for r in rows], spec[k]) for k in rows[0]}
+    if isinstance(spec, tuple):
+        return pack_like(rows[0], [_rebatched([r[i] for r in rows], s) for i, s in enumerate(spec)])
+    if isinstance(spec, RaggedTensorSpec):
+        return ragged_rows(rows, spec.row_splits_dtype)
+    return stacked(rows)
+
+
 def rebatch(dataset, batch_size, drop_remainder):
-    """Dataset.rebatch: one batch size, or a list of them used in turn."""
-    sizes = [batch_size] if np.ndim(batch_size) == 0 else list(np.ravel(batch_size))
+    """Dataset.rebatch: one batch size, or a list of them used in turn (sizes of 0 give batches
+    of 0 rows, as tf.data's)."""
+    sizes = np.asarray(batch_size)
+    if sizes.ndim > 1:
+        raise ValueError(
+            "Invalid `batch_sizes`. Expected `batch_sizes` to be a scalar or a vector. Received "
+            f"`batch_sizes` of rank {sizes.ndim}."
+        )
+    sizes = [int(n) for n in sizes.reshape(-1)]
     if not sizes:
         raise errors.InvalidArgumentError("rebatch needs at least one batch size")
-    return Rebatch(dataset, [batch_size_of(n) for n in sizes], drop_remainder)
+    if any(n < 0 for n in sizes):
+        raise errors.InvalidArgumentError(f"rebatch: batch sizes must be >= 0, got {sizes}")
+    if not any(sizes):
+        # tf.data gives batches of 0 rows without end here, whatever the input holds.
+        raise errors.InvalidArgumentError(
+            f"rebatch: every batch size is 0 ({sizes}), so no batch would ever take a row"
+        )
+    return Rebatch(dataset, sizes, drop_remainder)
 
 
 def _ragged_stacked(elements, spec, row_splits_dtype):
