@@ -1,8 +1,12 @@
-"""Translated from tensorflow/python/ops/image_ops_test.py (ResizeImagesV2Test's bad sizes) and
+"""Translated from tensorflow/python/ops/image_ops_test.py (ResizeImagesV2Test's bad sizes,
+CropToBoundingBoxTest's checks against golden data from TF 2.21) and
 list_files_test.py (testEmptyDirectory): argument errors with TensorFlow 2.21's types and words
 (checked against TF 2.21 by hand: a scalar or 1 or 3 elements, floats and None, 0 and negative
 dimensions, an empty folder)."""
 
+import importlib.util
+import json
+import os
 import re
 
 import numpy as np
@@ -45,3 +49,27 @@ def test_list_files_empty_directory(tmp_path):
         Dataset.list_files(pattern)
     with pytest.raises(errors.InvalidArgumentError, match=r"No files matched pattern: .*a, .*b"):
         Dataset.list_files([str(tmp_path / "a"), str(tmp_path / "b")])
+
+
+# crop_to_bounding_box, central_crop and the flips against TF 2.21 on images of every rank,
+# empty ones and ones without channels (tests/testdata/make_tf_image_checks.py).
+_CHECKS_SPEC = importlib.util.spec_from_file_location(
+    "make_tf_image_checks",
+    os.path.join(os.path.dirname(__file__), "..", "testdata", "make_tf_image_checks.py"),
+)
+make_tf_image_checks = importlib.util.module_from_spec(_CHECKS_SPEC)
+_CHECKS_SPEC.loader.exec_module(make_tf_image_checks)
+with open(
+    os.path.join(os.path.dirname(__file__), "..", "testdata", "tf_image_checks", "golden.json")
+) as _f:
+    IMAGE_CHECKS = json.load(_f)
+
+
+def test_every_image_check_has_golden_data():
+    assert set(make_tf_image_checks.CASES) == set(IMAGE_CHECKS) - {"_tensorflow"}
+
+
+@pytest.mark.parametrize("name", sorted(make_tf_image_checks.CASES))
+def test_image_checks_as_tensorflow(name):
+    got = make_tf_image_checks.run_case(make_tf_image_checks.CASES[name], image)
+    assert got == IMAGE_CHECKS[name]

@@ -97,16 +97,35 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
     )
 
 
-def _rank3or4(image, what):
+def _at_least_3d(image, shape=None):
+    """image as an array, checked as tf.image's _AssertAtLeast3DImage checks it (rank 3 or
+    more, no empty height, width or channels), its messages naming `shape` (the image's own by
+    default)."""
     image = np.asarray(image)
-    if image.ndim not in (3, 4):
-        raise ValueError(f"'image' ({what}) must have either 3 or 4 dimensions, got {image.shape}")
+    shape = image.shape if shape is None else shape
+    if image.ndim < 3:
+        raise ValueError(f"'image' (shape {shape}) must be at least three-dimensional.")
+    if min(image.shape[-3:]) == 0:
+        raise ValueError(f"inner 3 dims of 'image.shape' must be > 0: {shape}")
+    return image
+
+
+def _flippable(image):
+    """An image for flip_left_right and flip_up_down, checked as tf.image's _flip checks it."""
+    image = _at_least_3d(image)
+    if image.ndim > 4:
+        # TF's own words, its missing space included.
+        raise ValueError(f"'image' (shape {image.shape})must have either 3 or 4 dimensions.")
     return image
 
 
 def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
     """``tf.image.crop_to_bounding_box``: a view of the window (a numpy slice, no copy)."""
-    image = _rank3or4(image, "crop_to_bounding_box")
+    image = np.asarray(image)
+    if image.ndim not in (3, 4):
+        raise ValueError(f"'image' (shape {image.shape}) must have either 3 or 4 dimensions.")
+    # Checked as a batch: a single image's shape is named with a batch dimension of 1, as TF's.
+    _at_least_3d(image, image.shape if image.ndim == 4 else (1, *image.shape))
     h, w = image.shape[-3], image.shape[-2]
     if offset_width < 0:
         raise ValueError("offset_width must be >= 0.")
@@ -130,7 +149,11 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
 
 def central_crop(image, central_fraction):
     """``tf.image.central_crop``: the central `central_fraction` of each side (a view)."""
-    image = _rank3or4(image, "central_crop")
+    image = _at_least_3d(image)
+    if image.ndim > 4:
+        raise ValueError(
+            f"`image` should either be a Tensor with rank = 3 or rank = 4. Had rank = {image.ndim}."
+        )
     if not 0.0 < central_fraction <= 1.0:
         raise ValueError("central_fraction must be within (0, 1]")
     if central_fraction == 1.0:
@@ -143,12 +166,12 @@ def central_crop(image, central_fraction):
 
 def flip_left_right(image):
     """``tf.image.flip_left_right`` (a view)."""
-    return _rank3or4(image, "flip_left_right")[..., ::-1, :]
+    return _flippable(image)[..., ::-1, :]
 
 
 def flip_up_down(image):
     """``tf.image.flip_up_down`` (a view)."""
-    return _rank3or4(image, "flip_up_down")[..., ::-1, :, :]
+    return _flippable(image)[..., ::-1, :, :]
 
 
 def sample_distorted_bounding_box(
