@@ -29,6 +29,7 @@ from swigflow.ops.registry import (
     is_recording,
     record_operation,
 )
+from swigflow.specs import tf_type_name
 
 _FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
 
@@ -56,9 +57,6 @@ def _tensor(value, dtype=None):
     return array
 
 
-_TF_NAMES = {"float16": "half", "float32": "float", "float64": "double"}
-
-
 # Ops whose first operand TensorFlow converts alone before the others (math_ops.add); the
 # generated ops convert their operands together, the first tensor giving the dtype
 # (args_to_matching_eager).
@@ -78,7 +76,7 @@ def _matching(op_type, *values):
     arrays = [_tensor(v, dtype) for v in values]
     for i, a in enumerate(arrays):
         if a.dtype != dtype:
-            expected, got = (_TF_NAMES.get(str(t), str(t)) for t in (dtype, a.dtype))
+            expected, got = tf_type_name(dtype), tf_type_name(a.dtype)
             raise errors.InvalidArgumentError(
                 f"cannot compute {op_type} as input #{i}(zero-based) was expected to be a "
                 f"{expected} tensor but is a {got} tensor [Op:{op_type}]"

@@ -22,6 +22,17 @@ def dtype_name(dtype):
     return "string" if dtype == np.dtype(object) else dtype.name
 
 
+# The names TensorFlow's messages give dtypes where they differ from numpy's.
+_TF_TYPE_NAMES = {"float16": "half", "float32": "float", "float64": "double"}
+
+
+def tf_type_name(dtype):
+    """The name TensorFlow's messages give a dtype ("float", "double", "half", "string",
+    "int32", ...)."""
+    name = dtype_name(np.dtype(dtype))
+    return _TF_TYPE_NAMES.get(name, name)
+
+
 class TensorShape:
     """A shape that may be partly known: a tuple of ints and None (an unknown dimension), or
     no tuple at all (``TensorShape(None)``: the rank is unknown too)."""

@@ -5,18 +5,28 @@ sparse and ragged results of parsing, shaped like ``tf.sparse.SparseTensor`` and
 import numpy as np
 
 from swigflow import errors
+from swigflow.specs import as_dtype, tf_type_name
 
 
 def constant(value, dtype=None, shape=None, name=None):
-    """tf.constant: a new array of `value` (Python floats become float32 and ints int32, as in
-    TensorFlow, unless `dtype` says), reshaped to `shape` when given (a scalar fills it)."""
+    """tf.constant: a new array of `value`, reshaped to `shape` when given (a scalar fills it).
+
+    Python values convert as TensorFlow converts them: floats become float32 and ints int32
+    (int64 when one does not fit), strings bytes (in an object array, NUL bytes kept), and a
+    value `dtype` cannot take exactly (a float for an integer dtype, a string for a number) is
+    TypeError. numpy arrays and scalars keep their dtype, or are cast to `dtype` as numpy casts.
+
+    Raises:
+      TypeError: `dtype` cannot hold the value.
+      ValueError: a nest that is not rectangular, mixed kinds of values (strings and numbers,
+        bools and numbers), an integer beyond int64 (or the dtype's range), or None.
+    """
     del name
-    array = np.array(value, dtype=dtype)
-    if dtype is None and not isinstance(value, np.ndarray):
-        if array.dtype == np.float64:
-            array = array.astype(np.float32)
-        elif array.dtype == np.int64 and (array.size == 0 or np.abs(array).max() < 2**31):
-            array = array.astype(np.int32)
+    target = None if dtype is None else as_dtype(dtype)
+    if isinstance(value, (np.ndarray, np.generic)):
+        array = np.array(value, dtype=target)
+    else:
+        array = _from_python(value, target)
     if shape is not None:
         shape = tuple(int(d) for d in shape)
         if array.size == 1:
@@ -30,6 +40,109 @@ def constant(value, dtype=None, shape=None, name=None):
         else:
             array = array.reshape(shape)
     return array
+
+
+def _nest(value):
+    """(shape, leaves) of a nest of Python sequences, TensorFlow's ValueError when it is not
+    rectangular."""
+    if isinstance(value, (str, bytes, np.ndarray, np.generic)) or not (
+        hasattr(value, "__len__") and hasattr(value, "__getitem__")
+    ):
+        return (), [value]
+    try:
+        items = [value[i] for i in range(len(value))]
+    except ValueError as e:  # a negative __len__, as TensorFlow reports it
+        raise ValueError(f"{type(e).__name__}: {e}\n") from None
+    parts = [_nest(v) for v in items]
+    shapes = {p[0] for p in parts}
+    if len(shapes) > 1:
+        raise ValueError("Can't convert non-rectangular Python sequence to Tensor.")
+    inner = shapes.pop() if parts else ()
+    return (len(items), *inner), [leaf for p in parts for leaf in p[1]]
+
+
+def _kind(leaf):
+    if isinstance(leaf, (bool, np.bool_)):
+        return "bool"
+    if isinstance(leaf, (str, bytes)):
+        return "string"
+    if isinstance(leaf, np.generic):
+        return "numpy"
+    for kind in (int, float, complex):
+        if isinstance(leaf, kind):
+            return kind.__name__
+    raise ValueError(
+        f"Attempt to convert a value ({leaf!r}) with an unsupported type ({type(leaf)}) to a "
+        "Tensor."
+    )
+
+
+_OUT_OF_RANGE = "Can't convert Python sequence with out-of-range integer to Tensor."
+
+
+def _from_python(value, target):
+    """constant() of a Python value (a scalar or a nest of sequences): TensorFlow's rules."""
+    shape, leaves = _nest(value)
+    kinds = {_kind(leaf) for leaf in leaves}
+    if "numpy" in kinds:  # numpy scalars in a list: numpy's rules, as for arrays
+        return np.array(value, dtype=target)
+    if len(kinds) > 1 and (kinds & {"string", "bool"}):
+        raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
+    kind = next((k for k in ("string", "bool", "complex", "float", "int") if k in kinds), None)
+    if target is None:
+        target = _default_dtype(kind, leaves)
+    if kind is not None and not _takes(target, kind):
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {tf_type_name(target)}")
+    if kind == "string":
+        array = np.empty(len(leaves), dtype=object)
+        array[:] = [s.encode() if isinstance(s, str) else s for s in leaves]
+        return array.reshape(shape)
+    if kind == "int":
+        leaves = _checked_ints(leaves, target)
+    with np.errstate(over="ignore"):  # a float beyond float32 is inf, as in TensorFlow
+        return np.array(leaves, dtype=target).reshape(shape)
+
+
+def _default_dtype(kind, leaves):
+    if kind is None or kind == "float":  # an empty nest is float32, as in TensorFlow
+        return np.dtype(np.float32)
+    if kind == "int":
+        if all(-(2**31) <= v < 2**31 for v in leaves):
+            return np.dtype(np.int32)
+        return np.dtype(np.int64)
+    return np.dtype({"string": object, "bool": np.bool_, "complex": np.complex128}[kind])
+
+
+def _takes(target, kind):
+    """Whether a dtype holds Python values of `kind` exactly."""
+    if target == np.dtype(object):
+        return kind == "string"
+    if kind == "string":
+        return False
+    if target.kind == "b":
+        return kind == "bool"
+    if target.kind in "iu":
+        return kind in ("int", "bool")
+    if target.kind == "f" or target.name == "bfloat16":
+        return kind in ("int", "bool", "float")
+    return True  # complex
+
+
+def _checked_ints(leaves, target):
+    """Python ints as numpy takes them for `target`: within int64 (uint64's range for uint64;
+    within float's range for a float dtype), narrower integer dtypes wrapping as in TensorFlow."""
+    if target.kind == "f" or target.name == "bfloat16":
+        try:
+            return [float(v) for v in leaves]
+        except OverflowError:
+            raise ValueError(_OUT_OF_RANGE) from None
+    low, high = (0, 2**64) if target == np.uint64 else (-(2**63), 2**63)
+    if not all(low <= v < high for v in leaves):
+        raise ValueError(_OUT_OF_RANGE)
+    if target.kind in "iu" and target.itemsize < 8:
+        wide = np.array(leaves, dtype=np.int64)
+        return wide.astype(target)
+    return leaves
 
 
 def convert_to_tensor(value, dtype=None, name=None):
