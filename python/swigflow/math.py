@@ -4,12 +4,12 @@ What a training step's loss needs: ``add``, ``subtract``, ``multiply``, ``divide
 ``square``, ``sqrt``, ``exp``, ``log``, ``maximum``, ``minimum``, ``reduce_sum``, ``reduce_mean``,
 ``reduce_max``, ``reshape``, ``transpose``, ``cast``, ``one_hot``, ``argmax``, ``argmin``,
 ``equal``, and ``add_n``, ``where``, ``broadcast_to``, ``reciprocal``, ``pow``, ``identity``,
-``stop_gradient``; ``sigmoid``, ``tanh``, ``erf`` and ``erfc`` are native ops
-(swigflow.ops.gen_nn_ops). Each computes with numpy (IEEE arithmetic, so elementwise results equal
-TensorFlow's; reductions add in numpy's order) and is recorded under TensorFlow's op name (AddV2,
-Sub, Mul, RealDiv, Sum, ...) with its gradient registered as in TensorFlow's math_grad. The
-gradients are written with these same functions, so they are differentiable again: higher-order
-gradients work.
+``stop_gradient``, ``conj``; ``sigmoid``, ``tanh``, ``erf`` and ``erfc`` are native ops
+(swigflow.ops.gen_nn_ops; complex ``sigmoid`` and ``tanh`` use numpy). Each computes with numpy
+(IEEE arithmetic, so elementwise results equal TensorFlow's; reductions add in numpy's order) and
+is recorded under TensorFlow's op name (AddV2, Sub, Mul, RealDiv, Sum, ...) with its gradient
+registered as in TensorFlow's math_grad. The gradients are written with these same functions, so
+they are differentiable again: higher-order gradients work.
 
 Operands follow TensorFlow's conversion, with numpy arrays in the part of tensors: arrays keep
 their dtype, a Python value or numpy scalar takes the other operand's dtype (else float32 for
@@ -100,11 +100,15 @@ def _text(shape):
     return "[" + ",".join(str(d) for d in shape) + "]"
 
 
-def _floating(op_type, x):
+def _floating(op_type, x, complex_too=False):
+    """x, when op_type has a kernel for its dtype: floats (and complex ones, `complex_too`)."""
+    if complex_too and x.dtype.kind == "c":
+        return x
     if x.dtype not in _FLOATS and x.dtype.name != "bfloat16":  # ml_dtypes' bfloat16 too
+        allowed = "half, float, double" + (", complex64, complex128" if complex_too else "")
         raise errors.InvalidArgumentError(
-            f"Value for attr 'T' of {x.dtype} is not in the list of allowed values: half, "
-            f"float, double [Op:{op_type}]"
+            f"Value for attr 'T' of {x.dtype} is not in the list of allowed values: {allowed} "
+            f"[Op:{op_type}]"
         )
     return x
 
@@ -124,9 +128,10 @@ def _binary(op_type, fn, x, y):
 
 
 def _unary(op_type, fn, x, floating=True):
+    """op_type computed by fn; `floating`: only for float and complex dtypes."""
     x = _tensor(x)
     if floating:
-        _floating(op_type, x)
+        _floating(op_type, x, complex_too=True)
     with np.errstate(all="ignore"):
         return _op(op_type, [x], fn(x))
 
@@ -209,15 +214,31 @@ def pow(x, y, name=None):
 
 
 def sigmoid(x, name=None):
-    """1 / (1 + exp(-x)), a native op (tf.math.sigmoid)."""
+    """1 / (1 + exp(-x)) (tf.math.sigmoid): a native op for floats, numpy's for complex."""
     del name
-    return gen_nn_ops.sigmoid(_floating("Sigmoid", _tensor(x)))
+    x = _floating("Sigmoid", _tensor(x), complex_too=True)
+    if x.dtype.kind == "c":
+        one = np.ones((), x.dtype)
+        return _unary("Sigmoid", lambda v: one / (one + np.exp(-v)), x)
+    return gen_nn_ops.sigmoid(x)
 
 
 def tanh(x, name=None):
-    """The hyperbolic tangent, a native op (tf.math.tanh)."""
+    """The hyperbolic tangent (tf.math.tanh): a native op for floats, numpy's for complex."""
     del name
-    return gen_nn_ops.tanh(_floating("Tanh", _tensor(x)))
+    x = _floating("Tanh", _tensor(x), complex_too=True)
+    if x.dtype.kind == "c":
+        return _unary("Tanh", np.tanh, x)
+    return gen_nn_ops.tanh(x)
+
+
+def conj(x, name=None):
+    """The complex conjugate (tf.math.conj); a real array is returned as it is, as there."""
+    del name
+    x = _tensor(x)
+    if x.dtype.kind != "c":
+        return x
+    return _op("Conj", [x], np.conj(x))
 
 
 def erf(x, name=None):
@@ -539,7 +560,10 @@ def _sub_grad(op, grad):
 @RegisterGradient("Mul")
 def _mul_grad(op, grad):
     x, y = op.inputs
-    return [_unbroadcast(multiply(grad, y), x.shape), _unbroadcast(multiply(x, grad), y.shape)]
+    return [
+        _unbroadcast(multiply(grad, conj(y)), x.shape),
+        _unbroadcast(multiply(conj(x), grad), y.shape),
+    ]
 
 
 @RegisterGradient("RealDiv")
@@ -557,7 +581,7 @@ def _neg_grad(op, grad):
 @RegisterGradient("Square")
 def _square_grad(op, grad):
     (x,) = op.inputs
-    return [multiply(grad, multiply(_const(2, x), x))]
+    return [multiply(grad, multiply(_const(2, x), conj(x)))]
 
 
 @RegisterGradient("Sqrt")
@@ -570,35 +594,36 @@ def _sqrt_grad_op(y, dy):
     below gives TF's second derivative to the last bit)."""
     dy = cast(dy, y.dtype)
     with np.errstate(all="ignore"):
-        return _op("SqrtGrad", [y, dy], dy * _const(0.5, y) / y)
+        return _op("SqrtGrad", [y, dy], dy * _const(0.5, y) / np.conj(y))
 
 
 @RegisterGradient("SqrtGrad")
 def _sqrt_grad_grad(op, grad):
     a = op.inputs[0]
     ga = divide(grad, a)
-    return [multiply(negative(ga), op.outputs[0]), multiply(_const(0.5, ga), ga)]
+    return [multiply(negative(conj(ga)), op.outputs[0]), multiply(_const(0.5, ga), ga)]
 
 
 @RegisterGradient("Exp")
 def _exp_grad(op, grad):
-    return [multiply(grad, op.outputs[0])]
+    return [multiply(grad, conj(op.outputs[0]))]
 
 
 @RegisterGradient("Log")
 def _log_grad(op, grad):
-    return [multiply(grad, reciprocal(op.inputs[0]))]
+    return [multiply(grad, reciprocal(conj(op.inputs[0])))]
 
 
 @RegisterGradient("Pow")
 def _pow_grad(op, grad):
-    """TensorFlow's: y * x ** (y - 1) for x, and z * log(x) for y where x > 0 (else 0)."""
-    x, y = op.inputs
-    z = op.outputs[0]
+    """TensorFlow's: y * x ** (y - 1) for x, and z * log(x) for y where x > 0 (complex: where
+    x != 0), else 0; complex operands conjugated."""
+    x, y, z = conj(op.inputs[0]), conj(op.inputs[1]), conj(op.outputs[0])
     one = _const(1, y)
     gx = multiply(grad, multiply(y, pow(x, subtract(y, one))))
-    positive = np.broadcast_to(x > 0, z.shape)
-    safe_x = where(np.broadcast_to(x > 0, x.shape), x, np.ones_like(x))
+    mask = x != 0 if x.dtype.kind == "c" else x > 0
+    positive = np.broadcast_to(mask, z.shape)
+    safe_x = where(np.broadcast_to(mask, x.shape), x, np.ones_like(x))
     log_x = where(positive, broadcast_to(log(safe_x), z.shape), np.zeros_like(z))
     gy = multiply(grad, multiply(z, log_x))
     return [_unbroadcast(gx, x.shape), _unbroadcast(gy, y.shape)]
@@ -606,7 +631,10 @@ def _pow_grad(op, grad):
 
 @RegisterGradient("Sigmoid")
 def _sigmoid_grad(op, grad):
-    return [gen_nn_ops.sigmoid_grad(op.outputs[0], cast(grad, op.outputs[0].dtype))]
+    y = op.outputs[0]
+    if y.dtype.kind == "c":  # TF's SigmoidGrad for complex: dy * conj(y * (1 - y))
+        return [multiply(grad, conj(multiply(y, subtract(_const(1, y), y))))]
+    return [gen_nn_ops.sigmoid_grad(y, cast(grad, y.dtype))]
 
 
 @RegisterGradient("SigmoidGrad")
@@ -621,7 +649,10 @@ def _sigmoid_grad_grad(op, grad):
 
 @RegisterGradient("Tanh")
 def _tanh_grad(op, grad):
-    return [gen_nn_ops.tanh_grad(op.outputs[0], cast(grad, op.outputs[0].dtype))]
+    y = op.outputs[0]
+    if y.dtype.kind == "c":  # TF's TanhGrad for complex: dy * conj(1 - y * y)
+        return [multiply(grad, conj(subtract(_const(1, y), multiply(y, y))))]
+    return [gen_nn_ops.tanh_grad(y, cast(grad, y.dtype))]
 
 
 @RegisterGradient("TanhGrad")
@@ -651,7 +682,7 @@ def _erfc_grad(op, grad):
 
 @RegisterGradient("Reciprocal")
 def _reciprocal_grad(op, grad):
-    y = op.outputs[0]
+    y = conj(op.outputs[0])
     return [multiply(negative(grad), multiply(y, y))]  # TensorFlow's ReciprocalGrad
 
 
@@ -748,6 +779,11 @@ def _cast_grad(op, grad):
     return [None]
 
 
+@RegisterGradient("Conj")
+def _conj_grad(op, grad):
+    return [conj(grad)]
+
+
 @RegisterGradient("Identity")
 def _identity_grad(op, grad):
     return [grad]
@@ -763,6 +799,7 @@ __all__ = [
     "argmin",
     "broadcast_to",
     "cast",
+    "conj",
     "divide",
     "equal",
     "erf",

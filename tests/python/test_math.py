@@ -47,13 +47,20 @@ ULPS = {"exp": 4, "exp_float64": 4, "log": 4, "log_zero": 4, "grad_exp": 4, "gra
         "grad_float64": 4, "sigmoid": 2, "sigmoid_float64": 2, "tanh": 2, "tanh_float64": 2,
         "erf": 2, "erf_float64": 2, "erfc": 2, "grad_erfc": 2, "pow": 2, "grad_pow": 2,
         "python_first_pow": 2,
+        # Complex multiplication, division, log and exp round differently in numpy and Eigen
+        # (neither is correctly rounded): a few ulps of each part.
+        "log_complex": 4, "sigmoid_complex": 4, "grad_log_complex": 4, "grad_pow_complex": 4,
+        "grad_reciprocal_complex": 4, "grad_sigmoid_complex": 8, "grad_sqrt_complex": 4,
+        "grad_tanh_complex": 8,
         "grad_sigmoid": 2, "grad_erf": 2, "gelu": 4, "gelu_float64": 4, "gelu_approximate": 32,
         "grad_gelu": 16, "grad_gelu_approximate": 32}  # fmt: skip
 
 
 # Second derivatives of the losses cancel (g - sum(g * softmax)): compared to an absolute
 # tolerance scaled by the largest value rather than in ulps.
-SCALED_ATOL = {"xent_grads": 1e-6, "sparse_xent_grads": 1e-6, "grad_tanh": 1e-6}
+SCALED_ATOL = {"xent_grads": 1e-6, "sparse_xent_grads": 1e-6, "grad_tanh": 1e-6,
+               "grad_pow_complex": 1e-6, "grad_sigmoid_complex": 2e-6,
+               "grad_sqrt_complex": 1e-6, "grad_tanh_complex": 1e-6}  # fmt: skip
 
 
 def assert_same(expected, actual, ulps, where, scaled_atol=0.0):
@@ -72,18 +79,28 @@ def assert_same(expected, actual, ulps, where, scaled_atol=0.0):
     actual = np.asarray(actual)
     assert str(actual.dtype) == expected["dtype"], where
     assert list(actual.shape) == expected["shape"], where
+    if actual.dtype.kind == "c":  # [real, imaginary] pairs, each part compared as a float
+        pairs = [[float(x) if isinstance(x, str) else x for x in v] for v in expected["values"]]
+        pairs = np.array(pairs, dtype=np.float64).reshape(-1, 2)
+        got = actual.reshape(-1)
+        for part, values in ((got.real, pairs[:, 0]), (got.imag, pairs[:, 1])):
+            assert_floats_close(values.astype(part.dtype), part, ulps, where, scaled_atol)
+        return
     values = np.array([float(v) if isinstance(v, str) else v for v in expected["values"]])
     if actual.dtype.kind != "f":
         np.testing.assert_array_equal(actual.reshape(-1), values.astype(actual.dtype), where)
         return
-    want = values.astype(actual.dtype)
-    got = actual.reshape(-1)
+    assert_floats_close(values.astype(actual.dtype), actual.reshape(-1), ulps, where, scaled_atol)
+
+
+def assert_floats_close(want, got, ulps, where, scaled_atol):
+    """got equals want within `ulps` (or scaled_atol times the largest value), NaN where NaN."""
     same_nan = np.isnan(want) == np.isnan(got)
     assert same_nan.all(), where
     finite = ~np.isnan(want)
     want, got = want[finite], got[finite]
     with np.errstate(invalid="ignore"):  # inf - inf where both are inf: equal anyway
-        allowed = ulps * np.spacing(np.abs(want).astype(actual.dtype))
+        allowed = ulps * np.spacing(np.abs(want).astype(got.dtype))
         if scaled_atol and want.size:
             allowed = np.maximum(allowed, scaled_atol * np.max(np.abs(want)))
         close = np.abs(got - want) <= allowed

@@ -31,6 +31,8 @@ BF16 = ml_dtypes.bfloat16
 L = np.array([[0.1, 0.2, 0.3, 0.4], [0.1, 0.4, 0.9, 1.6], [0.1, 0.8, 2.7, 6.4]], np.float32)
 Y = np.array([[0.0, 0.0, 1.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.0, 0.5, 0.0, 0.5]], np.float32)
 K = np.array([3, 0, 1], np.int64)
+Z = np.array([1 + 2j, -0.5 + 1j, 0.25 - 0.75j], np.complex64)
+W = np.array([0.5 - 1j, 2 + 0.5j, -1 + 0.25j], np.complex64)
 """
 
 CASES = {
@@ -229,6 +231,25 @@ CASES = {
         "grads(M.pow, C(np.array([-2.0, 0.0, 2.0], np.float16)), "
         "C(np.array([2.0, 2.0, 2.0], np.float16)))"
     ),
+    # complex kernels and conjugated gradients (cwise_ops_unary_test.py's complex cases)
+    "sqrt_complex": "M.sqrt(Z)",
+    "exp_complex": "M.exp(Z)",
+    "log_complex": "M.log(Z)",
+    "reciprocal_complex": "M.reciprocal(Z)",
+    "tanh_complex": "M.tanh(Z)",
+    "sigmoid_complex": "M.sigmoid(Z)",
+    "exp_complex128": "M.exp(Z.astype(np.complex128))",
+    "conj_complex": "M.conj(Z)",
+    "conj_real": "M.conj(A)",
+    "grad_square_complex": "grads(M.square, C(Z))",
+    "grad_multiply_complex": "grads(M.multiply, C(Z), C(W))",
+    "grad_sqrt_complex": "grads(M.sqrt, C(Z))",
+    "grad_exp_complex": "grads(M.exp, C(Z))",
+    "grad_log_complex": "grads(M.log, C(Z))",
+    "grad_reciprocal_complex": "grads(M.reciprocal, C(Z))",
+    "grad_tanh_complex": "grads(M.tanh, C(Z))",
+    "grad_sigmoid_complex": "grads(M.sigmoid, C(Z))",
+    "grad_pow_complex": "grads(M.pow, C(Z), C(W))",
     # errors
     "error_dtypes": "M.add(C(A), C(D))",
     "error_dtypes_python_first": "M.add(2.5, C(I))",
@@ -291,7 +312,10 @@ def encode(value):
     array = value.numpy() if hasattr(value, "numpy") else value
     array = np.asarray(array)
     values = array.reshape(-1).tolist()
-    if array.dtype.kind == "f":
+    if array.dtype.kind == "c":  # [real, imaginary] pairs
+        values = [[v.real, v.imag] for v in values]
+        values = [[x if np.isfinite(x) else repr(x) for x in v] for v in values]
+    elif array.dtype.kind == "f":
         values = [v if np.isfinite(v) else repr(v) for v in values]
     return {"dtype": str(array.dtype), "shape": list(array.shape), "values": values}
 
