@@ -393,7 +393,8 @@ def test_custom_op_built_against_the_installed_wheel(installed, tmp_path):
         x = np.array([7, 8, 9], np.int32)
         with swigflow.ops.GradientTape() as tape:
             y = module.zero_out(x)
-        print(tape.gradient(y, [x])[0].tolist())
+        print(swigflow.ops.get_gradient("ZeroOut") is _zero_out_grad)
+        print(tape.gradient(y, [x])[0])  # an int32 source has no gradient, as in TensorFlow
         """
     )
     result = subprocess.run(
@@ -405,4 +406,4 @@ def test_custom_op_built_against_the_installed_wheel(installed, tmp_path):
     assert lines[1] == "[[5, 0], [0, 0]]"
     assert lines[2].startswith("twice: ./zero_out.so is already loaded")
     assert lines[3] == "duplicate: ./duplicate.so: Op with name ZeroOut is already registered"
-    assert lines[4] == "[1, 0, 0]"
+    assert lines[4:6] == ["True", "None"]

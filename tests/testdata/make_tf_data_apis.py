@@ -129,6 +129,16 @@ CASES = {
     "rebatch_scalar_elements": "D.range(4).rebatch(2)",
     "rebatch_batch_dimensions_differ": "D.zip((D.range(8).batch(4, drop_remainder=True), "
     "D.range(8).batch(2, drop_remainder=True))).rebatch(2)",
+    # scan, group_by_window and from_generator's checks (scan_test.py, group_by_window_test.py,
+    # from_generator_test.py)
+    "scan_state_dtype_changes": "D.range(3).scan(np.int32(0), lambda s, x: (np.int64(1), x))",
+    "scan_not_a_pair": "D.range(3).scan(np.int32(0), lambda s, x: s)",
+    "group_by_window_size_zero": "D.range(3).group_by_window(lambda x: x % 2, "
+    "lambda k, w: w, window_size=0)",
+    "from_generator_list_of_types": "D.from_generator(lambda: iter([(1, 2)]), "
+    "output_types=[np.int32, np.int32])",
+    "from_generator_list_of_shapes": "D.from_generator(lambda: iter([(1, 2)]), "
+    "output_types=(np.int32, np.int32), output_shapes=[[], []])",
 }
 
 # Cases whose elements are compared as a multiset of their count only.

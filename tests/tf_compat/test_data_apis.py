@@ -25,7 +25,7 @@ import pytest
 from tf_test_util import as_py, verify_checkpoints
 
 from swigflow import errors, io
-from swigflow.data import INFINITE, UNKNOWN, Dataset, TFRecordDataset
+from swigflow.data import INFINITE, UNKNOWN, Dataset, Options, TFRecordDataset
 from swigflow.tensors import RaggedTensor, SparseTensor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -49,6 +49,8 @@ GENERATOR = _generator()
 # Where only the wording after a point differs: TF names a static spec, swigflow the value.
 ADAPTED = {
     "take_while_not_bool": "but its return type is",
+    "scan_not_a_pair": "but its return type is",
+    "from_generator_list_of_types": "[",
     "choose_int32": "but are",
 }
 
@@ -121,8 +123,8 @@ def test_filter_predicate_error_names_the_transformation():
         next(it)
     message = str(raised.value)
     assert "Error in user-defined function passed to FilterDataset transformation" in message
-    assert "(test_filter_predicate_error_names_the_transformation.<locals>.bad)" in message
-    assert "with iterator: TensorSlices.Filter: ZeroDivisionError" in message
+    assert "(in test_filter_predicate_error_names_the_transformation.<locals>.bad)" in message
+    assert "with iterator: Iterator::Root::TensorSlices::Filter: ZeroDivisionError" in message
     assert isinstance(raised.value.__cause__, ZeroDivisionError)
     assert [int(x) for x in it] == [3]
 
@@ -385,3 +387,20 @@ def test_sparse_and_ragged_values():
     assert Dataset.from_tensors(sparse).get_single_element() is sparse
     (got,) = Dataset.from_tensors((ragged,)).get_single_element()
     assert got is ragged
+
+
+def test_options_merge_lists_and_the_returned_options_are_read_only():
+    # options_test.py, as TF 2.21 gives them: framework_type lists gather, options() may not be
+    # changed (ValueError), and experimental_threading is threading's older name.
+    first, second = Options(), Options()
+    first.framework_type, second.framework_type = ["a"], ["b"]
+    ds = Dataset.range(3).with_options(first).with_options(second)
+    assert ds.options().framework_type == ["a", "b"]
+    with pytest.raises(ValueError, match=r"has no effect\. Use `tf\.data\.Dataset\.with_options"):
+        ds.options().deterministic = False
+    with pytest.raises(ValueError, match="has no effect"):
+        ds.options().threading.private_threadpool_size = 2
+    assert first.framework_type == ["a"]  # the caller's own options stay theirs
+    options = Options()
+    options.experimental_threading.max_intra_op_parallelism = 1
+    assert options.threading.max_intra_op_parallelism == 1

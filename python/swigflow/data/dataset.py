@@ -440,7 +440,7 @@ class Dataset:
         merged = Options()
         for dataset in self._input_datasets():
             merged = merged.merge(dataset.options())
-        return merged
+        return merged.frozen()
 
     def prefetch(self, buffer_size, name=None):
         """Prepares up to buffer_size elements ahead on a background thread (AUTOTUNE: 2;

@@ -156,13 +156,16 @@ def component_count(structure):
 
 def predicate_failure(transformation, fn, failed, where):
     """A predicate's failure as tf.data reports it: the error's own class for swigflow's
-    errors, InvalidArgumentError for a Python exception, naming the transformation, the
-    function and the pipeline (`where`), and chained to the original."""
+    errors, InvalidArgumentError for a Python exception, in tf.data's words ("... with
+    iterator: Iterator::Root::...": the pipeline, `where`, from its source to the step), then
+    the error and the function, chained to the original."""
     error = failed.error
     kind = type(error) if isinstance(error, errors.OpError) else errors.InvalidArgumentError
+    path = "::".join(where.split("."))
     wrapped = kind(
-        f"Error in user-defined function passed to {transformation} transformation "
-        f"({function_name(fn)}) with iterator: {where}: {type(error).__name__}: {error}"
+        f"Error in user-defined function passed to {transformation} transformation with "
+        f"iterator: Iterator::Root::{path}: {type(error).__name__}: {error} (in "
+        f"{function_name(fn)})"
     )
     wrapped.__cause__ = error
     return Failed(wrapped)

@@ -24,6 +24,7 @@ class _Group:
 
     def __init__(self):
         object.__setattr__(self, "_values", {})
+        object.__setattr__(self, "_frozen", False)
         for name, kind in self._FIELDS.items():
             if isinstance(kind, type) and issubclass(kind, _Group):
                 self._values[name] = kind()
@@ -34,6 +35,12 @@ class _Group:
         return self._values.get(name)
 
     def __setattr__(self, name, value):
+        if self._frozen:
+            raise ValueError(
+                "Mutating `tf.data.Options()` returned by `tf.data.Dataset.options()` has no "
+                "effect. Use `tf.data.Dataset.with_options(options)` to set or update dataset "
+                "options."
+            )
         kind = self._FIELDS.get(name)
         if kind is None:
             raise AttributeError(f"Cannot set the property {name} on {self._NAME}.")
@@ -54,9 +61,21 @@ class _Group:
             mine, theirs = getattr(self, name), getattr(other, name)
             if isinstance(mine, _Group):
                 setattr(merged, name, mine.merge(theirs))
+            elif isinstance(mine, (list, tuple)) and isinstance(theirs, (list, tuple)):
+                # Lists (framework_type) gather both, as tf.data's options merge them.
+                setattr(merged, name, [*mine, *(v for v in theirs if v not in mine)])
             else:
                 setattr(merged, name, mine if theirs is None else theirs)
         return merged
+
+    def frozen(self):
+        """This group, read-only from now on (Dataset.options() returns one: setting an
+        option on it would change nothing)."""
+        for value in self._values.values():
+            if isinstance(value, _Group):
+                value.frozen()
+        object.__setattr__(self, "_frozen", True)
+        return self
 
     def __eq__(self, other):
         return type(self) is type(other) and all(
@@ -116,16 +135,17 @@ class Options(_Group):
         "threading": ThreadingOptions,
     }
 
+    # TensorFlow's older names of options.
+    _ALIASES: ClassVar[dict] = {
+        "experimental_deterministic": "deterministic",
+        "experimental_threading": "threading",
+    }
+
     def __setattr__(self, name, value):
-        # experimental_deterministic is TensorFlow's older name of deterministic.
-        if name == "experimental_deterministic":
-            name = "deterministic"
-        super().__setattr__(name, value)
+        super().__setattr__(self._ALIASES.get(name, name), value)
 
     def __getattr__(self, name):
-        if name == "experimental_deterministic":
-            name = "deterministic"
-        return super().__getattr__(name)
+        return super().__getattr__(self._ALIASES.get(name, name))
 
 
 __all__ = [

@@ -212,7 +212,17 @@ def generator_signature(output_types, output_shapes, output_signature):
 
 
 def _legacy_signature(types, shapes):
-    """output_types and output_shapes (same structure; shapes None: unknown) as specs."""
+    """output_types and output_shapes (same structure; shapes None: unknown) as specs. As in
+    tf.data's structures, a list is one value (a shape), never a structure of them."""
+    if isinstance(types, list):
+        raise TypeError(
+            f"Cannot convert the argument `type_value`: {types!r} to a TensorFlow DType."
+        )
+    if isinstance(types, (dict, tuple)) and isinstance(shapes, list):
+        raise TypeError(
+            "If shallow structure is a sequence, input must also be a sequence. Input has type: "
+            "'list'."
+        )
     if isinstance(types, dict):
         shapes = dict.fromkeys(types) if shapes is None else shapes
         return {k: _legacy_signature(v, shapes[k]) for k, v in types.items()}

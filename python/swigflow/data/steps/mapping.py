@@ -4,6 +4,8 @@ import collections
 import concurrent.futures
 import functools
 
+import numpy as np
+
 from swigflow import errors
 from swigflow.data import stats as _stats
 from swigflow.data.checks import state_fields
@@ -11,9 +13,10 @@ from swigflow.data.elements import Failed, apply_fn, function_name, map_output
 from swigflow.data.protocol import iterate
 from swigflow.data.seeds import new_seed
 from swigflow.data.steps.base import Predicated, Replayed, Unary
-from swigflow.data.structure import map_specs
+from swigflow.data.structure import map_specs, spec_of
 from swigflow.io import feature_spec
-from swigflow.specs import TensorSpec, UnknownSpec
+from swigflow.specs import TensorSpec, UnknownSpec, dtype_name
+from swigflow.tensors import constant
 
 
 def parsed_spec(features, spec):
@@ -143,9 +146,14 @@ class Filter(Predicated):
 
 
 class Scan(Replayed):
+    """tf.data's scan: the state's dtypes are the initial state's (Python values converted as
+    tf.constant converts them); a function that changes them, or returns no (state, output)
+    pair, is TypeError with tf.data's words (at the first element: nothing is traced)."""
+
     def __init__(self, input_dataset, initial_state, fn):
         super().__init__(input_dataset)
         self._initial, self._fn = initial_state, fn
+        self._state_types = _state_types(initial_state)
 
     def _stage_name(self):
         return f"scan({function_name(self._fn)})"
@@ -162,10 +170,49 @@ class Scan(Replayed):
                 continue
             if not isinstance(result, tuple) or len(result) != 2:
                 raise TypeError(
-                    f"scan's function must return (new_state, output_element), got {result!r}"
+                    "Invalid `scan_func`. `scan_func` should return a pair consisting of new "
+                    f"state and the output value but its return type is {spec_of(result)!r}."
                 )
             state, output = result
+            types = _state_types(state)
+            if types != self._state_types:
+                raise TypeError(
+                    "Invalid `scan_func`. The element types for the new state must match the "
+                    f"initial state. Expected {_types_text(self._state_types)}, got "
+                    f"{_types_text(types)}."
+                )
             yield output
 
     def _cardinality(self):
         return self._input._cardinality()
+
+
+def _state_types(state):
+    """The dtypes of a scan state's components, Python values as tf.constant converts them."""
+    if isinstance(state, dict):
+        return {k: _state_types(v) for k, v in state.items()}
+    if isinstance(state, tuple):
+        return tuple(_state_types(v) for v in state)
+    if isinstance(state, (np.ndarray, np.generic)):
+        return state.dtype
+    return constant(state).dtype
+
+
+def _types_text(types):
+    """dtypes as tf.data's message names them (<dtype: 'int32'>; tf.int32 within a structure)."""
+    if isinstance(types, np.dtype):
+        return f"<dtype: '{dtype_name(types)}'>"
+
+    def named(t):
+        if isinstance(t, dict):
+            return {k: named(v) for k, v in t.items()}
+        if isinstance(t, tuple):
+            return tuple(named(v) for v in t)
+        return _DTypeName(f"tf.{dtype_name(t)}")
+
+    return repr(named(types))
+
+
+class _DTypeName(str):
+    def __repr__(self):
+        return str(self)

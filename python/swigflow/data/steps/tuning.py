@@ -97,7 +97,7 @@ class WithOptions(UnchangedStructure):
         self._options = options
 
     def options(self):
-        return self._options
+        return self._options.frozen()  # made by with_options' merge: nobody else holds it
 
     def _generate(self, state, epoch):
         return iterate(self._input, state, epoch)

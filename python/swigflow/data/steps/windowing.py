@@ -149,11 +149,7 @@ def _window_sizes(window_size, window_size_func):
             "specified."
         )
     if window_size is not None:
-        size = int(window_size)
-        if size < 1:
-            raise errors.InvalidArgumentError(
-                f"Window size must be greater than zero, but got {size}."
-            )
+        size = int(window_size)  # checked per key, at the first element, as tf.data checks it
         return lambda key: size
     return window_size_func
 
