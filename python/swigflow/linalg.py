@@ -52,10 +52,10 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
     if ops.is_recording():
         if a.ndim == 2 and b.ndim == 2:
             attrs = {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)}
-            ops.record_operation("MatMul", [a, b], [product], attrs)
+            ops.record_operation("MatMul", [product], [a, b], attrs=attrs)
         else:
             attrs = {"adj_x": bool(transpose_a), "adj_y": bool(transpose_b)}
-            ops.record_operation("BatchMatMulV2", [a, b], [product], attrs)
+            ops.record_operation("BatchMatMulV2", [product], [a, b], attrs=attrs)
     return product
 
 

@@ -117,7 +117,7 @@ def _op(op_type, inputs, value, attrs=None):
     """value (a fresh array) as the output of op_type on inputs, recorded when a tape records."""
     output = np.asarray(value)
     if is_recording():
-        record_operation(op_type, inputs, [output], attrs)
+        record_operation(op_type, [output], inputs, attrs=attrs)
     return output
 
 

@@ -387,7 +387,7 @@ def test_gradient_functions_are_told_which_inputs_no_source_needs():
 
     def probe(a, b):
         out = np.asarray(a + b)
-        ops.record_operation("SwigflowTestSkipProbe", [a, b], [out])
+        ops.record_operation("SwigflowTestSkipProbe", [out], [a, b])
         return out
 
     a, b = rand(3), rand(3)

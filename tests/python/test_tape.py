@@ -24,6 +24,7 @@ with open(os.path.join(TESTDATA, "tf_tape", "golden.json")) as f:
     GOLDEN = json.load(f)
 
 NAMES = types.SimpleNamespace(
+    record_operation=sf.ops.record_operation,
     GradientTape=sf.GradientTape,
     constant=np.asarray,
     multiply=sf.math.multiply,

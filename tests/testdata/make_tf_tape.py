@@ -165,6 +165,31 @@ def stop_gradient_only(tf):
     return t.gradient(y, x)
 
 
+def _recorded(tf, backward):
+    x = tf.constant(np.array(3.0, np.float32))
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.constant(np.array(1.0, np.float32))
+        tf.record_operation("Recorded", [y], [x], backward)
+    return t.gradient(y, x)
+
+
+def record_operation_backward(tf):
+    return _recorded(tf, lambda dy: [tf.multiply(dy, 2.0)])
+
+
+def record_operation_too_few(tf):
+    return _recorded(tf, lambda dy: [])
+
+
+def record_operation_too_many(tf):
+    return _recorded(tf, lambda dy: [dy, dy])
+
+
+def record_operation_not_a_list(tf):
+    return _recorded(tf, lambda dy: tf.multiply(dy, 2.0))
+
+
 def identity_value(tf):
     return tf.identity([1, 2])
 
@@ -190,6 +215,10 @@ CASES = [
     identity_gradient,
     stop_gradient_gradient,
     stop_gradient_only,
+    record_operation_backward,
+    record_operation_too_few,
+    record_operation_too_many,
+    record_operation_not_a_list,
     identity_value,
     stop_gradient_value,
 ]
@@ -214,8 +243,10 @@ def run_case(case, tf):
 
 def main():
     import tensorflow
+    from tensorflow.python.eager import record  # TF's record_operation (not under tf.*)
 
     names = types.SimpleNamespace(
+        record_operation=record.record_operation,
         GradientTape=tensorflow.GradientTape,
         constant=tensorflow.constant,
         multiply=tensorflow.multiply,

@@ -9,6 +9,7 @@ import threading
 
 import numpy as np
 
+from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
 
 _GRADIENTS = {}
@@ -147,7 +148,8 @@ class Operation:
         self._attrs = dict(attrs)
         # The objects the caller passed: gradients are credited to these, by identity.
         self.sources = list(inputs) if sources is None else list(sources)
-        self._grad_fn = None  # set by custom_gradient
+        self._grad_fn = None  # set by custom_gradient and record_operation
+        self._listed_grads = False  # _grad_fn returns a list (record_operation's), checked
         # While a gradient function runs: the inputs whose gradient no source needs.
         self.skip_input_indices = ()
 
@@ -227,17 +229,27 @@ def get_gradient(op_type):
         raise LookupError(f"No gradient defined for operation of type {op_type!r}") from None
 
 
-def record_operation(op_type, inputs, outputs, attrs=None, grad_fn=None):
+def record_operation(
+    op_type, output_tensors, input_tensors, backward_function=None, forward_function=None,
+    attrs=None,
+):  # fmt: skip
     """Records an op computed outside the registry (in numpy, say) on every tape recording in
-    this thread, as TensorFlow's ``tape.record_operation``: tapes differentiate it with the
-    gradient registered for `op_type` (see :class:`RegisterGradient`), or with `grad_fn`
-    (called with one gradient per output) when given. `inputs` are the objects the caller
-    passed: gradients are credited to them by identity, and `outputs` are the objects
-    returned. Attributes the gradient reads go in `attrs`."""
+    this thread, as TensorFlow's ``record_operation``: tapes differentiate it with
+    `backward_function` (called with one gradient per output, it returns a list of one gradient
+    per input, None where there is none), or else with the gradient registered for `op_type`
+    (see :class:`RegisterGradient`), which reads the op's `attrs`. `input_tensors` are the
+    objects the caller passed: gradients are credited to them by identity; `output_tensors` are
+    the objects returned. `forward_function` (TensorFlow's forward-mode hook) is not used.
+
+    A backward_function whose list has another length than the inputs is InternalError when
+    the tape calls it, as in TensorFlow."""
+    del forward_function
     if getattr(_LOCAL, "recordings", None):
-        op = Operation(op_type, [np.asarray(x) for x in inputs], list(outputs), attrs or {},
-                       list(inputs))  # fmt: skip
-        op._grad_fn = grad_fn
+        inputs = list(input_tensors)
+        op = Operation(op_type, [np.asarray(x) for x in inputs], list(output_tensors),
+                       attrs or {}, inputs)  # fmt: skip
+        op._grad_fn = backward_function
+        op._listed_grads = True
         _record(op)
 
 
@@ -294,7 +306,16 @@ def input_gradients(op, output_gradients, skip=()):
     ``op.skip_input_indices`` (TensorFlow's name) while it runs."""
     if op._grad_fn is not None:
         grads = op._grad_fn(*output_gradients)
-        if len(op.inputs) == 1 and not isinstance(grads, (list, tuple)):
+        if op._listed_grads:
+            if not isinstance(grads, (list, tuple)):
+                raise TypeError("expected a sequence of gradients")
+            if len(grads) != len(op.inputs):
+                # TensorFlow's words, "too few" for too many as well.
+                raise errors.InternalError(
+                    f"Recorded operation '{op.type}' returned too few gradients. Expected "
+                    f"{len(op.inputs)} but received {len(grads)}"
+                )
+        elif len(op.inputs) == 1 and not isinstance(grads, (list, tuple)):
             grads = [grads]
     else:
         op.skip_input_indices = tuple(skip)
