@@ -11,7 +11,6 @@ throwaway venv with tensorflow-cpu:
     python tests/testdata/make_tf_constant.py
 """
 
-import json
 import os
 
 import numpy as np
@@ -107,10 +106,9 @@ def main():
         for name, source in CASES.items()
     }
     golden["_tensorflow"] = tf.__version__
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w") as f:
-        json.dump(golden, f, indent=1, sort_keys=True)
-        f.write("\n")
+    import golden_json  # beside this script
+
+    golden_json.write(OUT, golden)
 
 
 if __name__ == "__main__":

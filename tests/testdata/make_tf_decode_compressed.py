@@ -10,7 +10,6 @@ throwaway venv with tensorflow-cpu and zstandard:
 import gzip
 import hashlib
 import io
-import json
 import os
 import zlib
 
@@ -76,10 +75,9 @@ def main():
         except Exception as e:
             golden[name] = {"error": type(e).__name__, "message": str(e).split("\n")[0]}
     golden["_tensorflow"] = tf.__version__
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w") as f:
-        json.dump(golden, f, indent=1, sort_keys=True)
-        f.write("\n")
+    import golden_json  # beside this script
+
+    golden_json.write(OUT, golden)
 
 
 if __name__ == "__main__":

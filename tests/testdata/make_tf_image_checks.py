@@ -11,7 +11,6 @@ with swigflow.image. Run once in a throwaway venv with tensorflow-cpu:
     python tests/testdata/make_tf_image_checks.py
 """
 
-import json
 import os
 
 import numpy as np
@@ -58,10 +57,9 @@ def main():
 
     golden = {name: run_case(case, tf.image) for name, case in CASES.items()}
     golden["_tensorflow"] = tf.__version__
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w") as f:
-        json.dump(golden, f, indent=1, sort_keys=True)
-        f.write("\n")
+    import golden_json  # beside this script
+
+    golden_json.write(OUT, golden)
 
 
 if __name__ == "__main__":

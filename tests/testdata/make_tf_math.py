@@ -13,7 +13,6 @@ venv with tensorflow-cpu (the tests need neither TF nor this script):
     python tests/testdata/make_tf_math.py
 """
 
-import json
 import os
 
 import numpy as np
@@ -348,10 +347,9 @@ def main():
     exec(INPUTS, env)
     golden = {name: run_case(source, env) for name, source in CASES.items()}
     golden["_tensorflow"] = tf.__version__
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w") as f:
-        json.dump(golden, f, indent=1, sort_keys=True)
-        f.write("\n")
+    import golden_json  # beside this script
+
+    golden_json.write(OUT, golden)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ throwaway venv with tensorflow-cpu:
     python tests/testdata/make_tf_tape.py
 """
 
-import json
 import os
 import types
 
@@ -25,10 +24,7 @@ def x_of(tf):
 
 
 def batch_jacobian(tf):
-    x = x_of(tf)
-    with tf.GradientTape() as t:
-        t.watch(x)
-        y = tf.multiply(x, x)
+    t, y, x = _squared(tf)
     return t.batch_jacobian(y, x)
 
 
@@ -87,45 +83,45 @@ def output_gradients_list(tf):
     return t.gradient(y, x, output_gradients=tf.constant(np.array([1.5, 2.0], np.float64)))
 
 
-def output_gradients_python_float(tf):
-    x = tf.constant(np.array([1.0, 2.0], np.float64))
+def _times_three_seeded_with_two(tf, dtype):
+    x = tf.constant(np.array([1.0, 2.0], dtype))
     with tf.GradientTape() as t:
         t.watch(x)
-        y = tf.multiply(x, tf.constant(np.array([3.0, 3.0], np.float64)))
+        y = tf.multiply(x, tf.constant(np.array([3.0, 3.0], dtype)))
     return t.gradient(y, x, output_gradients=2.0)
+
+
+def output_gradients_python_float(tf):
+    return _times_three_seeded_with_two(tf, np.float64)
 
 
 def output_gradients_python_float_float32(tf):
-    x = tf.constant(np.array([1.0, 2.0], np.float32))
-    with tf.GradientTape() as t:
-        t.watch(x)
-        y = tf.multiply(x, tf.constant(np.array([3.0, 3.0], np.float32)))
-    return t.gradient(y, x, output_gradients=2.0)
+    return _times_three_seeded_with_two(tf, np.float32)
 
 
-def jacobian_after_gradient(tf):
+def _squared(tf):
+    """A non-persistent tape that recorded y = x * x, and y and x."""
     x = x_of(tf)
     with tf.GradientTape() as t:
         t.watch(x)
         y = tf.multiply(x, x)
+    return t, y, x
+
+
+def jacobian_after_gradient(tf):
+    t, y, x = _squared(tf)
     t.gradient(y, x)
     return t.jacobian(y, x)
 
 
 def gradient_twice(tf):
-    x = x_of(tf)
-    with tf.GradientTape() as t:
-        t.watch(x)
-        y = tf.multiply(x, x)
+    t, y, x = _squared(tf)
     t.gradient(y, x)
     return t.gradient(y, x)
 
 
 def unconnected_unknown(tf):
-    x = x_of(tf)
-    with tf.GradientTape() as t:
-        t.watch(x)
-        y = tf.multiply(x, x)
+    t, y, x = _squared(tf)
     return t.gradient(y, x, unconnected_gradients="bogus")
 
 
@@ -258,10 +254,9 @@ def main():
     )
     golden = {case.__name__: run_case(case, names) for case in CASES}
     golden["_tensorflow"] = tensorflow.__version__
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w") as f:
-        json.dump(golden, f, indent=1, sort_keys=True)
-        f.write("\n")
+    import golden_json  # beside this script
+
+    golden_json.write(OUT, golden)
 
 
 if __name__ == "__main__":

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <mutex>
 #include <vector>
 
 #include "swigflow/kernels/gemm/loops.h"
 #include "swigflow/kernels/gemm/micro_kernel.h"
 #include "swigflow/kernels/gemm/partition.h"
+#include "swigflow/kernels/gemm/scratch.h"
 
 namespace swigflow {
 namespace kernels {
@@ -114,21 +114,8 @@ void PackB(const KernelInfo& kernel, const Operand& b, int64_t p0, int64_t j0, i
   }
 }
 
-// Scratch buffer `which` of the calling thread, at least n floats, contents undefined. Grown,
-// never shrunk, so steady calls neither allocate nor touch fresh pages.
-float* ThreadBuffer(int which, size_t n) {
-  struct Buffer {
-    std::unique_ptr<float[]> data;
-    size_t size = 0;
-  };
-  thread_local Buffer buffers[4];
-  Buffer& b = buffers[which];
-  if (b.size < n) {
-    b.data.reset(new float[n]);  // default-initialized: not zeroed
-    b.size = n;
-  }
-  return b.data.get();
-}
+// Scratch buffer `which` (< 4) of the calling thread, at least n floats (scratch.h).
+float* ThreadBuffer(int which, size_t n) { return gemm::ThreadScratch<float, 4>(which, n); }
 
 // Below this many multiply-adds a product stays on one thread: waking a worker and sharing
 // the packed panels costs more than it saves.

@@ -5,7 +5,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <memory>
+
+#include "swigflow/kernels/gemm/scratch.h"
 
 namespace swigflow {
 namespace kernels {
@@ -19,19 +20,7 @@ int64_t BlockK(const Int8Blocking& blocking, int64_t align) {
   return std::max(align, blocking.kc / align * align);
 }
 
-uint8_t* ScratchBytes(int which, size_t n) {
-  struct Buffer {
-    std::unique_ptr<uint8_t[]> data;
-    size_t size = 0;
-  };
-  thread_local Buffer buffers[3];
-  Buffer& b = buffers[which];
-  if (b.size < n) {
-    b.data.reset(new uint8_t[n + 64]);
-    b.size = n;
-  }
-  return b.data.get();
-}
+uint8_t* ScratchBytes(int which, size_t n) { return gemm::ThreadScratch<uint8_t, 3>(which, n, 64); }
 
 void PackRowBytes(const Int8KernelInfo& kernel, const uint8_t* a, int64_t lda, int64_t mc,
                   int64_t kc, uint8_t* dst) {
