@@ -186,6 +186,29 @@ def test_validation_directory_labels_file_and_resize(folders, tmp_path, capsys):
     assert manifest["classes"][3] == {"label": 4, "text": "unused", "train": 0, "validation": 0}
 
 
+def test_label_base_zero_counts_classes_from_zero(folders, tmp_path, capsys):
+    root, _ = folders
+    out = tmp_path / "out"
+    status, _, stderr = run(
+        capsys,
+        "build-image-dataset",
+        "--train-directory", root,
+        "--output-directory", out,
+        "--label-base", "0",
+        "--no-progress",
+    )  # fmt: skip
+    assert status == 0, stderr
+    _, train = read_split(out, "train")
+    for text, label in zip(train["image/class/text"], train["image/class/label"]):
+        assert label == CLASSES.index(text.decode())
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert [c["label"] for c in manifest["classes"]] == list(range(len(CLASSES)))
+    with pytest.raises(SystemExit) as exit_info:  # argparse's own refusal
+        run(capsys, "build-image-dataset", "--train-directory", root,
+            "--output-directory", tmp_path / "other", "--label-base", "2")  # fmt: skip
+    assert exit_info.value.code == 2 and "invalid choice: 2" in capsys.readouterr().err
+
+
 def test_resume_keeps_complete_shards_and_refuses_other_inputs(folders, tmp_path, capsys):
     root, _ = folders
     out = tmp_path / "out"

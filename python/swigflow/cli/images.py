@@ -41,8 +41,9 @@ def register(commands):
         "records with build_imagenet_data.py's keys. JPEG files are stored as they are (their "
         "size read from the header); other formats, and every image with --resize, are "
         "decoded, resized and re-encoded as JPEG (quality 95) with swigflow's codecs (JPEG and "
-        "PNG; Pillow reads the other formats, GIF, BMP, WebP, TIFF, when installed). Labels are "
-        "1-based, in sorted class order or the order of --labels-file. Writes manifest.json and "
+        "PNG; Pillow reads the other formats, GIF, BMP, WebP, TIFF, when installed). Labels count "
+        "from --label-base (1, build_imagenet_data's, by default) in sorted class order or the "
+        "order of --labels-file. Writes manifest.json and "
         "an index file per shard. Folders may be URLs (s3://, gs://, ...: swigflow[remote]).",
     )
     p.add_argument("--train-directory", required=True, metavar="DIR")
@@ -61,7 +62,16 @@ def register(commands):
     p.add_argument(
         "--labels-file",
         metavar="F",
-        help="class folder names, one per line, in label order (label = line number)",
+        help="class folder names, one per line, in label order (the first line's label is "
+        "--label-base)",
+    )
+    p.add_argument(
+        "--label-base",
+        type=int,
+        choices=(0, 1),
+        default=1,
+        help="the first class's label: 1 as build_imagenet_data writes it (label 0 is its "
+        "background class), or 0 for PyTorch-style labels (default 1)",
     )
     p.add_argument("--seed", type=int, default=0, metavar="S", help="shuffle seed (default 0)")
     p.add_argument(
@@ -450,7 +460,7 @@ def _build(args):
         validation = []
     if not train:
         raise CommandError(f"{args.train_directory}: no images in class subfolders")
-    labels = {name: i + 1 for i, name in enumerate(classes)}
+    labels = {name: i + args.label_base for i, name in enumerate(classes)}
     # Shuffled once, so that every shard mixes the classes (build_imagenet_data does the same).
     rng.shuffle(train)
     rng.shuffle(validation)
