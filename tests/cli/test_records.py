@@ -238,6 +238,14 @@ def test_inspect_infers_schema_and_specs(tmp_path, capsys):
     assert (features["tags"]["min_values"], features["tags"]["max_values"]) == (1, 3)
     assert features["maybe"]["present"] == 2
     assert features["maybe"]["spec"] == 'VarLenFeature("int64")'
+    # The spec as parse() and `profile --spec` take it, the same as swigflow.io.infer_spec's.
+    assert schema["spec"]["emb"] == {"dtype": "float32", "shape": [2]}
+    assert swigflow.io.spec_from_json(schema["spec"]) == swigflow.io.infer_spec(str(path))
+    parsed = next(iter(swigflow.data.TFRecordDataset(str(path)).batch(4).parse(schema["spec"])))
+    assert parsed["label"].tolist() == [0, 1, 2, 3]
+    assert (
+        run(capsys, "profile", path, "--spec", json.dumps(schema["spec"]), "--seconds", 1)[0] == 0
+    )
 
     status, out, _ = run(capsys, "inspect", path, golden("examples.tfrecord"), "--max-records", 6)
     assert status == 0

@@ -4,7 +4,7 @@ stage and applies the starvation checklist (swigflow.data.profiler)."""
 import importlib
 import json
 
-from swigflow import data, io
+from swigflow import data, errors
 from swigflow.cli import (
     CommandError,
     add_compression_option,
@@ -15,9 +15,7 @@ from swigflow.cli import (
 )
 from swigflow.cli import progress as _progress
 from swigflow.data import profiler
-from swigflow.io import feature_spec, schema
-
-_SPEC_SAMPLE = 1000  # records read to infer --spec auto
+from swigflow.io import schema
 
 
 def register(commands):
@@ -74,35 +72,18 @@ def register(commands):
 
 
 def parse_spec(text, files, compression):
-    """--spec's features: inferred from the first records, or read from JSON."""
-    if text == "auto":
-        scan = schema.SchemaScan()
-        reader = io.TFRecordReader(files[0], compression)
-        with reader:
-            for payload in reader.read_batch(_SPEC_SAMPLE):
-                scan.add(payload)
-        features = scan.features()
-        if not features:
-            raise CommandError(f"{files[0]}: no tf.train.Example features to parse (--spec)")
-        return features
+    """--spec's features: inferred from the first records, or read from JSON (the "spec" that
+    ``inspect --json`` prints)."""
     try:
-        raw = json.loads(text)
-    except ValueError as e:
-        raise CommandError(f"--spec: not JSON: {e}") from None
-    if not isinstance(raw, dict) or not raw:
-        raise CommandError('--spec: expected {"key": {"dtype": ..., "shape": [...]}, ...}')
-    features = {}
-    for key, f in raw.items():
-        if not isinstance(f, dict) or "dtype" not in f:
-            raise CommandError(f"--spec: {key!r} needs a dtype")
+        if text == "auto":
+            return schema.infer_spec(files[:1], compression)
         try:
-            if f.get("shape") is None:
-                features[key] = feature_spec.VarLenFeature(f["dtype"])
-            else:
-                features[key] = feature_spec.FixedLenFeature(list(f["shape"]), f["dtype"])
-        except (TypeError, ValueError) as e:
-            raise CommandError(f"--spec: {key!r}: {e}") from None
-    return features
+            raw = json.loads(text)
+        except ValueError as e:
+            raise CommandError(f"--spec: not JSON: {e}") from None
+        return schema.spec_from_json(raw)
+    except errors.InvalidArgumentError as e:
+        raise CommandError(f"--spec: {e.message}") from None
 
 
 def _function(text):

@@ -231,6 +231,8 @@ def _inspect(args):
                     "records": records,
                     "not_examples": not_examples,
                     "features": found,
+                    # what `profile --spec` and Dataset.parse take (swigflow.io.spec_from_json)
+                    "spec": schema.spec_to_json(scan.features()),
                 },
                 indent=2,
             )

@@ -453,9 +453,24 @@ class Dataset:
 
     def parse(self, features):
         """Parses batches of serialized tf.train.Examples with swigflow.io.parse_example (single
-        examples with parse_single_example). Fused into the native pipeline when it can be."""
-        from swigflow.data.steps.mapping import ParseFn
+        examples with parse_single_example). Fused into the native pipeline when it can be.
 
+        features: a parse spec; its JSON form (``swigflow inspect --json``'s "spec"); or "auto",
+        inferred from the first records of the TFRecordDataset below (swigflow.io.infer_spec).
+        """
+        from swigflow.data.steps.mapping import ParseFn
+        from swigflow.io import schema
+
+        if isinstance(features, str) and features == "auto":
+            from swigflow.data.records import inferred_spec
+
+            features = inferred_spec(self)
+        elif (
+            isinstance(features, dict)
+            and features
+            and all(isinstance(f, dict) for f in features.values())
+        ):
+            features = schema.spec_from_json(features)
         return self.map(ParseFn(features))
 
     def decode_images(

@@ -14,6 +14,7 @@ import os
 
 import numpy as np
 
+from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.data import images as _images
 from swigflow.data import stats as _stats
@@ -34,7 +35,7 @@ from swigflow.data.protocol import check_shardable, epoch_elements
 from swigflow.data.seeds import SEED_RANGE, IteratorSeeds, combined, new_seed, seed_bits
 from swigflow.data.sources import file_sizes
 from swigflow.data.steps.mapping import ParseFn, parsed_spec
-from swigflow.io import feature_spec, gfile, shard_cache
+from swigflow.io import feature_spec, gfile, schema, shard_cache
 from swigflow.io import index as _index
 from swigflow.io.tf_record import RecordBuffer, compression_name, native_options
 from swigflow.specs import TensorSpec, UnknownSpec
@@ -150,6 +151,33 @@ def _as_files(filenames):
                 f"`tf.{_tf_type_name(f)}` elements."
             )
     return [gfile.as_path(f) for f in filenames]
+
+
+def inferred_spec(dataset):
+    """Dataset.parse("auto")'s spec: swigflow.io.infer_spec over the first records of the
+    TFRecordDataset that `dataset` reads through its chain of steps.
+
+    Raises:
+      InvalidArgumentError: no TFRecordDataset of known files lies below (pass a spec).
+    """
+    below = dataset
+    while not isinstance(below, _NativeRecords):
+        inputs = below._input_datasets()
+        if len(inputs) != 1:
+            what = "reads no TFRecord files" if not inputs else "has several inputs"
+            raise errors.InvalidArgumentError(
+                f'parse("auto") infers the spec from the TFRecordDataset it reads, and {below!r} '
+                f"{what}: pass a spec"
+            )
+        below = inputs[0]
+    if not isinstance(below._files, list) or not below._files:
+        raise errors.InvalidArgumentError(
+            'parse("auto") needs the files of the TFRecordDataset below it listed when it is '
+            "made (not a dataset of file names): pass a spec"
+        )
+    files = _index.without_index_files(below._files)
+    on_error = "raise" if below._on_error == "raise" else "skip_record"
+    return schema.infer_spec(files, below._compression, on_error=on_error)
 
 
 class _StoreAnswers:

@@ -29,6 +29,7 @@ from swigflow.io.parsing import (
 )
 from swigflow.io.raw import decode_raw
 from swigflow.io.scan import RecordDamage, TFRecordScanner
+from swigflow.io.schema import infer_spec, spec_from_json, spec_to_json
 from swigflow.io.sequence_parsing import parse_sequence_example, parse_single_sequence_example
 from swigflow.io.shard_cache import ShardCache
 from swigflow.io.tensor_proto import parse_tensor, serialize_tensor
@@ -77,6 +78,7 @@ __all__ = [
     "encode_png",
     "extract_jpeg_shape",
     "gfile",
+    "infer_spec",
     "is_jpeg",
     "masked_crc32c",
     "parse_example",
@@ -85,6 +87,8 @@ __all__ = [
     "parse_single_sequence_example",
     "parse_tensor",
     "serialize_tensor",
+    "spec_from_json",
+    "spec_to_json",
     "tf_record_iterator",
     "tf_record_random_reader",
 ]

@@ -1,10 +1,23 @@
 """Which features a set of Examples holds, and the parse spec that reads them all: what
-``swigflow inspect`` prints and ``swigflow.ray.read_tfrecords(spec=None)`` uses."""
+``swigflow inspect`` prints, ``Dataset.parse("auto")``, ``swigflow profile --spec auto`` and
+``swigflow.ray.read_tfrecords(spec=None)`` use (:func:`infer_spec`); and specs as JSON
+(:func:`spec_to_json`, :func:`spec_from_json`), the form ``inspect --json`` prints and
+``profile --spec`` and ``parse`` take."""
+
+import logging
 
 from google.protobuf import message
 
-from swigflow import train
+from swigflow import errors, train
 from swigflow.io.feature_spec import FixedLenFeature, VarLenFeature
+from swigflow.io.scan import TFRecordScanner
+from swigflow.io.sniff import sniff_compression
+from swigflow.io.tf_record import TFRecordReader, compression_name
+
+log = logging.getLogger("swigflow")
+
+# Records infer_spec reads by default: enough to see every key of a homogeneous dataset.
+INFER_RECORDS = 1000
 
 # parse_example's dtype for each kind of Feature (its oneof member without "_list").
 DTYPES = {"bytes": "string", "float": "float32", "int64": "int64"}
@@ -108,3 +121,98 @@ def infer_features(records):
     for payload in records:
         scan.add(payload)
     return scan.features()
+
+
+def infer_spec(files, compression_type=None, max_records=INFER_RECORDS, on_error="raise"):
+    """The parse spec ``{key: FixedLenFeature | VarLenFeature}`` that reads every one of the
+    first `max_records` records of `files`, as ``swigflow inspect`` reports it: a key with the
+    same number of values in every record is FixedLenFeature, else VarLenFeature.
+
+    Args:
+      files: a path or URL, or a list of them, read in order until `max_records`.
+      compression_type: "", "ZLIB" or "GZIP" for every file, a list of one per file, or None:
+        each file's told from its first bytes.
+      max_records: how many records to read (from the first files).
+      on_error: "raise"; or "skip_record"/"skip_file": damaged records are skipped, as a read
+        under that policy skips them.
+
+    Returns:
+      The spec, sorted by key. Keys whose kinds differ between records, or that never hold a
+      value, are left out (with a warning).
+
+    Raises:
+      InvalidArgumentError: no record holds a tf.train.Example with features.
+    """
+    files = [files] if isinstance(files, (str, bytes)) or hasattr(files, "__fspath__") else files
+    files = list(files)
+    if isinstance(compression_type, (list, tuple)):
+        compressions = [compression_name(c) for c in compression_type]
+    elif compression_type is None:
+        compressions = [sniff_compression(f) for f in files]
+    else:
+        compressions = [compression_name(compression_type)] * len(files)
+    scan = SchemaScan()
+    for path, compression in zip(files, compressions):
+        if scan.records >= max_records:
+            break
+        if on_error == "raise":
+            with TFRecordReader(path, compression) as reader:
+                while scan.records < max_records:
+                    batch = reader.read_batch(min(1024, max_records - scan.records))
+                    if not batch:
+                        break
+                    for payload in batch:
+                        scan.add(payload)
+        else:
+            for _, payload in TFRecordScanner(path, compression):
+                if scan.records >= max_records:
+                    break
+                scan.add(payload)
+    features = scan.features()
+    if not features:
+        first = files[0] if files else "(no files)"
+        raise errors.InvalidArgumentError(
+            f"no features to infer from the first {scan.records} records of {first} "
+            "(not tf.train.Example?): pass a spec"
+        )
+    skipped = sorted(set(scan.stats) - set(features))
+    if skipped:
+        log.warning("no spec inferred for %s (mixed kinds or no values): pass a spec", skipped)
+    return features
+
+
+def spec_to_json(features):
+    """A parse spec of FixedLenFeature and VarLenFeature as JSON-ready values:
+    ``{"key": {"dtype": "int64", "shape": [3]}}``, shape null for VarLenFeature."""
+    return {
+        key: {
+            "dtype": f.dtype,
+            "shape": list(f.shape) if isinstance(f, FixedLenFeature) else None,
+        }
+        for key, f in features.items()
+    }
+
+
+def spec_from_json(value):
+    """The parse spec that :func:`spec_to_json` wrote (a dict, as json.loads gives it).
+
+    Raises:
+      InvalidArgumentError: not a non-empty dict of {"dtype": ..., "shape": [...] or null}.
+    """
+    if not isinstance(value, dict) or not value:
+        raise errors.InvalidArgumentError(
+            'a JSON spec is {"key": {"dtype": ..., "shape": [...] or null}, ...}, got '
+            f"{value!r:.200}"
+        )
+    features = {}
+    for key, f in value.items():
+        if not isinstance(f, dict) or "dtype" not in f:
+            raise errors.InvalidArgumentError(f"JSON spec: {key!r} needs a dtype")
+        try:
+            if f.get("shape") is None:
+                features[key] = VarLenFeature(f["dtype"])
+            else:
+                features[key] = FixedLenFeature(list(f["shape"]), f["dtype"])
+        except (TypeError, ValueError) as e:
+            raise errors.InvalidArgumentError(f"JSON spec: {key!r}: {e}") from None
+    return features

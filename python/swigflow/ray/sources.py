@@ -89,39 +89,6 @@ def sniffed_compressions(files, cache=None):
     return found
 
 
-def infer_spec(files, compressions, records, on_error="raise"):
-    """The spec ``swigflow inspect`` reports for the first ``records`` records of ``files``
-    (each of its compression in ``compressions``); under the skip policies, of their first
-    intact records (damage is skipped, as the read will skip it)."""
-    scan = schema.SchemaScan()
-    for path, compression in zip(files, compressions):
-        if on_error == "raise":
-            with TFRecordReader(path, compression) as reader:
-                while scan.records < records:
-                    batch = reader.read_batch(min(1024, records - scan.records))
-                    if not batch:
-                        break
-                    for payload in batch:
-                        scan.add(payload)
-        else:
-            for _, payload in TFRecordScanner(path, compression):
-                if scan.records >= records:
-                    break
-                scan.add(payload)
-        if scan.records >= records:
-            break
-    features = scan.features()
-    if not features:
-        raise errors.InvalidArgumentError(
-            f"no features to infer from the first {scan.records} records of {files[0]} "
-            "(not tf.train.Example?): pass spec="
-        )
-    skipped = sorted(set(scan.stats) - set(features))
-    if skipped:
-        log.warning("no spec inferred for %s (mixed kinds or no values): pass spec=", skipped)
-    return features
-
-
 # --- reading -------------------------------------------------------------------------------------
 
 
@@ -242,7 +209,7 @@ class TFRecordDatasource(Datasource):
         self._sizes = [gfile.stat(f).length for f in self._files]
         records = SCHEMA_RECORDS if schema_records is None else int(schema_records)
         if spec is None:
-            spec = infer_spec(self._files, self._compressions, records, on_error)
+            spec = schema.infer_spec(self._files, self._compressions, records, on_error)
         self._features = dict(spec)
         check_features(self._features)
 
