@@ -3,6 +3,7 @@
 import json
 import os
 import pathlib
+import shlex
 
 import numpy as np
 import pytest
@@ -10,7 +11,7 @@ from cli_util import run, run_process
 
 import swigflow
 from swigflow import settings, train
-from swigflow.cli import reshard, show
+from swigflow.cli import EXAMPLES, build_parser, reshard, show
 from swigflow.image import codecs
 
 
@@ -349,3 +350,22 @@ def test_long_commands_show_a_bar_on_a_terminal_only(tmp_path, command, monkeypa
         assert quiet.returncode == 0 and "100%" not in quiet.stderr
     monkeypatch.delenv("SWIGFLOW_FORCE_PROGRESS")
     assert "100%" not in run_process(command, path, *extra()).stderr  # not a terminal
+
+
+# --- help ---------------------------------------------------------------------------------------
+
+
+def test_every_command_shows_an_example_that_parses_and_its_defaults():
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices  # argparse keeps them only there
+    assert set(EXAMPLES) == set(commands)
+    for name, command in commands.items():
+        argv = shlex.split(EXAMPLES[name])
+        assert argv[:2] == ["swigflow", name]
+        args = parser.parse_args(argv[1:])  # a usage error would exit
+        assert args.command == name
+        text = command.format_help()
+        assert f"example: {EXAMPLES[name]}\n" in text  # whole, not wrapped
+    help_text = commands["build-image-dataset"].format_help()
+    assert "--train-shards N      (default: 1)" in help_text
+    assert "--label-base {0,1}" in help_text and "(default 1)" in help_text

@@ -195,7 +195,54 @@ def build_parser():
     reshard.register(commands)
     show.register(commands)
     profile.register(commands)
+    for name, command in commands.choices.items():
+        command.formatter_class = _HelpFormatter
+        command.epilog = f"example: {EXAMPLES[name]}"
     return parser
+
+
+# One command line per command, shown under its --help (tests/cli/test_tools.py parses each).
+EXAMPLES = {
+    "build-image-dataset": "swigflow build-image-dataset --train-directory photos/ "
+    "--validation-fraction 0.1 --output-directory shards/ --train-shards 16 --num-threads 2",
+    "export-images": "swigflow export-images shards/validation-00000-of-00004 "
+    "--output-directory images/ --by-class",
+    "inspect": "swigflow inspect shards/train-00000-of-00016 --json",
+    "cat": "swigflow cat -n 3 --json shards/train-00000-of-00016",
+    "count": "swigflow count shards/train-*",
+    "index": "swigflow index shards/train-*",
+    "verify": "swigflow verify -q shards/*",
+    "repair": "swigflow repair damaged.tfrecord --output fixed.tfrecord",
+    "reshard": "swigflow reshard small/*.tfrecord --output-directory shards/ --target-size 256MB",
+    "show": "swigflow show shards/train-00000-of-00016 --grid 4x8 -o sheet.png",
+    "profile": "swigflow profile shards/train-* --spec auto --batch 256 "
+    "--decode-images image/encoded",
+}
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Every option's help ends with its default (when it has one worth saying)."""
+
+    def add_argument(self, action):
+        if action.help is None and action.option_strings and _shown_default(action):
+            action.help = "(default: %(default)s)"
+        super().add_argument(action)
+
+    def _fill_text(self, text, width, indent):  # the hook argparse's raw formatter overrides
+        if text.startswith("example: "):  # one command line, unwrapped, to copy whole
+            return indent + text
+        return super()._fill_text(text, width, indent)
+
+    def _get_help_string(self, action):  # the hook argparse's own default formatter overrides
+        text = action.help or ""
+        if action.option_strings and _shown_default(action) and "default" not in text:
+            text = f"{text} (default: %(default)s)".strip()
+        return text
+
+
+def _shown_default(action):
+    default = action.default
+    return default is not None and default is not argparse.SUPPRESS and default is not False
 
 
 def skip_index_files(args):
