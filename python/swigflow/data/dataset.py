@@ -476,6 +476,7 @@ class Dataset:
     def decode_images(
         self, key="image/encoded", size=(224, 224), crop=None, flip=False, channels=3,
         dtype="uint8", layout="NHWC", mean=None, std=None, fast=False, seed=None,
+        preprocess=None,
     ):  # fmt: skip
         """Decodes the JPEG/PNG bytes under `key` of parsed batches (after
         ``.batch(n).parse(spec)``) into one array [batch, *size, channels] (NCHW with
@@ -487,6 +488,8 @@ class Dataset:
         bilinearly (TF2's half-pixel centres). flip: a random left-right flip of half the images.
         dtype: "uint8" (rounded) or "float32", which is pixel / 255, then (x - mean) / std per
         channel when given (torchvision's convention, e.g. mean=(0.485, 0.456, 0.406)).
+        preprocess: "caffe", "tf" or "torch": the uint8 pixels then go through Keras'
+        preprocess_input in that mode (swigflow.image.preprocess_input), float32 out.
         fast: decode less (a scaled IDCT for large images, the JPEG's chroma planes resized as
         stored; README, "decode_images"): within float rounding of the exact step for 4:4:4
         JPEGs, a few levels on average for subsampled chroma. Crops and flips follow the seed.
@@ -498,7 +501,9 @@ class Dataset:
         from swigflow.data.images import image_options
         from swigflow.data.steps.mapping import DecodeImages
 
-        options = image_options(size, crop, flip, channels, dtype, layout, mean, std, fast)
+        options = image_options(
+            size, crop, flip, channels, dtype, layout, mean, std, fast, preprocess
+        )
         return DecodeImages(self, key, options, seed)
 
     def concatenate(self, dataset, name=None):

@@ -9,6 +9,7 @@ import numpy as np
 from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.data.seeds import seed_bits
+from swigflow.image.transforms import PREPROCESS_MODES, preprocess_input
 
 # decode_images's crop argument as swigflow::image::BatchDecodeOptions::Crop.
 CROPS = {
@@ -29,8 +30,9 @@ def _per_channel(name, values, channels):
     return values
 
 
-def image_options(size, crop, flip, channels, dtype, layout, mean, std, fast):
-    """decode_images's arguments as the native options dict (without "spec")."""
+def image_options(size, crop, flip, channels, dtype, layout, mean, std, fast, preprocess=None):
+    """decode_images's arguments as the native options dict (without "spec"); "preprocess" is
+    applied in Python to the native step's uint8 output."""
     if isinstance(size, int):
         size = (size, size)
     height, width = (int(v) for v in size)
@@ -51,6 +53,14 @@ def image_options(size, crop, flip, channels, dtype, layout, mean, std, fast):
         raise ValueError("mean and std apply to float32 output (dtype='float32')")
     if std is not None and min(std) <= 0:
         raise ValueError(f"std must be positive, got {std}")
+    if preprocess is not None:
+        if preprocess not in PREPROCESS_MODES:
+            raise ValueError(f"preprocess must be one of {PREPROCESS_MODES}, got {preprocess!r}")
+        if dtype != np.uint8 or mean is not None or std is not None or channels != 3:
+            raise ValueError(
+                "preprocess takes the decoded pixels (dtype='uint8', 3 channels, no mean or std)"
+                " and makes them float32 as Keras' preprocess_input does"
+            )
     return {
         "height": height,
         "width": width,
@@ -62,6 +72,7 @@ def image_options(size, crop, flip, channels, dtype, layout, mean, std, fast):
         "mean": mean,
         "std": std,
         "fast": int(bool(fast)),
+        "preprocess": preprocess,
     }
 
 
@@ -81,7 +92,8 @@ def batch_decode_options(options):
 def describe(options):
     """A short, stable text of the options (for pipeline signatures)."""
     keys = ("height", "width", "channels", "crop", "flip", "float32", "nchw", "fast")
-    return ",".join(str(options[k]) for k in keys) + f",{options['mean']},{options['std']}"
+    text = ",".join(str(options[k]) for k in keys) + f",{options['mean']},{options['std']}"
+    return text + (f",{options['preprocess']}" if options["preprocess"] else "")
 
 
 def decoded_spec(spec, key, options):
@@ -94,8 +106,18 @@ def decoded_spec(spec, key, options):
         return spec if isinstance(spec, UnknownSpec) else UnknownSpec("decode_images")
     h, w, c = options["height"], options["width"], options["channels"]
     image = (c, h, w) if options["nchw"] else (h, w, c)
-    dtype = np.float32 if options["float32"] else np.uint8
+    dtype = np.float32 if options["float32"] or options["preprocess"] else np.uint8
     return dict(spec, **{key: TensorSpec(encoded.shape.concatenate(TensorShape(image)), dtype)})
+
+
+def preprocessed(element, key, options):
+    """`element` with its decoded images under `key` preprocessed as options["preprocess"]
+    says (Keras' preprocess_input modes), or as it is."""
+    mode = options["preprocess"]
+    if mode is None:
+        return element
+    data_format = "channels_first" if options["nchw"] else "channels_last"
+    return dict(element, **{key: preprocess_input(element[key], data_format, mode)})
 
 
 def missing_key(key, keys):
@@ -134,4 +156,4 @@ def decode_batch(element, key, options, seed, epoch=0, position=0):
     )
     result = dict(element)
     result[key] = out[0] if single else out
-    return result
+    return preprocessed(result, key, options)

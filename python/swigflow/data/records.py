@@ -309,6 +309,7 @@ class _NativeRecords(Dataset, IteratorSeeds):
     def decode_images(
         self, key="image/encoded", size=(224, 224), crop=None, flip=False, channels=3,
         dtype="uint8", layout="NHWC", mean=None, std=None, fast=False, seed=None,
+        preprocess=None,
     ):  # fmt: skip
         features = self._steps.features
         if features is not None and key not in features:
@@ -323,9 +324,11 @@ class _NativeRecords(Dataset, IteratorSeeds):
         )
         if not fusable:
             return super().decode_images(
-                key, size, crop, flip, channels, dtype, layout, mean, std, fast, seed
+                key, size, crop, flip, channels, dtype, layout, mean, std, fast, seed, preprocess
             )
-        options = _images.image_options(size, crop, flip, channels, dtype, layout, mean, std, fast)
+        options = _images.image_options(
+            size, crop, flip, channels, dtype, layout, mean, std, fast, preprocess
+        )
         options["key"] = key
         return self._with("decode_images", images=options, decode_seed=seed)
 
@@ -528,6 +531,8 @@ class _NativeRecords(Dataset, IteratorSeeds):
             if plan is not None:
                 image_key = images["key"] if images is not None else None
                 parsed = plan.assemble(payload, records, passthrough=image_key)
+                if images is not None:
+                    parsed = _images.preprocessed(parsed, image_key, images)
                 if not c.batch_size:
                     parsed = {k: feature_spec.drop_batch_dimension(v) for k, v in parsed.items()}
                 yield parsed, position

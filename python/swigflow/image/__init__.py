@@ -27,6 +27,7 @@ from swigflow.image.transforms import (
     crop_to_bounding_box,
     flip_left_right,
     flip_up_down,
+    preprocess_input,
     resize,
     sample_distorted_bounding_box,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "flip_up_down",
     "is_jpeg",
     "max_pixels",
+    "preprocess_input",
     "resize",
     "sample_distorted_bounding_box",
     "set_max_pixels",

@@ -257,3 +257,61 @@ __all__ = [
     "resize",
     "sample_distorted_bounding_box",
 ]
+
+
+# Keras' ImageNet preprocessing (keras.applications.imagenet_utils): per mode, whether channels
+# go RGB -> BGR, the scale applied first, the mean subtracted and the std divided by (in the
+# order the channels end up in).
+_PREPROCESS_MODES = {
+    "caffe": (True, None, (103.939, 116.779, 123.68), None),
+    "tf": (False, None, None, None),  # x / 127.5 - 1, below
+    "torch": (False, 255.0, (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)),
+}
+PREPROCESS_MODES = tuple(_PREPROCESS_MODES)
+
+
+def preprocess_input(x, data_format=None, mode="caffe"):
+    """Keras' ``imagenet_utils.preprocess_input``, as the Keras applications call it: "caffe"
+    (RGB to BGR, minus the ImageNet mean per channel, no scaling), "tf" (to [-1, 1]) or "torch"
+    (to [0, 1], minus mean, over std per channel). The same operations in the same order, so
+    the results equal Keras' to the last bit.
+
+    Args:
+      x: images [..., H, W, C] (data_format "channels_last", Keras' default) or [..., C, H, W]
+        ("channels_first"), 3 channels in RGB order. Integers become float32; floats keep their
+        dtype. Unlike Keras, a float `x` is not changed in place: the result is a new array.
+      data_format: "channels_last" (None) or "channels_first".
+      mode: "caffe", "tf" or "torch".
+
+    Raises:
+      ValueError: an unknown mode or data_format (Keras' words).
+    """
+    if mode not in _PREPROCESS_MODES:
+        raise ValueError(
+            f"Expected mode to be one of `caffe`, `tf` or `torch`. Received: mode={mode}"
+        )
+    data_format = "channels_last" if data_format is None else data_format
+    if data_format not in ("channels_first", "channels_last"):
+        raise ValueError(
+            "Expected data_format to be one of `channels_first` or `channels_last`. "
+            f"Received: data_format={data_format}"
+        )
+    x = np.asarray(x)
+    x = x.copy() if np.issubdtype(x.dtype, np.floating) else x.astype(np.float32)
+    if mode == "tf":
+        x /= 127.5
+        x -= 1.0
+        return x
+    bgr, scale, mean, std = _PREPROCESS_MODES[mode]
+    axis = -1 if data_format == "channels_last" else (0 if x.ndim == 3 else 1)
+    if bgr:
+        x = np.flip(x, axis=axis).copy()
+    if scale is not None:
+        x /= scale
+    channel = [slice(None)] * x.ndim
+    for c in range(3):
+        channel[axis] = c
+        x[tuple(channel)] -= mean[c]
+        if std is not None:
+            x[tuple(channel)] /= std[c]
+    return x
