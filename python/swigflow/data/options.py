@@ -88,6 +88,17 @@ class _Group:
 
 
 class AutotuneOptions(_Group):
+    """tf.data.experimental.AutotuneOptions, ``Options().autotune``: kept and returned, not used
+    (swigflow sizes its threads and buffers itself).
+
+    Attributes:
+      enabled: bool.
+      cpu_budget: int, the cores autotuning may use.
+      ram_budget: int, the bytes autotuning may use.
+      autotune_algorithm: tf.data's AutotuneAlgorithm value.
+      initial_parallelism, min_parallelism: int.
+    """
+
     _NAME = "AutotuneOptions"
     _FIELDS: ClassVar[dict] = {"enabled": _BOOL, "cpu_budget": _INT, "ram_budget": _INT,
                "autotune_algorithm": (object,), "initial_parallelism": _INT,
@@ -95,11 +106,23 @@ class AutotuneOptions(_Group):
 
 
 class DistributeOptions(_Group):
+    """tf.data.experimental.DistributeOptions, ``Options().experimental_distribute``: kept and
+    returned, not used (sharding is explicit: ``Dataset.shard`` and the PyTorch adapter).
+
+    Attributes:
+      auto_shard_policy: tf.data's AutoShardPolicy value.
+      num_devices: int.
+    """
+
     _NAME = "DistributeOptions"
     _FIELDS: ClassVar[dict] = {"auto_shard_policy": (object,), "num_devices": _INT}
 
 
 class OptimizationOptions(_Group):
+    """tf.data.experimental.OptimizationOptions, ``Options().experimental_optimization``: every
+    field a bool naming one of tf.data's graph rewrites, kept and returned, not used (swigflow
+    fuses its native steps itself)."""
+
     _NAME = "OptimizationOptions"
     _FIELDS: ClassVar[dict] = {
         name: _BOOL
@@ -113,6 +136,14 @@ class OptimizationOptions(_Group):
 
 
 class ThreadingOptions(_Group):
+    """tf.data.ThreadingOptions, ``Options().threading`` (``experimental_threading`` too): kept
+    and returned, not used (one thread per core, ``SWIGFLOW_NUM_THREADS``).
+
+    Attributes:
+      max_intra_op_parallelism: int.
+      private_threadpool_size: int.
+    """
+
     _NAME = "ThreadingOptions"
     _FIELDS: ClassVar[dict] = {"max_intra_op_parallelism": _INT, "private_threadpool_size": _INT}
 
