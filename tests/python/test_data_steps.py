@@ -12,6 +12,7 @@ from data_util import values
 from swigflow import errors
 from swigflow.data import INFINITE, Dataset
 from swigflow.specs import RaggedTensorSpec, TensorSpec
+from swigflow.tensors import RaggedTensor
 
 
 def sequences(lengths):
@@ -303,3 +304,11 @@ def test_rebatch_refuses_what_tf_data_would_not_end_or_crashes_on():
         ds.rebatch(-1)  # tf.data 2.21 crashes the process
     with pytest.raises(errors.InvalidArgumentError, match="at least one batch size"):
         ds.rebatch([])  # tf.data raises IndexError
+
+
+def test_scan_states_that_are_not_arrays_keep_their_kind():
+    ragged = RaggedTensor(np.array([1, 2, 3]), np.array([0, 1, 3]))
+    assert values(Dataset.range(2).scan(ragged, lambda s, x: (s, x))) == [0, 1]
+    assert values(Dataset.range(2).scan([1, 2], lambda s, x: (s, x))) == [0, 1]
+    with pytest.raises(TypeError, match="Expected RaggedTensor, got <dtype: 'int64'>"):
+        values(Dataset.range(2).scan(ragged, lambda s, x: (np.int64(1), x)))

@@ -195,7 +195,12 @@ def _state_types(state):
         return tuple(_state_types(v) for v in state)
     if isinstance(state, (np.ndarray, np.generic)):
         return state.dtype
-    return constant(state).dtype
+    if isinstance(state, (bool, int, float, complex, str, bytes, list)):
+        try:
+            return constant(state).dtype
+        except (TypeError, ValueError):
+            pass
+    return type(state)  # a SparseTensor, RaggedTensor, None, ...: its kind must stay
 
 
 def _types_text(types):
@@ -208,7 +213,9 @@ def _types_text(types):
             return {k: named(v) for k, v in t.items()}
         if isinstance(t, tuple):
             return tuple(named(v) for v in t)
-        return _DTypeName(f"tf.{dtype_name(t)}")
+        if isinstance(t, np.dtype):
+            return _DTypeName(f"tf.{dtype_name(t)}")
+        return _DTypeName(t.__name__)
 
     return repr(named(types))
 
