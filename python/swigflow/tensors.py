@@ -49,16 +49,25 @@ def _nest(value):
         hasattr(value, "__len__") and hasattr(value, "__getitem__")
     ):
         return (), [value]
-    try:
-        items = [value[i] for i in range(len(value))]
-    except ValueError as e:  # a negative __len__, as TensorFlow reports it
-        raise ValueError(f"{type(e).__name__}: {e}\n") from None
+    if type(value) in (list, tuple):
+        items = list(value)
+    else:
+        try:
+            items = [value[i] for i in range(len(value))]
+        except ValueError as e:  # a negative __len__, as TensorFlow reports it
+            raise ValueError(f"{type(e).__name__}: {e}\n") from None
+    if set(map(type, items)) <= _PLAIN:  # a row of plain values (the common case): no recursion
+        return (len(items),), items
     parts = [_nest(v) for v in items]
     shapes = {p[0] for p in parts}
     if len(shapes) > 1:
         raise ValueError("Can't convert non-rectangular Python sequence to Tensor.")
     inner = shapes.pop() if parts else ()
     return (len(items), *inner), [leaf for p in parts for leaf in p[1]]
+
+
+# Python values that are leaves of a nest whatever they hold.
+_PLAIN = frozenset({bool, int, float, complex, str, bytes})
 
 
 def _kind(leaf):
@@ -83,7 +92,8 @@ _OUT_OF_RANGE = "Can't convert Python sequence with out-of-range integer to Tens
 def _from_python(value, target):
     """constant() of a Python value (a scalar or a nest of sequences): TensorFlow's rules."""
     shape, leaves = _nest(value)
-    kinds = {_kind(leaf) for leaf in leaves}
+    # One leaf of each type tells that type's kind (a pass in C, not a call per leaf).
+    kinds = {_kind(next(v for v in leaves if type(v) is t)) for t in set(map(type, leaves))}
     if "numpy" in kinds:  # numpy scalars in a list: numpy's rules, as for arrays
         return np.array(value, dtype=target)
     if len(kinds) > 1 and (kinds & {"string", "bool"}):
@@ -107,7 +117,7 @@ def _default_dtype(kind, leaves):
     if kind is None or kind == "float":  # an empty nest is float32, as in TensorFlow
         return np.dtype(np.float32)
     if kind == "int":
-        if all(-(2**31) <= v < 2**31 for v in leaves):
+        if not leaves or (min(leaves) >= -(2**31) and max(leaves) < 2**31):
             return np.dtype(np.int32)
         return np.dtype(np.int64)
     return np.dtype({"string": object, "bool": np.bool_, "complex": np.complex128}[kind])
@@ -137,7 +147,7 @@ def _checked_ints(leaves, target):
         except OverflowError:
             raise ValueError(_OUT_OF_RANGE) from None
     low, high = (0, 2**64) if target == np.uint64 else (-(2**63), 2**63)
-    if not all(low <= v < high for v in leaves):
+    if leaves and (min(leaves) < low or max(leaves) >= high):
         raise ValueError(_OUT_OF_RANGE)
     if target.kind in "iu" and target.itemsize < 8:
         wide = np.array(leaves, dtype=np.int64)
