@@ -27,7 +27,12 @@ UNAUTHENTICATED = 16
 
 
 class OpError(Exception):
-    """The base class of swigflow's errors: a message and a ``tf.errors`` code."""
+    """The base class of swigflow's errors: a message and a ``tf.errors`` code.
+
+    Args:
+        message: the error's message.
+        error_code: its tf.errors code.
+    """
 
     def __init__(self, message, error_code=UNKNOWN):
         super().__init__(message)
@@ -59,6 +64,7 @@ def _subclass(name, error_code, doc, *also):
     def init(self, message):
         OpError.__init__(self, message, error_code)
 
+    doc += "\n\nArgs:\n    message: the error's message, naming the file and offset if any."
     namespace = {"__init__": init, "__doc__": doc, "__module__": __name__}
     return type(name, (OpError, *also), namespace)
 
@@ -123,7 +129,17 @@ _CODE_TO_EXCEPTION_CLASS = {
 
 
 def exception_type_from_error_code(error_code):
-    """The class raised for ``error_code`` (``KeyError`` for OK or an unknown code)."""
+    """The class raised for ``error_code`` (``KeyError`` for OK or an unknown code).
+
+    Args:
+        error_code: a tf.errors code.
+
+    Returns:
+        The OpError subclass.
+
+    Raises:
+        KeyError: OK or an unknown code.
+    """
     return _CODE_TO_EXCEPTION_CLASS[error_code]
 
 

@@ -44,6 +44,16 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
     Raises:
       InvalidArgumentError: ranks below 2, different or unsupported dtypes, inner dimensions
         that differ, or batch dimensions that do not broadcast.
+
+    Args:
+        a: an array of rank 2 or more.
+        b: an array of the same dtype, of rank 2 or more.
+        transpose_a: use a's last two dimensions transposed.
+        transpose_b: use b's last two dimensions transposed.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array of a's dtype.
     """
     del name
     a = np.asarray(a)
@@ -184,6 +194,13 @@ def measure_fma(threads=None, seconds=1.0):
 
     Returns a dict: ``threads``, ``gflops``, ``ghz`` (the clock while they all run, from the rate
     of one dependent FMA chain and a 4-cycle FMA latency) and ``flops_per_cycle`` per core.
+
+    Args:
+        threads: the number of threads; None: the kernels' thread count.
+        seconds: about how long to measure.
+
+    Returns:
+        A dict, as above.
     """
     if threads is None:
         threads = kernel_config()["threads"]

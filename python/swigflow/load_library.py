@@ -26,6 +26,12 @@ def load_op_library(library_filename):
       NotFoundError: the library cannot be loaded (missing, or a symbol it needs is missing).
       AlreadyExistsError: it was loaded before, or it registers an op or kernel that already
         exists (the library stays loaded; what it registered before the clash remains).
+
+    Args:
+        library_filename: the shared library's path.
+
+    Returns:
+        A module of the library's op functions.
     """
     path = os.path.realpath(os.fspath(library_filename))
     if path in _LOADED:

@@ -137,26 +137,78 @@ def _unary(op_type, fn, x, floating=True):
 
 
 def add(x, y, name=None):
-    """x + y, broadcasting (tf.math.add)."""
+    """x + y, broadcasting (tf.math.add).
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        y: an array or Python value; a Python number takes the other operand's dtype.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtypes differ or are not supported, or the shapes do not
+            broadcast.
+    """
     del name
     return _binary("AddV2", np.add, x, y)
 
 
 def subtract(x, y, name=None):
-    """x - y, broadcasting (tf.math.subtract)."""
+    """x - y, broadcasting (tf.math.subtract).
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        y: an array or Python value; a Python number takes the other operand's dtype.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtypes differ or are not supported, or the shapes do not
+            broadcast.
+    """
     del name
     return _binary("Sub", np.subtract, x, y)
 
 
 def multiply(x, y, name=None):
-    """x * y, broadcasting (tf.math.multiply)."""
+    """x * y, broadcasting (tf.math.multiply).
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        y: an array or Python value; a Python number takes the other operand's dtype.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtypes differ or are not supported, or the shapes do not
+            broadcast.
+    """
     del name
     return _binary("Mul", np.multiply, x, y)
 
 
 def divide(x, y, name=None):
     """x / y (tf.math.divide): floats divide as they are; integers become float64 (int8 and
-    int16: float32) first, as in TensorFlow's truediv."""
+    int16: float32) first, as in TensorFlow's truediv.
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        y: an array or Python value; a Python number takes the other operand's dtype.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtypes differ or are not supported, or the shapes do not
+            broadcast.
+    """
     del name
     x, y = _pair("RealDiv", x, y)
     if x.dtype.kind in "iu":
@@ -166,44 +218,124 @@ def divide(x, y, name=None):
 
 
 def negative(x, name=None):
-    """-x (tf.math.negative)."""
+    """-x (tf.math.negative).
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtype is not supported.
+    """
     del name
     return _unary("Neg", np.negative, x, floating=False)
 
 
 def square(x, name=None):
-    """x * x (tf.math.square)."""
+    """x * x (tf.math.square).
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtype is not supported.
+    """
     del name
     return _unary("Square", np.square, x, floating=False)
 
 
 def sqrt(x, name=None):
-    """The square root (tf.math.sqrt); NaN below 0."""
+    """The square root (tf.math.sqrt); NaN below 0.
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtype is not supported.
+    """
     del name
     return _unary("Sqrt", np.sqrt, x)
 
 
 def exp(x, name=None):
-    """e ** x (tf.math.exp)."""
+    """e ** x (tf.math.exp).
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtype is not supported.
+    """
     del name
     return _unary("Exp", np.exp, x)
 
 
 def log(x, name=None):
-    """The natural logarithm (tf.math.log); -inf at 0, NaN below."""
+    """The natural logarithm (tf.math.log); -inf at 0, NaN below.
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtype is not supported.
+    """
     del name
     return _unary("Log", np.log, x)
 
 
 def reciprocal(x, name=None):
-    """1 / x (tf.math.reciprocal)."""
+    """1 / x (tf.math.reciprocal).
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtype is not supported.
+    """
     del name
     return _unary("Reciprocal", lambda v: np.divide(np.ones((), v.dtype), v), x)
 
 
 def pow(x, y, name=None):
     """x ** y, broadcasting (tf.math.pow). Integers to negative integer powers are refused, as
-    in TensorFlow."""
+    in TensorFlow.
+
+    Args:
+        x: the base: an array or Python value.
+        y: the exponent: an array or Python value; a Python number takes the other operand's
+            dtype.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtypes differ, the shapes do not broadcast, or an integer
+            to a negative integer power.
+    """
     del name
     x, y = _pair("Pow", x, y)
     if y.dtype.kind in "iu" and np.any(y < 0):
@@ -214,7 +346,18 @@ def pow(x, y, name=None):
 
 
 def sigmoid(x, name=None):
-    """1 / (1 + exp(-x)) (tf.math.sigmoid): a native op for floats, numpy's for complex."""
+    """1 / (1 + exp(-x)) (tf.math.sigmoid): a native op for floats, numpy's for complex.
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtype is not supported.
+    """
     del name
     x = _floating("Sigmoid", _tensor(x), complex_too=True)
     if x.dtype.kind == "c":
@@ -224,7 +367,18 @@ def sigmoid(x, name=None):
 
 
 def tanh(x, name=None):
-    """The hyperbolic tangent (tf.math.tanh): a native op for floats, numpy's for complex."""
+    """The hyperbolic tangent (tf.math.tanh): a native op for floats, numpy's for complex.
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtype is not supported.
+    """
     del name
     x = _floating("Tanh", _tensor(x), complex_too=True)
     if x.dtype.kind == "c":
@@ -233,7 +387,18 @@ def tanh(x, name=None):
 
 
 def conj(x, name=None):
-    """The complex conjugate (tf.math.conj); a real array is returned as it is, as there."""
+    """The complex conjugate (tf.math.conj); a real array is returned as it is, as there.
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtype is not supported.
+    """
     del name
     x = _tensor(x)
     if x.dtype.kind != "c":
@@ -242,37 +407,110 @@ def conj(x, name=None):
 
 
 def erf(x, name=None):
-    """The error function, a native op (tf.math.erf)."""
+    """The error function, a native op (tf.math.erf).
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtype is not supported.
+    """
     del name
     return gen_nn_ops.erf(_floating("Erf", _tensor(x)))
 
 
 def erfc(x, name=None):
-    """The complementary error function 1 - erf(x), a native op (tf.math.erfc)."""
+    """The complementary error function 1 - erf(x), a native op (tf.math.erfc).
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtype is not supported.
+    """
     del name
     return gen_nn_ops.erfc(_floating("Erfc", _tensor(x)))
 
 
 def maximum(x, y, name=None):
-    """The larger of x and y, broadcasting; NaN if either is NaN (tf.math.maximum)."""
+    """The larger of x and y, broadcasting; NaN if either is NaN (tf.math.maximum).
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        y: an array or Python value; a Python number takes the other operand's dtype.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtypes differ or are not supported, or the shapes do not
+            broadcast.
+    """
     del name
     return _binary("Maximum", np.maximum, x, y)
 
 
 def minimum(x, y, name=None):
-    """The smaller of x and y, broadcasting; NaN if either is NaN (tf.math.minimum)."""
+    """The smaller of x and y, broadcasting; NaN if either is NaN (tf.math.minimum).
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        y: an array or Python value; a Python number takes the other operand's dtype.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtypes differ or are not supported, or the shapes do not
+            broadcast.
+    """
     del name
     return _binary("Minimum", np.minimum, x, y)
 
 
 def equal(x, y, name=None):
-    """x == y elementwise, as bool (tf.math.equal)."""
+    """x == y elementwise, as bool (tf.math.equal).
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        y: an array or Python value; a Python number takes the other operand's dtype.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtypes differ or are not supported, or the shapes do not
+            broadcast.
+    """
     del name
     return _binary("Equal", np.equal, x, y)
 
 
 def add_n(inputs, name=None):
-    """The sum of arrays of one shape and dtype (tf.math.add_n), added in order."""
+    """The sum of arrays of one shape and dtype (tf.math.add_n), added in order.
+
+    Args:
+        inputs: a list of arrays of one shape and dtype.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        ValueError: the list is empty.
+        InvalidArgumentError: the shapes or dtypes differ.
+    """
     del name
     inputs = list(inputs)
     if not inputs:
@@ -293,7 +531,21 @@ def add_n(inputs, name=None):
 
 def where(condition, x=None, y=None, name=None):
     """x where condition holds, else y, broadcasting the three (tf.where); with neither x nor
-    y, the indices of the true elements as [n, rank] int64."""
+    y, the indices of the true elements as [n, rank] int64.
+
+    Args:
+        condition: a bool array.
+        x: the values where condition holds.
+        y: the values elsewhere.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        ValueError: only one of x and y is given.
+        InvalidArgumentError: the shapes do not broadcast.
+    """
     del name
     condition = np.asarray(condition)
     if x is None and y is None:
@@ -314,21 +566,49 @@ def where(condition, x=None, y=None, name=None):
 
 
 def identity(input, name=None):
-    """A new array equal to `input` (tf.identity); gradients pass through it."""
+    """A new array equal to `input` (tf.identity); gradients pass through it.
+
+    Args:
+        input: an array or Python value.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+    """
     del name
     x = _tensor(input)
     return _op("Identity", [x], np.array(x))
 
 
 def stop_gradient(input, name=None):
-    """A new array equal to `input` that tapes differentiate as a constant (tf.stop_gradient)."""
+    """A new array equal to `input` that tapes differentiate as a constant (tf.stop_gradient).
+
+    Args:
+        input: an array or Python value.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+    """
     del name
     x = _tensor(input)
     return _op("StopGradient", [x], np.array(x))
 
 
 def broadcast_to(input, shape, name=None):
-    """input broadcast to `shape` (tf.broadcast_to), as a new array."""
+    """input broadcast to `shape` (tf.broadcast_to), as a new array.
+
+    Args:
+        input: an array or Python value.
+        shape: the target shape.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the shapes are not compatible.
+    """
     del name
     x = _tensor(input)
     shape = tuple(int(d) for d in np.asarray(shape).reshape(-1))
@@ -375,7 +655,21 @@ def _reduce(op_type, fn, input_tensor, axis, keepdims):
 
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
     """The sum over `axis` (an int, a list, or None for all), in the input's dtype
-    (tf.math.reduce_sum)."""
+    (tf.math.reduce_sum).
+
+    Args:
+        input_tensor: an array or Python value.
+        axis: an int, a list of them (no repeats), or None for all axes; negative counts
+            from the end.
+        keepdims: keep the reduced axes with length 1.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: an axis out of range or repeated, or an unsupported dtype.
+    """
     del name
     return _reduce("Sum", lambda x, a: np.sum(x, axis=a, dtype=x.dtype), input_tensor, axis,
                    keepdims)  # fmt: skip
@@ -383,7 +677,21 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     """The mean over `axis`: the sum divided by the count, in the input's dtype (integers
-    divide truncating toward zero, as in TensorFlow; an empty float mean is NaN)."""
+    divide truncating toward zero, as in TensorFlow; an empty float mean is NaN).
+
+    Args:
+        input_tensor: an array or Python value.
+        axis: an int, a list of them (no repeats), or None for all axes; negative counts
+            from the end.
+        keepdims: keep the reduced axes with length 1.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: an axis out of range or repeated, or an unsupported dtype.
+    """
     del name
 
     def mean(x, axes):
@@ -403,7 +711,21 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
 
 def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
     """The maximum over `axis`; an empty reduction gives the dtype's lowest value (-inf for
-    floats), as in TensorFlow."""
+    floats), as in TensorFlow.
+
+    Args:
+        input_tensor: an array or Python value.
+        axis: an int, a list of them (no repeats), or None for all axes; negative counts
+            from the end.
+        keepdims: keep the reduced axes with length 1.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: an axis out of range or repeated, or an unsupported dtype.
+    """
     del name
 
     def maximum_of(x, axes):
@@ -419,7 +741,19 @@ def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
 
 
 def reshape(tensor, shape, name=None):
-    """tensor with `shape` (one dimension may be -1), as tf.reshape."""
+    """tensor with `shape` (one dimension may be -1), as tf.reshape.
+
+    Args:
+        tensor: an array or Python value.
+        shape: the new shape; one dimension may be -1.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the number of values does not fit the shape.
+    """
     del name
     x = _tensor(tensor)
     shape = tuple(int(d) for d in np.asarray(shape).reshape(-1))
@@ -438,7 +772,20 @@ def reshape(tensor, shape, name=None):
 
 
 def transpose(a, perm=None, conjugate=False, name=None):
-    """a with its axes permuted by `perm` (default: reversed), as tf.transpose."""
+    """a with its axes permuted by `perm` (default: reversed), as tf.transpose.
+
+    Args:
+        a: an array or Python value.
+        perm: a permutation of its axes; None reverses them.
+        conjugate: also take the complex conjugate.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: perm is not a permutation of a's axes.
+    """
     del name, conjugate  # real dtypes only
     x = _tensor(a)
     perm = tuple(range(x.ndim))[::-1] if perm is None else tuple(int(p) for p in perm)
@@ -453,7 +800,16 @@ def transpose(a, perm=None, conjugate=False, name=None):
 
 def cast(x, dtype, name=None):
     """x in `dtype` (tf.cast): floats to integers truncate toward zero; the same dtype returns x
-    itself."""
+    itself.
+
+    Args:
+        x: an array or Python value.
+        dtype: the new dtype (a numpy dtype, or its name).
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+    """
     del name
     x = _tensor(x)
     dtype = np.dtype(dtype)
@@ -466,7 +822,20 @@ def cast(x, dtype, name=None):
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
     """A new axis (`axis`, default last) of length `depth`: on_value (1) at each index, else
     off_value (0); indices outside [0, depth) give a row of off_value (tf.one_hot). The dtype
-    is `dtype`, else that of on_value/off_value, else float32."""
+    is `dtype`, else that of on_value/off_value, else float32.
+
+    Args:
+        indices: an int array.
+        depth: the length of the new axis.
+        on_value: the value at each index (default 1).
+        off_value: the value elsewhere (default 0).
+        axis: where the new axis goes; None or -1: last.
+        dtype: the output's dtype.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+    """
     del name
     indices = np.asarray(indices)
     if indices.dtype.kind not in "iu":
@@ -513,14 +882,40 @@ def _arg_reduce(op_type, pick, skipped_nan, input, axis, output_type):
 
 def argmax(input, axis=None, output_type=np.int64, name=None):
     """The index of the largest value along `axis` (default 0, as tf.math.argmax), the first
-    on ties, as int64 (or int32 by output_type)."""
+    on ties, as int64 (or int32 by output_type).
+
+    Args:
+        input: an array or Python value.
+        axis: the axis to reduce; None: 0.
+        output_type: int64 or int32.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the axis is out of range or empty.
+    """
     del name
     return _arg_reduce("ArgMax", np.argmax, -np.inf, input, axis, output_type)
 
 
 def argmin(input, axis=None, output_type=np.int64, name=None):
     """The index of the smallest value along `axis` (default 0, as tf.math.argmin), the first
-    on ties, as int64 (or int32 by output_type)."""
+    on ties, as int64 (or int32 by output_type).
+
+    Args:
+        input: an array or Python value.
+        axis: the axis to reduce; None: 0.
+        output_type: int64 or int32.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the axis is out of range or empty.
+    """
     del name
     return _arg_reduce("ArgMin", np.argmin, np.inf, input, axis, output_type)
 

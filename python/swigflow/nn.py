@@ -72,6 +72,23 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     input makes a grouped convolution, as in TensorFlow. padding: "SAME" (the extra cell at the
     bottom/right), "VALID", or explicit [[0, 0], [top, bottom], [left, right], [0, 0]].
     float32, float64, float16 (computed in float32) and int32 (sums wrap, as TensorFlow's).
+
+    Args:
+        input: [N, H, W, C] (or NCHW), with optional extra leading batch dimensions.
+        filters: [KH, KW, C / groups, OC].
+        strides: an int, or one per spatial dimension, or 4 values with 1 for batch and
+            channels.
+        padding: "SAME", "VALID", or explicit [[0, 0], [top, bottom], [left, right], [0, 0]]
+            (in data_format's order).
+        data_format: "NHWC" (the default) or "NCHW".
+        dilations: an int, or one per spatial dimension (or 4 values), the filter's dilation.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: shapes, strides, padding or dtypes that do not fit.
     """
     del name
     attrs = _conv_attrs(strides, padding, data_format, dilations)
@@ -111,7 +128,24 @@ def convolution(
     """tf.nn.convolution for 1 or 2 spatial dimensions (the filter's rank less 2): conv1d as a
     conv2d of height 1, conv2d with any number of leading batch dimensions. strides and
     dilations: an int or one per spatial dimension; both above 1 at once is TensorFlow's
-    ValueError."""
+    ValueError.
+
+    Args:
+        input: [N, W, C] or [N, H, W, C] (channels first with data_format "NCW"/"NCHW").
+        filters: [KW, C, OC] or [KH, KW, C / groups, OC].
+        strides: an int or one per spatial dimension.
+        padding: "SAME" or "VALID".
+        data_format: "NWC"/"NCW" or "NHWC"/"NCHW"; None: channels last.
+        dilations: an int or one per spatial dimension.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        ValueError: strides and dilations both above 1.
+        UnimplementedError: a filter for 3 or more spatial dimensions.
+    """
     del name
     spatial = np.ndim(filters) - 2
     if spatial not in (1, 2):
@@ -154,7 +188,22 @@ def depthwise_conv2d(
 ):  # fmt: skip
     """tf.nn.depthwise_conv2d: each input channel c convolved with its own filter[:, :, c, :]
     ([KH, KW, C, M]), giving channels c * M + m. A grouped conv2d with one group per channel,
-    taped as one operation (the filter's gradient comes back as [KH, KW, C, M])."""
+    taped as one operation (the filter's gradient comes back as [KH, KW, C, M]).
+
+    Args:
+        input: [N, H, W, C] (or NCHW).
+        filter: [KH, KW, C, M].
+        strides: an int, or one per spatial dimension, or 4 values with 1 for batch and
+            channels.
+        padding: "SAME", "VALID", or explicit [[0, 0], [top, bottom], [left, right], [0, 0]]
+            (in data_format's order).
+        data_format: "NHWC" (the default) or "NCHW".
+        dilations: an int, or one per spatial dimension (or 4 values), the filter's dilation.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+    """
     del name
     kh, kw, c, m = np.shape(filter)
     attrs = _conv_attrs(strides, padding, data_format or "NHWC", dilations)
@@ -174,7 +223,23 @@ def separable_conv2d(
     dilations=None, name=None,
 ):  # fmt: skip
     """tf.nn.separable_conv2d: depthwise_conv2d, then a 1x1 conv2d with pointwise_filter
-    ([1, 1, C * M, OC])."""
+    ([1, 1, C * M, OC]).
+
+    Args:
+        input: [N, H, W, C] (or NCHW).
+        depthwise_filter: [KH, KW, C, M].
+        pointwise_filter: [1, 1, C * M, OC].
+        strides: an int, or one per spatial dimension, or 4 values with 1 for batch and
+            channels.
+        padding: "SAME", "VALID", or explicit [[0, 0], [top, bottom], [left, right], [0, 0]]
+            (in data_format's order).
+        data_format: "NHWC" (the default) or "NCHW".
+        dilations: an int, or one per spatial dimension (or 4 values), the filter's dilation.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+    """
     del name
     pointwise_shape = np.shape(pointwise_filter)
     if len(pointwise_shape) != 4 or pointwise_shape[:2] != (1, 1):
@@ -205,7 +270,23 @@ def conv2d_backprop_input(
 ):  # fmt: skip
     """The gradient of conv2d with respect to its input (tf.nn.conv2d_backprop_input).
     input_sizes: the input's 4 dimensions, or only its 2 spatial ones (batch and channels then
-    come from out_backprop and filters, as TensorFlow allows)."""
+    come from out_backprop and filters, as TensorFlow allows).
+
+    Args:
+        input_sizes: the input's shape (4 values, or its 2 spatial ones).
+        filters: [KH, KW, C / groups, OC].
+        out_backprop: the gradient of conv2d's output.
+        strides: an int, or one per spatial dimension, or 4 values with 1 for batch and
+            channels.
+        padding: "SAME", "VALID", or explicit [[0, 0], [top, bottom], [left, right], [0, 0]]
+            (in data_format's order).
+        data_format: "NHWC" (the default) or "NCHW".
+        dilations: an int, or one per spatial dimension (or 4 values), the filter's dilation.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+    """
     del name
     attrs = _conv_attrs(strides, padding, data_format, dilations)
     return gen_nn_ops.conv2d_backprop_input(
@@ -217,7 +298,23 @@ def conv2d_backprop_filter(
     input, filter_sizes, out_backprop, strides, padding, data_format="NHWC", dilations=None,
     name=None,
 ):  # fmt: skip
-    """The gradient of conv2d with respect to its filter (tf.nn.conv2d_backprop_filter)."""
+    """The gradient of conv2d with respect to its filter (tf.nn.conv2d_backprop_filter).
+
+    Args:
+        input: conv2d's input.
+        filter_sizes: the filter's shape [KH, KW, C / groups, OC].
+        out_backprop: the gradient of conv2d's output.
+        strides: an int, or one per spatial dimension, or 4 values with 1 for batch and
+            channels.
+        padding: "SAME", "VALID", or explicit [[0, 0], [top, bottom], [left, right], [0, 0]]
+            (in data_format's order).
+        data_format: "NHWC" (the default) or "NCHW".
+        dilations: an int, or one per spatial dimension (or 4 values), the filter's dilation.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+    """
     del name
     sizes = _int32_sizes(filter_sizes, "filter_sizes")
     attrs = _conv_attrs(strides, padding, data_format, dilations)
@@ -239,6 +336,18 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     padding: "SAME", "VALID", or explicit [[0, 0], [top, bottom], [left, right], [0, 0]], each
     smaller than the window. ksize/strides of 4 values with a depth window
     ([1, 1, 1, k], strides [1, 1, 1, k]) pool k channels at a time instead.
+
+    Args:
+        input: [N, H, W, C] (or NCHW).
+        ksize: the window: an int, 2 values, or 4 (with 1 for batch; channels for a depth
+            window).
+        strides: as ksize.
+        padding: "SAME", "VALID", or explicit pads, each smaller than the window.
+        data_format: "NHWC" or "NCHW".
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
     """
     del name
     padding, explicit = _padding(padding)
@@ -247,7 +356,19 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
 
 
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
-    """tf.nn.avg_pool2d: the mean of each window over its real (unpadded) cells."""
+    """tf.nn.avg_pool2d: the mean of each window over its real (unpadded) cells.
+
+    Args:
+        input: [N, H, W, C] (or NCHW).
+        ksize: the window: an int, 2 values, or 4 (with 1 for batch and channels).
+        strides: as ksize.
+        padding: "SAME" or "VALID".
+        data_format: "NHWC" or "NCHW".
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+    """
     del name
     if not isinstance(padding, str):
         raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
@@ -259,26 +380,61 @@ avg_pool = avg_pool2d
 
 
 def bias_add(value, bias, data_format=None, name=None):
-    """tf.nn.bias_add: value + bias along the channel axis (last, or 1 for NCHW)."""
+    """tf.nn.bias_add: value + bias along the channel axis (last, or 1 for NCHW).
+
+    Args:
+        value: an array of rank 2 or more.
+        bias: a vector, one value per channel.
+        data_format: None or "NHWC" (channels last), or "NCHW".
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+    """
     del name
     return gen_nn_ops.bias_add(value, bias, data_format=data_format or "NHWC")
 
 
 def relu(features, name=None):
-    """tf.nn.relu."""
+    """tf.nn.relu.
+
+    Args:
+        features: an array.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+    """
     del name
     return gen_nn_ops.relu(features)
 
 
 def relu6(features, name=None):
-    """tf.nn.relu6: min(max(features, 0), 6)."""
+    """tf.nn.relu6: min(max(features, 0), 6).
+
+    Args:
+        features: an array.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+    """
     del name
     return gen_nn_ops.relu6(features)
 
 
 def leaky_relu(features, alpha=0.2, name=None):
     """tf.nn.leaky_relu: features where positive, else alpha * features (integers become
-    float32 first, as in TensorFlow)."""
+    float32 first, as in TensorFlow).
+
+    Args:
+        features: an array.
+        alpha: the slope below 0.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+    """
     del name
     features = features if isinstance(features, np.ndarray) else np.asarray(features)
     if features.dtype.kind in "iub":
@@ -289,7 +445,15 @@ def leaky_relu(features, alpha=0.2, name=None):
 
 
 def elu(features, name=None):
-    """tf.nn.elu: exp(features) - 1 where negative, else features."""
+    """tf.nn.elu: exp(features) - 1 where negative, else features.
+
+    Args:
+        features: an array.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+    """
     del name
     return gen_nn_ops.elu(features)
 
@@ -299,7 +463,16 @@ def gelu(features, approximate=False, name=None):
     0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))); recorded math, so differentiable to any
     order. The operations and constants are TensorFlow 2.21's, float64 included: there
     1/sqrt(2) and 0.044715 pass through float32 (math_ops.cast of a Python float), so they do
-    here too."""
+    here too.
+
+    Args:
+        features: a float array.
+        approximate: use the tanh approximation.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+    """
     del name
     x = features if isinstance(features, np.ndarray) else np.asarray(features, np.float32)
     if x.dtype.kind != "f":
@@ -325,13 +498,31 @@ tanh = math.tanh
 
 
 def softmax(logits, axis=None, name=None):
-    """tf.nn.softmax along `axis` (the last by default)."""
+    """tf.nn.softmax along `axis` (the last by default).
+
+    Args:
+        logits: a float array.
+        axis: the axis; None: the last.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+    """
     del name
     return _along_axis(gen_nn_ops.softmax, _softmax_input_grad, logits, axis)
 
 
 def log_softmax(logits, axis=None, name=None):
-    """tf.nn.log_softmax along `axis` (the last by default): logits - log(sum(exp(logits)))."""
+    """tf.nn.log_softmax along `axis` (the last by default): logits - log(sum(exp(logits))).
+
+    Args:
+        logits: a float array.
+        axis: the axis; None: the last.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+    """
     del name
     return _along_axis(gen_nn_ops.log_softmax, _log_softmax_input_grad, logits, axis)
 
@@ -388,7 +579,17 @@ def _shape_text(shape):
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     """tf.nn.softmax_cross_entropy_with_logits: the cross-entropy between softmax(logits) and
     the distribution `labels` (same shape; cast to logits' dtype) along `axis`, one loss per
-    row. Differentiable in both, to any order (float16 computes in float32)."""
+    row. Differentiable in both, to any order (float16 computes in float32).
+
+    Args:
+        labels: a distribution per row, of logits' shape.
+        logits: unscaled log probabilities.
+        axis: the classes' axis.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        The losses, of logits' shape less `axis`.
+    """
     del name
     logits = logits if isinstance(logits, np.ndarray) else np.asarray(logits, np.float32)
     half = logits.dtype == np.float16
@@ -418,6 +619,14 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     Raises:
       ValueError: logits is a scalar, or labels' shape is not logits' less the last axis.
       InvalidArgumentError: a label outside [0, classes), or no classes.
+
+    Args:
+        labels: int32 or int64 class indexes, of logits' shape less its last axis.
+        logits: unscaled log probabilities, classes last.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        The losses, of labels' shape.
     """
     del name
     logits = logits if isinstance(logits, np.ndarray) else np.asarray(logits, np.float32)

@@ -20,6 +20,15 @@ def constant(value, dtype=None, shape=None, name=None):
       TypeError: `dtype` cannot hold the value.
       ValueError: a nest that is not rectangular, mixed kinds of values (strings and numbers,
         bools and numbers), an integer beyond int64 (or the dtype's range), or None.
+
+    Args:
+        value: a Python value, a nest of them, or a numpy array or scalar.
+        dtype: the dtype; None: inferred as above.
+        shape: the shape; None: the value's.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
     """
     del name
     target = None if dtype is None else as_dtype(dtype)
@@ -157,7 +166,19 @@ def _checked_ints(leaves, target):
 
 def convert_to_tensor(value, dtype=None, name=None):
     """tf.convert_to_tensor: an array as it is (no copy) when it has `dtype` (or none is
-    asked), else a new one, converted as :func:`constant` converts."""
+    asked), else a new one, converted as :func:`constant` converts.
+
+    Args:
+        value: an array or Python value.
+        dtype: the dtype wanted; None: any.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        TypeError: the value cannot be converted to dtype exactly.
+    """
     del name
     if isinstance(value, np.ndarray) and (dtype is None or value.dtype == np.dtype(dtype)):
         return value
@@ -171,6 +192,11 @@ class SparseTensor:
       indices: int64 array ``[nnz, rank]``, in row-major order.
       values: array ``[nnz]`` (int64, float32, or object holding bytes).
       dense_shape: int64 array ``[rank]``.
+
+    Args:
+        indices: the indices, [nnz, rank].
+        values: the values, [nnz].
+        dense_shape: the dense shape, [rank].
     """
 
     __slots__ = ("dense_shape", "indices", "values")
@@ -189,6 +215,12 @@ class SparseTensor:
 
         Raises:
           InvalidArgumentError: an index outside ``dense_shape`` (TensorFlow's message).
+
+        Args:
+            default_value: the value where nothing is stored.
+
+        Returns:
+            A numpy array of dense_shape.
         """
         if default_value is None:
             default_value = b"" if self.values.dtype == object else 0
@@ -221,6 +253,11 @@ class RaggedTensor:
       row_splits: int64 (or int32) array ``[nrows + 1]``, starting at 0.
       uniform_row_length: None, or the length every row has (a uniform dimension over ragged
         ones, as ``tf.RaggedTensor.from_uniform_row_length`` makes).
+
+    Args:
+        values: the rows' values back to back (an array or a RaggedTensor).
+        row_splits: the rows' boundaries, [nrows + 1].
+        uniform_row_length: None, or the length every row has.
     """
 
     __slots__ = ("row_splits", "uniform_row_length", "values")
@@ -235,13 +272,30 @@ class RaggedTensor:
 
     @classmethod
     def from_row_lengths(cls, values, row_lengths):
+        """Rows of the lengths given, taken from `values` in turn.
+
+        Args:
+            values: the rows' values back to back.
+            row_lengths: each row's length.
+
+        Returns:
+            A RaggedTensor.
+        """
         splits = np.zeros(len(row_lengths) + 1, dtype=np.int64)
         np.cumsum(row_lengths, out=splits[1:])
         return cls(values, splits)
 
     @classmethod
     def from_uniform_row_length(cls, values, uniform_row_length):
-        """Rows of ``uniform_row_length`` values each (``len(values)`` must be a multiple)."""
+        """Rows of ``uniform_row_length`` values each (``len(values)`` must be a multiple).
+
+        Args:
+            values: the rows' values back to back.
+            uniform_row_length: each row's length.
+
+        Returns:
+            A RaggedTensor.
+        """
         nvals = len(values)
         if uniform_row_length <= 0 or nvals % uniform_row_length:
             raise ValueError(f"{nvals} values do not make rows of {uniform_row_length}")

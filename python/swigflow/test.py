@@ -51,7 +51,16 @@ def compute_gradient(fn, inputs, delta=1e-3):
     """(theoretical, numerical): per input, the Jacobian d fn / d input as an array of shape
     [input size, output size], from the registered gradients and from central differences.
     Inputs keep their floating dtype (bfloat16 included); a numerical row is NaN where `delta`
-    is below that dtype's precision at the input's value (no step could be taken)."""
+    is below that dtype's precision at the input's value (no step could be taken).
+
+    Args:
+        fn: a function of the inputs computed with swigflow ops.
+        inputs: a list of arrays.
+        delta: the central differences' step.
+
+    Returns:
+        (theoretical, numerical): two lists of Jacobians, one per input.
+    """
     return _jacobians(fn, list(inputs), delta)
 
 
@@ -59,7 +68,16 @@ def compute_gradient_error(fn, inputs, delta=1e-3):
     """The largest difference between the theoretical and the numerical Jacobians of fn at
     inputs, which keep their layout (Fortran order, transposed or strided views) and floating
     dtype; other inputs become float32. fn must compute with swigflow ops only (numpy
-    arithmetic is not taped)."""
+    arithmetic is not taped).
+
+    Args:
+        fn: a function of the inputs computed with swigflow ops.
+        inputs: a list of arrays.
+        delta: the central differences' step.
+
+    Returns:
+        The largest absolute difference, a float.
+    """
     theoretical, numerical = compute_gradient(fn, inputs, delta)
     return max(
         (float(np.max(np.abs(t - n))) if t.size else 0.0 for t, n in zip(theoretical, numerical)),

@@ -85,6 +85,12 @@ def example_from_dict(features):
       ValueError: a value is empty (its kind cannot be inferred), or an integer does not fit
         int64.
       TypeError: a value mixes kinds or has none of them.
+
+    Args:
+        features: a dict of feature name to value.
+
+    Returns:
+        A swigflow.train.Example.
     """
     example = Example()
     example.features.SetInParent()  # present even when empty, as Example(features=Features())

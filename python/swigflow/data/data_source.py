@@ -127,7 +127,14 @@ class TFRecordDataSource:
         return f"{path} record {k} (offset {int(self._offsets[index])})"
 
     def file_and_position(self, index):
-        """(path, record number within that file) of record `index`."""
+        """(path, record number within that file) of record `index`.
+
+        Args:
+            index: a record's index in the source (negative counts from the end).
+
+        Returns:
+            (path, record number within that file).
+        """
         i = operator.index(index) % len(self)
         f = bisect.bisect_right(self._ends, i)
         return self._paths[f], i - (self._ends[f - 1] if f else 0)

@@ -162,14 +162,37 @@ class Dataset:
         iterator over the same pipeline), it resumes exactly after the element that state was
         taken at: the same elements in the same order as if iteration had never stopped.
         `stats`: collect :meth:`Iterator.stats` (Python steps are clocked per element; the
-        native stages count their work either way)."""
+        native stages count their work either way).
+
+        Args:
+            state: a dict from Iterator.state() of an iterator over the same pipeline, or None to
+                start at the beginning.
+            stats: whether to collect Iterator.stats().
+
+        Returns:
+            An Iterator.
+
+        Raises:
+            ValueError: `state` was taken from another pipeline, or is malformed.
+        """
         return Iterator(self, state, stats)
 
     def stats(self, seconds=None, elements=None):
         """Runs the pipeline with nothing else consuming its elements, for `seconds` (or until
         `elements` have come out, or to the end) and returns its
         :class:`swigflow.data.stats.PipelineStats`: what each stage did and which was busiest.
-        ``swigflow profile`` reads its findings from these."""
+        ``swigflow profile`` reads its findings from these.
+
+        Args:
+            seconds: how long to run; None runs until `elements` or the end.
+            elements: how many elements to take; None takes them all.
+
+        Returns:
+            A swigflow.data.stats.PipelineStats.
+
+        Raises:
+            ValueError: `seconds` is not positive.
+        """
         if seconds is not None and not seconds > 0:  # nan too
             raise ValueError(f"seconds must be positive, got {seconds}")
         it = self.iterator()
@@ -217,7 +240,15 @@ class Dataset:
     @staticmethod
     def from_tensors(tensors, name=None):
         """One element: `tensors` whole (a value, or a dict / tuple of them), with
-        from_tensor_slices' dtypes for Python values."""
+        from_tensor_slices' dtypes for Python values.
+
+        Args:
+            tensors: the element: a value, or a dict / tuple of them.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.sources import FromTensors
 
         del name
@@ -228,7 +259,16 @@ class Dataset:
         """Elements of several datasets side by side, as ``tf.data.Dataset.zip``: pass datasets
         as arguments, or one structure of them (nested tuples, namedtuples and dicts): the
         elements have that structure. One dataset alone gives its own elements. Ends with the
-        shortest."""
+        shortest.
+
+        Args:
+            *args: the datasets, or one structure of datasets.
+            datasets: the datasets (or a structure of them), instead of `*args`.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.steps.combining import zip_datasets
 
         del name
@@ -240,7 +280,16 @@ class Dataset:
         numpy array, a list, or a dict / tuple of them (all of the same length).
 
         Python values get tf.data's dtypes, not numpy's: ints become int32 (int64 when one
-        does not fit), floats float32, str UTF-8 bytes. numpy arrays keep their dtype."""
+        does not fit), floats float32, str UTF-8 bytes. numpy arrays keep their dtype.
+
+        Args:
+            tensors: a numpy array, list, or dict / tuple of them, all with the same first
+                dimension.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.sources import TensorSlices
 
         del name
@@ -254,7 +303,23 @@ class Dataset:
         """The elements generator(*args) yields, each pass calling it anew, converted to
         output_signature (or output_types/output_shapes) as tf.data converts them, or as yielded
         without one (tf.data requires it). A generator that raises ends the dataset with its
-        exception. Resuming calls the generator again and skips what was given."""
+        exception. Resuming calls the generator again and skips what was given.
+
+        Args:
+            generator: a callable returning an iterable; called anew for each pass.
+            output_types: the dtypes of the elements' components (tf.data's legacy form).
+            output_shapes: their shapes (with `output_types`).
+            args: a tuple of arguments for `generator`.
+            output_signature: a structure of TensorSpecs (and Ragged/SparseTensorSpecs) the elements
+                are converted to and checked against.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+
+        Raises:
+            TypeError: `generator` is not callable, or the types and shapes are malformed.
+        """
         from swigflow.data.sources import FromGenerator, generator_signature
 
         del name
@@ -266,7 +331,17 @@ class Dataset:
     @staticmethod
     def list_files(file_pattern, shuffle=None, seed=None, name=None):
         """The file names matching `file_pattern` (a glob pattern or a list of them), sorted,
-        then shuffled each epoch unless ``shuffle=False`` (tf.data's default is to shuffle)."""
+        then shuffled each epoch unless ``shuffle=False`` (tf.data's default is to shuffle).
+
+        Args:
+            file_pattern: a glob pattern (local or scheme:// URL), or a list of them.
+            shuffle: shuffle the names each epoch (the default); False keeps them sorted.
+            seed: the shuffle's seed; None draws one per iterator.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.sources import ListFiles
 
         del name
@@ -279,6 +354,14 @@ class Dataset:
 
         Raises:
           InvalidArgumentError: step is 0.
+
+        Args:
+            *args: (stop), (start, stop) or (start, stop, step), as Python's range.
+            output_type: the elements' dtype.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
         """
         from swigflow.data.sources import range_dataset
 
@@ -287,7 +370,17 @@ class Dataset:
 
     @staticmethod
     def counter(start=0, step=1, dtype=np.int64, name=None):
-        """start, start + step, start + 2 * step, ... forever (tf.data.Dataset.counter)."""
+        """start, start + step, start + 2 * step, ... forever (tf.data.Dataset.counter).
+
+        Args:
+            start: the first value.
+            step: the increment.
+            dtype: the elements' dtype.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.sources import Counter
 
         del name
@@ -296,7 +389,16 @@ class Dataset:
     @staticmethod
     def random(seed=None, rerandomize_each_iteration=None, name=None):
         """Pseudo-random int64 values in [0, 2^32), forever: the same for every pass and
-        iterator unless rerandomize_each_iteration (not tf.data's sequence for a seed)."""
+        iterator unless rerandomize_each_iteration (not tf.data's sequence for a seed).
+
+        Args:
+            seed: the seed; None draws one per iterator.
+            rerandomize_each_iteration: draw new values on each pass and iterator.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.sources import RandomValues
 
         del name
@@ -305,7 +407,20 @@ class Dataset:
     @staticmethod
     def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
         """The next element of datasets[i] for each i of `choice_dataset` (scalar int64s). An
-        input that ends ends the dataset (stop_on_empty_dataset) or is skipped from then on."""
+        input that ends ends the dataset (stop_on_empty_dataset) or is skipped from then on.
+
+        Args:
+            datasets: a list of datasets with compatible elements.
+            choice_dataset: a dataset of scalar int64 indexes into `datasets`.
+            stop_on_empty_dataset: end when the chosen input has ended; False skips it.
+
+        Returns:
+            A Dataset.
+
+        Raises:
+            TypeError: the elements of `datasets` are not compatible, or the choices not int64
+                scalars.
+        """
         from swigflow.data.steps.combining import choose_from_datasets
 
         return choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
@@ -317,7 +432,18 @@ class Dataset:
     ):  # fmt: skip
         """Elements drawn from datasets[i] with probability weights[i] / sum(weights) (uniform
         by default; weights may be a dataset of weight vectors, one per draw). An input that
-        ends is skipped, or ends the dataset with stop_on_empty_dataset. Seeded, resumable."""
+        ends is skipped, or ends the dataset with stop_on_empty_dataset. Seeded, resumable.
+
+        Args:
+            datasets: a list of datasets with compatible elements.
+            weights: a list of floats, one per dataset, or a dataset of such lists; None: uniform.
+            seed: the seed of the draws; None draws one per iterator.
+            stop_on_empty_dataset: end when an input ends; False skips it from then on.
+            rerandomize_each_iteration: draw anew on each pass and iterator.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.steps.combining import sample_from_datasets
 
         return sample_from_datasets(
@@ -333,7 +459,18 @@ class Dataset:
 
         An exception raised by map_func is raised by ``next()`` for that element, and iteration
         can go on with the next one. StopIteration becomes InvalidArgumentError: it never ends
-        the dataset."""
+        the dataset.
+
+        Args:
+            map_func: a function of an element (its components as arguments for a tuple).
+            num_parallel_calls: how many calls run at once on threads (AUTOTUNE: one per core);
+                None: one, on the consumer's thread.
+            deterministic: accepted for tf.data's signature; the order is always the input's.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.steps.mapping import Map
 
         del deterministic, name  # always deterministic
@@ -341,7 +478,15 @@ class Dataset:
 
     def filter(self, predicate, name=None):
         """Keeps the elements for which predicate(element) is true (a tuple element is unpacked
-        into arguments). An exception is raised for its element, wrapped as tf.data wraps it."""
+        into arguments). An exception is raised for its element, wrapped as tf.data wraps it.
+
+        Args:
+            predicate: a function of an element returning a boolean scalar.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.steps.mapping import Filter
 
         del name
@@ -352,7 +497,18 @@ class Dataset:
         name=None,
     ):  # fmt: skip
         """Stacks batch_size consecutive elements (numpy arrays, numbers, bytes, or dicts and
-        tuples of them) into one; the last batch may be smaller unless drop_remainder."""
+        tuples of them) into one; the last batch may be smaller unless drop_remainder.
+
+        Args:
+            batch_size: the number of elements in a batch.
+            drop_remainder: drop a last batch smaller than batch_size.
+            num_parallel_calls: accepted for tf.data's signature; batches are stacked as needed.
+            deterministic: accepted for tf.data's signature; the order is always the input's.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.steps.batching import Batch
 
         del num_parallel_calls, deterministic, name
@@ -360,7 +516,17 @@ class Dataset:
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
         """tf.data's shuffle buffer: each element is drawn at random from the next
-        buffer_size elements. seed=None draws a seed per iterator (kept in its state)."""
+        buffer_size elements. seed=None draws a seed per iterator (kept in its state).
+
+        Args:
+            buffer_size: the number of elements drawn from.
+            seed: the seed; None draws one per iterator.
+            reshuffle_each_iteration: a new order on each pass (repeat()).
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.steps.shuffling import Shuffle
 
         del name
@@ -373,14 +539,35 @@ class Dataset:
         at a seeded pseudo-random permutation of their indexes (tf.data's global shuffle). Every
         step before it must have random access (see swigflow.data.experimental.at) and the
         dataset a known, finite length; FailedPreconditionError says which step has not.
-        Seeds as in shuffle(). On a TFRecordDataset with index files it runs natively."""
+        Seeds as in shuffle(). On a TFRecordDataset with index files it runs natively.
+
+        Args:
+            seed: the seed; None draws one per iterator.
+            reshuffle_each_iteration: a new permutation on each pass.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+
+        Raises:
+            FailedPreconditionError: a step below has no random access, or the length is unknown
+                or infinite.
+        """
         del name
         from swigflow.data.steps.shuffling import GlobalShuffle
 
         return GlobalShuffle(self, seed, bool(reshuffle_each_iteration))
 
     def repeat(self, count=None, name=None):
-        """Repeats the dataset count times (forever when None or negative, as tf.data)."""
+        """Repeats the dataset count times (forever when None or negative, as tf.data).
+
+        Args:
+            count: how many times; None or -1 repeats forever.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.steps.slicing import Repeat
 
         del name
@@ -388,14 +575,30 @@ class Dataset:
         return Repeat(self, count)
 
     def take(self, count, name=None):
-        """The first count elements (all when count is -1)."""
+        """The first count elements (all when count is -1).
+
+        Args:
+            count: how many elements; -1 takes all.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.steps.slicing import Take
 
         del name
         return Take(self, int(count))
 
     def skip(self, count, name=None):
-        """All but the first count elements (none when count is -1)."""
+        """All but the first count elements (none when count is -1).
+
+        Args:
+            count: how many elements; -1 skips all.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.steps.slicing import Skip
 
         del name
@@ -403,7 +606,19 @@ class Dataset:
 
     def shard(self, num_shards, index, name=None):
         """Every num_shards-th element starting at index: an exact partition over the indexes.
-        On TFRecord data the partition is of records (see TFRecordDataset.shard)."""
+        On TFRecord data the partition is of records (see TFRecordDataset.shard).
+
+        Args:
+            num_shards: the number of shards.
+            index: this shard, in [0, num_shards).
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+
+        Raises:
+            InvalidArgumentError: index is not in [0, num_shards).
+        """
         from swigflow.data.steps.slicing import Shard
 
         del name
@@ -416,7 +631,21 @@ class Dataset:
         """Maps each element to a dataset and interleaves them: cycle_length at once,
         block_length elements from each in turn. When map_func makes TFRecordDatasets (e.g.
         ``files.interleave(swigflow.data.TFRecordDataset, cycle_length=4)``), the files are read
-        by the native pipeline, in parallel."""
+        by the native pipeline, in parallel.
+
+        Args:
+            map_func: a function of an element returning a Dataset.
+            cycle_length: how many datasets are read at once (None or AUTOTUNE: one per core, at
+                most num_parallel_calls).
+            block_length: how many consecutive elements each gives in its turn (None: 1).
+            num_parallel_calls: bounds cycle_length when that is None (AUTOTUNE: a third of the
+                cores).
+            deterministic: accepted for tf.data's signature; the order is always the input's.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         del deterministic, name
         cycle_length = interleave_cycle_length(cycle_length, num_parallel_calls)
         block_length = positive_count("block_length", 1 if block_length is None else block_length)
@@ -427,7 +656,15 @@ class Dataset:
     def with_options(self, options, name=None):
         """This dataset with tf.data ``options`` (a :class:`swigflow.data.Options`) set over
         its own; :meth:`options` returns them. What each option does here is in
-        :mod:`swigflow.data.options`."""
+        :mod:`swigflow.data.options`.
+
+        Args:
+            options: a swigflow.data.Options.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.steps.tuning import WithOptions
 
         del name
@@ -444,7 +681,15 @@ class Dataset:
 
     def prefetch(self, buffer_size, name=None):
         """Prepares up to buffer_size elements ahead on a background thread (AUTOTUNE: 2;
-        0: no prefetching)."""
+        0: no prefetching).
+
+        Args:
+            buffer_size: how many elements to prepare ahead; AUTOTUNE: 2; 0: none.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.steps.tuning import Prefetch
 
         del name
@@ -457,6 +702,16 @@ class Dataset:
 
         features: a parse spec; its JSON form (``swigflow inspect --json``'s "spec"); or "auto",
         inferred from the first records of the TFRecordDataset below (swigflow.io.infer_spec).
+
+        Args:
+            features: a dict of feature specs (swigflow.io.FixedLenFeature and the others), its JSON
+                form, or "auto".
+
+        Returns:
+            A Dataset.
+
+        Raises:
+            ValueError: the spec is malformed.
         """
         from swigflow.data.steps.mapping import ParseFn
         from swigflow.io import schema
@@ -479,24 +734,42 @@ class Dataset:
         preprocess=None,
     ):  # fmt: skip
         """Decodes the JPEG/PNG bytes under `key` of parsed batches (after
-        ``.batch(n).parse(spec)``) into one array [batch, *size, channels] (NCHW with
-        layout="NCHW"), as tf.data's ``decode_jpeg`` + ``resize`` map, in one native step.
-
-        crop: None (the whole image), "center" (tf.image.central_crop(0.875), Inception's
-        evaluation) or "random" (sample_distorted_bounding_box with 8-100% of the area and aspect
-        ratios 3/4..4/3, then decode_and_crop_jpeg: only the window is decoded), each then resized
-        bilinearly (TF2's half-pixel centres). flip: a random left-right flip of half the images.
-        dtype: "uint8" (rounded) or "float32", which is pixel / 255, then (x - mean) / std per
-        channel when given (torchvision's convention, e.g. mean=(0.485, 0.456, 0.406)).
-        preprocess: "caffe", "tf" or "torch": the uint8 pixels then go through Keras'
-        preprocess_input in that mode (swigflow.image.preprocess_input), float32 out.
-        fast: decode less (a scaled IDCT for large images, the JPEG's chroma planes resized as
-        stored; README, "decode_images"): within float rounding of the exact step for 4:4:4
-        JPEGs, a few levels on average for subsampled chroma. Crops and flips follow the seed.
+        ``.batch(n).parse(spec)``) into one array ``[batch, *size, channels]`` (NCHW with
+        ``layout="NCHW"``), as tf.data's ``decode_jpeg`` + ``resize`` map, in one native step.
 
         Its randomness resumes with the iterator's state. On a TFRecordDataset it runs on the
         native pipeline's threads, and an image that does not decode follows on_error ("skip_*"
         drop its record, logging file and offset); elsewhere a failed batch raises for itself.
+
+        Args:
+            key: the parsed feature holding the encoded images.
+            size: (height, width) of the output images.
+            crop: None (the whole image), "center" (tf.image.central_crop(0.875), Inception's
+                evaluation) or "random" (sample_distorted_bounding_box with 8-100% of the area
+                and aspect ratios 3/4..4/3, then decode_and_crop_jpeg: only the window is
+                decoded), each then resized bilinearly (TF2's half-pixel centres).
+            flip: a random left-right flip of half the images.
+            channels: 3 (RGB) or 1 (grayscale).
+            dtype: "uint8" (rounded) or "float32", which is pixel / 255, then
+                (x - mean) / std per channel when given.
+            layout: "NHWC" or "NCHW".
+            mean: per-channel means subtracted from float32 output (torchvision's convention,
+                e.g. (0.485, 0.456, 0.406)).
+            std: per-channel standard deviations dividing float32 output.
+            fast: decode less (a scaled IDCT for large images, the JPEG's chroma planes resized
+                as stored; docs/images.md): within float rounding of the exact step for 4:4:4
+                JPEGs, a few levels on average for subsampled chroma.
+            seed: the seed of the crops and flips; None draws one per iterator.
+            preprocess: "caffe", "tf" or "torch": the uint8 pixels then go through Keras'
+                preprocess_input in that mode (swigflow.image.preprocess_input), float32 out.
+
+        Returns:
+            A Dataset whose elements hold the decoded batch under `key`.
+
+        Raises:
+            ValueError: an option out of range.
+            InvalidArgumentError: `key` is not among the parsed features (at this call when
+                the parse spec is known, else at the first element).
         """
         from swigflow.data.images import image_options
         from swigflow.data.steps.mapping import DecodeImages
@@ -507,7 +780,18 @@ class Dataset:
         return DecodeImages(self, key, options, seed)
 
     def concatenate(self, dataset, name=None):
-        """This dataset's elements, then `dataset`'s."""
+        """This dataset's elements, then `dataset`'s.
+
+        Args:
+            dataset: a dataset with compatible elements.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+
+        Raises:
+            TypeError: the two datasets' elements are not compatible.
+        """
         from swigflow.data.steps.combining import Concatenate
 
         del name
@@ -516,7 +800,15 @@ class Dataset:
         return Concatenate(self, dataset)
 
     def enumerate(self, start=0, name=None):
-        """(index, element) pairs, the index an int64 counting from `start`."""
+        """(index, element) pairs, the index an int64 counting from `start`.
+
+        Args:
+            start: the first index.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.steps.slicing import Enumerate
 
         del name
@@ -524,7 +816,17 @@ class Dataset:
 
     def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=np.int64, name=None):
         """batch(), with each component of partly unknown shape (per its spec, as tf.data
-        decides) a swigflow.RaggedTensor, ragged up to the spec's last unknown dimension."""
+        decides) a swigflow.RaggedTensor, ragged up to the spec's last unknown dimension.
+
+        Args:
+            batch_size: the number of elements in a batch.
+            drop_remainder: drop a last batch smaller than batch_size.
+            row_splits_dtype: the dtype of the RaggedTensors' row splits.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.steps.batching import RaggedBatch
 
         del name
@@ -532,7 +834,14 @@ class Dataset:
 
     def unbatch(self, name=None):
         """Splits each element along its first dimension (of every component): the inverse of
-        batch()."""
+        batch().
+
+        Args:
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.steps.batching import Unbatch
 
         del name
@@ -540,7 +849,15 @@ class Dataset:
 
     def flat_map(self, map_func, name=None):
         """map_func(element) is a dataset for each element; their elements one dataset after
-        the other. ``files.flat_map(TFRecordDataset)`` reads the files natively."""
+        the other. ``files.flat_map(TFRecordDataset)`` reads the files natively.
+
+        Args:
+            map_func: a function of an element returning a Dataset.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.steps.interleaving import flat_mapped
 
         del name
@@ -554,7 +871,19 @@ class Dataset:
         padded shape (a structure like the element's, of shapes; None or -1 for a dimension pads
         it to the longest in the batch; None for all of them) with its padding value (0, False
         or b"" by default; one value, or a structure of them). An element longer than its
-        padded shape raises DataLossError, as in tf.data."""
+        padded shape raises DataLossError, as in tf.data.
+
+        Args:
+            batch_size: the number of elements in a batch.
+            padded_shapes: a structure of shapes like the element's; None pads every dimension to
+                the longest in the batch.
+            padding_values: one value, or a structure of them; None: 0, False or b"".
+            drop_remainder: drop a last batch smaller than batch_size.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.steps.batching import PaddedBatch
 
         del name
@@ -565,7 +894,18 @@ class Dataset:
         """Windows of `size` elements, window i starting at element i * shift and taking every
         stride-th one; each window is a dataset (a dict or tuple of datasets, one per component,
         for dict or tuple elements). Windows at the end may be shorter unless drop_remainder.
-        ``window(3).flat_map(lambda w: w.batch(3))`` gives the windows as batches."""
+        ``window(3).flat_map(lambda w: w.batch(3))`` gives the windows as batches.
+
+        Args:
+            size: the number of elements in a window.
+            shift: how many elements the next window starts after; None: `size`.
+            stride: take every stride-th element within a window.
+            drop_remainder: drop shorter windows at the end.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.steps.windowing import window
 
         del name
@@ -573,7 +913,20 @@ class Dataset:
 
     def scan(self, initial_state, scan_func, name=None):
         """scan_func(state, element) returns (new_state, output); the outputs, with the state
-        carried from one element to the next, starting at initial_state."""
+        carried from one element to the next, starting at initial_state.
+
+        Args:
+            initial_state: the first state: a value or a structure of them.
+            scan_func: a function (state, element) -> (new_state, output).
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset of the outputs.
+
+        Raises:
+            TypeError: a new state's structure or dtypes differ from the initial state's (at the
+                element that returned it).
+        """
         del name
         from swigflow.data.steps.mapping import Scan
 
@@ -585,7 +938,19 @@ class Dataset:
         """Groups elements by key_func(element) (an int) into windows of window_size (or
         window_size_func(key)) elements; reduce_func(key, window) turns each full window (a
         dataset) into a dataset whose elements are emitted. At the end, the unfinished windows
-        are reduced in increasing key order."""
+        are reduced in increasing key order.
+
+        Args:
+            key_func: a function of an element returning an int64 scalar key.
+            reduce_func: a function (key, window dataset) returning a Dataset.
+            window_size: the number of elements in a window.
+            window_size_func: a function of a key returning its window size, instead of
+                window_size.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         del name
         from swigflow.data.steps.windowing import group_by_window
 
@@ -601,7 +966,22 @@ class Dataset:
         padded_batch'ed by bucket_batch_sizes[i] (batch'ed with no_padding). With
         pad_to_bucket_boundary, the unknown dimensions (dimension 0 when no padded_shapes are
         given) are padded to the bucket's boundary - 1, and lengths must be below the last
-        boundary."""
+        boundary.
+
+        Args:
+            element_length_func: a function of an element returning its length (an int).
+            bucket_boundaries: the increasing upper bounds of the buckets' lengths.
+            bucket_batch_sizes: a batch size per bucket (one more than the boundaries).
+            padded_shapes: as padded_batch's; None pads dimension 0.
+            padding_values: as padded_batch's.
+            pad_to_bucket_boundary: pad to the bucket's boundary - 1 rather than the longest.
+            no_padding: batch() the buckets instead of padded_batch().
+            drop_remainder: drop each bucket's last batch when smaller.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         del name
         from swigflow.data.steps.windowing import bucket_by_sequence_length
 
@@ -612,7 +992,16 @@ class Dataset:
 
     def rebatch(self, batch_size, drop_remainder=False, name=None):
         """The rows of batched elements batched again: batches of batch_size rows, or of
-        batch_size[i % len(batch_size)] rows for batch i when a list is given."""
+        batch_size[i % len(batch_size)] rows for batch i when a list is given.
+
+        Args:
+            batch_size: the rows per batch, or a list of them taken in turn.
+            drop_remainder: drop a last batch with fewer rows.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.steps.batching import rebatch
 
         del name
@@ -622,21 +1011,48 @@ class Dataset:
         """Keeps the elements of the first complete pass and gives them to every later pass
         (repeat()) and iterator: in memory, or with a filename in the file FILENAME.swigflow_cache
         (written under a temporary name and renamed when the pass completes, then read by any
-        later program). Not tf.data's file format."""
+        later program). Not tf.data's file format.
+
+        Args:
+            filename: "" keeps the elements in memory; else the file's name, without the
+                ".swigflow_cache" suffix.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         del name
         from swigflow.data.steps.caching import Cache
 
         return Cache(self, filename)
 
     def take_while(self, predicate, name=None):
-        """The elements before the first for which predicate(element) is False."""
+        """The elements before the first for which predicate(element) is False.
+
+        Args:
+            predicate: a function of an element returning a boolean scalar.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.steps.slicing import TakeWhile
 
         del name
         return TakeWhile(self, predicate)
 
     def unique(self, name=None):
-        """Each distinct element (one int32, int64 or string component) at its first place."""
+        """Each distinct element (one int32, int64 or string component) at its first place.
+
+        Args:
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+
+        Raises:
+            TypeError: the elements are not one int32, int64 or string component.
+        """
         from swigflow.data.steps.slicing import Unique
 
         del name
@@ -644,7 +1060,15 @@ class Dataset:
 
     def ignore_errors(self, log_warning=False, name=None):
         """Drops the elements whose computation failed (logged with log_warning). An error
-        raised by a source ends it (a TFRecordDataset skips to the next file, as tf.data)."""
+        raised by a source ends it (a TFRecordDataset skips to the next file, as tf.data).
+
+        Args:
+            log_warning: log each dropped element's error.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.steps.slicing import IgnoreErrors
 
         del name
@@ -652,14 +1076,30 @@ class Dataset:
 
     def reduce(self, initial_state, reduce_func, name=None):
         """The state reduce_func(state, element) leaves after every element, from
-        initial_state. InvalidArgumentError if its number of components changes."""
+        initial_state. InvalidArgumentError if its number of components changes.
+
+        Args:
+            initial_state: the first state: a value or a structure of them.
+            reduce_func: a function (state, element) -> new state.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            The final state.
+        """
         from swigflow.data.reducing import reduce
 
         del name
         return reduce(self, initial_state, reduce_func)
 
     def get_single_element(self, name=None):
-        """The dataset's only element (InvalidArgumentError when it has none or several)."""
+        """The dataset's only element (InvalidArgumentError when it has none or several).
+
+        Args:
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            The element.
+        """
         from swigflow.data.reducing import single_element
 
         del name
@@ -668,7 +1108,17 @@ class Dataset:
     def save(self, path, compression=None, shard_func=None, checkpoint_args=None):
         """Writes every element under directory `path` for Dataset.load, in shards picked by
         shard_func(element) (one by default); never loadable unless complete. Not tf.data's
-        format (see swigflow.data.steps.saving)."""
+        format (see swigflow.data.steps.saving).
+
+        Args:
+            path: the directory to write.
+            compression: None, "GZIP", "ZLIB" or "AUTO" (stored uncompressed: no Snappy here).
+            shard_func: a function of an element returning its shard's index (an int64 scalar).
+            checkpoint_args: not supported; raises UnimplementedError.
+
+        Raises:
+            UnimplementedError: checkpoint_args was given.
+        """
         from swigflow.data.steps.saving import save
 
         save(self, path, compression, shard_func, checkpoint_args)
@@ -676,14 +1126,38 @@ class Dataset:
     @staticmethod
     def load(path, element_spec=None, compression=None, reader_func=None):
         """What Dataset.save wrote under `path`: its shards in order, or reader_func(shards),
-        with the saved element_spec (or the one given, if compatible)."""
+        with the saved element_spec (or the one given, if compatible).
+
+        Args:
+            path: the directory Dataset.save wrote.
+            element_spec: the expected element spec; None takes the saved one.
+            compression: the compression it was saved with.
+            reader_func: a function of the dataset of shard datasets returning the dataset read.
+
+        Returns:
+            A Dataset.
+
+        Raises:
+            DataLossError: the save is incomplete or damaged.
+        """
         from swigflow.data.steps.saving import load
 
         return load(path, element_spec, compression, reader_func)
 
     def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None, name=None):
         """This dataset kept under directory `path` by its fingerprint: the first complete pass
-        writes it, later passes and programs over the same pipeline read it."""
+        writes it, later passes and programs over the same pipeline read it.
+
+        Args:
+            path: the directory of snapshots.
+            compression: None, "GZIP", "ZLIB" or "AUTO" (stored uncompressed: no Snappy here).
+            reader_func: not supported (a snapshot is one file); raises UnimplementedError.
+            shard_func: not supported; raises UnimplementedError.
+            name: accepted for tf.data's signature; unused.
+
+        Returns:
+            A Dataset.
+        """
         from swigflow.data.steps.saving import snapshot
 
         del name
@@ -691,7 +1165,14 @@ class Dataset:
 
     def apply(self, transformation_func):
         """transformation_func(self): for reusable steps, e.g.
-        ``apply(swigflow.data.experimental.parse_example_dataset(features))``."""
+        ``apply(swigflow.data.experimental.parse_example_dataset(features))``.
+
+        Args:
+            transformation_func: a function of a Dataset returning a Dataset.
+
+        Returns:
+            What transformation_func returns.
+        """
         return transformation_func(self)
 
     def __repr__(self):

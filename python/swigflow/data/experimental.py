@@ -16,19 +16,45 @@ def at(dataset, index):
       OutOfRangeError: index is outside [0, cardinality).
       FailedPreconditionError: the dataset is infinite.
       UnimplementedError: a step has no random access (filter, interleave, a TFRecordDataset).
+
+    Args:
+        dataset: a Dataset whose steps all have random access.
+        index: the element's index.
+
+    Returns:
+        The element.
     """
     return element_at(dataset, index)
 
 
 def parse_example_dataset(features, num_parallel_calls=1, deterministic=None):
     """``ds.apply(parse_example_dataset(features))``: parses batches of serialized Examples, as
-    ``tf.data.experimental.parse_example_dataset`` (fused into the native pipeline)."""
+    ``tf.data.experimental.parse_example_dataset`` (fused into the native pipeline).
+
+    Args:
+        features: a dict of feature specs, as Dataset.parse takes.
+        num_parallel_calls: accepted for tf.data's signature; the native pipeline sets it.
+        deterministic: accepted for tf.data's signature; the order is the input's.
+
+    Returns:
+        A function of a Dataset, for Dataset.apply.
+    """
     del num_parallel_calls, deterministic
     return lambda dataset: dataset.parse(features)
 
 
 def group_by_window(key_func, reduce_func, window_size=None, window_size_func=None):
-    """``ds.apply(group_by_window(...))``: Dataset.group_by_window."""
+    """``ds.apply(group_by_window(...))``: Dataset.group_by_window.
+
+    Args:
+        key_func: as Dataset.group_by_window's.
+        reduce_func: as Dataset.group_by_window's.
+        window_size: as Dataset.group_by_window's.
+        window_size_func: as Dataset.group_by_window's.
+
+    Returns:
+        A function of a Dataset, for Dataset.apply.
+    """
     return lambda dataset: dataset.group_by_window(
         key_func, reduce_func, window_size, window_size_func
     )
@@ -38,7 +64,21 @@ def bucket_by_sequence_length(
     element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None,
     padding_values=None, pad_to_bucket_boundary=False, no_padding=False, drop_remainder=False,
 ):  # fmt: skip
-    """``ds.apply(bucket_by_sequence_length(...))``: Dataset.bucket_by_sequence_length."""
+    """``ds.apply(bucket_by_sequence_length(...))``: Dataset.bucket_by_sequence_length.
+
+    Args:
+        element_length_func: as Dataset.bucket_by_sequence_length's.
+        bucket_boundaries: as Dataset.bucket_by_sequence_length's.
+        bucket_batch_sizes: as Dataset.bucket_by_sequence_length's.
+        padded_shapes: as Dataset.bucket_by_sequence_length's.
+        padding_values: as Dataset.bucket_by_sequence_length's.
+        pad_to_bucket_boundary: as Dataset.bucket_by_sequence_length's.
+        no_padding: as Dataset.bucket_by_sequence_length's.
+        drop_remainder: as Dataset.bucket_by_sequence_length's.
+
+    Returns:
+        A function of a Dataset, for Dataset.apply.
+    """
     return lambda dataset: dataset.bucket_by_sequence_length(
         element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
         padding_values, pad_to_bucket_boundary, no_padding, drop_remainder,
@@ -46,12 +86,31 @@ def bucket_by_sequence_length(
 
 
 def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=np.int64):
-    """``ds.apply(dense_to_ragged_batch(...))``: Dataset.ragged_batch."""
+    """``ds.apply(dense_to_ragged_batch(...))``: Dataset.ragged_batch.
+
+    Args:
+        batch_size: as Dataset.ragged_batch's.
+        drop_remainder: as Dataset.ragged_batch's.
+        row_splits_dtype: as Dataset.ragged_batch's.
+
+    Returns:
+        A function of a Dataset, for Dataset.apply.
+    """
     return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
 
 
 def get_structure(dataset_or_iterator):
-    """tf.data.experimental.get_structure: the element_spec of a dataset or iterator."""
+    """tf.data.experimental.get_structure: the element_spec of a dataset or iterator.
+
+    Args:
+        dataset_or_iterator: a Dataset or an Iterator.
+
+    Returns:
+        The element_spec.
+
+    Raises:
+        TypeError: the argument is neither.
+    """
     spec = getattr(dataset_or_iterator, "element_spec", None)
     if spec is None:
         raise TypeError(
@@ -62,7 +121,15 @@ def get_structure(dataset_or_iterator):
 
 
 def scan(initial_state, scan_func):
-    """``ds.apply(scan(...))``: Dataset.scan."""
+    """``ds.apply(scan(...))``: Dataset.scan.
+
+    Args:
+        initial_state: as Dataset.scan's.
+        scan_func: as Dataset.scan's.
+
+    Returns:
+        A function of a Dataset, for Dataset.apply.
+    """
     return lambda dataset: dataset.scan(initial_state, scan_func)
 
 

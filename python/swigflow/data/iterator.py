@@ -20,7 +20,16 @@ from swigflow.data.seeds import IterationScope
 
 class Iterator:
     """Iterates over a Dataset and can say where it is: :meth:`state` is a small JSON-able
-    dict; ``dataset.iterator(state=...)`` resumes right after the last element returned."""
+    dict; ``dataset.iterator(state=...)`` resumes right after the last element returned.
+
+    Args:
+        dataset: the Dataset to iterate over.
+        state: a dict from state() of an iterator over the same pipeline, or None.
+        stats: whether to collect stats().
+
+    Raises:
+        ValueError: `state` was taken from another pipeline, or is malformed.
+    """
 
     def __init__(self, dataset, state=None, stats=True):
         self._dataset = dataset
@@ -128,6 +137,16 @@ class Iterator:
     def log_stats(self, every_seconds=60.0, logger=None, level=logging.INFO, callback=None):
         """Logs :meth:`stats`' summary line every `every_seconds` on the "swigflow.data" logger
         (or `logger`), or calls ``callback(stats)`` instead; returns a
-        :class:`swigflow.data.stats.StatsLogger` (``.stop()``). For training scripts."""
+        :class:`swigflow.data.stats.StatsLogger` (``.stop()``). For training scripts.
+
+        Args:
+            every_seconds: the interval between summaries.
+            logger: a logging.Logger; None: the "swigflow.data" logger.
+            level: the logging level.
+            callback: a function of a PipelineStats, called instead of logging.
+
+        Returns:
+            A StatsLogger; its stop() ends the logging.
+        """
         self.stats()  # raises when statistics are off
         return _stats.StatsLogger(self, every_seconds, logger, level, callback)

@@ -55,7 +55,14 @@ class _Group:
         self._values[name] = value
 
     def merge(self, other):
-        """A new group: this one's values, overridden by those `other` has set."""
+        """A new group: this one's values, overridden by those `other` has set.
+
+        Args:
+            other: a group of the same type.
+
+        Returns:
+            A new group.
+        """
         merged = type(self)()
         for name in self._FIELDS:
             mine, theirs = getattr(self, name), getattr(other, name)

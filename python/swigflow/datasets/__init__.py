@@ -42,7 +42,14 @@ from swigflow.datasets.splits import (
 def as_numpy(dataset):
     """``tfds.as_numpy``: swigflow's datasets already give numpy values, so this returns an
     iterable over `dataset` (or the same structure of iterables for a dict/list/tuple of
-    datasets); numpy values pass through."""
+    datasets); numpy values pass through.
+
+    Args:
+        dataset: a Dataset, a dict / list / tuple of them, or numpy values.
+
+    Returns:
+        An iterable over the dataset's elements, or the same structure of them.
+    """
     from swigflow.data import Dataset
 
     if isinstance(dataset, Dataset):

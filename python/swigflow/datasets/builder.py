@@ -28,7 +28,11 @@ def default_data_dir():
 class ReadOnlyBuilder:
     """A prepared dataset directory (``tfds.builder`` / ``builder_from_directory``): its
     ``info``, and its splits as datasets (``as_dataset``) or random-access sources
-    (``as_data_source``)."""
+    (``as_data_source``).
+
+    Args:
+        info: the DatasetInfo of the prepared directory.
+    """
 
     def __init__(self, info):
         self.info = info
@@ -50,7 +54,12 @@ class ReadOnlyBuilder:
         return self.info.config_name
 
     def download_and_prepare(self, *args, **kwargs):
-        """Nothing to do: the dataset is already prepared (swigflow never downloads)."""
+        """Nothing to do: the dataset is already prepared (swigflow never downloads).
+
+        Args:
+            *args: accepted for TFDS's signature; unused.
+            **kwargs: accepted for TFDS's signature; unused.
+        """
         del args, kwargs
 
     def as_dataset(
@@ -66,7 +75,24 @@ class ReadOnlyBuilder:
         """The split as a :class:`swigflow.data.Dataset` of TFDS's values (``split`` may be a
         split expression, a ReadInstruction, or a list/dict of them, giving a list/dict of
         datasets; None: every split, as a dict). batch_size=-1 gives the whole split as one
-        batch of arrays."""
+        batch of arrays.
+
+        Args:
+            split: a split expression ("train[:10%]+test"), a ReadInstruction, or a list / dict of
+                them; None: every split, as a dict.
+            batch_size: batch the examples; -1: the whole split as one batch of arrays.
+            shuffle_files: shuffle the split's files (seeded by read_config.shuffle_seed).
+            decoders: a dict (nested like the features) of swigflow.datasets.decode.Decoder objects,
+                e.g. {"image": SkipDecoding()} to keep the encoded bytes.
+            read_config: a ReadConfig.
+            as_supervised: (input, target) pairs, as the dataset's supervised_keys say.
+
+        Returns:
+            A swigflow.data.Dataset, or a list / dict of them as `split` is.
+
+        Raises:
+            ValueError: a malformed split, or as_supervised without supervised_keys.
+        """
         if split is None:
             split = {name: name for name in self.info.splits}
 
@@ -87,7 +113,17 @@ class ReadOnlyBuilder:
 
     def as_data_source(self, split=None, *, decoders=None):
         """The split's examples by index (len, [i], __getitems__), picklable: see
-        :class:`swigflow.datasets.DataSource`. None: every split, as a dict."""
+        :class:`swigflow.datasets.DataSource`. None: every split, as a dict.
+
+        Args:
+            split: a split expression ("train[:10%]+test"), a ReadInstruction, or a list / dict of
+                them; None: every split, as a dict.
+            decoders: a dict (nested like the features) of swigflow.datasets.decode.Decoder objects,
+                e.g. {"image": SkipDecoding()} to keep the encoded bytes.
+
+        Returns:
+            A DataSource, or a list / dict of them as `split` is.
+        """
         if split is None:
             split = {name: name for name in self.info.splits}
         return _map_splits(lambda s: DataSource(self.info, s, decoders=decoders), split)
@@ -111,13 +147,30 @@ def _map_splits(fn, split):
 
 def builder_from_directory(builder_dir):
     """The dataset prepared in `builder_dir` (``.../name/config/version``; local or any fsspec
-    URL)."""
+    URL).
+
+    Args:
+        builder_dir: the version directory (local path or fsspec URL).
+
+    Returns:
+        A ReadOnlyBuilder.
+
+    Raises:
+        NotFoundError: the directory holds no dataset_info.json.
+    """
     return ReadOnlyBuilder(DatasetInfo(builder_dir))
 
 
 def builder_from_directories(builder_dirs):
     """One dataset prepared in several directories (e.g. one per split): their splits merged,
-    a split's shards in the order of the directories."""
+    a split's shards in the order of the directories.
+
+    Args:
+        builder_dirs: the version directories, in order.
+
+    Returns:
+        A ReadOnlyBuilder.
+    """
     infos = [DatasetInfo(d) for d in builder_dirs]
     if not infos:
         raise ValueError("builder_from_directories needs at least one directory")
@@ -258,7 +311,23 @@ def _configs(dataset_dir):
 
 def builder(name, *, data_dir=None, config=None, version=None, try_gcs=False, **kwargs):
     """The prepared dataset `name` (``"mnist"``, ``"mnist:3.*.*"``, ``"ds/config:1.0.0"``)
-    under `data_dir` (default: ``TFDS_DATA_DIR`` or ``~/tensorflow_datasets``; any fsspec URL)."""
+    under `data_dir` (default: ``TFDS_DATA_DIR`` or ``~/tensorflow_datasets``; any fsspec URL).
+
+    Args:
+        name: the dataset's name, with an optional ``/config`` and ``:version`` (which may end in
+            ``*`` wildcards).
+        data_dir: the directory of prepared datasets (local path or fsspec URL).
+        config: the config's name, when `name` has none; None: the default config.
+        version: the version, when `name` has none; None: the newest.
+        try_gcs: accepted for TFDS's signature; unused.
+        **kwargs: file_format is accepted and ignored; anything else raises TypeError.
+
+    Returns:
+        A ReadOnlyBuilder.
+
+    Raises:
+        NotFoundError: no such prepared dataset under data_dir.
+    """
     del try_gcs
     kwargs.pop("file_format", None)
     if kwargs:
@@ -285,7 +354,29 @@ def load(
 ):
     """``tfds.load``: the prepared dataset's split(s) as :class:`swigflow.data.Dataset`
     (and its info when with_info=True). `download` is accepted and ignored: nothing is
-    downloaded, and a dataset not on disk raises NotFoundError."""
+    downloaded, and a dataset not on disk raises NotFoundError.
+
+    Args:
+        name: as builder()'s.
+        split: a split expression ("train[:10%]+test"), a ReadInstruction, or a list / dict of
+            them; None: every split, as a dict.
+        data_dir: as builder()'s.
+        batch_size: as ReadOnlyBuilder.as_dataset's.
+        shuffle_files: as ReadOnlyBuilder.as_dataset's.
+        download: accepted and ignored.
+        as_supervised: as ReadOnlyBuilder.as_dataset's.
+        decoders: a dict (nested like the features) of swigflow.datasets.decode.Decoder objects,
+            e.g. {"image": SkipDecoding()} to keep the encoded bytes.
+        read_config: a ReadConfig.
+        with_info: also return the DatasetInfo.
+        builder_kwargs: more arguments for builder().
+        download_and_prepare_kwargs: accepted and ignored.
+        as_dataset_kwargs: more arguments for as_dataset().
+        try_gcs: accepted for TFDS's signature; unused.
+
+    Returns:
+        The dataset(s), or (dataset(s), info) with with_info.
+    """
     del download, download_and_prepare_kwargs, try_gcs
     b = builder(name, data_dir=data_dir, **(builder_kwargs or {}))
     kwargs = dict(as_dataset_kwargs or {})
@@ -308,7 +399,22 @@ def data_source(
     try_gcs=False,
 ):
     """``tfds.data_source``: random access to a prepared dataset's split(s), TFRecord
-    included."""
+    included.
+
+    Args:
+        name: as builder()'s.
+        split: a split expression ("train[:10%]+test"), a ReadInstruction, or a list / dict of
+            them; None: every split, as a dict.
+        data_dir: as builder()'s.
+        decoders: a dict (nested like the features) of swigflow.datasets.decode.Decoder objects,
+            e.g. {"image": SkipDecoding()} to keep the encoded bytes.
+        builder_kwargs: more arguments for builder().
+        download: accepted and ignored.
+        try_gcs: accepted for TFDS's signature; unused.
+
+    Returns:
+        A DataSource, or a list / dict of them as `split` is.
+    """
     del download, try_gcs
     b = builder(name, data_dir=data_dir, **(builder_kwargs or {}))
     return b.as_data_source(split, decoders=decoders)

@@ -31,6 +31,12 @@ class DataSource:
         source = swigflow.datasets.data_source("mnist", split="train", data_dir=d)
         len(source), source[0]["label"], source.__getitems__([5, 2, 7])
         loader = torch.utils.data.DataLoader(source, batch_size=64, num_workers=2)
+
+    Args:
+        info: the dataset's DatasetInfo.
+        split: a split expression or ReadInstruction.
+        decoders: a dict (nested like the features) of swigflow.datasets.decode.Decoder objects,
+            e.g. {"image": SkipDecoding()} to keep the encoded bytes.
     """
 
     def __init__(self, info, split, decoders=None):

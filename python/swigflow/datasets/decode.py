@@ -12,15 +12,44 @@ class Decoder:
         self.feature = None
 
     def setup(self, *, feature):
+        """Binds the decoder to the feature it decodes (TFDS calls it before decoding).
+
+        Args:
+            feature: the FeatureConnector this decoder replaces.
+        """
         self.feature = feature
 
     def decode_example(self, serialized):
+        """Decodes one stored value; subclasses implement it.
+
+        Args:
+            serialized: the value as parsed from the Example (bytes or an array).
+
+        Returns:
+            The decoded value.
+        """
         raise NotImplementedError
 
     def decode_batch_example(self, serialized):
+        """Decodes the stored values of a batch (by default as decode_example does).
+
+        Args:
+            serialized: the parsed values, stacked.
+
+        Returns:
+            The decoded values.
+        """
         return self.decode_example(serialized)
 
     def decode_ragged_example(self, serialized):
+        """Decodes the values of a Sequence (by default as decode_example does).
+
+        Args:
+            serialized: the parsed values, ragged.
+
+        Returns:
+            The decoded values.
+        """
         return self.decode_example(serialized)
 
 
@@ -28,6 +57,14 @@ class SkipDecoding(Decoder):
     """Returns the stored value as it is (``tfds.decode.SkipDecoding``)."""
 
     def decode_example(self, serialized):
+        """Returns `serialized` unchanged.
+
+        Args:
+            serialized: the value as parsed from the Example.
+
+        Returns:
+            `serialized`.
+        """
         return serialized
 
 
@@ -42,7 +79,15 @@ class _FnDecoder(Decoder):
 
 def make_decoder(output_dtype=None):
     """Makes a Decoder from a function ``fn(serialized, feature, *args, **kwargs)``
-    (``tfds.decode.make_decoder``)."""
+    (``tfds.decode.make_decoder``).
+
+    Args:
+        output_dtype: accepted for TFDS's signature; unused.
+
+    Returns:
+        A decorator turning ``fn`` into a factory of Decoders: ``fn(*args, **kwargs)`` then
+        makes a Decoder calling ``fn(serialized, feature, *args, **kwargs)``.
+    """
     del output_dtype
 
     def wrap(fn):

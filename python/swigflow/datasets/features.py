@@ -37,7 +37,16 @@ _OBJECT = np.dtype(object)  # strings: bytes objects, as TensorFlow's string ten
 class TensorInfo:
     """What a leaf holds (as ``tfds.features.TensorInfo``): shape (None where unknown), numpy
     dtype (object for strings), how many Sequence levels wrap it, whether it is inside a
-    Dataset, and its default value (optional tensors)."""
+    Dataset, and its default value (optional tensors).
+
+    Args:
+        shape: a tuple of dimensions, None where unknown.
+        dtype: the numpy dtype (object for strings).
+        sequence_rank: how many Sequence levels wrap the leaf.
+        dataset_lvl: how many Dataset levels wrap it.
+        default_value: the value of a missing optional tensor.
+        optional: whether the tensor may be missing.
+    """
 
     shape: tuple
     dtype: np.dtype
@@ -47,7 +56,14 @@ class TensorInfo:
     optional: bool = False
 
     def with_length(self, length):
-        """This info inside a Sequence of `length` (None: variable)."""
+        """This info inside a Sequence of `length` (None: variable).
+
+        Args:
+            length: the Sequence's length, or None.
+
+        Returns:
+            A TensorInfo with a leading dimension and one more sequence level.
+        """
         return dataclasses.replace(
             self, shape=(length, *self.shape), sequence_rank=self.sequence_rank + 1
         )
@@ -95,7 +111,11 @@ def _scalar(array):
 
 
 class FeatureConnector:
-    """The base of every connector: its name in features.json and the tree it belongs to."""
+    """The base of every connector: its name in features.json and the tree it belongs to.
+
+    Args:
+        doc: the feature's documentation (features.json's "description").
+    """
 
     python_class_name = None
 
@@ -140,12 +160,36 @@ class FeatureConnector:
     # --- decoding (rank 0: one value; rank 1: a sequence of them; more: ragged) ---------
 
     def decode_example(self, value):
+        """Decodes one example's stored value of this feature.
+
+        Args:
+            value: the parsed value.
+
+        Returns:
+            The decoded value.
+        """
         return _scalar(value)
 
     def decode_batch_example(self, values):
+        """Decodes the stored values of a batch of examples.
+
+        Args:
+            values: the parsed values, stacked along a first dimension.
+
+        Returns:
+            The decoded values, stacked.
+        """
         return values
 
     def decode_ragged_example(self, ragged):
+        """Decodes the values of a variable-length Sequence, keeping its row splits.
+
+        Args:
+            ragged: a RaggedTensor of parsed values.
+
+        Returns:
+            A RaggedTensor of the decoded values.
+        """
         return _map_flat_values(self.decode_batch_example, ragged)
 
     def __repr__(self):
@@ -161,7 +205,18 @@ def _map_flat_values(fn, ragged):
 
 class Tensor(FeatureConnector):
     """``tfds.features.Tensor``: an array of a fixed dtype; unknown dimensions are restored from
-    the stored values, and the ``bytes``/``zlib`` encodings store the raw array bytes."""
+    the stored values, and the ``bytes``/``zlib`` encodings store the raw array bytes.
+
+    Args:
+        shape: the array's shape, None for unknown dimensions.
+        dtype: its dtype.
+        encoding: "none" (the values as the Example's list), "bytes" or "zlib" (the raw array
+            bytes, zlib-compressed for the latter).
+        optional: whether the value may be missing.
+        minimum: the smallest value (documentation only).
+        maximum: the largest value (documentation only).
+        doc: the feature's documentation.
+    """
 
     python_class_name = _PREFIX + "tensor_feature.Tensor"
 
@@ -258,12 +313,31 @@ class Tensor(FeatureConnector):
             ) from None
 
     def decode_example(self, value):
+        """Decodes one stored value: reshaped, and its bytes read for the bytes/zlib encodings.
+
+        Args:
+            value: the parsed value.
+
+        Returns:
+            The array (a numpy scalar for shape ()).
+
+        Raises:
+            InvalidArgumentError: the value does not fit the shape.
+        """
         if not self._encoded():
             return _scalar(value)
         data, shape = self._value_and_shape(value)
         return _scalar(self._from_bytes(_scalar(data), shape))
 
     def decode_batch_example(self, values):
+        """Decodes the stored values of a batch of examples.
+
+        Args:
+            values: the parsed values, stacked.
+
+        Returns:
+            The arrays, stacked.
+        """
         if not self._encoded() and not self._dynamic():
             return values
         return _decode_each(self, values, self._shape)
@@ -298,7 +372,14 @@ def _decode_each(feature, values, shape):
 
 
 class Scalar(Tensor):
-    """``tfds.features.Scalar``: a Tensor of shape ()."""
+    """``tfds.features.Scalar``: a Tensor of shape ().
+
+    Args:
+        dtype: the value's dtype.
+        optional: whether the value may be missing.
+        doc: the feature's documentation.
+        **kwargs: more arguments for Tensor.
+    """
 
     python_class_name = _PREFIX + "scalar.Scalar"
 
@@ -307,7 +388,13 @@ class Scalar(Tensor):
 
 
 class ClassLabel(Tensor):
-    """``tfds.features.ClassLabel``: an int64 label, with names from ``<feature>.labels.txt``."""
+    """``tfds.features.ClassLabel``: an int64 label, with names from ``<feature>.labels.txt``.
+
+    Args:
+        num_classes: the number of classes, when they have no names.
+        names: the classes' names, in label order.
+        doc: the feature's documentation.
+    """
 
     python_class_name = _PREFIX + "class_label_feature.ClassLabel"
 
@@ -334,14 +421,34 @@ class ClassLabel(Tensor):
         return [str(i) for i in range(self._num_classes or 0)]
 
     def int2str(self, int_value):
-        """The name of class `int_value`."""
+        """The name of class `int_value`.
+
+        Args:
+            int_value: a label.
+
+        Returns:
+            Its name (or its number's text when the classes have no names).
+
+        Raises:
+            ValueError: the label is out of range.
+        """
         index = int(int_value)
         if self._num_classes is not None and not 0 <= index < self._num_classes:
             raise ValueError(f"Invalid integer class label {index}")
         return self.names[index] if self._names is not None else str(index)
 
     def str2int(self, str_value):
-        """The class of name `str_value` (a number's text when the classes have no names)."""
+        """The class of name `str_value` (a number's text when the classes have no names).
+
+        Args:
+            str_value: a class name.
+
+        Returns:
+            Its label.
+
+        Raises:
+            ValueError: no class has that name.
+        """
         name = str_value.decode("utf-8") if isinstance(str_value, bytes) else str(str_value)
         if self._names is not None:
             try:
@@ -357,7 +464,11 @@ class ClassLabel(Tensor):
         return index
 
     def load_names(self, path):
-        """Reads the names file at `path` (one name a line), when it exists."""
+        """Reads the names file at `path` (one name a line), when it exists.
+
+        Args:
+            path: the names file (local path or fsspec URL).
+        """
         from swigflow.io import gfile
 
         try:
@@ -381,7 +492,11 @@ class ClassLabel(Tensor):
 
 
 class Text(Tensor):
-    """``tfds.features.Text``: a UTF-8 string, returned as bytes (as TFDS's as_numpy)."""
+    """``tfds.features.Text``: a UTF-8 string, returned as bytes (as TFDS's as_numpy).
+
+    Args:
+        doc: the feature's documentation.
+    """
 
     python_class_name = _PREFIX + "text_feature.Text"
 
@@ -393,7 +508,12 @@ class Text(Tensor):
 
 
 class BBoxFeature(Tensor):
-    """``tfds.features.BBoxFeature``: float32 [ymin, xmin, ymax, xmax], relative."""
+    """``tfds.features.BBoxFeature``: float32 [ymin, xmin, ymax, xmax], relative.
+
+    Args:
+        bbox_format: the box format TFDS recorded (kept as given; the values are read as stored).
+        doc: the feature's documentation.
+    """
 
     python_class_name = _PREFIX + "bounding_boxes.BBoxFeature"
 
@@ -405,7 +525,16 @@ class BBoxFeature(Tensor):
 class Audio(Tensor):
     """``tfds.features.Audio`` stored as raw samples. A file format (wav, flac, ...) stores
     encoded files, which need a codec this library does not have: reading one raises
-    UnimplementedError."""
+    UnimplementedError.
+
+    Args:
+        shape: the samples' shape ([length] or [length, channels]).
+        dtype: the samples' dtype.
+        file_format: None (raw samples) or the encoded files' format (not decodable here).
+        sample_rate: the sample rate (documentation only).
+        encoding: as Tensor's.
+        doc: the feature's documentation.
+    """
 
     python_class_name = _PREFIX + "audio_feature.Audio"
 
@@ -422,6 +551,17 @@ class Audio(Tensor):
         return super().serialized_info()
 
     def decode_example(self, value):
+        """Decodes one example's samples.
+
+        Args:
+            value: the parsed value.
+
+        Returns:
+            The samples.
+
+        Raises:
+            UnimplementedError: the audio is stored as encoded files.
+        """
         if self.file_format:
             raise errors.UnimplementedError(
                 f"Audio stored as {self.file_format} files needs an audio codec; decode the "
@@ -430,6 +570,14 @@ class Audio(Tensor):
         return super().decode_example(value)
 
     def decode_batch_example(self, values):
+        """Decodes the samples of a batch of examples.
+
+        Args:
+            values: the parsed values, stacked.
+
+        Returns:
+            The samples, stacked.
+        """
         if self.file_format:
             return self.decode_example(values)
         return super().decode_batch_example(values)
@@ -438,7 +586,15 @@ class Audio(Tensor):
 class Image(FeatureConnector):
     """``tfds.features.Image``: a PNG or JPEG (or GIF/BMP) decoded to [height, width, channels]
     at its own size, as ``tf.image.decode_image(channels=shape[-1], dtype=dtype)``; float32
-    images are 4-channel PNGs holding the float's bytes."""
+    images are 4-channel PNGs holding the float's bytes.
+
+    Args:
+        shape: (height, width, channels), None where unknown.
+        dtype: the pixels' dtype (uint8, uint16, or float32 stored as 4-channel PNGs).
+        encoding_format: "png" or "jpeg" (documentation; the data says which).
+        use_colormap: accepted for TFDS's sake (display only).
+        doc: the feature's documentation.
+    """
 
     python_class_name = _PREFIX + "image_feature.Image"
 
@@ -460,6 +616,17 @@ class Image(FeatureConnector):
         return TensorInfo((), np.dtype(object))
 
     def decode_example(self, value):
+        """Decodes one encoded image.
+
+        Args:
+            value: the encoded bytes.
+
+        Returns:
+            The image array.
+
+        Raises:
+            InvalidArgumentError: the image does not decode, or its shape does not match.
+        """
         contents = _scalar(value)
         if self._dtype == np.float32:
             image = _codecs.decode_image(contents, channels=4, dtype=np.uint8)
@@ -476,6 +643,14 @@ class Image(FeatureConnector):
         return image
 
     def decode_batch_example(self, values):
+        """Decodes a batch of encoded images of one shape.
+
+        Args:
+            values: the encoded bytes, stacked.
+
+        Returns:
+            The images, stacked.
+        """
         return _decode_each(self, values, self._shape)
 
     def describe(self):
@@ -486,7 +661,13 @@ class Image(FeatureConnector):
 
 
 class LabeledImage(Image):
-    """``tfds.features.LabeledImage``: a segmentation mask, an Image whose pixels are classes."""
+    """``tfds.features.LabeledImage``: a segmentation mask, an Image whose pixels are classes.
+
+    Args:
+        num_classes: the number of classes, when they have no names.
+        names: the classes' names.
+        **kwargs: the Image's arguments.
+    """
 
     python_class_name = _PREFIX + "labeled_image.LabeledImage"
 
@@ -503,6 +684,11 @@ class LabeledImage(Image):
         return self.labels.names
 
     def load_names(self, path):
+        """Reads the classes' names file at `path`, when it exists.
+
+        Args:
+            path: the names file (local path or fsspec URL).
+        """
         self.labels.load_names(path)
 
     def describe(self):
@@ -510,7 +696,12 @@ class LabeledImage(Image):
 
 
 class FeaturesDict(FeatureConnector):
-    """``tfds.features.FeaturesDict``: a dict of connectors, nested by ``/`` in the Example."""
+    """``tfds.features.FeaturesDict``: a dict of connectors, nested by ``/`` in the Example.
+
+    Args:
+        features: a dict of feature name to FeatureConnector.
+        doc: the feature's documentation.
+    """
 
     python_class_name = _PREFIX + "features_dict.FeaturesDict"
 
@@ -583,16 +774,43 @@ class FeaturesDict(FeatureConnector):
 
     def deserialize_example_np(self, serialized, *, decoders=None):
         """One serialized tf.train.Example decoded as TFDS's numpy path does
-        (``features.deserialize_example_np``)."""
+        (``features.deserialize_example_np``).
+
+        Args:
+            serialized: the serialized Example (bytes).
+            decoders: a dict (nested like the features) of swigflow.datasets.decode.Decoder objects,
+                e.g. {"image": SkipDecoding()} to keep the encoded bytes.
+
+        Returns:
+            A dict of decoded values.
+        """
         return self.deserialize_examples_np([serialized], decoders=decoders)[0]
 
     def deserialize_examples_np(self, serialized, *, decoders=None):
-        """Serialized Examples decoded as deserialize_example_np, parsed in one native call."""
+        """Serialized Examples decoded as deserialize_example_np, parsed in one native call.
+
+        Args:
+            serialized: a sequence of serialized Examples.
+            decoders: a dict (nested like the features) of swigflow.datasets.decode.Decoder objects,
+                e.g. {"image": SkipDecoding()} to keep the encoded bytes.
+
+        Returns:
+            A list of dicts of decoded values.
+        """
         return _decode_records(self, serialized, decoders, numpy_path=True)
 
     def deserialize_example(self, serialized, *, decoders=None):
         """One serialized Example decoded as ``as_dataset`` decodes it (numpy scalars, ragged
-        values as RaggedTensor)."""
+        values as RaggedTensor).
+
+        Args:
+            serialized: the serialized Example (bytes).
+            decoders: a dict (nested like the features) of swigflow.datasets.decode.Decoder objects,
+                e.g. {"image": SkipDecoding()} to keep the encoded bytes.
+
+        Returns:
+            A dict of decoded values.
+        """
         return _decode_records(self, [serialized], decoders, numpy_path=False)[0]
 
     def __repr__(self):
@@ -601,7 +819,12 @@ class FeaturesDict(FeatureConnector):
 
 
 class Translation(FeaturesDict):
-    """``tfds.features.Translation``: one Text per language."""
+    """``tfds.features.Translation``: one Text per language.
+
+    Args:
+        languages: the language codes, one Text each.
+        doc: the feature's documentation.
+    """
 
     python_class_name = _PREFIX + "translation_feature.Translation"
 
@@ -615,7 +838,13 @@ class Translation(FeaturesDict):
 
 class Sequence(FeatureConnector):
     """``tfds.features.Sequence``: `length` (None: any number) values of the inner feature,
-    each leaf stored with one more leading dimension."""
+    each leaf stored with one more leading dimension.
+
+    Args:
+        feature: the inner FeatureConnector (or a dict of them).
+        length: the number of values; None: variable.
+        doc: the feature's documentation.
+    """
 
     python_class_name = _PREFIX + "sequence_feature.Sequence"
 
@@ -653,7 +882,12 @@ class Sequence(FeatureConnector):
 
 class TranslationVariableLanguages(Sequence):
     """``tfds.features.TranslationVariableLanguages``: a sequence of {"language",
-    "translation"} texts, sorted by language then text."""
+    "translation"} texts, sorted by language then text.
+
+    Args:
+        languages: the allowed language codes; None: any.
+        doc: the feature's documentation.
+    """
 
     python_class_name = _PREFIX + "translation_feature.TranslationVariableLanguages"
 
@@ -666,7 +900,14 @@ class TranslationVariableLanguages(Sequence):
 
 
 class Video(Sequence):
-    """``tfds.features.Video``: frames, each an encoded image, decoded to [frames, h, w, c]."""
+    """``tfds.features.Video``: frames, each an encoded image, decoded to [frames, h, w, c].
+
+    Args:
+        shape: (frames, height, width, channels), None where unknown.
+        dtype: the frames' dtype.
+        encoding_format: the frames' image format ("png" or "jpeg").
+        doc: the feature's documentation.
+    """
 
     python_class_name = _PREFIX + "video_feature.Video"
 
@@ -687,7 +928,13 @@ class Video(Sequence):
 class Dataset(Sequence):
     """``tfds.features.Dataset`` (RLDS ``steps``): decoded into a nested
     :class:`swigflow.data.Dataset` of the inner feature's values, so
-    ``ds.flat_map(lambda episode: episode["steps"])`` works as with tf.data."""
+    ``ds.flat_map(lambda episode: episode["steps"])`` works as with tf.data.
+
+    Args:
+        feature: the inner FeatureConnector (or a dict of them): one step.
+        length: the number of steps; None: variable.
+        doc: the feature's documentation.
+    """
 
     python_class_name = _PREFIX + "dataset_feature.Dataset"
 
@@ -702,7 +949,16 @@ class Dataset(Sequence):
 
     def decode_steps(self, flat, decoders=None):
         """The nested dataset of the steps from their deserialized values ({key under the
-        Dataset: array with a leading steps dimension}); each step decodes when it is read."""
+        Dataset: array with a leading steps dimension}); each step decodes when it is read.
+
+        Args:
+            flat: a dict of key under the Dataset to an array with a leading steps dimension.
+            decoders: a dict (nested like the features) of swigflow.datasets.decode.Decoder objects,
+                e.g. {"image": SkipDecoding()} to keep the encoded bytes.
+
+        Returns:
+            A swigflow.data.Dataset of the decoded steps.
+        """
         from swigflow.data import Dataset as _Data
 
         counts = {len(value) for value in flat.values()}
@@ -866,7 +1122,17 @@ _BUILDERS = {
 
 def from_json(value):
     """The connector tree of a features.json object (``{"pythonClassName": ..., <kind>:
-    {...}}``). A class this library cannot decode raises UnimplementedError naming it."""
+    {...}}``). A class this library cannot decode raises UnimplementedError naming it.
+
+    Args:
+        value: a parsed features.json object.
+
+    Returns:
+        The root FeatureConnector.
+
+    Raises:
+        UnimplementedError: a feature class this library cannot decode.
+    """
     if not isinstance(value, dict) or "pythonClassName" not in value:
         raise errors.DataLossError(f"not a TFDS feature: {json.dumps(value)[:200]}")
     name = value["pythonClassName"]
@@ -884,7 +1150,12 @@ def from_json(value):
 
 def load_class_names(features, directory):
     """Reads every ClassLabel's and LabeledImage's names file in `directory` (TFDS names them
-    after the feature: ``a-b.c.labels.txt`` for key ``c`` under ``a/b``)."""
+    after the feature: ``a-b.c.labels.txt`` for key ``c`` under ``a/b``).
+
+    Args:
+        features: the root FeatureConnector.
+        directory: the dataset's version directory (local path or fsspec URL).
+    """
     from swigflow.io import gfile
 
     def visit(feature, name):
@@ -1226,5 +1497,12 @@ def _decode_records(features, serialized, decoders, numpy_path):
 
 
 def decode_plan(features):
-    """The parse spec and decoder of a feature tree (swigflow.datasets.reading uses it)."""
+    """The parse spec and decoder of a feature tree (swigflow.datasets.reading uses it).
+
+    Args:
+        features: the root FeatureConnector.
+
+    Returns:
+        (parse spec, decoder function) for the serialized Examples.
+    """
     return _DecodePlan(features)

@@ -25,7 +25,14 @@ _VERSION_RE = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
 
 
 class Version:
-    """A dataset version, ``major.minor.patch`` (``tfds.core.Version``), ordered."""
+    """A dataset version, ``major.minor.patch`` (``tfds.core.Version``), ordered.
+
+    Args:
+        version: "major.minor.patch", or a Version.
+
+    Raises:
+        ValueError: the text is not a version.
+    """
 
     def __init__(self, version):
         if isinstance(version, Version):
@@ -68,11 +75,26 @@ class Version:
 
     @staticmethod
     def is_valid(text):
+        """Whether `text` is a version ("major.minor.patch").
+
+        Args:
+            text: the text (or anything str() turns into one).
+
+        Returns:
+            True or False.
+        """
         return bool(_VERSION_RE.match(str(text)))
 
 
 class SplitInfo:
-    """One split: its name, example count, and shards (``tfds.core.SplitInfo``)."""
+    """One split: its name, example count, and shards (``tfds.core.SplitInfo``).
+
+    Args:
+        name: the split's name.
+        shard_lengths: the number of examples in each shard.
+        num_bytes: the split's size.
+        filepaths: the shards' paths, in order.
+    """
 
     def __init__(self, name, shard_lengths, num_bytes, filepaths):
         self.name = name
@@ -187,7 +209,14 @@ def shard_path(directory, template, dataset, split, file_format, index, count):
 
 
 class DatasetInfo:
-    """``tfds.core.DatasetInfo`` of a prepared dataset directory."""
+    """``tfds.core.DatasetInfo`` of a prepared dataset directory.
+
+    Args:
+        data_dir: the version directory holding dataset_info.json (local path or fsspec URL).
+
+    Raises:
+        NotFoundError: there is no dataset_info.json.
+    """
 
     def __init__(self, data_dir):
         self.data_dir = gfile.as_path(data_dir).rstrip("/")

@@ -42,7 +42,13 @@ _PARSE_BATCH = 64  # records parsed per native call before decoding
 @dataclasses.dataclass
 class InputContext:
     """Which of `num_input_pipelines` readers this is (``tf.distribute.InputContext``'s
-    fields, all ReadConfig reads)."""
+    fields, all ReadConfig reads).
+
+    Args:
+        num_input_pipelines: how many readers share the files.
+        input_pipeline_id: this reader's index, in [0, num_input_pipelines).
+        num_replicas_in_sync: accepted for tf.distribute's sake; unused.
+    """
 
     num_input_pipelines: int = 1
     input_pipeline_id: int = 0
@@ -53,18 +59,33 @@ class InputContext:
 class ReadConfig:
     """``tfds.ReadConfig``: how a split is read.
 
-    shuffle_seed / shuffle_reshuffle_each_iteration: the file shuffle of shuffle_files=True
-    (swigflow's seeded shuffle: a fixed order for a seed, not TensorFlow's order).
-    interleave_cycle_length / interleave_block_length: files read at once, records from each in
-    turn (defaults 16 and 16; cycle 1 for datasets that disable shuffling).
-    input_context: an InputContext (or tf.distribute.InputContext): files are sharded between
-    the input pipelines, as TFDS does. try_autocache, num_parallel_calls_for_* and options are
-    accepted for TFDS's sake. assert_cardinality: raise DataLossError when the split's files
-    hold another number of examples than dataset_info.json says.
-    decode_threads: threads decoding examples (swigflow's; AUTOTUNE: one per core).
-    cache_dir: swigflow's shard cache for remote data_dirs (a directory or a
-    swigflow.io.ShardCache; default SWIGFLOW_CACHE_DIR): shards are kept whole once read, and
-    later epochs read the copies (see swigflow.data.TFRecordDataset).
+    Args:
+        options: accepted for TFDS's sake (a tf.data.Options); unused.
+        try_autocache: accepted for TFDS's sake; unused (see cache_dir).
+        repeat_filenames: repeat the files forever (the split's dataset is then infinite).
+        add_tfds_id: give each example a "tfds_id" (TFDS's ``file.tfrecord-00000-of-00001__7``
+            form).
+        shuffle_seed: the seed of the file shuffle of ``shuffle_files=True`` (swigflow's
+            seeded shuffle: a fixed order for a seed, not TensorFlow's order).
+        shuffle_reshuffle_each_iteration: shuffle the files anew on each pass.
+        interleave_cycle_length: files read at once (default 16; 1 for datasets that disable
+            shuffling).
+        interleave_block_length: records taken from each file in turn (default 16).
+        input_context: an InputContext (or tf.distribute.InputContext): files are sharded
+            between the input pipelines, as TFDS does.
+        experimental_interleave_sort_fn: a function reordering the split's file instructions.
+        skip_prefetch: accepted for TFDS's sake; unused.
+        num_parallel_calls_for_decode: accepted for TFDS's sake (see decode_threads).
+        num_parallel_calls_for_interleave_files: accepted for TFDS's sake; unused.
+        enable_ordering_guard: raise ValueError when a dataset that disables shuffling would
+            be read out of order (shuffled files, or a cycle length other than 1).
+        assert_cardinality: raise DataLossError when the split's files hold another number of
+            examples than dataset_info.json says.
+        override_buffer_size: accepted for TFDS's sake; unused.
+        decode_threads: threads decoding examples (swigflow's; AUTOTUNE: one per core).
+        cache_dir: swigflow's shard cache for remote data_dirs (a directory or a
+            swigflow.io.ShardCache; default SWIGFLOW_CACHE_DIR): shards are kept whole once
+            read, and later epochs read the copies (see swigflow.data.TFRecordDataset).
     """
 
     options: object = None

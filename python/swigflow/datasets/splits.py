@@ -59,6 +59,17 @@ class AbstractSplit:
 
     @classmethod
     def from_spec(cls, spec):
+        """The split that `spec` names.
+
+        Args:
+            spec: a split expression ("train[:10%]+test") or an AbstractSplit.
+
+        Returns:
+            An AbstractSplit.
+
+        Raises:
+            ValueError: a malformed expression.
+        """
         if isinstance(spec, AbstractSplit):
             return spec
         spec = str(spec)
@@ -109,9 +120,17 @@ class _SplitAll(AbstractSplit):
 
 @dataclasses.dataclass(frozen=True)
 class ReadInstruction(AbstractSplit):
-    """``tfds.core.ReadInstruction``: split_name[from_:to] in unit "abs", "%" or "shard";
+    """``tfds.core.ReadInstruction``: ``split_name[from_:to]`` in unit "abs", "%" or "shard";
     percentages round to the closest record ("closest") or to whole percents
-    ("pct1_dropremainder")."""
+    ("pct1_dropremainder").
+
+    Args:
+        split_name: the split's name.
+        from_: the first example (or percent, or shard), None: from the start.
+        to: the end, exclusive, None: to the end; negative counts from the end.
+        unit: "abs", "%" or "shard".
+        rounding: "closest" or "pct1_dropremainder", for percents.
+    """
 
     split_name: str
     from_: int | float | None = None
@@ -141,6 +160,17 @@ class ReadInstruction(AbstractSplit):
     __str__ = __repr__
 
     def to_absolute(self, split_infos):
+        """This instruction in examples, for the splits given.
+
+        Args:
+            split_infos: a dict of split name to SplitInfo.
+
+        Returns:
+            A list of one absolute instruction.
+
+        Raises:
+            ValueError: an unknown split, or a slice outside it.
+        """
         return [_rel_to_abs(self, split_infos)]
 
 
@@ -258,13 +288,35 @@ class _EvenSplit(AbstractSplit):
 
 def even_splits(split, n, *, drop_remainder=False):
     """`n` non-overlapping sub-splits of `split` of equal size (``tfds.even_splits``): with
-    drop_remainder=False the first ones take one example more when `n` does not divide it."""
+    drop_remainder=False the first ones take one example more when `n` does not divide it.
+
+    Args:
+        split: a split name or expression.
+        n: the number of sub-splits.
+        drop_remainder: give every sub-split the same number of examples.
+
+    Returns:
+        A list of n AbstractSplits.
+    """
     return [_EvenSplit(split, i, n, drop_remainder) for i in range(n)]
 
 
 def split_for_jax_process(split, *, process_index=None, process_count=None, drop_remainder=False):
     """This process's part of `split` (``tfds.split_for_jax_process``); the index and count
-    default to jax.process_index() / jax.process_count()."""
+    default to jax.process_index() / jax.process_count().
+
+    Args:
+        split: a split name or expression.
+        process_index: this process's index; None: jax.process_index().
+        process_count: the number of processes; None: jax.process_count().
+        drop_remainder: as even_splits'.
+
+    Returns:
+        An AbstractSplit.
+
+    Raises:
+        ImportError: the index or count is missing and jax is not installed.
+    """
     if process_index is None or process_count is None:
         try:
             import jax
