@@ -40,10 +40,19 @@ __all__ = [
 METHODS = ("minmax", "percentile", "entropy")
 
 TensorRange = collections.namedtuple("TensorRange", ["min", "max"])
-TensorRange.__doc__ = """The float range of a tensor: float32 scalars, or arrays (per channel)."""
+TensorRange.__doc__ = """The float range of a tensor: float32 scalars, or arrays (per channel).
+
+Args:
+    min: the lowest value.
+    max: the highest value."""
 
 QuantizedWeights = collections.namedtuple("QuantizedWeights", ["values", "min", "max"])
-QuantizedWeights.__doc__ = """int8 weights and the float32 range of each output channel."""
+QuantizedWeights.__doc__ = """int8 weights and the float32 range of each output channel.
+
+Args:
+    values: the int8 weights.
+    min: the float32 lowest value of each output channel.
+    max: the float32 highest value of each output channel."""
 
 _PACKED_MATMUL = "SwigflowInt8PackedMatMulWithBiasAndReluAndRequantize"
 _PACKED_CONV = "SwigflowInt8PackedConv2DWithBiasAndReluAndRequantize"
@@ -80,7 +89,7 @@ class _MinMax:
 
 
 class _Histogram:
-    """Histograms of |x| per channel over [0, limit), the limit doubling (bins merged in pairs)
+    """Histograms of ``|x|`` per channel over [0, limit), the limit doubling (bins merged in pairs)
     whenever a batch goes beyond it, plus the signed min and max."""
 
     def __init__(self, axis, bins):
@@ -196,7 +205,7 @@ def calibrate(
         ...) or a dict of them by name: the activations to calibrate.
       dataset: a ``swigflow.data.Dataset`` or any iterable of batches.
       method: "minmax" (the extremes seen), "percentile" (the `percentile`-th percentile of
-        |x|) or "entropy" (the clipping threshold minimising the KL divergence between the
+        ``|x|``) or "entropy" (the clipping threshold minimising the KL divergence between the
         float histogram and its 8-bit quantization).
       num_batches: stop after this many batches (all of them when None).
       axis: None for one range per tensor, or the channel axis for one range per channel.
@@ -272,6 +281,13 @@ def quantize_weights(weights, axis=-1):
     QuantizeV2 in SCALED mode with narrow_range. An all-zero channel gets the range [-1, 1].
 
     Returns QuantizedWeights(values int8, min float32[channels] or scalar, max likewise).
+
+    Args:
+        weights: a float32 array.
+        axis: the output channels' axis; None: one range.
+
+    Returns:
+        A QuantizedWeights.
     """
     w = np.asarray(weights, np.float32)
     if w.ndim == 0:
@@ -296,7 +312,15 @@ def quantize_weights(weights, axis=-1):
 
 def quantize(x, value_range):
     """float32 `x` as quint8 (uint8) over `value_range` (SCALED: q = round(x * 255 / max|range|),
-    negative values to 0) — the input of an Int8 layer."""
+    negative values to 0) — the input of an Int8 layer.
+
+    Args:
+        x: a float32 array.
+        value_range: a TensorRange (or (min, max)).
+
+    Returns:
+        A uint8 array.
+    """
     lo, hi = _check_range(value_range, "quantize: the range")
     top = max(abs(lo), abs(hi))
     return ops.run(
@@ -310,7 +334,15 @@ def quantize(x, value_range):
 
 
 def dequantize(q, value_range):
-    """quint8 (uint8) or qint8 (int8) `q` over `value_range` back to float32 (SCALED)."""
+    """quint8 (uint8) or qint8 (int8) `q` over `value_range` back to float32 (SCALED).
+
+    Args:
+        q: a uint8 or int8 array.
+        value_range: a TensorRange (or (min, max)).
+
+    Returns:
+        A float32 array.
+    """
     q = np.asarray(q)
     if q.dtype not in (np.uint8, np.int8):
         raise errors.InvalidArgumentError(f"dequantize: q must be uint8 or int8, not {q.dtype}")
@@ -355,6 +387,15 @@ class Int8Conv2D(_Int8Layer):
     The first call packs the int8 filters for this machine's 8-bit kernel, as ``Int8Dense``
     does with its kernel (a pickled layer packs them again where it is loaded), and fixes the
     bias and ranges the layer runs with: a converted layer is not meant to change.
+
+    Args:
+        filters: float32 [KH, KW, C, OC].
+        bias: float32 [OC].
+        input_range: the input's calibrated TensorRange.
+        output_range: the output's calibrated TensorRange.
+        strides: an int or (height, width).
+        padding: "SAME" or "VALID".
+        dilations: an int or (height, width).
     """
 
     def __init__(
@@ -376,6 +417,14 @@ class Int8Conv2D(_Int8Layer):
         )
 
     def __call__(self, x):
+        """Runs the layer.
+
+        Args:
+            x: uint8 NHWC input, quantized over input_range.
+
+        Returns:
+            uint8 NHWC output, quantized over output_range.
+        """
         return self._run(_PACKED_CONV, x)
 
     def _attrs(self):
@@ -395,6 +444,12 @@ class Int8Dense(_Int8Layer):
     and ranges the layer runs with; later calls reuse them (the result is the same bytes as
     TensorFlow's fused op). A pickled layer keeps the int8 kernel, not its packing, which it
     makes again where it is loaded.
+
+    Args:
+        kernel: float32 [in, out].
+        bias: float32 [out].
+        input_range: the input's calibrated TensorRange.
+        output_range: the output's calibrated TensorRange.
     """
 
     def __init__(self, kernel, bias, input_range, output_range):
@@ -407,6 +462,14 @@ class Int8Dense(_Int8Layer):
         self.output_range = _positive_range(output_range, "Int8Dense: output_range")
 
     def __call__(self, x):
+        """Runs the layer.
+
+        Args:
+            x: uint8 [batch, in], quantized over input_range.
+
+        Returns:
+            uint8 [batch, out], quantized over output_range.
+        """
         return self._run(_PACKED_MATMUL, x)
 
     def _attrs(self):

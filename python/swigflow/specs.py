@@ -9,7 +9,17 @@ import numpy as np
 
 
 def as_dtype(dtype):
-    """A numpy dtype from a numpy dtype-like or a TF-style name ("string", "tf.float32")."""
+    """A numpy dtype from a numpy dtype-like or a TF-style name ("string", "tf.float32").
+
+    Args:
+        dtype: a numpy dtype-like, a TF-style name, or an object with as_numpy_dtype.
+
+    Returns:
+        A numpy dtype.
+
+    Raises:
+        TypeError: not a dtype.
+    """
     if isinstance(dtype, str):
         name = dtype.removeprefix("tf.")
         dtype = object if name == "string" else name
@@ -19,6 +29,14 @@ def as_dtype(dtype):
 
 
 def dtype_name(dtype):
+    """The dtype's name in specs and messages: numpy's, "string" for object arrays.
+
+    Args:
+        dtype: a numpy dtype.
+
+    Returns:
+        A str.
+    """
     return "string" if dtype == np.dtype(object) else dtype.name
 
 
@@ -28,14 +46,25 @@ _TF_TYPE_NAMES = {"float16": "half", "float32": "float", "float64": "double"}
 
 def tf_type_name(dtype):
     """The name TensorFlow's messages give a dtype ("float", "double", "half", "string",
-    "int32", ...)."""
+    "int32", ...).
+
+    Args:
+        dtype: a numpy dtype-like.
+
+    Returns:
+        A str.
+    """
     name = dtype_name(np.dtype(dtype))
     return _TF_TYPE_NAMES.get(name, name)
 
 
 class TensorShape:
     """A shape that may be partly known: a tuple of ints and None (an unknown dimension), or
-    no tuple at all (``TensorShape(None)``: the rank is unknown too)."""
+    no tuple at all (``TensorShape(None)``: the rank is unknown too).
+
+    Args:
+        dims: an iterable of ints and None, a TensorShape, or None (rank unknown).
+    """
 
     __slots__ = ("_dims",)
 
@@ -64,6 +93,14 @@ class TensorShape:
         return self._dims is not None and None not in self._dims
 
     def is_compatible_with(self, other):
+        """Whether a value could have both shapes: unknown ranks or dimensions match anything.
+
+        Args:
+            other: a TensorShape or what TensorShape takes.
+
+        Returns:
+            True or False.
+        """
         other = TensorShape(other)
         if self._dims is None or other._dims is None:
             return True
@@ -73,13 +110,28 @@ class TensorShape:
 
     def most_specific_compatible_shape(self, other):
         """The most specific shape both are instances of: same rank, each dimension known
-        only where both agree."""
+        only where both agree.
+
+        Args:
+            other: a TensorShape or what TensorShape takes.
+
+        Returns:
+            A TensorShape.
+        """
         other = TensorShape(other)
         if self._dims is None or other._dims is None or len(self._dims) != len(other._dims):
             return TensorShape(None)
         return TensorShape(a if a == b else None for a, b in zip(self._dims, other._dims))
 
     def concatenate(self, other):
+        """This shape's dimensions, then `other`'s (unknown if either rank is).
+
+        Args:
+            other: a TensorShape or what TensorShape takes.
+
+        Returns:
+            A TensorShape.
+        """
         other = TensorShape(other)
         if self._dims is None or other._dims is None:
             return TensorShape(None)
@@ -131,12 +183,28 @@ class TypeSpec:
     __slots__ = ()
 
     def batch(self, batch_size):
+        """The spec of a batch of `batch_size` such values.
+
+        Args:
+            batch_size: the batch's size, or None when unknown.
+
+        Returns:
+            A TypeSpec.
+        """
         raise NotImplementedError
 
     def unbatch(self):
         raise NotImplementedError
 
     def most_specific_common_supertype(self, others):
+        """The most specific spec every one of this and `others` is an instance of, or None.
+
+        Args:
+            others: a list of specs.
+
+        Returns:
+            A TypeSpec, or None.
+        """
         found = self
         for other in others:
             found = found._merge(other) if found is not None else None
@@ -146,6 +214,14 @@ class TypeSpec:
         return self if self == other else None
 
     def is_compatible_with(self, other):
+        """Whether a value could match both specs.
+
+        Args:
+            other: a TypeSpec.
+
+        Returns:
+            True or False.
+        """
         return self._merge(other) is not None
 
     def __ne__(self, other):
@@ -153,7 +229,13 @@ class TypeSpec:
 
 
 class TensorSpec(TypeSpec):
-    """A dense array: ``TensorSpec(shape, dtype=float32, name=None)``."""
+    """A dense array: ``TensorSpec(shape, dtype=float32, name=None)``.
+
+    Args:
+        shape: the shape (ints and None).
+        dtype: the dtype.
+        name: an optional name.
+    """
 
     __slots__ = ("dtype", "name", "shape")
 
@@ -164,6 +246,15 @@ class TensorSpec(TypeSpec):
 
     @classmethod
     def from_tensor(cls, value, name=None):
+        """The spec of an array.
+
+        Args:
+            value: an array or Python value.
+            name: an optional name.
+
+        Returns:
+            A TensorSpec.
+        """
         value = np.asarray(value)
         return cls(value.shape, value.dtype, name)
 
@@ -195,7 +286,12 @@ class TensorSpec(TypeSpec):
 
 
 class SparseTensorSpec(TypeSpec):
-    """A swigflow.SparseTensor: its dense shape and its values' dtype."""
+    """A swigflow.SparseTensor: its dense shape and its values' dtype.
+
+    Args:
+        shape: the dense shape (ints and None), or None.
+        dtype: the values' dtype.
+    """
 
     __slots__ = ("dtype", "shape")
 
@@ -232,7 +328,14 @@ class SparseTensorSpec(TypeSpec):
 class RaggedTensorSpec(TypeSpec):
     """A swigflow.RaggedTensor: its shape (None for ragged dimensions), values dtype, number of
     ragged dimensions after the first (``ragged_rank``, rank - 1 by default) and row_splits
-    dtype. A ragged_rank of 0 describes a dense array; swigflow's values then are numpy arrays."""
+    dtype. A ragged_rank of 0 describes a dense array; swigflow's values then are numpy arrays.
+
+    Args:
+        shape: the shape, None for ragged or unknown dimensions.
+        dtype: the values' dtype.
+        ragged_rank: the number of ragged dimensions after the first; None: rank - 1.
+        row_splits_dtype: int64 or int32.
+    """
 
     __slots__ = ("dtype", "ragged_rank", "row_splits_dtype", "shape")
 
@@ -306,7 +409,12 @@ class NoneTensorSpec(TypeSpec):
 
 
 class DatasetSpec(TypeSpec):
-    """A dataset as a component (window() elements): its element_spec."""
+    """A dataset as a component (window() elements): its element_spec.
+
+    Args:
+        element_spec: the inner dataset's element spec.
+        dataset_shape: the shape of the datasets' batch (() for one dataset).
+    """
 
     __slots__ = ("dataset_shape", "element_spec")
 
@@ -339,7 +447,11 @@ class UnknownSpec(TypeSpec):
     tells: what a Python function returns. TensorFlow traces functions into graphs to learn
     their outputs' specs; swigflow runs them on numpy values, so a step after map(),
     flat_map(), interleave(), scan() or a from_generator() without output_signature has an
-    UnknownSpec, compatible with every spec. `made_by` names the step."""
+    UnknownSpec, compatible with every spec. `made_by` names the step.
+
+    Args:
+        made_by: the name of the step whose outputs it describes.
+    """
 
     __slots__ = ("made_by",)
 
@@ -370,7 +482,14 @@ def to_json(spec):
     it back): {"tensor": [shape, dtype]}, {"ragged": [shape, dtype, ragged_rank,
     row_splits_dtype]}, {"sparse": [shape, dtype]}, {"none": []}, {"dataset": spec},
     {"unknown": made_by}, {"dict": {...}} and {"tuple": [...]}; a shape is a list of ints and
-    nulls, or null."""
+    nulls, or null.
+
+    Args:
+        spec: a spec, or a dict / tuple of them.
+
+    Returns:
+        JSON-able values.
+    """
     if isinstance(spec, dict):
         return {"dict": {k: to_json(v) for k, v in spec.items()}}
     if isinstance(spec, tuple):
@@ -406,7 +525,17 @@ _FROM_JSON = {
 
 
 def from_json(value):
-    """The specs to_json wrote; ValueError for anything else."""
+    """The specs to_json wrote; ValueError for anything else.
+
+    Args:
+        value: what to_json returned (after a JSON round trip).
+
+    Returns:
+        The spec structure.
+
+    Raises:
+        ValueError: anything to_json does not write.
+    """
     try:
         ((kind, body),) = value.items()
         return _FROM_JSON[kind](body)

@@ -300,7 +300,7 @@ class Dataset:
         generator, output_types=None, output_shapes=None, args=None, output_signature=None,
         name=None,
     ):  # fmt: skip
-        """The elements generator(*args) yields, each pass calling it anew, converted to
+        """The elements ``generator(*args)`` yields, each pass calling it anew, converted to
         output_signature (or output_types/output_shapes) as tf.data converts them, or as yielded
         without one (tf.data requires it). A generator that raises ends the dataset with its
         exception. Resuming calls the generator again and skips what was given.

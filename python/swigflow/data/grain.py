@@ -25,10 +25,21 @@ class ParseExampleTransform(grain.transforms.Map):
         loader = grain.DataLoader(data_source=source, sampler=sampler, worker_count=2,
                                   operations=[swigflow.data.ParseExampleTransform(spec),
                                               grain.transforms.Batch(64)])
+
+    Args:
+        spec: a dict of feature specs, as parse_single_example takes.
     """
 
     def __init__(self, spec):
         self.spec = dict(spec)
 
     def map(self, element):
+        """Parses one record.
+
+        Args:
+            element: a serialized Example (bytes).
+
+        Returns:
+            A dict of parsed features.
+        """
         return parsing.parse_single_example(element, self.spec)

@@ -48,6 +48,16 @@ MIN_SHARDS = 16
 
 @dataclasses.dataclass
 class Finding:
+    """One item of the checklist.
+
+    Args:
+        key: the item's key ("small_files", ...).
+        title: its title.
+        status: CAUSE, WARN, OK or UNKNOWN.
+        evidence: what was measured.
+        fix: what to do, when something is to be done.
+    """
+
     key: str
     title: str
     status: str  # CAUSE, WARN, OK or UNKNOWN
@@ -57,6 +67,14 @@ class Finding:
 
 @dataclasses.dataclass
 class FileSummary:
+    """The pipeline's files.
+
+    Args:
+        count: how many.
+        total_bytes: their total size.
+        remote: how many are behind a URL.
+    """
+
     count: int
     total_bytes: int
     remote: int  # files behind a URL
@@ -67,7 +85,14 @@ class FileSummary:
 
 
 def summarize_files(paths):
-    """Sizes of the pipeline's files (one stat each)."""
+    """Sizes of the pipeline's files (one stat each).
+
+    Args:
+        paths: the files' paths or URLs.
+
+    Returns:
+        A FileSummary.
+    """
     total = remote = 0
     for p in paths:
         total += gfile.stat(p).length
@@ -77,6 +102,15 @@ def summarize_files(paths):
 
 @dataclasses.dataclass
 class Report:
+    """What profile() measured and concluded.
+
+    Args:
+        stats: the run's PipelineStats.
+        files: its FileSummary.
+        findings: the checklist, a list of Finding.
+        timeline: [(seconds since the start, {stage name: busy share in that interval})].
+    """
+
     stats: _stats.PipelineStats
     files: FileSummary
     findings: list
@@ -148,7 +182,17 @@ def _size(n):
 
 def profile(dataset, seconds=10.0, sample_every=0.25, on_sample=None):
     """Runs `dataset` for `seconds` (or to its end) with nothing else consuming it and returns
-    a :class:`Report`. `on_sample(elapsed)` is called at every sample (a progress bar)."""
+    a :class:`Report`. `on_sample(elapsed)` is called at every sample (a progress bar).
+
+    Args:
+        dataset: a swigflow.data.Dataset.
+        seconds: how long to run.
+        sample_every: the interval of the timeline's samples, in seconds.
+        on_sample: a function of the elapsed seconds, or None.
+
+    Returns:
+        A Report.
+    """
     if not seconds > 0:  # nan too
         raise ValueError(f"seconds must be positive, got {seconds}")
     it = dataset.iterator()
@@ -197,7 +241,16 @@ def _timeline(samples):
 def diagnose(stats, files=None, training=True):
     """The checklist applied to `stats` (and the pipeline's `files`, a :class:`FileSummary`;
     measured from stats.sources when not given): a :class:`Finding` per item. `training`:
-    the stats come from a training loop, whose steps are the time between next() calls."""
+    the stats come from a training loop, whose steps are the time between next() calls.
+
+    Args:
+        stats: a PipelineStats.
+        files: a FileSummary, or None.
+        training: whether the stats come from a training loop.
+
+    Returns:
+        A list of Finding.
+    """
     if files is None:
         files = summarize_files(sorted({f for src in stats.sources for f in src.files}))
     checks = {
@@ -249,7 +302,14 @@ def _far(stats, files):
 
 
 def recommended_shards(files):
-    """(shards, --target-size text) for reshard to merge `files` into."""
+    """(shards, --target-size text) for reshard to merge `files` into.
+
+    Args:
+        files: a FileSummary.
+
+    Returns:
+        (number of shards, target size text).
+    """
     shards = max(math.ceil(files.total_bytes / TARGET_SHARD_BYTES), min(MIN_SHARDS, files.count), 1)
     target = math.ceil(files.total_bytes / shards)
     for unit, scale in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
@@ -390,7 +450,15 @@ def _saving(stats, files):
 
 
 def plot_timeline(report, path):
-    """Writes a PNG of each stage's busy share over the run (needs matplotlib)."""
+    """Writes a PNG of each stage's busy share over the run (needs matplotlib).
+
+    Args:
+        report: a Report.
+        path: the PNG's path.
+
+    Raises:
+        ImportError: matplotlib is not installed (swigflow[plot]).
+    """
     try:
         import matplotlib
 

@@ -29,7 +29,22 @@ _local = threading.local()  # .frames: [time spent in nested steps, stage] per r
 @dataclasses.dataclass
 class StageStats:
     """One stage. ``busy_s + input_wait_s + output_wait_s`` is the time its thread was alive
-    (summed over the threads of a native read stage)."""
+    (summed over the threads of a native read stage).
+
+    Args:
+        name: the stage's name ("read", "parse", ...).
+        kind: "native" or "python".
+        threads: its threads.
+        busy_s: seconds working.
+        input_wait_s: seconds waiting for the stage before it.
+        output_wait_s: seconds waiting for room in its output.
+        elements: elements made.
+        records: records read or parsed.
+        bytes: bytes read.
+        files: files opened.
+        queue_capacity: the capacity of the queue it fills, when it has one.
+        queue_mean_fill: elements in that queue when one was taken, on average.
+    """
 
     name: str
     kind: str  # "native" or "python"
@@ -45,7 +60,14 @@ class StageStats:
     queue_mean_fill: float = 0.0  # elements in that queue when one was taken, on average
 
     def busy_fraction(self, elapsed_s):
-        """The share of the run this stage was working, per thread (1.0: never idle)."""
+        """The share of the run this stage was working, per thread (1.0: never idle).
+
+        Args:
+            elapsed_s: the run's length in seconds.
+
+        Returns:
+            A float in [0, 1].
+        """
         if elapsed_s <= 0:
             return 0.0
         threads = self.threads if self.name == "read" else 1
@@ -54,7 +76,18 @@ class StageStats:
 
 @dataclasses.dataclass
 class SourceInfo:
-    """A TFRecordDataset of the pipeline, as configured."""
+    """A TFRecordDataset of the pipeline, as configured.
+
+    Args:
+        files: its files.
+        compression: their compression type.
+        num_parallel_reads: files read at once.
+        indexed: whether index files give it a length.
+        batch_size: the batch fused into it, or 0.
+        parse: whether parsing is fused into it.
+        decode_images: whether decode_images is fused into it.
+        prefetch: its prefetch depth.
+    """
 
     files: list
     compression: str
@@ -68,7 +101,17 @@ class SourceInfo:
 
 @dataclasses.dataclass
 class PipelineStats:
-    """What an iterator's pipeline did since it started, stage by stage (source first)."""
+    """What an iterator's pipeline did since it started, stage by stage (source first).
+
+    Args:
+        elapsed_s: seconds since the iterator started.
+        elements: elements returned to the consumer.
+        consumer_wait_s: seconds the consumer waited inside next().
+        step_s: seconds the consumer spent between next() calls (its training step).
+        stages: a list of StageStats, source first.
+        sources: a list of SourceInfo.
+        step_times: the last 4,096 step times, in seconds.
+    """
 
     elapsed_s: float
     elements: int  # returned to the consumer
@@ -79,7 +122,14 @@ class PipelineStats:
     step_times: list = dataclasses.field(default_factory=list, repr=False)  # the last 4,096
 
     def stage(self, name):
-        """The first stage called ``name`` (e.g. "parse"), or None."""
+        """The first stage called ``name`` (e.g. "parse"), or None.
+
+        Args:
+            name: a stage's name.
+
+        Returns:
+            A StageStats, or None.
+        """
         return next((s for s in self.stages if s.name == name), None)
 
     @property
@@ -418,7 +468,15 @@ class Session:
 class StatsLogger:
     """Logs an iterator's statistics every ``every_seconds`` from a daemon thread, or hands them
     to ``callback(stats)`` (e.g. to write them to TensorBoard). Stops with :meth:`stop`, when
-    the iterator is closed, or at exit."""
+    the iterator is closed, or at exit.
+
+    Args:
+        iterator: a swigflow.data.Iterator.
+        every_seconds: the interval.
+        logger: a logging.Logger; None: "swigflow.data".
+        level: the logging level.
+        callback: a function of a PipelineStats, called instead of logging.
+    """
 
     def __init__(self, iterator, every_seconds=60.0, logger=None, level=logging.INFO,
                  callback=None):  # fmt: skip
@@ -448,7 +506,14 @@ class StatsLogger:
 
 
 def step_spikes(step_times):
-    """(spikes, median): steps over 5x the median step and 50 ms, from a run's step times."""
+    """(spikes, median): steps over 5x the median step and 50 ms, from a run's step times.
+
+    Args:
+        step_times: the step times, in seconds.
+
+    Returns:
+        (the spikes' step times, the median step time), in seconds.
+    """
     if len(step_times) < 8:
         return [], 0.0
     median = statistics.median(step_times)

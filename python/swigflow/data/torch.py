@@ -39,7 +39,8 @@ class TorchIterableDataset(torch.utils.data.IterableDataset):
         parts (each file is read by one worker), else every parts-th record (a pipeline already
         sharded with ``shard`` is split further by records). A shuffle of file names before that
         split must be seeded, or processes would disagree on the order (ValueError).
-      rank, world_size: override torch.distributed's (e.g. before init_process_group).
+      rank: this process's rank; None: torch.distributed's (set it before init_process_group).
+      world_size: the number of ranks; None: torch.distributed's.
 
     Exact mid-epoch resume: :meth:`state_dict` is the position of this process's part (a
     worker's, inside a DataLoader worker), and :meth:`load_state_dict` makes the next iteration
@@ -100,7 +101,14 @@ class TorchIterableDataset(torch.utils.data.IterableDataset):
 
     def load_state_dict(self, state_dict):
         """The next iteration continues right after `state_dict` (from :meth:`state_dict` of the
-        same part); the pipeline's checks refuse a state of another dataset."""
+        same part); the pipeline's checks refuse a state of another dataset.
+
+        Args:
+            state_dict: what state_dict() returned.
+
+        Raises:
+            ValueError: not such a dict.
+        """
         if not isinstance(state_dict, dict) or set(state_dict) != {"part", "iterator"}:
             raise ValueError(f"expected a dict with 'part' and 'iterator', got {state_dict!r}")
         self._resume = state_dict

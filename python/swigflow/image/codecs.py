@@ -82,6 +82,22 @@ def decode_jpeg(
     InvalidArgumentError unless try_recover_truncated, which keeps the rows that decoded when
     they are at least acceptable_fraction of the image (the rest are zero). Headers claiming more
     than :func:`max_pixels` pixels are rejected before anything is allocated.
+
+    Args:
+        contents: the JPEG bytes.
+        channels: 0 (the file's: 1 for grayscale, else 3), 1 or 3.
+        ratio: 1, 2, 4 or 8, a downscale done by the IDCT.
+        fancy_upscaling: upsample chroma smoothly (TensorFlow's default).
+        try_recover_truncated: keep the rows of truncated data that decoded.
+        acceptable_fraction: the least share of rows that must decode when recovering.
+        dct_method: "" or "INTEGER_FAST" (TensorFlow's), or "INTEGER_ACCURATE" (Pillow's).
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A uint8 array [height, width, channels].
+
+    Raises:
+        InvalidArgumentError: data that is not a decodable JPEG, or over max_pixels().
     """
     del name
     options = _jpeg_options(
@@ -97,6 +113,23 @@ def decode_and_crop_jpeg(
     """decode_jpeg of only ``crop_window`` = [y, x, height, width]: rows outside the window are
     skipped and columns cropped at block boundaries, so a small crop costs less than a full
     decode. The pixels equal decode_jpeg's inside the window (``tf.image.decode_and_crop_jpeg``).
+
+    Args:
+        contents: the JPEG bytes.
+        crop_window: [y, x, height, width].
+        channels: 0 (the file's: 1 for grayscale, else 3), 1 or 3.
+        ratio: 1, 2, 4 or 8, a downscale done by the IDCT.
+        fancy_upscaling: upsample chroma smoothly (TensorFlow's default).
+        try_recover_truncated: keep the rows of truncated data that decoded.
+        acceptable_fraction: the least share of rows that must decode when recovering.
+        dct_method: "" or "INTEGER_FAST" (TensorFlow's), or "INTEGER_ACCURATE" (Pillow's).
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A uint8 array [height, width, channels] of the window.
+
+    Raises:
+        InvalidArgumentError: a window outside the image, or as decode_jpeg.
     """
     del name
     options = _jpeg_options(
@@ -131,7 +164,19 @@ def read_shape(contents):
 
 def extract_jpeg_shape(contents, output_type=np.int32, name=None):
     """[height, width, channels] of a JPEG, from its header alone (``tf.image.extract_jpeg_shape``);
-    channels is the file's components (4 for CMYK)."""
+    channels is the file's components (4 for CMYK).
+
+    Args:
+        contents: the JPEG bytes.
+        output_type: int32 or int64.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        An array of 3 values.
+
+    Raises:
+        InvalidArgumentError: not a JPEG header.
+    """
     del name
     fmt, height, width, channels = read_shape(contents)
     if fmt != "jpeg":
@@ -145,6 +190,18 @@ def decode_png(contents, channels=0, dtype=np.uint8, name=None):
     channels: 0 (the file's; palette images give 3, or 4 with transparency), 1, 3 or 4,
     converting colour to gray with BT.601 weights and adding (opaque) or dropping alpha as
     needed. 16-bit samples become uint8 by their high byte; 8-bit ones become uint16 times 257.
+
+    Args:
+        contents: the PNG bytes.
+        channels: 0 (the file's), 1, 3 or 4.
+        dtype: uint8 or uint16.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        An array [height, width, channels].
+
+    Raises:
+        InvalidArgumentError: data that is not a decodable PNG, or over max_pixels().
     """
     del name
     dtype = np.dtype(dtype)
@@ -168,6 +225,13 @@ def decode_gif(image, name=None):
     Raises:
       InvalidArgumentError: data that is not a complete GIF ("Invalid GIF data (size N), ..."),
         a frame past the pixel limit, or more frames than 4 times that limit holds in all.
+
+    Args:
+        image: the GIF bytes.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A uint8 array [frames, height, width, 3].
     """
     del name
     return _pywrap.ImageDecodeGif(_contents(image), False)
@@ -197,7 +261,21 @@ def decode_image(contents, channels=None, dtype=np.uint8, name=None, expand_anim
     """Decodes a JPEG, PNG or GIF (BMP through Pillow, when installed) by its signature, as
     ``tf.io.decode_image``: [height, width, channels] of `dtype` (uint8, uint16, or a float type
     in [0, 1] via :func:`convert_image_dtype`). A GIF gives all its frames, [frames, height,
-    width, 3] (see :func:`decode_gif`), or with ``expand_animations=False`` its first frame."""
+    width, 3] (see :func:`decode_gif`), or with ``expand_animations=False`` its first frame.
+
+    Args:
+        contents: the encoded bytes.
+        channels: None or 0 (the file's), 1, 3 or 4.
+        dtype: uint8, uint16, float16, float32 or float64.
+        name: accepted for TensorFlow's signature; unused.
+        expand_animations: all of a GIF's frames; False: the first.
+
+    Returns:
+        An array.
+
+    Raises:
+        InvalidArgumentError: an unknown or undecodable format.
+    """
     del name
     from swigflow.image.transforms import convert_image_dtype
 
@@ -241,7 +319,27 @@ def encode_jpeg(
     chroma_downsampling=True, density_unit="in", x_density=300, y_density=300, xmp_metadata="",
     name=None,
 ):  # fmt: skip
-    """JPEG bytes of a uint8 [height, width, 1 or 3] image, as ``tf.io.encode_jpeg``."""
+    """JPEG bytes of a uint8 [height, width, 1 or 3] image, as ``tf.io.encode_jpeg``.
+
+    Args:
+        image: a uint8 array [height, width, 1 or 3].
+        format: "", "grayscale" or "rgb": the channels expected ("" takes the image's).
+        quality: 0-100.
+        progressive: write a progressive JPEG.
+        optimize_size: optimize the Huffman tables.
+        chroma_downsampling: 4:2:0 chroma (else 4:4:4).
+        density_unit: "in" or "cm".
+        x_density: the horizontal density.
+        y_density: the vertical density.
+        xmp_metadata: XMP metadata to embed, or "".
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        bytes.
+
+    Raises:
+        InvalidArgumentError: an image of another dtype or shape, or a bad option.
+    """
     del name
     image = _pixels(image, "encode_jpeg")
     if image.dtype != np.uint8:
@@ -273,7 +371,16 @@ def encode_jpeg(
 
 def encode_png(image, compression=-1, name=None):
     """PNG bytes of a uint8 or uint16 [height, width, 1..4] image (``tf.io.encode_png``);
-    compression: zlib's level 0-9, -1 for its default."""
+    compression: zlib's level 0-9, -1 for its default.
+
+    Args:
+        image: a uint8 or uint16 array [height, width, 1..4].
+        compression: zlib's level 0-9, -1 for its default.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        bytes.
+    """
     del name
     image = _pixels(image, "encode_png")
     if image.dtype not in (np.uint8, np.uint16):
@@ -282,7 +389,15 @@ def encode_png(image, compression=-1, name=None):
 
 
 def is_jpeg(contents, name=None):
-    """Whether contents start with a JPEG signature (``tf.io.is_jpeg``)."""
+    """Whether contents start with a JPEG signature (``tf.io.is_jpeg``).
+
+    Args:
+        contents: bytes.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        True or False.
+    """
     del name
     return bytes(_contents(contents)[:3]) == b"\xff\xd8\xff"
 
@@ -295,5 +410,9 @@ def max_pixels():
 
 def set_max_pixels(limit):
     """Sets :func:`max_pixels` for the process; None or <= 0 restores the default (178,956,970,
-    as Pillow's)."""
+    as Pillow's).
+
+    Args:
+        limit: the most pixels a decoded image may have; None or <= 0: the default.
+    """
     _pywrap.ImageSetMaxPixels(0 if limit is None else int(limit))

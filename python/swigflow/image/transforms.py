@@ -76,6 +76,18 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
     Raises:
       ValueError: `size` is not 2 integers (TensorFlow's words).
       InvalidArgumentError: a dimension of `size` is not positive.
+
+    Args:
+        images: [height, width, channels] or [batch, height, width, channels].
+        size: (height, width).
+        method: a ResizeMethod value ("bilinear", "nearest", "bicubic", "area", "lanczos3",
+            "lanczos5", "gaussian", "mitchellcubic").
+        preserve_aspect_ratio: fit within `size`, keeping the aspect ratio.
+        antialias: widen the kernel when downscaling.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
     """
     del name
     images = _images(images)
@@ -120,7 +132,22 @@ def _flippable(image):
 
 
 def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
-    """``tf.image.crop_to_bounding_box``: a view of the window (a numpy slice, no copy)."""
+    """``tf.image.crop_to_bounding_box``: a view of the window (a numpy slice, no copy).
+
+    Args:
+        image: [height, width, channels] or [batch, height, width, channels].
+        offset_height: the window's top row.
+        offset_width: its left column.
+        target_height: its height.
+        target_width: its width.
+
+    Returns:
+        A numpy view.
+
+    Raises:
+        ValueError: a rank other than 3 or 4, or a window outside the image (TensorFlow's
+            words).
+    """
     image = np.asarray(image)
     if image.ndim not in (3, 4):
         raise ValueError(f"'image' (shape {image.shape}) must have either 3 or 4 dimensions.")
@@ -148,7 +175,18 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
 
 
 def central_crop(image, central_fraction):
-    """``tf.image.central_crop``: the central `central_fraction` of each side (a view)."""
+    """``tf.image.central_crop``: the central `central_fraction` of each side (a view).
+
+    Args:
+        image: [height, width, channels] or [batch, height, width, channels].
+        central_fraction: in (0, 1].
+
+    Returns:
+        A numpy view.
+
+    Raises:
+        ValueError: a fraction outside (0, 1], or a rank other than 3 or 4.
+    """
     image = _at_least_3d(image)
     if image.ndim > 4:
         raise ValueError(
@@ -165,12 +203,26 @@ def central_crop(image, central_fraction):
 
 
 def flip_left_right(image):
-    """``tf.image.flip_left_right`` (a view)."""
+    """``tf.image.flip_left_right`` (a view).
+
+    Args:
+        image: [height, width, channels] or [batch, height, width, channels].
+
+    Returns:
+        A numpy view.
+    """
     return _flippable(image)[..., ::-1, :]
 
 
 def flip_up_down(image):
-    """``tf.image.flip_up_down`` (a view)."""
+    """``tf.image.flip_up_down`` (a view).
+
+    Args:
+        image: [height, width, channels] or [batch, height, width, channels].
+
+    Returns:
+        A numpy view.
+    """
     return _flippable(image)[..., ::-1, :, :]
 
 
@@ -185,6 +237,17 @@ def sample_distorted_bounding_box(
     (width / height) and area fraction are uniform in their ranges, and it covers at least
     min_object_covered of one of the boxes; after max_attempts failures it is the whole image.
     swigflow's generator is its own: the same seed gives the same crop, not TensorFlow's crop.
+
+    Args:
+        image_size: [height, width, channels].
+        bounding_boxes: float [batch, N, 4] boxes [ymin, xmin, ymax, xmax], normalized.
+        seed: the seed; None draws one.
+        min_object_covered: the least share of a box the crop covers.
+        aspect_ratio_range: (low, high) of width / height; None: (0.75, 1.33).
+        area_range: (low, high) share of the image; None: (0.05, 1.0).
+        max_attempts: tries before taking the whole image; None: 100.
+        use_image_if_no_bounding_boxes: take the whole image as the box when none are given.
+        name: accepted for TensorFlow's signature; unused.
     """
     del name
     height, width = (int(v) for v in np.asarray(image_size).reshape(-1)[:2])
@@ -221,7 +284,17 @@ def _is_int(dtype):
 def convert_image_dtype(image, dtype, saturate=False, name=None):
     """``tf.image.convert_image_dtype``: integers span [0, MAX], floats [0, 1]; integer to
     integer scales by a power of two (bit shifts), float to integer rounds by truncation after
-    scaling by MAX + 0.5 (clipped first when `saturate`)."""
+    scaling by MAX + 0.5 (clipped first when `saturate`).
+
+    Args:
+        image: an array.
+        dtype: the new dtype.
+        saturate: clip before converting a float to an integer.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+    """
     del name
     image = np.asarray(image)
     dtype = np.dtype(dtype)

@@ -28,5 +28,12 @@ def crc32c(data, crc=0):
 
 
 def masked_crc32c(data):
-    """The masked CRC-32C that TFRecord files store for ``data`` (see :func:`crc32c`)."""
+    """The masked CRC-32C that TFRecord files store for ``data`` (see :func:`crc32c`).
+
+    Args:
+        data: a bytes-like object.
+
+    Returns:
+        The masked CRC, an int.
+    """
     return _pywrap.Crc32cMask(crc32c(data))

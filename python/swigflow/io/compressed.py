@@ -30,6 +30,14 @@ def decode_compressed(bytes, compression_type="", name=None):
       DataLossError: data that does not inflate, or stops before its end (TensorFlow returns
         what was inflated so far; swigflow refuses an incomplete string).
       UnimplementedError: ZSTD without the zstandard package.
+
+    Args:
+        bytes: a bytes object, or a list or numpy array of them.
+        compression_type: "", "ZLIB", "GZIP" or "ZSTD", as above.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        bytes, or an object array of them of the input's shape.
     """
     del name
     kind = compression_type or ""

@@ -131,6 +131,11 @@ class FixedLenFeature(collections.namedtuple("FixedLenFeature", "shape dtype def
     hold exactly ``prod(shape)`` values: ``[1, 2, 3, 4]`` for shape ``(2, 2)``, never a scalar
     broadcast); without one it is an error. A shape with None dimensions is refused when parsing,
     with TensorFlow's messages.
+
+    Args:
+        shape: the values' shape (a list of ints).
+        dtype: "int64", "float32" or "string" (or numpy's dtypes of those).
+        default_value: the value of a missing feature; None: missing is an error.
     """
 
     def __new__(cls, shape, dtype, default_value=None):
@@ -138,7 +143,11 @@ class FixedLenFeature(collections.namedtuple("FixedLenFeature", "shape dtype def
 
 
 class VarLenFeature(collections.namedtuple("VarLenFeature", "dtype")):
-    """Any number of values per example, parsed into a SparseTensor (``tf.io.VarLenFeature``)."""
+    """Any number of values per example, parsed into a SparseTensor (``tf.io.VarLenFeature``).
+
+    Args:
+        dtype: "int64", "float32" or "string".
+    """
 
     def __new__(cls, dtype):
         return super().__new__(cls, _dtype_name(dtype))
@@ -149,7 +158,14 @@ class FixedLenSequenceFeature(
 ):
     """A whole number of ``shape``-sized rows per example, padded to the longest example
     (``tf.io.FixedLenSequenceFeature``). In parse_example it needs ``allow_missing=True``.
-    ``default_value`` is the padding: one value (a scalar or a one-element list)."""
+    ``default_value`` is the padding: one value (a scalar or a one-element list).
+
+    Args:
+        shape: the shape of one row.
+        dtype: "int64", "float32" or "string".
+        allow_missing: let examples without the feature have no rows.
+        default_value: the padding value.
+    """
 
     def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
         dims = _shape(shape)
@@ -186,6 +202,13 @@ class RaggedFeature(
     against the values (InvalidArgumentError "Feature rt: values and partitions are not
     aligned"), so ``validate`` is accepted for TensorFlow's sake only. ``row_splits_dtype``
     (int32, TensorFlow's default, or int64) is the dtype of the results' row splits.
+
+    Args:
+        dtype: "int64", "float32" or "string".
+        value_key: the key the values are read from; None: the result's key.
+        partitions: the row partitions, outermost first.
+        row_splits_dtype: "int32" or "int64".
+        validate: accepted for TensorFlow's sake; partitions are always checked.
     """
 
     RowSplits = ragged_partitions.RowSplits
@@ -229,6 +252,13 @@ class SparseFeature(
     example needs as many indices in every index feature as it has values
     (InvalidArgumentError otherwise). As in TensorFlow, indices are not checked against
     ``size``; ``SparseTensor.to_dense`` refuses one outside it.
+
+    Args:
+        index_key: the index feature's key, or a list of keys (one per dimension).
+        value_key: the value feature's key.
+        dtype: "int64", "float32" or "string".
+        size: the dense size: an int, or a list of as many as index keys.
+        already_sorted: the indices are already in row-major order.
     """
 
     def __new__(cls, index_key, value_key, dtype, size, already_sorted=False):

@@ -84,23 +84,55 @@ STALL_TIMEOUT_S = 30.0
 FILE_OBJECT_SCHEME = "fileobj"
 
 FileStatistics = collections.namedtuple("FileStatistics", ["length", "is_directory"])
+FileStatistics.__doc__ = """What :func:`stat` tells of a path (``tf.io.gfile.stat``'s fields).
+
+Args:
+    length: the size in bytes.
+    is_directory: whether it is a directory."""
 DirEntry = collections.namedtuple("DirEntry", ["name", "path", "is_directory"])
+DirEntry.__doc__ = """An entry of :func:`scandir`.
+
+Args:
+    name: the entry's name in its directory.
+    path: its full path or URL.
+    is_directory: whether it is a directory."""
 
 
 def scheme(path):
     """The URL scheme of ``path`` in lower case (``"s3"``, ``"file"``), or ``""`` for a local
     path: a letter, then letters, digits, ``+``, ``-`` or ``.`` (ASCII), before ``://``. The
-    native layer's rule itself (native/io/file_system.h), so both always agree."""
+    native layer's rule itself (native/io/file_system.h), so both always agree.
+
+    Args:
+        path: a local path (str, bytes or os.PathLike) or scheme:// URL.
+
+    Returns:
+        The scheme, a str.
+    """
     return _pywrap.UrlScheme(path)
 
 
 def is_remote(path):
-    """Whether ``path`` is opened through fsspec (a URL whose scheme is not ``file``)."""
+    """Whether ``path`` is opened through fsspec (a URL whose scheme is not ``file``).
+
+    Args:
+        path: a local path (str, bytes or os.PathLike) or scheme:// URL.
+
+    Returns:
+        True or False.
+    """
     return scheme(path) not in ("", "file")
 
 
 def local_path(path):
-    """The local path of a local path or ``file://`` URL; None for a remote URL."""
+    """The local path of a local path or ``file://`` URL; None for a remote URL.
+
+    Args:
+        path: a local path (str, bytes or os.PathLike) or scheme:// URL.
+
+    Returns:
+        A str, or None.
+    """
     path = os.fsdecode(os.fspath(path))
     s = scheme(path)
     if s == "":
@@ -113,19 +145,40 @@ def local_path(path):
 def as_path(path):
     """``path`` (str, bytes, os.PathLike or an open binary file object) as the str every native
     call takes. A file object becomes a ``fileobj://`` name registered for as long as the
-    returned :class:`PathRef` lives; plain paths come back as str."""
+    returned :class:`PathRef` lives; plain paths come back as str.
+
+    Args:
+        path: a str, bytes, os.PathLike or open binary file object.
+
+    Returns:
+        A str, or a PathRef for a file object.
+    """
     if is_file_object(path):
         return FILE_OBJECTS.register(path)
     return os.fsdecode(os.fspath(path))
 
 
 def names_file_object(path):
-    """Whether ``path`` is the name :func:`as_path` gave an open file object."""
+    """Whether ``path`` is the name :func:`as_path` gave an open file object.
+
+    Args:
+        path: a str.
+
+    Returns:
+        True or False.
+    """
     return scheme(path) == FILE_OBJECT_SCHEME
 
 
 def is_file_object(value):
-    """Whether ``value`` is an open file object rather than a path."""
+    """Whether ``value`` is an open file object rather than a path.
+
+    Args:
+        value: anything.
+
+    Returns:
+        True or False.
+    """
     return hasattr(value, "read") or hasattr(value, "write")
 
 
@@ -158,6 +211,12 @@ def filesystem(url):
     Raises:
       UnimplementedError: fsspec, or the backend for the scheme, is not installed, or fsspec
         knows no such scheme.
+
+    Args:
+        url: a scheme:// URL.
+
+    Returns:
+        (file system, path).
     """
     fsspec = _fsspec()
     s = scheme(url)
@@ -193,7 +252,14 @@ def _http_status(e):
 
 
 def is_transient(e):
-    """Whether exception `e` of a remote call may go away if the call is tried again."""
+    """Whether exception `e` of a remote call may go away if the call is tried again.
+
+    Args:
+        e: an exception.
+
+    Returns:
+        True or False.
+    """
     status = _http_status(e)
     if status is not None:
         return status == 429 or status >= 500
@@ -204,14 +270,31 @@ def is_transient(e):
 
 
 def changed_error(url, what):
-    """The error for an object that is no longer the version a reader opened."""
+    """The error for an object that is no longer the version a reader opened.
+
+    Args:
+        url: the object's URL.
+        what: what changed (a few words for the message).
+
+    Returns:
+        A DataLossError.
+    """
     return errors.FailedPreconditionError(
         f"{url} changed while it was read ({what}); read it again"
     )
 
 
 def translated(url, e):
-    """The swigflow error for exception `e` of a remote call on ``url``."""
+    """The swigflow error for exception `e` of a remote call on ``url``.
+
+    Args:
+        url: the URL the call was on.
+        e: the exception it raised.
+
+    Returns:
+        An OpError subclass instance (NotFoundError, PermissionDeniedError, UnavailableError,
+        ...).
+    """
     status = _http_status(e)
     if status == 404:
         return errors.NotFoundError(f"{url}: No such file or directory")
@@ -238,7 +321,14 @@ def translated(url, e):
 
 @contextlib.contextmanager
 def translated_errors(url):
-    """Raises what a remote call raises as a swigflow error naming ``url``."""
+    """Raises what a remote call raises as a swigflow error naming ``url``.
+
+    Args:
+        url: the URL the calls in the block are on.
+
+    Raises:
+        OpError: the translated error of an exception raised in the block.
+    """
     try:
         yield
     except errors.OpError:
@@ -248,13 +338,26 @@ def translated_errors(url):
 
 
 ReadAheadMemory = collections.namedtuple("ReadAheadMemory", ["held", "peak", "budget"])
+ReadAheadMemory.__doc__ = """What :func:`read_ahead_memory` reports, in bytes.
+
+Args:
+    held: the read-ahead blocks held now.
+    peak: the most held at once.
+    budget: the budget in force (READ_AHEAD_BYTES)."""
 
 
 def read_ahead_memory(reset_peak=False):
     """A :class:`ReadAheadMemory`: the bytes of read-ahead blocks held now by the process's
     remote readers (requested, or arrived and not yet read past), the most held at once since
     the process started (or since the last ``reset_peak=True``), and the budget in force
-    (READ_AHEAD_BYTES)."""
+    (READ_AHEAD_BYTES).
+
+    Args:
+        reset_peak: start the peak anew from what is held now.
+
+    Returns:
+        A ReadAheadMemory.
+    """
     memory = read_ahead.MEMORY
     found = ReadAheadMemory(memory.held(), memory.peak, read_ahead_bytes())
     if reset_peak:
@@ -345,7 +448,15 @@ DEFAULT_SPOOL_MAX_BYTES = 4 << 30
 
 def cached_copy(url, cache):
     """The path of `cache`'s complete copy of remote `url` as the store describes it now (one
-    request for its version), or None."""
+    request for its version), or None.
+
+    Args:
+        url: a remote URL.
+        cache: a ShardCache.
+
+    Returns:
+        A local path, or None.
+    """
     fs, path = filesystem(url)
     with translated_errors(url):
         info = fs.info(path)
@@ -403,6 +514,14 @@ class GFile:
         )
 
     def read(self, n=-1):
+        """Reads up to `n` bytes (or characters in text mode); all that is left when n < 0.
+
+        Args:
+            n: how many to read.
+
+        Returns:
+            bytes or str.
+        """
         with translated_errors(self.name):
             return self._file.read(n)
 
@@ -414,6 +533,14 @@ class GFile:
         return iter(self._file)
 
     def write(self, data):
+        """Writes `data` (bytes, or str in text mode).
+
+        Args:
+            data: what to write.
+
+        Returns:
+            The number of bytes or characters written.
+        """
         with translated_errors(self.name):
             return self._file.write(data)
 
@@ -478,14 +605,28 @@ def _local_errors(path):
 
 
 def exists(path):
-    """Whether ``path`` exists."""
+    """Whether ``path`` exists.
+
+    Args:
+        path: a local path (str, bytes or os.PathLike) or scheme:// URL.
+
+    Returns:
+        True or False.
+    """
     return _dispatched(path, os.path.exists, lambda fs, p: fs.exists(p))
 
 
 def isdir(path):
     """Whether ``path`` is a directory. An HTTP(S) URL is one when it ends with ``/``: fsspec
     would tell by downloading the page and looking for links, which for a data file is the
-    whole file."""
+    whole file.
+
+    Args:
+        path: a local path (str, bytes or os.PathLike) or scheme:// URL.
+
+    Returns:
+        True or False.
+    """
     if scheme(path) in ("http", "https"):
         return os.fsdecode(os.fspath(path)).endswith("/")
     return _dispatched(path, os.path.isdir, lambda fs, p: fs.isdir(p))
@@ -496,6 +637,12 @@ def stat(path):
 
     Raises:
       NotFoundError: no such file.
+
+    Args:
+        path: a local path (str, bytes or os.PathLike) or scheme:// URL.
+
+    Returns:
+        A FileStatistics.
     """
 
     def local(p):
@@ -509,7 +656,14 @@ def stat(path):
 
 
 def glob(pattern):
-    """The paths matching ``pattern``, sorted; URLs keep their scheme."""
+    """The paths matching ``pattern``, sorted; URLs keep their scheme.
+
+    Args:
+        pattern: a local glob pattern or a scheme:// URL with one.
+
+    Returns:
+        A sorted list of paths or URLs.
+    """
     pattern = os.fsdecode(os.fspath(pattern))
     s = scheme(pattern)
 
@@ -525,7 +679,17 @@ def glob(pattern):
 
 
 def listdir(path):
-    """The names in directory ``path`` (not full paths), sorted."""
+    """The names in directory ``path`` (not full paths), sorted.
+
+    Args:
+        path: a local path (str, bytes or os.PathLike) or scheme:// URL.
+
+    Returns:
+        A sorted list of names.
+
+    Raises:
+        NotFoundError: no such directory.
+    """
     names = _dispatched(path, os.listdir, lambda fs, p: fs.ls(p, detail=False))
     return sorted(n.rstrip("/").rsplit("/", 1)[-1] for n in names)
 
@@ -534,7 +698,17 @@ def scandir(path):
     """The entries of directory ``path`` as :class:`DirEntry` (name, full path or URL,
     is_directory), sorted by name: one listing request on an object store, where
     :func:`listdir` plus :func:`isdir` per name would be one each. A local entry whose type
-    cannot be read (a symlink loop) counts as a file."""
+    cannot be read (a symlink loop) counts as a file.
+
+    Args:
+        path: a local path (str, bytes or os.PathLike) or scheme:// URL.
+
+    Returns:
+        A list of DirEntry.
+
+    Raises:
+        NotFoundError: no such directory.
+    """
     path = os.fsdecode(os.fspath(path))
 
     def is_dir(entry):
@@ -566,6 +740,9 @@ def makedirs(path):
     Raises:
       FailedPreconditionError: a file stands where one of the directories would be (as
         TensorFlow's "PATH is not a directory").
+
+    Args:
+        path: a local path (str, bytes or os.PathLike) or scheme:// URL.
     """
 
     def local(p):
@@ -585,6 +762,9 @@ def remove(path):
 
     Raises:
       NotFoundError: no such file.
+
+    Args:
+        path: a local path (str, bytes or os.PathLike) or scheme:// URL.
     """
     _dispatched(path, os.remove, lambda fs, p: fs.rm_file(p))
 
@@ -594,6 +774,11 @@ def rename(src, dst, overwrite=False):
 
     Raises:
       AlreadyExistsError: ``dst`` exists and ``overwrite`` is false.
+
+    Args:
+        src: the file's path or URL.
+        dst: its new path or URL.
+        overwrite: replace an existing `dst`.
     """
     if not overwrite and exists(dst):
         raise errors.AlreadyExistsError(f"{os.fsdecode(os.fspath(dst))}: already exists")
@@ -610,7 +795,15 @@ def rename(src, dst, overwrite=False):
 
 
 def join(path, *paths):
-    """Joins path components with ``/`` (URLs) or the OS separator (local paths)."""
+    """Joins path components with ``/`` (URLs) or the OS separator (local paths).
+
+    Args:
+        path: the first component (a local path or URL).
+        *paths: the others.
+
+    Returns:
+        The joined str.
+    """
     path = os.fsdecode(os.fspath(path))
     if is_remote(path):
         for p in paths:
@@ -620,7 +813,17 @@ def join(path, *paths):
 
 
 def copy(src, dst, overwrite=False):
-    """Copies file ``src`` to ``dst`` (each a path or URL)."""
+    """Copies file ``src`` to ``dst`` (each a path or URL).
+
+    Args:
+        src: the file's path or URL.
+        dst: the copy's path or URL.
+        overwrite: replace an existing `dst`.
+
+    Raises:
+        AlreadyExistsError: `dst` exists and overwrite is false.
+        NotFoundError: no such `src`.
+    """
     if not overwrite and exists(dst):
         raise errors.AlreadyExistsError(f"{os.fsdecode(os.fspath(dst))}: already exists")
     with GFile(src, "rb") as fin, GFile(dst, "wb") as fout:

@@ -73,7 +73,14 @@ def without_index_files(paths):
 
 def default_index_path(path):
     """Where :func:`create_index` puts the index of ``DIR/NAME`` by default: ``DIR/.NAME.idx``
-    (hidden from directory readers and globs; see the module's documentation)."""
+    (hidden from directory readers and globs; see the module's documentation).
+
+    Args:
+        path: a local path (str, bytes or os.PathLike) or scheme:// URL.
+
+    Returns:
+        The index's path, a str.
+    """
     path = os.fsdecode(os.fspath(path))
     parent, slash, name = path.rpartition("/" if gfile.is_remote(path) else os.sep)
     return f"{parent}{slash}.{name}{INDEX_SUFFIX}"

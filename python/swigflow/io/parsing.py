@@ -104,7 +104,22 @@ def parse_single_example(serialized, features, example_names=None, name=None):
     without the batch dimension (VarLen results are 1-D sparse, Ragged results plain arrays).
     A FixedLenFeature with another number of values than its shape holds is reported in
     TensorFlow's single-example words ("Key: a.  Can't parse serialized Example: Some
-    int64_list slice was not parsed.")."""
+    int64_list slice was not parsed.").
+
+    Args:
+        serialized: one serialized Example (bytes).
+        features: a dict of feature name to FixedLenFeature, VarLenFeature, RaggedFeature or
+            SparseFeature.
+        example_names: the example's name for error messages.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A dict of feature name to array, SparseTensor or RaggedTensor.
+
+    Raises:
+        InvalidArgumentError: as TensorFlow: a malformed record, a missing required feature,
+            wrong types or sizes.
+    """
     names = None if example_names is None else [example_names]
     try:
         parsed = parse_example([serialized], features, names, name)
@@ -146,6 +161,7 @@ def decode_json_example(json_examples, name=None):
     Args:
       json_examples: a str or bytes holding one ``tf.train.Example`` in protobuf's JSON mapping
         (``json_format.MessageToJson``), or a list / numpy array of them of any shape.
+      name: accepted for TensorFlow's signature; unused.
 
     Returns:
       The serialized Example (bytes) for one input, else an object array of bytes of the input's

@@ -33,6 +33,7 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
         complex64/128 or bool.
       little_endian: how the bytes are ordered (ignored for one-byte types).
       fixed_length: when given, every string is cut or zero-padded to this many bytes first.
+      name: accepted for TensorFlow's signature; unused.
 
     Raises:
       InvalidArgumentError: strings of different lengths, or a length that is not a multiple of

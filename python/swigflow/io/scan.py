@@ -22,6 +22,14 @@ class RecordDamage(typing.NamedTuple):
       kind: ``"length CRC mismatch"``, ``"data CRC mismatch"``, ``"truncated record"`` or
         ``"damaged compressed stream"``.
       message: the error TFRecordReader raises there.
+
+    Args:
+        path: the file.
+        record: the record number the damage has.
+        offset: where the damaged bytes start.
+        resume: where intact records start again.
+        kind: the kind of damage.
+        message: the error TFRecordReader raises there.
     """
 
     path: str
@@ -43,6 +51,11 @@ class TFRecordScanner:
 
     Raises:
       NotFoundError: no such file (and other errors reading the file itself).
+
+    Args:
+        path: a local path (str, bytes or os.PathLike) or scheme:// URL.
+        options: a TFRecordOptions, a compression type ("", "ZLIB", "GZIP") or None.
+        payloads: yield the payloads; False only checks the CRCs.
     """
 
     _BATCH = 1024

@@ -183,7 +183,14 @@ def infer_spec(files, compression_type=None, max_records=INFER_RECORDS, on_error
 
 def spec_to_json(features):
     """A parse spec of FixedLenFeature and VarLenFeature as JSON-ready values:
-    ``{"key": {"dtype": "int64", "shape": [3]}}``, shape null for VarLenFeature."""
+    ``{"key": {"dtype": "int64", "shape": [3]}}``, shape null for VarLenFeature.
+
+    Args:
+        features: a dict of feature name to FixedLenFeature or VarLenFeature.
+
+    Returns:
+        A dict of JSON-ready values.
+    """
     return {
         key: {
             "dtype": f.dtype,
@@ -198,6 +205,12 @@ def spec_from_json(value):
 
     Raises:
       InvalidArgumentError: not a non-empty dict of {"dtype": ..., "shape": [...] or null}.
+
+    Args:
+        value: a dict, as spec_to_json returns and json.loads gives it.
+
+    Returns:
+        A dict of feature name to FixedLenFeature or VarLenFeature.
     """
     if not isinstance(value, dict) or not value:
         raise errors.InvalidArgumentError(

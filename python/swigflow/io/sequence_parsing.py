@@ -193,6 +193,14 @@ def parse_sequence_example(
     Raises:
       InvalidArgumentError: as TensorFlow: missing required lists or context features, wrong
         types or row sizes, malformed records.
+
+    Args:
+        serialized: a list or 1-D array of serialized SequenceExamples.
+        context_features: a dict of feature specs for the context.
+        sequence_features: a dict of FixedLenSequenceFeature, VarLenFeature or RaggedFeature
+            for the feature lists.
+        example_names: the examples' names for error messages.
+        name: accepted for TensorFlow's signature; unused.
     """
     del name
     _check_specs(context_features, sequence_features)
@@ -234,6 +242,17 @@ def parse_single_sequence_example(
       ``(context, feature_lists)`` without the batch dimension: dense lists ``[steps, *shape]``,
       VarLen lists as 2-D SparseTensors ``[step, value]``, Ragged lists as RaggedTensors over
       steps.
+
+    Args:
+        serialized: one serialized SequenceExample (bytes).
+        context_features: a dict of feature specs for the context.
+        sequence_features: a dict of FixedLenSequenceFeature, VarLenFeature or RaggedFeature
+            for the feature lists.
+        example_name: the example's name for error messages.
+        name: accepted for TensorFlow's signature; unused.
+
+    Raises:
+        InvalidArgumentError: as parse_sequence_example.
     """
     names = None if example_name is None else [example_name]
     context, parsed, _ = parse_sequence_example(

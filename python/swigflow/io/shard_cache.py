@@ -88,7 +88,13 @@ class ShardCache:
     later epochs and iterators read that copy without asking again while the cache holds it:
     a dataset sees each cached object as it was when first read (a new dataset asks again).
     With False, the latest copy of a URL is read without asking: no request at all, for
-    objects that never change once written (Mosaic Streaming's assumption for its shards)."""
+    objects that never change once written (Mosaic Streaming's assumption for its shards).
+
+    Args:
+        directory: the cache's local directory (made if missing).
+        max_bytes: the most the copies may take; None: no limit.
+        revalidate: check an object's version with the store before its copy is read.
+    """
 
     def __init__(self, directory, max_bytes=None, revalidate=True):
         self.directory = os.path.abspath(os.fspath(directory))
@@ -108,7 +114,15 @@ class ShardCache:
 
     def trusts(self, url, version):
         """Whether copies of an object of `version` (version()) can stand for it: the store
-        named a version, or revalidate=False (objects never change). Warns once if not."""
+        named a version, or revalidate=False (objects never change). Warns once if not.
+
+        Args:
+            url: the object's URL.
+            version: its version as the store gave it (ETag, generation, ...), or None.
+
+        Returns:
+            True or False.
+        """
         if version or not self.revalidate:
             return True
         with self._lock:
@@ -126,11 +140,29 @@ class ShardCache:
 
     def keeps(self, url, version, size):
         """Whether a copy of this object would be kept: it fits the budget and the directory
-        takes writes (trusts() said yes)."""
+        takes writes (trusts() said yes).
+
+        Args:
+            url: the object's URL.
+            version: its version.
+            size: its size in bytes.
+
+        Returns:
+            True or False.
+        """
         return not self._unwritable and (self.max_bytes is None or size <= self.max_bytes)
 
     def writer(self, url, version, size):
-        """A new entry's _Writer, or None when the directory takes no writes (warned once)."""
+        """A new entry's _Writer, or None when the directory takes no writes (warned once).
+
+        Args:
+            url: the object's URL.
+            version: its version.
+            size: its size in bytes.
+
+        Returns:
+            A writer of the entry, or None.
+        """
         try:
             writer = _Writer(self, url, self.entry(url, version, size), size)
         except OSError as e:
@@ -151,7 +183,11 @@ class ShardCache:
     @contextlib.contextmanager
     def reading(self, url):
         """While entered, a reader is opening `url` (and copies it as it reads, if no copy or
-        download turns up): prefetch() starts no download of it meanwhile."""
+        download turns up): prefetch() starts no download of it meanwhile.
+
+        Args:
+            url: the object's URL.
+        """
         with self._lock:
             self._writing[url] += 1
         try:
@@ -179,7 +215,14 @@ class ShardCache:
     def latest(self, url):
         """The path of the latest complete copy of `url` whatever its version, or None (for
         revalidate=False: no request to the store). A copy whose size is not the size the
-        store reported when it was written is not complete: it is removed. Touches the copy."""
+        store reported when it was written is not complete: it is removed. Touches the copy.
+
+        Args:
+            url: the object's URL.
+
+        Returns:
+            A local path, or None.
+        """
         try:
             with open(self._pointer(url)) as f:
                 name, _, size = f.read().strip().partition(" ")
@@ -193,12 +236,25 @@ class ShardCache:
         return path
 
     def remove(self, path):
-        """Deletes entry `path` (a damaged or short copy), so the next read fetches anew."""
+        """Deletes entry `path` (a damaged or short copy), so the next read fetches anew.
+
+        Args:
+            path: the entry's local path.
+        """
         with contextlib.suppress(OSError):
             os.unlink(path)
 
     def entry(self, url, version, size):
-        """The path an object's copy has (whether or not it is there yet)."""
+        """The path an object's copy has (whether or not it is there yet).
+
+        Args:
+            url: the object's URL.
+            version: its version.
+            size: its size in bytes.
+
+        Returns:
+            A local path.
+        """
         return os.path.join(self.directory, _digest(url, version, size))
 
     def lookup(self, url, version, size, stall_s, abandoned=None):
@@ -206,7 +262,22 @@ class ShardCache:
         recently used goes first). A prefetch of it in flight is waited for while its bytes
         arrive; one silent for `stall_s` seconds is stopped (None: the caller reads from the
         store). One that failed raises its error: it was retried already. abandoned() (if
-        given) true: the reader stopped, so the wait ends with CancelledError."""
+        given) true: the reader stopped, so the wait ends with CancelledError.
+
+        Args:
+            url: the object's URL.
+            version: its version.
+            size: its size in bytes.
+            stall_s: how long a silent prefetch is waited for; None: not at all.
+            abandoned: a function returning True once the reader has stopped.
+
+        Returns:
+            A local path, or None.
+
+        Raises:
+            CancelledError: the reader stopped while waiting.
+            OpError: the prefetch failed.
+        """
         path = self.entry(url, version, size)
         with self._lock:
             pending = self._prefetching.get(url)
@@ -224,7 +295,17 @@ class ShardCache:
     def tee(self, url, version, size, reader):
         """`reader` (read_at(offset, buffer), size) whose bytes, read in order from the start,
         are also written to the cache, the entry appearing when the last arrived; `reader`
-        itself where no copy is kept (see keeps)."""
+        itself where no copy is kept (see keeps).
+
+        Args:
+            url: the object's URL.
+            version: its version.
+            size: its size in bytes.
+            reader: a (read_at(offset, buffer), size) pair.
+
+        Returns:
+            A reader of the same form.
+        """
         if not self.keeps(url, version, size):
             return reader
         writer = self.writer(url, version, size)
@@ -235,7 +316,13 @@ class ShardCache:
         unless it is on its way: a download in flight, or a reader's copy being written (a
         pipeline may open a file before the one whose open prefetches it). describe() gives
         its (version, size, fetch(start, end) -> bytes, abort() -> None: fails the fetches in
-        flight); it runs on the download's thread (it may ask the store)."""
+        flight); it runs on the download's thread (it may ask the store).
+
+        Args:
+            url: the object's URL.
+            describe: a function returning (version, size, fetch, abort), as above.
+            block_size: the bytes of one request.
+        """
         with self._lock:
             if url in self._prefetching or url in self._writing:
                 return  # on its way: downloaded, or copied by a reader that opened it first
@@ -244,7 +331,11 @@ class ShardCache:
 
     def stop_prefetches(self, urls):
         """Stops the downloads of `urls` in flight (their dataset ended): nothing waits on a
-        silent store for them, and no partial copy stays."""
+        silent store for them, and no partial copy stays.
+
+        Args:
+            urls: the objects' URLs.
+        """
         with self._lock:
             downloads = [self._prefetching.get(url) for url in urls]
         for download in downloads:
@@ -281,7 +372,11 @@ class ShardCache:
     def evict(self, keep=None):
         """Removes the files being written by processes that are gone, then the least recently
         used entries until the cache, files being written included, holds at most max_bytes
-        (never `keep`, the entry just added)."""
+        (never `keep`, the entry just added).
+
+        Args:
+            keep: an entry's path never removed; None: none.
+        """
         with open(os.path.join(self.directory, _LOCK), "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             entries, writing = [], 0

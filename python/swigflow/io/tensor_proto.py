@@ -89,6 +89,7 @@ def serialize_tensor(tensor, name=None):
     Args:
       tensor: a numpy array or anything ``np.asarray`` takes: numbers, bools, or strings
         (bytes, or str taken as UTF-8).
+      name: accepted for TensorFlow's signature; unused.
 
     Returns:
       bytes: numbers and bools in ``tensor_content`` (little-endian), strings in
@@ -180,6 +181,7 @@ def parse_tensor(serialized, out_type, name=None):
       serialized: one serialized ``tensorflow.TensorProto`` (bytes, or a 0-d array of them).
       out_type: the dtype it must hold: a numpy dtype or TensorFlow's name ("float32",
         "string", "qint8", ...). Strings come back as object arrays of bytes.
+      name: accepted for TensorFlow's signature; unused.
 
     Returns:
       A numpy array of the proto's shape (0-d for a scalar).

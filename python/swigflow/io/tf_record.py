@@ -175,7 +175,17 @@ class TFRecordOptions:
 
     @classmethod
     def get_compression_type_string(cls, options):
-        """``""``, ``"ZLIB"`` or ``"GZIP"`` for options, a compression type, or ``None``."""
+        """``""``, ``"ZLIB"`` or ``"GZIP"`` for options, a compression type, or ``None``.
+
+        Args:
+            options: a TFRecordOptions, a compression type, or None.
+
+        Returns:
+            "", "ZLIB" or "GZIP".
+
+        Raises:
+            ValueError: an unknown compression type.
+        """
         if isinstance(options, cls):
             return options.compression_type
         return compression_name(options)
@@ -269,6 +279,9 @@ class TFRecordWriter:
           ResourceExhaustedError, ...: the write failed (a full disk). The writer is then
             failed: every later write, flush and close raises that error again, since the
             file may end in a partial record.
+
+        Args:
+            record: bytes, a bytes-like object, or a protobuf message.
         """
         self._writer.WriteRecord(record)
 
@@ -329,6 +342,10 @@ class RecordBuffer:
 
     ``buffer[i]`` is that record as a memoryview (no copy); ``len()`` counts records, and an
     empty buffer (the end of the file) is false.
+
+    Args:
+        data: the payloads back to back (a uint8 array).
+        ends: the int64 boundaries.
     """
 
     __slots__ = ("data", "ends")
@@ -389,6 +406,17 @@ class TFRecordReader:
         numpy array, without a bytes object each (an empty buffer at the end). Its memory is
         reused by a later call only once nothing refers to it any more, so it stays valid for
         as long as you hold it (or a view of it).
+
+        Args:
+            max_records: the most records to read.
+            max_bytes: stop once this many payload bytes are read.
+            copy: bytes per record (True) or one RecordBuffer (False).
+
+        Returns:
+            A list of bytes, or a RecordBuffer.
+
+        Raises:
+            DataLossError: damaged data, after the records before it were returned.
         """
         if max_records < 1 or max_bytes < 1:
             raise ValueError("max_records and max_bytes must be positive")
@@ -409,7 +437,14 @@ class TFRecordReader:
 
     def seek(self, offset):
         """Continues at ``offset``, which must be where a record starts. In ZLIB/GZIP files
-        offsets count decompressed bytes, and seeking backwards decompresses from the start."""
+        offsets count decompressed bytes, and seeking backwards decompresses from the start.
+
+        Args:
+            offset: where a record starts.
+
+        Raises:
+            DataLossError: no record starts there (at the next read).
+        """
         self._reader.Seek(offset)
 
     @property
@@ -445,6 +480,10 @@ def tf_record_iterator(path, options=None):
     Raises:
       NotFoundError: no such file.
       DataLossError: damaged data, after the records before the damage were yielded.
+
+    Args:
+        path: a local path (str, bytes or os.PathLike) or scheme:// URL.
+        options: a TFRecordOptions, a compression type ("", "ZLIB", "GZIP") or None.
     """
     return _RecordIterator(path, options)
 
@@ -489,6 +528,13 @@ class TFRecordRandomReader:
     ``read(offset)`` returns ``(record, next_offset)``; offsets are where records start (0, then
     each ``next_offset``). In ZLIB/GZIP files offsets count decompressed bytes, and reading
     before the previous offset decompresses from the start.
+
+    Args:
+        path: a local path (str, bytes or os.PathLike) or scheme:// URL.
+        options: a TFRecordOptions, a compression type ("", "ZLIB", "GZIP") or None.
+
+    Raises:
+        NotFoundError: no such file.
     """
 
     def __init__(self, path, options=None):
@@ -501,6 +547,12 @@ class TFRecordRandomReader:
           IndexError: ``offset`` is the end of the file (or past it).
           DataLossError: no intact record starts at ``offset``.
           FailedPreconditionError: the reader is closed.
+
+        Args:
+            offset: where a record starts.
+
+        Returns:
+            (record bytes, next offset).
         """
         reader = self._reader
         reader.seek(offset)
@@ -524,5 +576,13 @@ class TFRecordRandomReader:
 
 
 def tf_record_random_reader(path, options=None):
-    """A :class:`TFRecordRandomReader` over ``path``, as TensorFlow's function of that name."""
+    """A :class:`TFRecordRandomReader` over ``path``, as TensorFlow's function of that name.
+
+    Args:
+        path: a local path (str, bytes or os.PathLike) or scheme:// URL.
+        options: a TFRecordOptions, a compression type ("", "ZLIB", "GZIP") or None.
+
+    Returns:
+        A TFRecordRandomReader.
+    """
     return TFRecordRandomReader(path, options)

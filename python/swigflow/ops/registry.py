@@ -101,6 +101,19 @@ def run(op_name, inputs, **attrs):
       NotFoundError: no such op, or no kernel for the inputs' type.
       InvalidArgumentError: wrong number or type of inputs, unknown / missing / bad attributes,
         or inputs the kernel rejects (messages follow TensorFlow's).
+
+    Args:
+        op_name: a registered op's name (e.g. "Conv2D").
+        inputs: a list of arrays or Python values.
+        **attrs: the op's attributes.
+
+    Returns:
+        A list of numpy arrays.
+
+    Raises:
+        NotFoundError: no such op, or no kernel for the inputs' dtypes.
+        TypeError: an input of a dtype no kernel takes (strings, say).
+        InvalidArgumentError: inputs or attributes the op refuses.
     """
     sources = list(inputs)
     given = [x if type(x) is np.ndarray else np.asarray(x) for x in sources]
@@ -139,7 +152,15 @@ def _op_def(name):
 
 
 class Operation:
-    """One recorded op call, as gradient functions receive it (like tf.Operation)."""
+    """One recorded op call, as gradient functions receive it (like tf.Operation).
+
+    Args:
+        op_type: the op's name.
+        inputs: the inputs as passed.
+        outputs: the outputs.
+        attrs: the attributes given.
+        sources: the objects gradients are credited to, one per input; None: the inputs.
+    """
 
     def __init__(self, op_type, inputs, outputs, attrs, sources=None):
         self.type = op_type
@@ -154,7 +175,17 @@ class Operation:
         self.skip_input_indices = ()
 
     def get_attr(self, name):
-        """The attribute as given, else the op's default."""
+        """The attribute as given, else the op's default.
+
+        Args:
+            name: the attribute's name.
+
+        Returns:
+            Its value.
+
+        Raises:
+            ValueError: the op has no such attribute.
+        """
         if name in self._attrs:
             return self._attrs[name]
         try:
@@ -183,6 +214,12 @@ class RegisterGradient:
 
     The function gets the :class:`Operation` and the gradient of each output (one argument
     per output) and returns one gradient per input (None where there is none).
+
+    Args:
+        op_type: the op's name.
+
+    Raises:
+        TypeError: op_type is not a str.
     """
 
     def __init__(self, op_type):
@@ -191,6 +228,17 @@ class RegisterGradient:
         self._op_type = op_type
 
     def __call__(self, fn):
+        """Registers `fn` as the gradient of the op.
+
+        Args:
+            fn: a function (op, *output_gradients) -> list of input gradients.
+
+        Returns:
+            `fn`.
+
+        Raises:
+            KeyError: the op has a gradient already.
+        """
         if self._op_type in _GRADIENTS:
             raise KeyError(f"a gradient for {self._op_type!r} is already registered")
         _GRADIENTS[self._op_type] = fn
@@ -199,7 +247,11 @@ class RegisterGradient:
 
 def NotDifferentiable(op_type):  # noqa: N802 (TensorFlow's name)
     """Registers `op_type` as having no gradient (as ``tf.no_gradient``): tapes pass no
-    gradient through it."""
+    gradient through it.
+
+    Args:
+        op_type: the op's name.
+    """
     RegisterGradient(op_type)(lambda op, *grads: [None] * len(op.inputs))
 
 
@@ -222,7 +274,17 @@ for _op in (
 
 
 def get_gradient(op_type):
-    """The gradient function registered for `op_type`. Raises LookupError when there is none."""
+    """The gradient function registered for `op_type`. Raises LookupError when there is none.
+
+    Args:
+        op_type: the op's name.
+
+    Returns:
+        The gradient function.
+
+    Raises:
+        LookupError: none is registered.
+    """
     try:
         return _GRADIENTS[op_type]
     except KeyError:
@@ -242,7 +304,16 @@ def record_operation(
     the objects returned. `forward_function` (TensorFlow's forward-mode hook) is not used.
 
     A backward_function whose list has another length than the inputs is InternalError when
-    the tape calls it, as in TensorFlow."""
+    the tape calls it, as in TensorFlow.
+
+    Args:
+        op_type: the op's name (its registered gradient is used without backward_function).
+        output_tensors: the outputs, as returned.
+        input_tensors: the inputs, as passed.
+        backward_function: a function of the output gradients returning the input gradients.
+        forward_function: not used.
+        attrs: the op's attributes, for a registered gradient.
+    """
     del forward_function
     if getattr(_LOCAL, "recordings", None):
         inputs = list(input_tensors)
@@ -269,6 +340,12 @@ def custom_gradient(f):
     `f(*inputs)` returns ``(outputs, grad_fn)``; ``grad_fn(*output_gradients)`` returns one
     gradient per input (or the gradient itself for one input). Inside `f` nothing is recorded:
     on a tape, the call is one operation whose inputs are the arguments, as they were passed.
+
+    Args:
+        f: a function returning (outputs, grad_fn).
+
+    Returns:
+        The decorated function.
     """
 
     @functools.wraps(f)

@@ -74,6 +74,11 @@ class GradientTape:
     (or a persistent tape, inside its own context) differentiates them again: higher-order
     gradients as TensorFlow has them. A tape that is not persistent computes one set of
     gradients.
+
+    Args:
+        persistent: allow more than one gradient() or jacobian() call.
+        watch_accessed_variables: watch every array an op receives; False: only watch()ed
+            ones.
     """
 
     def __init__(self, persistent=False, watch_accessed_variables=True):
@@ -131,7 +136,11 @@ class GradientTape:
         self._push()
 
     def watch(self, tensor):
-        """Marks `tensor` (an array, or a list, tuple or dict of them) as a source."""
+        """Marks `tensor` (an array, or a list, tuple or dict of them) as a source.
+
+        Args:
+            tensor: an array, or a list, tuple or dict of them.
+        """
         self._watched.extend(_leaves(tensor)[0])
 
     def watched_variables(self):
@@ -173,6 +182,15 @@ class GradientTape:
           InvalidArgumentError: a gradient reached an array that is a numpy view of a source
             (or of something computed from one) rather than the object itself, so the source's
             gradient would be silently incomplete.
+
+        Args:
+            target: an array, or a list or nest of them.
+            sources: an array, or a list, tuple, dict or nest of them.
+            output_gradients: the target's cotangents (one per target); None: ones.
+            unconnected_gradients: "none" (None) or "zero" (zeros), or an UnconnectedGradients.
+
+        Returns:
+            The gradients, in the structure of `sources`.
         """
         unconnected = _unconnected(unconnected_gradients)
         self._start_gradient()
@@ -205,7 +223,21 @@ class GradientTape:
     ):
         """The Jacobian of `target` with respect to each source, shaped target.shape +
         source.shape, as ``tf.GradientTape.jacobian`` (one backward pass per target element;
-        the result is not itself recorded)."""
+        the result is not itself recorded).
+
+        Args:
+            target: an array.
+            sources: an array, or a list, tuple, dict or nest of them.
+            unconnected_gradients: as gradient()'s.
+            parallel_iterations: accepted for TensorFlow's signature; unused.
+            experimental_use_pfor: accepted for TensorFlow's signature; unused.
+
+        Returns:
+            The Jacobians, in the structure of `sources`.
+
+        Raises:
+            RuntimeError: a non-persistent tape that was used already.
+        """
         del parallel_iterations, experimental_use_pfor
         unconnected = _unconnected(unconnected_gradients)
         self._start_gradient()
@@ -241,6 +273,16 @@ class GradientTape:
 
         Raises:
           ValueError: the target is a scalar, or the two batch dimensions differ.
+
+        Args:
+            target: an array [batch, ...].
+            source: an array [batch, ...].
+            unconnected_gradients: as gradient()'s.
+            parallel_iterations: accepted for TensorFlow's signature; unused.
+            experimental_use_pfor: accepted for TensorFlow's signature; unused.
+
+        Returns:
+            An array.
         """
         del parallel_iterations, experimental_use_pfor
         unconnected = _unconnected(unconnected_gradients)

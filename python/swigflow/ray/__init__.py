@@ -101,6 +101,20 @@ def write_tfrecords(
     ``AlreadyExistsError``: new parts beside an earlier write's would read back as both.
     ``mode="overwrite"`` first removes the files an earlier write made (``part-*.tfrecord*`` and
     their index files), and only those.
+
+    Args:
+        dataset: a ray.data.Dataset.
+        path: the output directory (local path or URL).
+        compression_type: None, "ZLIB" or "GZIP".
+        num_rows_per_file: rows per file; None: one file per block.
+        mode: "error" or "overwrite", as above.
+        seek_block_size: the uncompressed bytes of a GZIP member; None: one stream.
+
+    Returns:
+        The paths written, in order.
+
+    Raises:
+        AlreadyExistsError: mode "error" and the folder holds files.
     """
     from ray.data import DataContext
 
@@ -134,6 +148,20 @@ def read_tfds(name=None, *, split, data_dir=None, builder_dir=None, decoders=Non
     ::
 
         ds = swigflow.ray.read_tfds("imagenet2012", split="train[:10%]", data_dir="gs://b/tfds")
+
+    Args:
+        name: the dataset's name, as swigflow.datasets.builder takes it.
+        split: a split expression or ReadInstruction.
+        data_dir: the directory of prepared datasets (local path or URL).
+        builder_dir: the dataset's version directory, instead of name and data_dir.
+        decoders: as swigflow.datasets.load's.
+        override_num_blocks: the number of read tasks; None: Ray's choice.
+
+    Returns:
+        A ray.data.Dataset.
+
+    Raises:
+        ValueError: both or neither of name and builder_dir.
     """
     from swigflow import datasets
 

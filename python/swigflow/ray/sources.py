@@ -185,8 +185,17 @@ def _read_units(units, features, on_error):
 
 
 class TFRecordDatasource(Datasource):
-    """Reads TFRecord files of tf.train.Example natively; see
-    :func:`swigflow.ray.read_tfrecords` for the arguments."""
+    """Reads TFRecord files of tf.train.Example natively (what
+    :func:`swigflow.ray.read_tfrecords` reads through).
+
+    Args:
+        paths: files, directories or glob patterns (local paths or URLs).
+        spec: a dict of feature specs; None infers one.
+        compression_type: None (told from each file's first bytes), "", "ZLIB" or "GZIP".
+        on_error: "raise", "skip_record" or "skip_file".
+        schema_records: how many records the spec is inferred from.
+        cache_dir: a shard cache (a directory or swigflow.io.ShardCache) for remote files.
+    """
 
     def __init__(
         self, paths, *, spec=None, compression_type=None, on_error="raise", schema_records=None,
@@ -248,6 +257,18 @@ class TFRecordDatasource(Datasource):
         return units
 
     def get_read_tasks(self, parallelism, per_task_row_limit=None, data_context=None, **kwargs):
+        """Ray's Datasource method: the files, cut at record offsets where index files allow,
+        divided into about `parallelism` read tasks of consecutive pieces, in order.
+
+        Args:
+            parallelism: the number of tasks Ray asks for.
+            per_task_row_limit: the most rows a task returns, or None.
+            data_context: Ray's DataContext (unused).
+            **kwargs: what newer Ray versions pass (unused).
+
+        Returns:
+            A list of ray.data.ReadTask.
+        """
         parallelism = max(1, int(parallelism))
         total = max(1, sum(self._sizes))
         target = total / parallelism
@@ -391,7 +412,16 @@ WRITTEN_NAME = re.compile(r"\.?part-\d{6}-\d{6}\.tfrecord(\.gz|\.zlib|\.zz)?(\.i
 
 
 class TFRecordDatasink(Datasink):
-    """Writes rows as tf.train.Example records; see :func:`swigflow.ray.write_tfrecords`."""
+    """Writes rows as tf.train.Example records (what :func:`swigflow.ray.write_tfrecords`
+    writes through).
+
+    Args:
+        path: the output directory (local path or URL).
+        compression_type: None, "ZLIB" or "GZIP".
+        num_rows_per_file: rows per file; None: one file per block.
+        mode: "error" or "overwrite".
+        seek_block_size: the uncompressed bytes of a GZIP member; None: one stream.
+    """
 
     def __init__(
         self,
