@@ -122,7 +122,10 @@ def _write_api_pages(app):
         pages[f"{m}.rst"] = text
     for name, text in pages.items():
         path = os.path.join(api, name)
-        old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
+        old = None
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                old = f.read()
         if old != text:  # unchanged pages keep their time stamps: no needless rebuilds
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)

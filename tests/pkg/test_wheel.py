@@ -352,6 +352,29 @@ REGISTER_OP("ZeroOut").Input("x: int32").Output("y: int32");
 """
 
 
+CUSTOM_OPS_PAGE = os.path.join(RUNFILES, "org_swigflow", "docs", "custom_ops.md")
+
+
+def test_the_custom_ops_page_runs_as_written(installed, tmp_path):
+    """docs/custom_ops.md's two commands, verbatim, with the installed wheel's python first on
+    PATH; what they print is the block's trailing comment."""
+    python, _ = installed
+    with open(CUSTOM_OPS_PAGE, encoding="utf-8") as f:
+        page = f.read()
+    block = next(b for b in page.split("```")[1::2] if "g++ -std=c++17" in b)
+    expected = [line[2:] for line in block.strip().split("\n") if line.startswith("# ")]
+    shutil.copy(ZERO_OUT, tmp_path / "zero_out.cc")
+    env = {
+        "PATH": os.path.dirname(python) + ":/usr/bin:/bin",
+        "HOME": os.environ.get("TEST_TMPDIR", "/tmp"),
+    }
+    result = subprocess.run(
+        ["bash", "-e", "-c", block], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == expected
+
+
 def test_custom_op_built_against_the_installed_wheel(installed, tmp_path):
     """The README's two commands, outside Bazel: g++ with sysconfig's flags, then
     load_op_library; also the errors for loading twice and for a duplicate op."""

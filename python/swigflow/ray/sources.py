@@ -449,7 +449,12 @@ class TFRecordDatasink(Datasink):
 
     def on_write_start(self, schema=None):
         gfile.makedirs(self._path)
-        existing = gfile.listdir(self._path)
+        try:
+            existing = gfile.listdir(self._path)
+        except errors.NotFoundError:
+            if not gfile.is_remote(self._path):
+                raise
+            existing = []  # object stores have no folders: a new prefix holds nothing yet
         if not existing:
             return
         if self._mode != "overwrite":
