@@ -12,6 +12,7 @@ import data_util
 import http_store
 import numpy as np
 import pytest
+import s3_store
 from golden import GOLDEN, MANIFEST, as_manifest, spec_from_manifest
 
 import swigflow as sf
@@ -512,3 +513,18 @@ def test_read_tfds_rlds_steps_as_stacked_columns():
         assert row["episode_metadata/file_path"].startswith(b"/data/ep")
     with pytest.raises(ValueError, match="one of them"):
         swigflow.ray.read_tfds(split="train")
+
+
+def test_a_datasink_starts_on_a_new_object_store_prefix():
+    """Object stores have no folders: writing under a prefix that holds nothing yet starts (the
+    folder check found no such "directory" and raised NotFoundError before), and one that holds
+    files is refused as a local folder is."""
+    pytest.importorskip("s3fs", reason="s3:// needs s3fs (swigflow[remote])")
+    from swigflow.ray.sources import TFRecordDatasink
+
+    with s3_store.moto_bucket("sink") as url:
+        TFRecordDatasink(f"{url}/new/").on_write_start()
+        with sf.io.gfile.GFile(f"{url}/old/part-000000-000000.tfrecord", "wb") as f:
+            f.write(b"")
+        with pytest.raises(errors.AlreadyExistsError, match="already holds 1 file"):
+            TFRecordDatasink(f"{url}/old/").on_write_start()
