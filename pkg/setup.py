@@ -46,6 +46,7 @@ setup(
             "libswigflow_framework.so",
             "include/**/*.h",
             "proto/*.proto",
+            "py.typed",
         ]
     },
     python_requires=">=3.9",

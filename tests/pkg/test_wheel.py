@@ -83,6 +83,7 @@ def test_contents(wheel):
         "swigflow/proto/feature.proto",
         "swigflow/_pywrap_swigflow.so",
         "swigflow/libswigflow_framework.so",
+        "swigflow/py.typed",
         f"swigflow-{swigflow.__version__}.dist-info/licenses/LICENSE",
         *HEADERS,
     ]:
