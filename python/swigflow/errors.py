@@ -5,6 +5,10 @@ Every native function returns a status; a non-OK status is raised as the subclas
 The codes are TensorFlow's, so ``e.error_code`` compares equal across the two libraries.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from swigflow import pywrap_swigflow as _pywrap
 
 OK = 0
@@ -34,79 +38,208 @@ class OpError(Exception):
         error_code: its tf.errors code.
     """
 
-    def __init__(self, message, error_code=UNKNOWN):
+    def __init__(self, message: str, error_code: int = UNKNOWN) -> None:
         super().__init__(message)
         self._message = message
         self._error_code = error_code
 
     @property
-    def message(self):
+    def message(self) -> str:
         """The error message, e.g. ``"corrupted record at 16 in /data/a.tfrecord"``."""
         return self._message
 
     @property
-    def error_code(self):
+    def error_code(self) -> int:
         """The integer code, one of the constants of this module."""
         return self._error_code
 
     # TensorFlow's name for the same thing; both are kept so ported handlers work unchanged.
     code = error_code
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self._message
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         # Subclasses take only the message; rebuilding through the factory keeps pickling exact.
         return (_exception_from_status, (self._error_code, self._message))
 
 
-def _subclass(name, error_code, doc, *also):
-    def init(self, message):
-        OpError.__init__(self, message, error_code)
+class CancelledError(OpError):
+    """An operation was cancelled.
 
-    doc += "\n\nArgs:\n    message: the error's message, naming the file and offset if any."
-    namespace = {"__init__": init, "__doc__": doc, "__module__": __name__}
-    return type(name, (OpError, *also), namespace)
+    Args:
+        message: the error's message, naming the file and offset if any.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, CANCELLED)
 
 
-CancelledError = _subclass("CancelledError", CANCELLED, "An operation was cancelled.")
-UnknownError = _subclass("UnknownError", UNKNOWN, "An error of no other kind.")
-InvalidArgumentError = _subclass(
-    "InvalidArgumentError", INVALID_ARGUMENT, "An argument was invalid (bad shape, value, dtype)."
-)
-DeadlineExceededError = _subclass(
-    "DeadlineExceededError", DEADLINE_EXCEEDED, "A deadline expired first."
-)
-NotFoundError = _subclass("NotFoundError", NOT_FOUND, "A file or other entity was not found.")
-AlreadyExistsError = _subclass(
-    "AlreadyExistsError", ALREADY_EXISTS, "An entity to be created already exists."
-)
-PermissionDeniedError = _subclass(
-    "PermissionDeniedError", PERMISSION_DENIED, "The caller may not do this."
-)
+class UnknownError(OpError):
+    """An error of no other kind.
+
+    Args:
+        message: the error's message, naming the file and offset if any.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, UNKNOWN)
+
+
+class InvalidArgumentError(OpError):
+    """An argument was invalid (bad shape, value, dtype).
+
+    Args:
+        message: the error's message, naming the file and offset if any.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, INVALID_ARGUMENT)
+
+
+class DeadlineExceededError(OpError):
+    """A deadline expired first.
+
+    Args:
+        message: the error's message, naming the file and offset if any.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, DEADLINE_EXCEEDED)
+
+
+class NotFoundError(OpError):
+    """A file or other entity was not found.
+
+    Args:
+        message: the error's message, naming the file and offset if any.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, NOT_FOUND)
+
+
+class AlreadyExistsError(OpError):
+    """An entity to be created already exists.
+
+    Args:
+        message: the error's message, naming the file and offset if any.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, ALREADY_EXISTS)
+
+
+class PermissionDeniedError(OpError):
+    """The caller may not do this.
+
+    Args:
+        message: the error's message, naming the file and offset if any.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, PERMISSION_DENIED)
+
+
 # Also a MemoryError: native code out of memory raises this, and `except MemoryError` catches it.
-ResourceExhaustedError = _subclass(
-    "ResourceExhaustedError",
-    RESOURCE_EXHAUSTED,
-    "Memory, disk or another resource ran out.",
-    MemoryError,
-)
-FailedPreconditionError = _subclass(
-    "FailedPreconditionError", FAILED_PRECONDITION, "The system is not in a state for this."
-)
-AbortedError = _subclass("AbortedError", ABORTED, "An operation was aborted.")
-OutOfRangeError = _subclass(
-    "OutOfRangeError", OUT_OF_RANGE, "A read or seek went past the valid range (e.g. end of file)."
-)
-UnimplementedError = _subclass("UnimplementedError", UNIMPLEMENTED, "Not implemented.")
-InternalError = _subclass("InternalError", INTERNAL, "An internal invariant broke (a bug).")
-UnavailableError = _subclass("UnavailableError", UNAVAILABLE, "A service is unavailable.")
-DataLossError = _subclass(
-    "DataLossError", DATA_LOSS, "Data is corrupted or truncated (bad CRC, cut-off record)."
-)
-UnauthenticatedError = _subclass(
-    "UnauthenticatedError", UNAUTHENTICATED, "Valid credentials are missing."
-)
+class ResourceExhaustedError(OpError, MemoryError):
+    """Memory, disk or another resource ran out.
+
+    Args:
+        message: the error's message, naming the file and offset if any.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, RESOURCE_EXHAUSTED)
+
+
+class FailedPreconditionError(OpError):
+    """The system is not in a state for this.
+
+    Args:
+        message: the error's message, naming the file and offset if any.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, FAILED_PRECONDITION)
+
+
+class AbortedError(OpError):
+    """An operation was aborted.
+
+    Args:
+        message: the error's message, naming the file and offset if any.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, ABORTED)
+
+
+class OutOfRangeError(OpError):
+    """A read or seek went past the valid range (e.g. end of file).
+
+    Args:
+        message: the error's message, naming the file and offset if any.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, OUT_OF_RANGE)
+
+
+class UnimplementedError(OpError):
+    """Not implemented.
+
+    Args:
+        message: the error's message, naming the file and offset if any.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, UNIMPLEMENTED)
+
+
+class InternalError(OpError):
+    """An internal invariant broke (a bug).
+
+    Args:
+        message: the error's message, naming the file and offset if any.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, INTERNAL)
+
+
+class UnavailableError(OpError):
+    """A service is unavailable.
+
+    Args:
+        message: the error's message, naming the file and offset if any.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, UNAVAILABLE)
+
+
+class DataLossError(OpError):
+    """Data is corrupted or truncated (bad CRC, cut-off record).
+
+    Args:
+        message: the error's message, naming the file and offset if any.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, DATA_LOSS)
+
+
+class UnauthenticatedError(OpError):
+    """Valid credentials are missing.
+
+    Args:
+        message: the error's message, naming the file and offset if any.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, UNAUTHENTICATED)
+
 
 _CODE_TO_EXCEPTION_CLASS = {
     CANCELLED: CancelledError,
@@ -128,7 +261,7 @@ _CODE_TO_EXCEPTION_CLASS = {
 }
 
 
-def exception_type_from_error_code(error_code):
+def exception_type_from_error_code(error_code: int) -> type[OpError]:
     """The class raised for ``error_code`` (``KeyError`` for OK or an unknown code).
 
     Args:
@@ -143,7 +276,7 @@ def exception_type_from_error_code(error_code):
     return _CODE_TO_EXCEPTION_CLASS[error_code]
 
 
-def error_code_from_exception_type(cls):
+def error_code_from_exception_type(cls: type) -> int:
     """The code of an exception class of this module (``KeyError`` for any other class)."""
     for code, candidate in _CODE_TO_EXCEPTION_CLASS.items():
         if candidate is cls:

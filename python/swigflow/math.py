@@ -19,7 +19,12 @@ alone (``add(2.5, float64_array)`` is refused), while the other binary ops conve
 operands together (``multiply(2.5, float64_array)`` is float64).
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from swigflow import errors
 from swigflow.ops import gen_nn_ops
@@ -136,7 +141,7 @@ def _unary(op_type, fn, x, floating=True):
         return _op(op_type, [x], fn(x))
 
 
-def add(x, y, name=None):
+def add(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
     """x + y, broadcasting (tf.math.add).
 
     Args:
@@ -155,7 +160,7 @@ def add(x, y, name=None):
     return _binary("AddV2", np.add, x, y)
 
 
-def subtract(x, y, name=None):
+def subtract(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
     """x - y, broadcasting (tf.math.subtract).
 
     Args:
@@ -174,7 +179,7 @@ def subtract(x, y, name=None):
     return _binary("Sub", np.subtract, x, y)
 
 
-def multiply(x, y, name=None):
+def multiply(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
     """x * y, broadcasting (tf.math.multiply).
 
     Args:
@@ -193,7 +198,7 @@ def multiply(x, y, name=None):
     return _binary("Mul", np.multiply, x, y)
 
 
-def divide(x, y, name=None):
+def divide(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
     """x / y (tf.math.divide): floats divide as they are; integers become float64 (int8 and
     int16: float32) first, as in TensorFlow's truediv.
 
@@ -217,7 +222,7 @@ def divide(x, y, name=None):
     return _binary("RealDiv", np.true_divide, x, y)
 
 
-def negative(x, name=None):
+def negative(x: ArrayLike, name: str | None = None) -> np.ndarray:
     """-x (tf.math.negative).
 
     Args:
@@ -234,7 +239,7 @@ def negative(x, name=None):
     return _unary("Neg", np.negative, x, floating=False)
 
 
-def square(x, name=None):
+def square(x: ArrayLike, name: str | None = None) -> np.ndarray:
     """x * x (tf.math.square).
 
     Args:
@@ -251,7 +256,7 @@ def square(x, name=None):
     return _unary("Square", np.square, x, floating=False)
 
 
-def sqrt(x, name=None):
+def sqrt(x: ArrayLike, name: str | None = None) -> np.ndarray:
     """The square root (tf.math.sqrt); NaN below 0.
 
     Args:
@@ -268,7 +273,7 @@ def sqrt(x, name=None):
     return _unary("Sqrt", np.sqrt, x)
 
 
-def exp(x, name=None):
+def exp(x: ArrayLike, name: str | None = None) -> np.ndarray:
     """e ** x (tf.math.exp).
 
     Args:
@@ -285,7 +290,7 @@ def exp(x, name=None):
     return _unary("Exp", np.exp, x)
 
 
-def log(x, name=None):
+def log(x: ArrayLike, name: str | None = None) -> np.ndarray:
     """The natural logarithm (tf.math.log); -inf at 0, NaN below.
 
     Args:
@@ -302,7 +307,7 @@ def log(x, name=None):
     return _unary("Log", np.log, x)
 
 
-def reciprocal(x, name=None):
+def reciprocal(x: ArrayLike, name: str | None = None) -> np.ndarray:
     """1 / x (tf.math.reciprocal).
 
     Args:
@@ -319,7 +324,7 @@ def reciprocal(x, name=None):
     return _unary("Reciprocal", lambda v: np.divide(np.ones((), v.dtype), v), x)
 
 
-def pow(x, y, name=None):
+def pow(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
     """x ** y, broadcasting (tf.math.pow). Integers to negative integer powers are refused, as
     in TensorFlow.
 
@@ -345,7 +350,7 @@ def pow(x, y, name=None):
     return _binary("Pow", np.power, x, y)
 
 
-def sigmoid(x, name=None):
+def sigmoid(x: ArrayLike, name: str | None = None) -> np.ndarray:
     """1 / (1 + exp(-x)) (tf.math.sigmoid): a native op for floats, numpy's for complex.
 
     Args:
@@ -366,7 +371,7 @@ def sigmoid(x, name=None):
     return gen_nn_ops.sigmoid(x)
 
 
-def tanh(x, name=None):
+def tanh(x: ArrayLike, name: str | None = None) -> np.ndarray:
     """The hyperbolic tangent (tf.math.tanh): a native op for floats, numpy's for complex.
 
     Args:
@@ -386,7 +391,7 @@ def tanh(x, name=None):
     return gen_nn_ops.tanh(x)
 
 
-def conj(x, name=None):
+def conj(x: ArrayLike, name: str | None = None) -> np.ndarray:
     """The complex conjugate (tf.math.conj); a real array is returned as it is, as there.
 
     Args:
@@ -406,7 +411,7 @@ def conj(x, name=None):
     return _op("Conj", [x], np.conj(x))
 
 
-def erf(x, name=None):
+def erf(x: ArrayLike, name: str | None = None) -> np.ndarray:
     """The error function, a native op (tf.math.erf).
 
     Args:
@@ -423,7 +428,7 @@ def erf(x, name=None):
     return gen_nn_ops.erf(_floating("Erf", _tensor(x)))
 
 
-def erfc(x, name=None):
+def erfc(x: ArrayLike, name: str | None = None) -> np.ndarray:
     """The complementary error function 1 - erf(x), a native op (tf.math.erfc).
 
     Args:
@@ -440,7 +445,7 @@ def erfc(x, name=None):
     return gen_nn_ops.erfc(_floating("Erfc", _tensor(x)))
 
 
-def maximum(x, y, name=None):
+def maximum(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
     """The larger of x and y, broadcasting; NaN if either is NaN (tf.math.maximum).
 
     Args:
@@ -459,7 +464,7 @@ def maximum(x, y, name=None):
     return _binary("Maximum", np.maximum, x, y)
 
 
-def minimum(x, y, name=None):
+def minimum(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
     """The smaller of x and y, broadcasting; NaN if either is NaN (tf.math.minimum).
 
     Args:
@@ -478,7 +483,7 @@ def minimum(x, y, name=None):
     return _binary("Minimum", np.minimum, x, y)
 
 
-def equal(x, y, name=None):
+def equal(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
     """x == y elementwise, as bool (tf.math.equal).
 
     Args:
@@ -497,7 +502,7 @@ def equal(x, y, name=None):
     return _binary("Equal", np.equal, x, y)
 
 
-def add_n(inputs, name=None):
+def add_n(inputs: Sequence[ArrayLike], name: str | None = None) -> np.ndarray:
     """The sum of arrays of one shape and dtype (tf.math.add_n), added in order.
 
     Args:
@@ -529,7 +534,9 @@ def add_n(inputs, name=None):
     return _op("AddN", arrays, total)
 
 
-def where(condition, x=None, y=None, name=None):
+def where(
+    condition: ArrayLike, x: ArrayLike | None = None, y: ArrayLike | None = None, name: str | None = None
+) -> np.ndarray:
     """x where condition holds, else y, broadcasting the three (tf.where); with neither x nor
     y, the indices of the true elements as [n, rank] int64.
 
@@ -565,7 +572,7 @@ def where(condition, x=None, y=None, name=None):
     return _op("SelectV2", [condition, x, y], np.where(condition, x, y))
 
 
-def identity(input, name=None):
+def identity(input: ArrayLike, name: str | None = None) -> np.ndarray:
     """A new array equal to `input` (tf.identity); gradients pass through it.
 
     Args:
@@ -580,7 +587,7 @@ def identity(input, name=None):
     return _op("Identity", [x], np.array(x))
 
 
-def stop_gradient(input, name=None):
+def stop_gradient(input: ArrayLike, name: str | None = None) -> np.ndarray:
     """A new array equal to `input` that tapes differentiate as a constant (tf.stop_gradient).
 
     Args:
@@ -595,7 +602,7 @@ def stop_gradient(input, name=None):
     return _op("StopGradient", [x], np.array(x))
 
 
-def broadcast_to(input, shape, name=None):
+def broadcast_to(input: ArrayLike, shape: ArrayLike, name: str | None = None) -> np.ndarray:
     """input broadcast to `shape` (tf.broadcast_to), as a new array.
 
     Args:
@@ -653,7 +660,12 @@ def _reduce(op_type, fn, input_tensor, axis, keepdims):
     return _op(op_type, [x], np.asarray(value, dtype=x.dtype), attrs)
 
 
-def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_sum(
+    input_tensor: ArrayLike,
+    axis: int | Sequence[int] | None = None,
+    keepdims: bool = False,
+    name: str | None = None,
+) -> np.ndarray:
     """The sum over `axis` (an int, a list, or None for all), in the input's dtype
     (tf.math.reduce_sum).
 
@@ -675,7 +687,12 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
                    keepdims)  # fmt: skip
 
 
-def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_mean(
+    input_tensor: ArrayLike,
+    axis: int | Sequence[int] | None = None,
+    keepdims: bool = False,
+    name: str | None = None,
+) -> np.ndarray:
     """The mean over `axis`: the sum divided by the count, in the input's dtype (integers
     divide truncating toward zero, as in TensorFlow; an empty float mean is NaN).
 
@@ -709,7 +726,12 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce("Mean", mean, input_tensor, axis, keepdims)
 
 
-def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_max(
+    input_tensor: ArrayLike,
+    axis: int | Sequence[int] | None = None,
+    keepdims: bool = False,
+    name: str | None = None,
+) -> np.ndarray:
     """The maximum over `axis`; an empty reduction gives the dtype's lowest value (-inf for
     floats), as in TensorFlow.
 
@@ -740,7 +762,7 @@ def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce("Max", maximum_of, input_tensor, axis, keepdims)
 
 
-def reshape(tensor, shape, name=None):
+def reshape(tensor: ArrayLike, shape: ArrayLike, name: str | None = None) -> np.ndarray:
     """tensor with `shape` (one dimension may be -1), as tf.reshape.
 
     Args:
@@ -771,7 +793,12 @@ def reshape(tensor, shape, name=None):
     return _op("Reshape", [x], x.reshape(shape))
 
 
-def transpose(a, perm=None, conjugate=False, name=None):
+def transpose(
+    a: ArrayLike,
+    perm: Sequence[int] | None = None,
+    conjugate: bool = False,
+    name: str | None = None,
+) -> np.ndarray:
     """a with its axes permuted by `perm` (default: reversed), as tf.transpose.
 
     Args:
@@ -798,7 +825,7 @@ def transpose(a, perm=None, conjugate=False, name=None):
     return _op("Transpose", [x], np.transpose(x, perm), {"perm": perm})
 
 
-def cast(x, dtype, name=None):
+def cast(x: ArrayLike, dtype: DTypeLike, name: str | None = None) -> np.ndarray:
     """x in `dtype` (tf.cast): floats to integers truncate toward zero; the same dtype returns x
     itself.
 
@@ -819,7 +846,15 @@ def cast(x, dtype, name=None):
         return _op("Cast", [x], x.astype(dtype), {"DstT": dtype})
 
 
-def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+def one_hot(
+    indices: ArrayLike,
+    depth: int,
+    on_value: ArrayLike | None = None,
+    off_value: ArrayLike | None = None,
+    axis: int | Sequence[int] | None = None,
+    dtype: DTypeLike = None,
+    name: str | None = None,
+) -> np.ndarray:
     """A new axis (`axis`, default last) of length `depth`: on_value (1) at each index, else
     off_value (0); indices outside [0, depth) give a row of off_value (tf.one_hot). The dtype
     is `dtype`, else that of on_value/off_value, else float32.
@@ -880,7 +915,12 @@ def _arg_reduce(op_type, pick, skipped_nan, input, axis, output_type):
     return _op(op_type, [x], pick(values, axis=axis).astype(output_type))
 
 
-def argmax(input, axis=None, output_type=np.int64, name=None):
+def argmax(
+    input: ArrayLike,
+    axis: int | Sequence[int] | None = None,
+    output_type: DTypeLike = np.int64,
+    name: str | None = None,
+) -> np.ndarray:
     """The index of the largest value along `axis` (default 0, as tf.math.argmax), the first
     on ties, as int64 (or int32 by output_type).
 
@@ -900,7 +940,12 @@ def argmax(input, axis=None, output_type=np.int64, name=None):
     return _arg_reduce("ArgMax", np.argmax, -np.inf, input, axis, output_type)
 
 
-def argmin(input, axis=None, output_type=np.int64, name=None):
+def argmin(
+    input: ArrayLike,
+    axis: int | Sequence[int] | None = None,
+    output_type: DTypeLike = np.int64,
+    name: str | None = None,
+) -> np.ndarray:
     """The index of the smallest value along `axis` (default 0, as tf.math.argmin), the first
     on ties, as int64 (or int32 by output_type).
 

@@ -5,9 +5,16 @@ generated wrappers (swigflow.ops.gen_nn_ops), so gradients come from the registr
 bottom of this module).
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from swigflow import errors, math
+from swigflow.math import sigmoid as sigmoid  # tf.nn's names for them too (re-exported)
+from swigflow.math import tanh as tanh
 from swigflow.ops import RegisterGradient, custom_gradient, gen_nn_ops
 
 
@@ -65,7 +72,15 @@ def _conv_attrs(strides, padding, data_format, dilations):
     }
 
 
-def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):
+def conv2d(
+    input: ArrayLike,
+    filters: ArrayLike,
+    strides: int | Sequence[int] | None,
+    padding: str | Sequence[Sequence[int]],
+    data_format: str | None = "NHWC",
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> np.ndarray:
     """tf.nn.conv2d: [N, H, W, C] * [KH, KW, C / groups, OC] -> [N, OH, OW, OC].
 
     Inputs may have extra leading batch dimensions. A filter with fewer input channels than the
@@ -123,8 +138,14 @@ def _conv2d_reshaped(attrs, input_rank, filter_shape=None):
 
 
 def convolution(
-    input, filters, strides=None, padding="VALID", data_format=None, dilations=None, name=None
-):
+    input: ArrayLike,
+    filters: ArrayLike,
+    strides: int | Sequence[int] | None = None,
+    padding: str | Sequence[Sequence[int]] = "VALID",
+    data_format: str | None = None,
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> np.ndarray:
     """tf.nn.convolution for 1 or 2 spatial dimensions (the filter's rank less 2): conv1d as a
     conv2d of height 1, conv2d with any number of leading batch dimensions. strides and
     dilations: an int or one per spatial dimension; both above 1 at once is TensorFlow's
@@ -184,8 +205,14 @@ def _per_dimension(value, n, name):
 
 
 def depthwise_conv2d(
-    input, filter, strides, padding, data_format=None, dilations=None, name=None
-):  # fmt: skip
+    input: ArrayLike,
+    filter: ArrayLike,
+    strides: int | Sequence[int] | None,
+    padding: str | Sequence[Sequence[int]],
+    data_format: str | None = None,
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> np.ndarray:
     """tf.nn.depthwise_conv2d: each input channel c convolved with its own filter[:, :, c, :]
     ([KH, KW, C, M]), giving channels c * M + m. A grouped conv2d with one group per channel,
     taped as one operation (the filter's gradient comes back as [KH, KW, C, M]).
@@ -219,9 +246,15 @@ def depthwise_conv2d(
 
 
 def separable_conv2d(
-    input, depthwise_filter, pointwise_filter, strides, padding, data_format=None,
-    dilations=None, name=None,
-):  # fmt: skip
+    input: ArrayLike,
+    depthwise_filter: ArrayLike,
+    pointwise_filter: ArrayLike,
+    strides: int | Sequence[int] | None,
+    padding: str | Sequence[Sequence[int]],
+    data_format: str | None = None,
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> np.ndarray:
     """tf.nn.separable_conv2d: depthwise_conv2d, then a 1x1 conv2d with pointwise_filter
     ([1, 1, C * M, OC]).
 
@@ -265,9 +298,15 @@ def _int32_sizes(values, name):
 
 
 def conv2d_backprop_input(
-    input_sizes, filters, out_backprop, strides, padding, data_format="NHWC", dilations=None,
-    name=None,
-):  # fmt: skip
+    input_sizes: ArrayLike,
+    filters: ArrayLike,
+    out_backprop: ArrayLike,
+    strides: int | Sequence[int] | None,
+    padding: str | Sequence[Sequence[int]],
+    data_format: str | None = "NHWC",
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> np.ndarray:
     """The gradient of conv2d with respect to its input (tf.nn.conv2d_backprop_input).
     input_sizes: the input's 4 dimensions, or only its 2 spatial ones (batch and channels then
     come from out_backprop and filters, as TensorFlow allows).
@@ -295,9 +334,15 @@ def conv2d_backprop_input(
 
 
 def conv2d_backprop_filter(
-    input, filter_sizes, out_backprop, strides, padding, data_format="NHWC", dilations=None,
-    name=None,
-):  # fmt: skip
+    input: ArrayLike,
+    filter_sizes: ArrayLike,
+    out_backprop: ArrayLike,
+    strides: int | Sequence[int] | None,
+    padding: str | Sequence[Sequence[int]],
+    data_format: str | None = "NHWC",
+    dilations: int | Sequence[int] | None = None,
+    name: str | None = None,
+) -> np.ndarray:
     """The gradient of conv2d with respect to its filter (tf.nn.conv2d_backprop_filter).
 
     Args:
@@ -330,7 +375,14 @@ def _pool_attrs(ksize, strides, padding, data_format):
     }
 
 
-def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+def max_pool2d(
+    input: ArrayLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int] | None,
+    padding: str | Sequence[Sequence[int]],
+    data_format: str | None = "NHWC",
+    name: str | None = None,
+) -> np.ndarray:
     """tf.nn.max_pool2d: the max of each window; padded cells never win.
 
     padding: "SAME", "VALID", or explicit [[0, 0], [top, bottom], [left, right], [0, 0]], each
@@ -355,7 +407,14 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     return gen_nn_ops.max_pool(input, explicit_paddings=explicit, **attrs)
 
 
-def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+def avg_pool2d(
+    input: ArrayLike,
+    ksize: int | Sequence[int],
+    strides: int | Sequence[int] | None,
+    padding: str | Sequence[Sequence[int]],
+    data_format: str | None = "NHWC",
+    name: str | None = None,
+) -> np.ndarray:
     """tf.nn.avg_pool2d: the mean of each window over its real (unpadded) cells.
 
     Args:
@@ -379,7 +438,9 @@ max_pool = max_pool2d
 avg_pool = avg_pool2d
 
 
-def bias_add(value, bias, data_format=None, name=None):
+def bias_add(
+    value: ArrayLike, bias: ArrayLike, data_format: str | None = None, name: str | None = None
+) -> np.ndarray:
     """tf.nn.bias_add: value + bias along the channel axis (last, or 1 for NCHW).
 
     Args:
@@ -395,7 +456,7 @@ def bias_add(value, bias, data_format=None, name=None):
     return gen_nn_ops.bias_add(value, bias, data_format=data_format or "NHWC")
 
 
-def relu(features, name=None):
+def relu(features: ArrayLike, name: str | None = None) -> np.ndarray:
     """tf.nn.relu.
 
     Args:
@@ -409,7 +470,7 @@ def relu(features, name=None):
     return gen_nn_ops.relu(features)
 
 
-def relu6(features, name=None):
+def relu6(features: ArrayLike, name: str | None = None) -> np.ndarray:
     """tf.nn.relu6: min(max(features, 0), 6).
 
     Args:
@@ -423,7 +484,7 @@ def relu6(features, name=None):
     return gen_nn_ops.relu6(features)
 
 
-def leaky_relu(features, alpha=0.2, name=None):
+def leaky_relu(features: ArrayLike, alpha: float = 0.2, name: str | None = None) -> np.ndarray:
     """tf.nn.leaky_relu: features where positive, else alpha * features (integers become
     float32 first, as in TensorFlow).
 
@@ -444,7 +505,7 @@ def leaky_relu(features, alpha=0.2, name=None):
     return gen_nn_ops.leaky_relu(features, alpha=float(alpha))
 
 
-def elu(features, name=None):
+def elu(features: ArrayLike, name: str | None = None) -> np.ndarray:
     """tf.nn.elu: exp(features) - 1 where negative, else features.
 
     Args:
@@ -458,7 +519,7 @@ def elu(features, name=None):
     return gen_nn_ops.elu(features)
 
 
-def gelu(features, approximate=False, name=None):
+def gelu(features: ArrayLike, approximate: bool = False, name: str | None = None) -> np.ndarray:
     """tf.nn.gelu: 0.5 x erfc(-x / sqrt(2)), or with `approximate` TensorFlow's tanh form
     0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))); recorded math, so differentiable to any
     order. The operations and constants are TensorFlow 2.21's, float64 included: there
@@ -493,11 +554,9 @@ def gelu(features, approximate=False, name=None):
     return math.multiply(half_x, math.erfc(scaled))
 
 
-sigmoid = math.sigmoid
-tanh = math.tanh
-
-
-def softmax(logits, axis=None, name=None):
+def softmax(
+    logits: ArrayLike, axis: int | Sequence[int] | None = None, name: str | None = None
+) -> np.ndarray:
     """tf.nn.softmax along `axis` (the last by default).
 
     Args:
@@ -512,7 +571,9 @@ def softmax(logits, axis=None, name=None):
     return _along_axis(gen_nn_ops.softmax, _softmax_input_grad, logits, axis)
 
 
-def log_softmax(logits, axis=None, name=None):
+def log_softmax(
+    logits: ArrayLike, axis: int | Sequence[int] | None = None, name: str | None = None
+) -> np.ndarray:
     """tf.nn.log_softmax along `axis` (the last by default): logits - log(sum(exp(logits))).
 
     Args:
@@ -576,7 +637,12 @@ def _shape_text(shape):
     return str(tuple(int(d) for d in shape))
 
 
-def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+def softmax_cross_entropy_with_logits(
+    labels: ArrayLike,
+    logits: ArrayLike,
+    axis: int | Sequence[int] | None = -1,
+    name: str | None = None,
+) -> np.ndarray:
     """tf.nn.softmax_cross_entropy_with_logits: the cross-entropy between softmax(logits) and
     the distribution `labels` (same shape; cast to logits' dtype) along `axis`, one loss per
     row. Differentiable in both, to any order (float16 computes in float32).
@@ -611,7 +677,9 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     return math.cast(cost, np.float16) if half else cost
 
 
-def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
+def sparse_softmax_cross_entropy_with_logits(
+    labels: ArrayLike, logits: ArrayLike, name: str | None = None
+) -> np.ndarray:
     """tf.nn.sparse_softmax_cross_entropy_with_logits: -log(softmax(logits)[label]) for each
     row, labels (int32 or int64) of logits' shape less its last axis, each in [0, classes).
     Differentiable in logits, to any order (float16 computes in float32).

@@ -5,10 +5,16 @@ swigflow's values are numpy arrays, so a dtype here is a numpy dtype, and string
 bytes objects) have ``np.dtype(object)``, printed ``string``.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
 import numpy as np
+from numpy.typing import DTypeLike
 
 
-def as_dtype(dtype):
+def as_dtype(dtype: Any) -> np.dtype:
     """A numpy dtype from a numpy dtype-like or a TF-style name ("string", "tf.float32").
 
     Args:
@@ -28,7 +34,7 @@ def as_dtype(dtype):
     return np.dtype(getattr(dtype, "as_numpy_dtype", dtype))
 
 
-def dtype_name(dtype):
+def dtype_name(dtype: np.dtype) -> str:
     """The dtype's name in specs and messages: numpy's, "string" for object arrays.
 
     Args:
@@ -44,7 +50,7 @@ def dtype_name(dtype):
 _TF_TYPE_NAMES = {"float16": "half", "float32": "float", "float64": "double"}
 
 
-def tf_type_name(dtype):
+def tf_type_name(dtype: DTypeLike) -> str:
     """The name TensorFlow's messages give a dtype ("float", "double", "half", "string",
     "int32", ...).
 
@@ -68,7 +74,7 @@ class TensorShape:
 
     __slots__ = ("_dims",)
 
-    def __init__(self, dims):
+    def __init__(self, dims: Iterable[int | None] | TensorShape | None) -> None:
         if isinstance(dims, TensorShape):
             dims = dims._dims
         elif dims is not None:
@@ -77,22 +83,22 @@ class TensorShape:
         self._dims = dims
 
     @property
-    def rank(self):
+    def rank(self) -> int | None:
         return None if self._dims is None else len(self._dims)
 
     @property
-    def dims(self):
+    def dims(self) -> tuple[int | None, ...] | None:
         return self._dims
 
-    def as_list(self):
+    def as_list(self) -> list[int | None]:
         if self._dims is None:
             raise ValueError("as_list() is not defined on an unknown TensorShape.")
         return list(self._dims)
 
-    def is_fully_defined(self):
+    def is_fully_defined(self) -> bool:
         return self._dims is not None and None not in self._dims
 
-    def is_compatible_with(self, other):
+    def is_compatible_with(self, other: Any) -> bool:
         """Whether a value could have both shapes: unknown ranks or dimensions match anything.
 
         Args:
@@ -108,7 +114,7 @@ class TensorShape:
             a is None or b is None or a == b for a, b in zip(self._dims, other._dims)
         )
 
-    def most_specific_compatible_shape(self, other):
+    def most_specific_compatible_shape(self, other: Any) -> TensorShape:
         """The most specific shape both are instances of: same rank, each dimension known
         only where both agree.
 
@@ -123,7 +129,7 @@ class TensorShape:
             return TensorShape(None)
         return TensorShape(a if a == b else None for a, b in zip(self._dims, other._dims))
 
-    def concatenate(self, other):
+    def concatenate(self, other: Any) -> TensorShape:
         """This shape's dimensions, then `other`'s (unknown if either rank is).
 
         Args:
@@ -137,35 +143,35 @@ class TensorShape:
             return TensorShape(None)
         return TensorShape(self._dims + other._dims)
 
-    def __len__(self):
+    def __len__(self) -> int:
         if self._dims is None:
             raise ValueError("Cannot take the length of shape with unknown rank.")
         return len(self._dims)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int | None]:
         return iter(self.as_list())
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: int | slice) -> Any:
         if self._dims is None:
             return None if isinstance(key, int) else TensorShape(None)
         found = self._dims[key]
         return TensorShape(found) if isinstance(key, slice) else found
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if isinstance(other, (list, tuple)):
             other = TensorShape(other)
         return isinstance(other, TensorShape) and self._dims == other._dims
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self._dims)
 
-    def __str__(self):
+    def __str__(self) -> str:
         if self._dims is None:
             return "<unknown>"
         inner = ", ".join(str(d) for d in self._dims)
         return f"({inner},)" if len(self._dims) == 1 else f"({inner})"
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "TensorShape(None)" if self._dims is None else f"TensorShape({list(self._dims)})"
 
 
@@ -182,7 +188,7 @@ class TypeSpec:
 
     __slots__ = ()
 
-    def batch(self, batch_size):
+    def batch(self, batch_size: int | None) -> TypeSpec:
         """The spec of a batch of `batch_size` such values.
 
         Args:
@@ -193,10 +199,10 @@ class TypeSpec:
         """
         raise NotImplementedError
 
-    def unbatch(self):
+    def unbatch(self) -> TypeSpec:
         raise NotImplementedError
 
-    def most_specific_common_supertype(self, others):
+    def most_specific_common_supertype(self, others: Iterable[TypeSpec]) -> TypeSpec | None:
         """The most specific spec every one of this and `others` is an instance of, or None.
 
         Args:
@@ -210,10 +216,10 @@ class TypeSpec:
             found = found._merge(other) if found is not None else None
         return found
 
-    def _merge(self, other):
+    def _merge(self, other: TypeSpec) -> TypeSpec | None:
         return self if self == other else None
 
-    def is_compatible_with(self, other):
+    def is_compatible_with(self, other: TypeSpec) -> bool:
         """Whether a value could match both specs.
 
         Args:
@@ -224,7 +230,7 @@ class TypeSpec:
         """
         return self._merge(other) is not None
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> bool:
         return not self == other
 
 
@@ -238,14 +244,17 @@ class TensorSpec(TypeSpec):
     """
 
     __slots__ = ("dtype", "name", "shape")
+    shape: TensorShape
+    dtype: np.dtype
+    name: str | None
 
-    def __init__(self, shape, dtype=np.float32, name=None):
+    def __init__(self, shape: Any, dtype: DTypeLike = np.float32, name: str | None = None) -> None:
         self.shape = TensorShape(shape)
         self.dtype = as_dtype(dtype)
         self.name = name
 
     @classmethod
-    def from_tensor(cls, value, name=None):
+    def from_tensor(cls, value: Any, name: str | None = None) -> TensorSpec:
         """The spec of an array.
 
         Args:
@@ -258,30 +267,30 @@ class TensorSpec(TypeSpec):
         value = np.asarray(value)
         return cls(value.shape, value.dtype, name)
 
-    def batch(self, batch_size):
+    def batch(self, batch_size: int | None) -> TensorSpec:
         return TensorSpec(TensorShape([batch_size]).concatenate(self.shape), self.dtype)
 
-    def unbatch(self):
+    def unbatch(self) -> TensorSpec:
         if self.shape.rank == 0:
             raise ValueError("Cannot unbatch an input with scalar components.")
         return TensorSpec(self.shape[1:], self.dtype)
 
-    def _merge(self, other):
+    def _merge(self, other: TypeSpec) -> TypeSpec | None:
         if type(other) is not TensorSpec or other.dtype != self.dtype:
             return None
         return TensorSpec(self.shape.most_specific_compatible_shape(other.shape), self.dtype)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(other) is TensorSpec and (self.shape, self.dtype, self.name) == (
             other.shape,
             other.dtype,
             other.name,
         )
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self.shape, self.dtype, self.name))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"TensorSpec(shape={self.shape}, dtype={dtype_name(self.dtype)}, name={self.name!r})"
 
 
@@ -294,34 +303,36 @@ class SparseTensorSpec(TypeSpec):
     """
 
     __slots__ = ("dtype", "shape")
+    shape: TensorShape
+    dtype: np.dtype
 
-    def __init__(self, shape=None, dtype=np.float32):
+    def __init__(self, shape: Any = None, dtype: DTypeLike = np.float32) -> None:
         self.shape = TensorShape(shape)
         self.dtype = as_dtype(dtype)
 
-    def batch(self, batch_size):
+    def batch(self, batch_size: int | None) -> SparseTensorSpec:
         return SparseTensorSpec(TensorShape([batch_size]).concatenate(self.shape), self.dtype)
 
-    def unbatch(self):
+    def unbatch(self) -> SparseTensorSpec:
         if self.shape.rank == 0:
             raise ValueError("Cannot unbatch an input with scalar components.")
         return SparseTensorSpec(self.shape[1:], self.dtype)
 
-    def _merge(self, other):
+    def _merge(self, other: TypeSpec) -> TypeSpec | None:
         if type(other) is not SparseTensorSpec or other.dtype != self.dtype:
             return None
         return SparseTensorSpec(self.shape.most_specific_compatible_shape(other.shape), self.dtype)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(other) is SparseTensorSpec and (self.shape, self.dtype) == (
             other.shape,
             other.dtype,
         )
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self.shape, self.dtype))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"SparseTensorSpec({self.shape!r}, {dtype_name(self.dtype)})"
 
 
@@ -338,8 +349,18 @@ class RaggedTensorSpec(TypeSpec):
     """
 
     __slots__ = ("dtype", "ragged_rank", "row_splits_dtype", "shape")
+    shape: TensorShape
+    dtype: np.dtype
+    ragged_rank: int
+    row_splits_dtype: np.dtype
 
-    def __init__(self, shape=None, dtype=np.float32, ragged_rank=None, row_splits_dtype=np.int64):
+    def __init__(
+        self,
+        shape: Any = None,
+        dtype: DTypeLike = np.float32,
+        ragged_rank: int | None = None,
+        row_splits_dtype: DTypeLike = np.int64,
+    ) -> None:
         self.shape = TensorShape(shape)
         self.dtype = as_dtype(dtype)
         if ragged_rank is None:
@@ -353,11 +374,11 @@ class RaggedTensorSpec(TypeSpec):
             )
         self.row_splits_dtype = as_dtype(row_splits_dtype)
 
-    def batch(self, batch_size):
+    def batch(self, batch_size: int | None) -> RaggedTensorSpec:
         shape = TensorShape([batch_size]).concatenate(self.shape)
         return RaggedTensorSpec(shape, self.dtype, self.ragged_rank + 1, self.row_splits_dtype)
 
-    def unbatch(self):
+    def unbatch(self) -> RaggedTensorSpec:
         if self.shape.rank == 0:
             raise ValueError("Cannot unbatch an input with scalar components.")
         if self.ragged_rank == 1:  # rows of a ragged_rank 1 value are dense arrays
@@ -365,22 +386,22 @@ class RaggedTensorSpec(TypeSpec):
         shape = self.shape[1:]
         return RaggedTensorSpec(shape, self.dtype, self.ragged_rank - 1, self.row_splits_dtype)
 
-    def _key(self):
+    def _key(self) -> tuple[Any, ...]:
         return (self.shape, self.dtype, self.ragged_rank, self.row_splits_dtype)
 
-    def _merge(self, other):
+    def _merge(self, other: TypeSpec) -> TypeSpec | None:
         if type(other) is not RaggedTensorSpec or other._key()[1:] != self._key()[1:]:
             return None
         shape = self.shape.most_specific_compatible_shape(other.shape)
         return RaggedTensorSpec(shape, self.dtype, self.ragged_rank, self.row_splits_dtype)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(other) is RaggedTensorSpec and self._key() == other._key()
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self._key())
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"RaggedTensorSpec({self.shape!r}, {dtype_name(self.dtype)}, {self.ragged_rank}, "
             f"{dtype_name(self.row_splits_dtype)})"
@@ -392,19 +413,19 @@ class NoneTensorSpec(TypeSpec):
 
     __slots__ = ()
 
-    def batch(self, batch_size):
+    def batch(self, batch_size: int | None) -> NoneTensorSpec:
         return self
 
-    def unbatch(self):
+    def unbatch(self) -> NoneTensorSpec:
         return self
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(other) is NoneTensorSpec
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(NoneTensorSpec)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "NoneTensorSpec()"
 
 
@@ -417,28 +438,30 @@ class DatasetSpec(TypeSpec):
     """
 
     __slots__ = ("dataset_shape", "element_spec")
+    element_spec: Any
+    dataset_shape: TensorShape
 
-    def __init__(self, element_spec, dataset_shape=()):
+    def __init__(self, element_spec: Any, dataset_shape: Any = ()) -> None:
         self.element_spec = element_spec
         self.dataset_shape = TensorShape(dataset_shape)
 
-    def batch(self, batch_size):
+    def batch(self, batch_size: int | None) -> DatasetSpec:
         shape = TensorShape([batch_size]).concatenate(self.dataset_shape)
         return DatasetSpec(self.element_spec, shape)
 
-    def unbatch(self):
+    def unbatch(self) -> TypeSpec:
         return DatasetSpec(self.element_spec, self.dataset_shape[1:])
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(other) is DatasetSpec and (self.element_spec, self.dataset_shape) == (
             other.element_spec,
             other.dataset_shape,
         )
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self.dataset_shape)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"DatasetSpec({self.element_spec!r}, {self.dataset_shape!r})"
 
 
@@ -454,30 +477,31 @@ class UnknownSpec(TypeSpec):
     """
 
     __slots__ = ("made_by",)
+    made_by: str
 
-    def __init__(self, made_by):
+    def __init__(self, made_by: str) -> None:
         self.made_by = made_by
 
-    def batch(self, batch_size):
+    def batch(self, batch_size: int | None) -> UnknownSpec:
         return self
 
-    def unbatch(self):
+    def unbatch(self) -> UnknownSpec:
         return self
 
-    def _merge(self, other):
+    def _merge(self, other: TypeSpec) -> TypeSpec | None:
         return self
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(other) is UnknownSpec and other.made_by == self.made_by
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self.made_by)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"UnknownSpec(made_by={self.made_by!r})"
 
 
-def to_json(spec):
+def to_json(spec: Any) -> Any:
     """A structure of specs as JSON-able values (what Dataset.save records; from_json reads
     it back): {"tensor": [shape, dtype]}, {"ragged": [shape, dtype, ragged_rank,
     row_splits_dtype]}, {"sparse": [shape, dtype]}, {"none": []}, {"dataset": spec},
@@ -524,7 +548,7 @@ _FROM_JSON = {
 }
 
 
-def from_json(value):
+def from_json(value: Any) -> Any:
     """The specs to_json wrote; ValueError for anything else.
 
     Args:

@@ -2,13 +2,23 @@
 sparse and ragged results of parsing, shaped like ``tf.sparse.SparseTensor`` and
 ``tf.RaggedTensor`` but holding numpy arrays."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from swigflow import errors
 from swigflow.specs import as_dtype, tf_type_name
 
 
-def constant(value, dtype=None, shape=None, name=None):
+def constant(
+    value: Any,
+    dtype: DTypeLike | None = None,
+    shape: ArrayLike | None = None,
+    name: str | None = None,
+) -> np.ndarray:
     """tf.constant: a new array of `value`, reshaped to `shape` when given (a scalar fills it).
 
     Python values convert as TensorFlow converts them: floats become float32 and ints int32
@@ -164,7 +174,9 @@ def _checked_ints(leaves, target):
     return leaves
 
 
-def convert_to_tensor(value, dtype=None, name=None):
+def convert_to_tensor(
+    value: Any, dtype: DTypeLike | None = None, name: str | None = None
+) -> np.ndarray:
     """tf.convert_to_tensor: an array as it is (no copy) when it has `dtype` (or none is
     asked), else a new one, converted as :func:`constant` converts.
 
@@ -201,16 +213,16 @@ class SparseTensor:
 
     __slots__ = ("dense_shape", "indices", "values")
 
-    def __init__(self, indices, values, dense_shape):
-        self.indices = np.asarray(indices, dtype=np.int64)
-        self.values = np.asarray(values)
-        self.dense_shape = np.asarray(dense_shape, dtype=np.int64)
+    def __init__(self, indices: ArrayLike, values: ArrayLike, dense_shape: ArrayLike) -> None:
+        self.indices: np.ndarray = np.asarray(indices, dtype=np.int64)
+        self.values: np.ndarray = np.asarray(values)
+        self.dense_shape: np.ndarray = np.asarray(dense_shape, dtype=np.int64)
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
         return tuple(int(d) for d in self.dense_shape)
 
-    def to_dense(self, default_value=None):
+    def to_dense(self, default_value: Any = None) -> np.ndarray:
         """A dense numpy array, ``default_value`` (0 or b"" by default) where nothing is stored.
 
         Raises:
@@ -236,7 +248,7 @@ class SparseTensor:
             dense[tuple(self.indices.T)] = self.values
         return dense
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"SparseTensor(indices={self.indices.tolist()}, values={self.values.tolist()}, "
             f"dense_shape={self.dense_shape.tolist()})"
@@ -262,16 +274,25 @@ class RaggedTensor:
 
     __slots__ = ("row_splits", "uniform_row_length", "values")
 
-    def __init__(self, values, row_splits, uniform_row_length=None):
-        self.values = values if isinstance(values, RaggedTensor) else np.asarray(values)
+    def __init__(
+        self,
+        values: ArrayLike | RaggedTensor,
+        row_splits: ArrayLike,
+        uniform_row_length: int | None = None,
+    ) -> None:
+        self.values: np.ndarray | RaggedTensor = (
+            values if isinstance(values, RaggedTensor) else np.asarray(values)
+        )
         splits = np.asarray(row_splits)
         if splits.dtype not in (np.int32, np.int64):
             splits = splits.astype(np.int64)
-        self.row_splits = splits
-        self.uniform_row_length = uniform_row_length
+        self.row_splits: np.ndarray = splits
+        self.uniform_row_length: int | None = uniform_row_length
 
     @classmethod
-    def from_row_lengths(cls, values, row_lengths):
+    def from_row_lengths(
+        cls, values: ArrayLike | RaggedTensor, row_lengths: ArrayLike
+    ) -> RaggedTensor:
         """Rows of the lengths given, taken from `values` in turn.
 
         Args:
@@ -286,7 +307,9 @@ class RaggedTensor:
         return cls(values, splits)
 
     @classmethod
-    def from_uniform_row_length(cls, values, uniform_row_length):
+    def from_uniform_row_length(
+        cls, values: ArrayLike | RaggedTensor, uniform_row_length: int
+    ) -> RaggedTensor:
         """Rows of ``uniform_row_length`` values each (``len(values)`` must be a multiple).
 
         Args:
@@ -303,25 +326,25 @@ class RaggedTensor:
         return cls(values, splits, uniform_row_length)
 
     @property
-    def flat_values(self):
+    def flat_values(self) -> np.ndarray:
         """The innermost values array."""
         return self.values.flat_values if isinstance(self.values, RaggedTensor) else self.values
 
     @property
-    def nested_row_splits(self):
+    def nested_row_splits(self) -> tuple[np.ndarray, ...]:
         """The row_splits of every ragged dimension, outermost first."""
         inner = self.values.nested_row_splits if isinstance(self.values, RaggedTensor) else ()
         return (self.row_splits, *inner)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.row_splits) - 1
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int | None, ...]:
         """``(nrows, row length or None, *inner)``, None where a dimension is ragged."""
         return (len(self), self.uniform_row_length, *self.values.shape[1:])
 
-    def __getitem__(self, row):
+    def __getitem__(self, row: int) -> np.ndarray | RaggedTensor:
         start, stop = self.row_splits[row], self.row_splits[row + 1]
         if isinstance(self.values, RaggedTensor):
             return RaggedTensor._slice(self.values, start, stop)
@@ -338,9 +361,10 @@ class RaggedTensor:
             values = ragged.values[base : splits[-1]]
         return RaggedTensor(values, splits - base, ragged.uniform_row_length)
 
-    def to_list(self):
+    def to_list(self) -> list[Any]:
+        """The rows as nested Python lists."""
         rows = (self[i] for i in range(len(self)))
         return [r.to_list() if isinstance(r, RaggedTensor) else r.tolist() for r in rows]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"RaggedTensor({self.to_list()})"

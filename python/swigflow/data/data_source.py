@@ -75,7 +75,7 @@ class TFRecordDataSource:
         self._files = None  # opened on the first read, in each process
         self._lock = threading.Lock()
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._offsets)
 
     def __getitem__(self, index):
@@ -159,7 +159,7 @@ class TFRecordDataSource:
         self.__dict__.update(state)
         self._lock = threading.Lock()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<TFRecordDataSource: {len(self)} records in {len(self._paths)} files>"
 
 

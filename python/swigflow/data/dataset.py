@@ -220,7 +220,7 @@ class Dataset:
         """The number of elements: a count, INFINITE, or UNKNOWN (tf.data's convention)."""
         return self._cardinality()
 
-    def __len__(self):
+    def __len__(self) -> int:
         n = self._cardinality()
         if n == INFINITE:
             raise TypeError("the dataset is infinite")
@@ -1175,5 +1175,5 @@ class Dataset:
         """
         return transformation_func(self)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<{self._signature()}>"

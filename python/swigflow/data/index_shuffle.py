@@ -46,7 +46,7 @@ class IndexPermutation:
         base = splitmix64(key)
         self._keys = [splitmix64((base + r + 1) & MASK64) for r in range(_ROUNDS)]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self._n
 
     def __call__(self, i):

@@ -84,12 +84,12 @@ class _Group:
         object.__setattr__(self, "_frozen", True)
         return self
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(self) is type(other) and all(
             getattr(self, name) == getattr(other, name) for name in self._FIELDS
         )
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         set_values = {k: v for k, v in self._values.items() if v is not None}
         return f"{self._NAME}({set_values})"
 

@@ -133,7 +133,7 @@ class Report:
             (decode.records if decode else 0) / seconds,
         )
 
-    def __str__(self):
+    def __str__(self) -> str:
         s = self.stats
         records, nbytes, images = self.rates()
         lines = [

@@ -160,7 +160,7 @@ class PipelineStats:
             f"busiest stage: {busiest}"
         )
 
-    def __str__(self):
+    def __str__(self) -> str:
         rows = [("stage", "threads", "busy", "in-wait", "out-wait", "elements", "records",
                  "MB", "files", "queue")]  # fmt: skip
         for s in self.stages:

@@ -114,5 +114,5 @@ class TorchIterableDataset(torch.utils.data.IterableDataset):
         self._resume = state_dict
         self._iterator = None
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._dataset())

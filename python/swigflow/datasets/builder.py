@@ -128,7 +128,7 @@ class ReadOnlyBuilder:
             split = {name: name for name in self.info.splits}
         return _map_splits(lambda s: DataSource(self.info, s, decoders=decoders), split)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"ReadOnlyBuilder({self.info.full_name!r}, data_dir={self.data_dir!r})"
 
 

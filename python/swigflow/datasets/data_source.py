@@ -57,7 +57,7 @@ class DataSource:
                 f"{info.name}: random access to {info.file_format} files is not supported"
             )
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._keys)
 
     def __getitem__(self, index):
@@ -84,7 +84,7 @@ class DataSource:
         for start in range(0, len(self), 64):
             yield from self.__getitems__(range(start, min(start + 64, len(self))))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"DataSource(name={self.dataset_info.name}, split={self.split!r}, "
             f"num_examples={len(self)})"

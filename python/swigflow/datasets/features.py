@@ -192,7 +192,7 @@ class FeatureConnector:
         """
         return _map_flat_values(self.decode_batch_example, ragged)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         info = self.tensor_info()
         return f"{type(self).__name__}(shape={info.shape}, dtype={_dtype_name(info.dtype)})"
 
@@ -487,7 +487,7 @@ class ClassLabel(Tensor):
     def describe(self):
         return dict(super().describe(), num_classes=self._num_classes, names=self.names)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"ClassLabel(shape=(), dtype=int64, num_classes={self._num_classes})"
 
 
@@ -503,7 +503,7 @@ class Text(Tensor):
     def __init__(self, doc=None):
         super().__init__(shape=(), dtype=object, doc=doc)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Text(shape=(), dtype=string)"
 
 
@@ -732,7 +732,7 @@ class FeaturesDict(FeatureConnector):
     def values(self):
         return self._features.values()
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._features)
 
     def __iter__(self):
@@ -813,7 +813,7 @@ class FeaturesDict(FeatureConnector):
         """
         return _decode_records(self, [serialized], decoders, numpy_path=False)[0]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         inner = ", ".join(f"{k!r}: {f!r}" for k, f in sorted(self._features.items()))
         return f"{type(self).__name__}({{{inner}}})"
 
@@ -876,7 +876,7 @@ class Sequence(FeatureConnector):
             "feature": self.feature.describe(),
         }
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}({self.feature!r}, length={self._length})"
 
 
@@ -920,7 +920,7 @@ class Video(Sequence):
         info = self.tensor_info()
         return dict(super().describe(), shape=list(info.shape), dtype=_dtype_name(info.dtype))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         info = self.tensor_info()
         return f"Video(shape={info.shape}, dtype={_dtype_name(info.dtype)})"
 

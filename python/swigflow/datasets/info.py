@@ -46,13 +46,13 @@ class Version:
     def tuple(self):
         return (self.major, self.minor, self.patch)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.major}.{self.minor}.{self.patch}"
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Version('{self}')"
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         try:
             return self.tuple == Version(other).tuple
         except ValueError:
@@ -70,7 +70,7 @@ class Version:
     def __ge__(self, other):
         return self.tuple >= Version(other).tuple
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self.tuple)
 
     @staticmethod
@@ -120,7 +120,7 @@ class SplitInfo:
             0, self.num_examples, self.filepaths, self.shard_lengths
         )
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<SplitInfo num_examples={self.num_examples}, num_shards={self.num_shards}>"
 
 
@@ -157,7 +157,7 @@ class SubSplitInfo:
     def filepaths(self):
         return [f.filename for f in self.file_instructions]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<SubSplitInfo {self.name!r} num_examples={self.num_examples}>"
 
 
@@ -313,7 +313,7 @@ class DatasetInfo:
             "features": self.features.describe(),
         }
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         splits = ", ".join(f"'{n}': {s.num_examples}" for n, s in self.splits.items())
         return (
             f"tfds.core.DatasetInfo(\n    name='{self.name}',\n    full_name='{self.full_name}',"

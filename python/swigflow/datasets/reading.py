@@ -31,7 +31,7 @@ from swigflow.datasets import splits as splits_lib
 class _Missing:
     """ReadConfig's "TFDS's default" marker (tfds.ReadConfig's MISSING)."""
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "MISSING"
 
 

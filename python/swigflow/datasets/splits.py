@@ -19,7 +19,7 @@ _ADDITION_SEP_RE = re.compile(r"\s*\+\s*")
 class Split(str):
     """A split name (``tfds.Split``): ``Split.TRAIN == "train"``."""
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Split('{self}')"
 
 
@@ -103,7 +103,7 @@ class _SplitAdd(AbstractSplit):
     left: AbstractSplit
     right: AbstractSplit
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{self.left!r}+{self.right!r}"
 
     def to_absolute(self, split_infos):
@@ -111,7 +111,7 @@ class _SplitAdd(AbstractSplit):
 
 
 class _SplitAll(AbstractSplit):
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "ReadInstruction('all')"
 
     def to_absolute(self, split_infos):
@@ -149,7 +149,7 @@ class ReadInstruction(AbstractSplit):
                 f"When unit=%, percent slice boundaries should be in [-100, 100]. Got: {self}"
             )
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         unit = "" if self.unit == "abs" else self.unit
         from_ = "" if self.from_ is None else f"{self.from_:g}{unit}"
         to = "" if self.to is None else f"{self.to:g}{unit}"

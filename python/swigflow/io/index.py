@@ -454,7 +454,7 @@ class TFRecordFile(collections.abc.Sequence):
         self._seek_index = index
         self._index_path = index_path
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._offsets)
 
     def __getitem__(self, key):
@@ -517,5 +517,5 @@ class TFRecordFile(collections.abc.Sequence):
     def __exit__(self, *exc_info):
         self.close()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<TFRecordFile {self._path!r}: {len(self)} records>"

@@ -83,5 +83,5 @@ class TFRecordScanner:
     def path(self):
         return self._path
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<TFRecordScanner {self._path!r}>"

@@ -202,7 +202,7 @@ class ShardCache:
             if not self._writing[url]:
                 del self._writing[url]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"ShardCache({self.directory!r}, max_bytes={self.max_bytes}, "
             f"revalidate={self.revalidate})"

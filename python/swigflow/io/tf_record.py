@@ -190,7 +190,7 @@ class TFRecordOptions:
             return options.compression_type
         return compression_name(options)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if v is not None and v != "")
         return f"TFRecordOptions({fields})"
 
@@ -314,7 +314,7 @@ class TFRecordWriter:
         else:
             self.abort()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         state = "closed" if self._writer.closed() else "open"
         return f"<TFRecordWriter {self._path!r} ({state})>"
 
@@ -354,7 +354,7 @@ class RecordBuffer:
         self.data = data
         self.ends = ends
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.ends) - 1
 
     def __getitem__(self, i):
@@ -367,7 +367,7 @@ class RecordBuffer:
     def __iter__(self):
         return (self[i] for i in range(len(self)))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<RecordBuffer: {len(self)} records, {len(self.data)} bytes>"
 
 
@@ -466,7 +466,7 @@ class TFRecordReader:
     def __exit__(self, *exc_info):
         self.close()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<TFRecordReader {self._path!r}>"
 
 
@@ -571,7 +571,7 @@ class TFRecordRandomReader:
     def __exit__(self, *exc_info):
         self.close()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<TFRecordRandomReader {self._reader.path!r}>"
 
 

@@ -201,7 +201,7 @@ class Operation:
     def attrs(self):
         return dict(self._attrs)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<Operation {self.type}>"
 
 

@@ -221,5 +221,5 @@ def _types_text(types):
 
 
 class _DTypeName(str):
-    def __repr__(self):
+    def __repr__(self) -> str:
         return str(self)
