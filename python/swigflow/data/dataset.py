@@ -11,6 +11,16 @@ Each method builds its step from swigflow.data.steps (or swigflow.data.sources),
 the method is called, since the steps subclass Dataset.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from numpy.typing import DTypeLike
+
+if TYPE_CHECKING:
+    from swigflow.data.stats import PipelineStats
+
 import time
 
 import numpy as np
@@ -154,10 +164,10 @@ class Dataset:
 
     # --- iteration ------------------------------------------------------------------------------
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator:
         return self.iterator()
 
-    def iterator(self, state=None, stats=True):
+    def iterator(self, state: Any = None, stats: bool = True) -> Iterator:
         """An iterator over the elements; with `state` (from :meth:`Iterator.state` of an
         iterator over the same pipeline), it resumes exactly after the element that state was
         taken at: the same elements in the same order as if iteration had never stopped.
@@ -177,7 +187,7 @@ class Dataset:
         """
         return Iterator(self, state, stats)
 
-    def stats(self, seconds=None, elements=None):
+    def stats(self, seconds: float | None = None, elements: int | None = None) -> PipelineStats:
         """Runs the pipeline with nothing else consuming its elements, for `seconds` (or until
         `elements` have come out, or to the end) and returns its
         :class:`swigflow.data.stats.PipelineStats`: what each stage did and which was busiest.
@@ -208,7 +218,7 @@ class Dataset:
         return it.stats()
 
     @property
-    def element_spec(self):
+    def element_spec(self) -> Any:
         """The structure, dtypes and shapes (None: unknown) of the elements, as tf.data's
         (swigflow.specs). An element made by a Python function has an UnknownSpec part."""
         found = self.__dict__.get("_spec")
@@ -216,7 +226,7 @@ class Dataset:
             found = self.__dict__.setdefault("_spec", self._element_spec())
         return found
 
-    def cardinality(self):
+    def cardinality(self) -> int:
         """The number of elements: a count, INFINITE, or UNKNOWN (tf.data's convention)."""
         return self._cardinality()
 
@@ -231,14 +241,14 @@ class Dataset:
             )
         return n
 
-    def as_numpy_iterator(self):
+    def as_numpy_iterator(self) -> Iterator:
         """The elements (already numpy): for code written against tf.data."""
         return iter(self)
 
     # --- sources --------------------------------------------------------------------------------
 
     @staticmethod
-    def from_tensors(tensors, name=None):
+    def from_tensors(tensors: Any, name: str | None = None) -> Dataset:
         """One element: `tensors` whole (a value, or a dict / tuple of them), with
         from_tensor_slices' dtypes for Python values.
 
@@ -255,7 +265,7 @@ class Dataset:
         return FromTensors(tensors)
 
     @staticmethod
-    def zip(*args, datasets=None, name=None):
+    def zip(*args: Any, datasets: Any = None, name: str | None = None) -> Dataset:
         """Elements of several datasets side by side, as ``tf.data.Dataset.zip``: pass datasets
         as arguments, or one structure of them (nested tuples, namedtuples and dicts): the
         elements have that structure. One dataset alone gives its own elements. Ends with the
@@ -275,7 +285,7 @@ class Dataset:
         return zip_datasets(args, datasets)
 
     @staticmethod
-    def from_tensor_slices(tensors, name=None):
+    def from_tensor_slices(tensors: Any, name: str | None = None) -> Dataset:
         """Elements are the slices of `tensors` along their first dimension; `tensors` may be a
         numpy array, a list, or a dict / tuple of them (all of the same length).
 
@@ -297,9 +307,13 @@ class Dataset:
 
     @staticmethod
     def from_generator(
-        generator, output_types=None, output_shapes=None, args=None, output_signature=None,
-        name=None,
-    ):  # fmt: skip
+        generator: Callable[..., Any],
+        output_types: Any = None,
+        output_shapes: Any = None,
+        args: Any = None,
+        output_signature: Any = None,
+        name: str | None = None,
+    ) -> Dataset:
         """The elements ``generator(*args)`` yields, each pass calling it anew, converted to
         output_signature (or output_types/output_shapes) as tf.data converts them, or as yielded
         without one (tf.data requires it). A generator that raises ends the dataset with its
@@ -329,7 +343,12 @@ class Dataset:
         return FromGenerator(generator, tuple(args or ()), signature)
 
     @staticmethod
-    def list_files(file_pattern, shuffle=None, seed=None, name=None):
+    def list_files(
+        file_pattern: str | Sequence[str],
+        shuffle: bool | None = None,
+        seed: int | None = None,
+        name: str | None = None,
+    ) -> Dataset:
         """The file names matching `file_pattern` (a glob pattern or a list of them), sorted,
         then shuffled each epoch unless ``shuffle=False`` (tf.data's default is to shuffle).
 
@@ -348,7 +367,7 @@ class Dataset:
         return ListFiles(file_pattern, True if shuffle is None else bool(shuffle), seed)
 
     @staticmethod
-    def range(*args, output_type=np.int64, name=None):
+    def range(*args: Any, output_type: DTypeLike = np.int64, name: str | None = None) -> Dataset:
         """start, start + step, ... below stop, like Python's range (tf.data.Dataset.range):
         int64 elements unless output_type says otherwise.
 
@@ -369,7 +388,9 @@ class Dataset:
         return range_dataset(args, output_type)
 
     @staticmethod
-    def counter(start=0, step=1, dtype=np.int64, name=None):
+    def counter(
+        start: int = 0, step: int = 1, dtype: DTypeLike = np.int64, name: str | None = None
+    ) -> Dataset:
         """start, start + step, start + 2 * step, ... forever (tf.data.Dataset.counter).
 
         Args:
@@ -387,7 +408,11 @@ class Dataset:
         return Counter(start, step, dtype)
 
     @staticmethod
-    def random(seed=None, rerandomize_each_iteration=None, name=None):
+    def random(
+        seed: int | None = None,
+        rerandomize_each_iteration: bool | None = None,
+        name: str | None = None,
+    ) -> Dataset:
         """Pseudo-random int64 values in [0, 2^32), forever: the same for every pass and
         iterator unless rerandomize_each_iteration (not tf.data's sequence for a seed).
 
@@ -405,7 +430,9 @@ class Dataset:
         return RandomValues(seed, rerandomize_each_iteration)
 
     @staticmethod
-    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+    def choose_from_datasets(
+        datasets: Any, choice_dataset: Dataset, stop_on_empty_dataset: bool = True
+    ) -> Dataset:
         """The next element of datasets[i] for each i of `choice_dataset` (scalar int64s). An
         input that ends ends the dataset (stop_on_empty_dataset) or is skipped from then on.
 
@@ -427,9 +454,12 @@ class Dataset:
 
     @staticmethod
     def sample_from_datasets(
-        datasets, weights=None, seed=None, stop_on_empty_dataset=False,
-        rerandomize_each_iteration=None,
-    ):  # fmt: skip
+        datasets: Any,
+        weights: Any = None,
+        seed: int | None = None,
+        stop_on_empty_dataset: bool = False,
+        rerandomize_each_iteration: bool | None = None,
+    ) -> Dataset:
         """Elements drawn from datasets[i] with probability weights[i] / sum(weights) (uniform
         by default; weights may be a dataset of weight vectors, one per draw). An input that
         ends is skipped, or ends the dataset with stop_on_empty_dataset. Seeded, resumable.
@@ -452,7 +482,13 @@ class Dataset:
 
     # --- transformations ------------------------------------------------------------------------
 
-    def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
+    def map(
+        self,
+        map_func: Callable[..., Any],
+        num_parallel_calls: int | None = None,
+        deterministic: bool | None = None,
+        name: str | None = None,
+    ) -> Dataset:
         """Applies map_func to each element; a tuple element is unpacked into arguments, as in
         tf.data (``lambda x, y: ...``). With num_parallel_calls, that many calls run at once on
         threads; the output order stays the input order.
@@ -476,7 +512,7 @@ class Dataset:
         del deterministic, name  # always deterministic
         return Map(self, map_func, autotune_count(num_parallel_calls, cpu_count()))
 
-    def filter(self, predicate, name=None):
+    def filter(self, predicate: Callable[..., Any], name: str | None = None) -> Dataset:
         """Keeps the elements for which predicate(element) is true (a tuple element is unpacked
         into arguments). An exception is raised for its element, wrapped as tf.data wraps it.
 
@@ -493,9 +529,13 @@ class Dataset:
         return Filter(self, predicate)
 
     def batch(
-        self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None,
-        name=None,
-    ):  # fmt: skip
+        self,
+        batch_size: int,
+        drop_remainder: bool = False,
+        num_parallel_calls: int | None = None,
+        deterministic: bool | None = None,
+        name: str | None = None,
+    ) -> Dataset:
         """Stacks batch_size consecutive elements (numpy arrays, numbers, bytes, or dicts and
         tuples of them) into one; the last batch may be smaller unless drop_remainder.
 
@@ -514,7 +554,13 @@ class Dataset:
         del num_parallel_calls, deterministic, name
         return Batch(self, batch_size_of(batch_size), bool(drop_remainder))
 
-    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
+    def shuffle(
+        self,
+        buffer_size: int | None,
+        seed: int | None = None,
+        reshuffle_each_iteration: bool | None = True,
+        name: str | None = None,
+    ) -> Dataset:
         """tf.data's shuffle buffer: each element is drawn at random from the next
         buffer_size elements. seed=None draws a seed per iterator (kept in its state).
 
@@ -534,7 +580,12 @@ class Dataset:
             self, positive_count("buffer_size", buffer_size), seed, reshuffle_each_iteration
         )
 
-    def global_shuffle(self, seed=None, reshuffle_each_iteration=True, name=None):
+    def global_shuffle(
+        self,
+        seed: int | None = None,
+        reshuffle_each_iteration: bool | None = True,
+        name: str | None = None,
+    ) -> Dataset:
         """A uniform shuffle of the whole dataset, with no buffer: each pass reads the elements
         at a seeded pseudo-random permutation of their indexes (tf.data's global shuffle). Every
         step before it must have random access (see swigflow.data.experimental.at) and the
@@ -558,7 +609,7 @@ class Dataset:
 
         return GlobalShuffle(self, seed, bool(reshuffle_each_iteration))
 
-    def repeat(self, count=None, name=None):
+    def repeat(self, count: int | None = None, name: str | None = None) -> Dataset:
         """Repeats the dataset count times (forever when None or negative, as tf.data).
 
         Args:
@@ -574,7 +625,7 @@ class Dataset:
         count = None if count is None or int(count) < 0 else int(count)
         return Repeat(self, count)
 
-    def take(self, count, name=None):
+    def take(self, count: int | None, name: str | None = None) -> Dataset:
         """The first count elements (all when count is -1).
 
         Args:
@@ -589,7 +640,7 @@ class Dataset:
         del name
         return Take(self, int(count))
 
-    def skip(self, count, name=None):
+    def skip(self, count: int | None, name: str | None = None) -> Dataset:
         """All but the first count elements (none when count is -1).
 
         Args:
@@ -604,7 +655,7 @@ class Dataset:
         del name
         return Skip(self, int(count))
 
-    def shard(self, num_shards, index, name=None):
+    def shard(self, num_shards: int, index: int, name: str | None = None) -> Dataset:
         """Every num_shards-th element starting at index: an exact partition over the indexes.
         On TFRecord data the partition is of records (see TFRecordDataset.shard).
 
@@ -625,9 +676,14 @@ class Dataset:
         return Shard(self, *shard_args(num_shards, index))
 
     def interleave(
-        self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
-        deterministic=None, name=None,
-    ):  # fmt: skip
+        self,
+        map_func: Callable[..., Any],
+        cycle_length: int | None = None,
+        block_length: int | None = None,
+        num_parallel_calls: int | None = None,
+        deterministic: bool | None = None,
+        name: str | None = None,
+    ) -> Dataset:
         """Maps each element to a dataset and interleaves them: cycle_length at once,
         block_length elements from each in turn. When map_func makes TFRecordDatasets (e.g.
         ``files.interleave(swigflow.data.TFRecordDataset, cycle_length=4)``), the files are read
@@ -653,7 +709,7 @@ class Dataset:
 
         return interleaved(self, map_func, cycle_length, block_length, num_parallel_calls)
 
-    def with_options(self, options, name=None):
+    def with_options(self, options: Any, name: str | None = None) -> Dataset:
         """This dataset with tf.data ``options`` (a :class:`swigflow.data.Options`) set over
         its own; :meth:`options` returns them. What each option does here is in
         :mod:`swigflow.data.options`.
@@ -672,14 +728,14 @@ class Dataset:
             raise TypeError(f"options must be a swigflow.data.Options, got {options!r}")
         return WithOptions(self, self.options().merge(options))
 
-    def options(self):
+    def options(self) -> Options:
         """The options set on this dataset and its inputs, merged (the outermost win)."""
         merged = Options()
         for dataset in self._input_datasets():
             merged = merged.merge(dataset.options())
         return merged.frozen()
 
-    def prefetch(self, buffer_size, name=None):
+    def prefetch(self, buffer_size: int | None, name: str | None = None) -> Dataset:
         """Prepares up to buffer_size elements ahead on a background thread (AUTOTUNE: 2;
         0: no prefetching).
 
@@ -696,7 +752,7 @@ class Dataset:
         size = prefetch_size(buffer_size)
         return Prefetch(self, size) if size else self
 
-    def parse(self, features):
+    def parse(self, features: Any) -> Dataset:
         """Parses batches of serialized tf.train.Examples with swigflow.io.parse_example (single
         examples with parse_single_example). Fused into the native pipeline when it can be.
 
@@ -729,10 +785,20 @@ class Dataset:
         return self.map(ParseFn(features))
 
     def decode_images(
-        self, key="image/encoded", size=(224, 224), crop=None, flip=False, channels=3,
-        dtype="uint8", layout="NHWC", mean=None, std=None, fast=False, seed=None,
-        preprocess=None,
-    ):  # fmt: skip
+        self,
+        key: str = "image/encoded",
+        size: int = (224, 224),
+        crop: str | None = None,
+        flip: bool = False,
+        channels: int = 3,
+        dtype: DTypeLike = "uint8",
+        layout: str = "NHWC",
+        mean: Sequence[float] | None = None,
+        std: Sequence[float] | None = None,
+        fast: bool = False,
+        seed: int | None = None,
+        preprocess: str | None = None,
+    ) -> Dataset:
         """Decodes the JPEG/PNG bytes under `key` of parsed batches (after
         ``.batch(n).parse(spec)``) into one array ``[batch, *size, channels]`` (NCHW with
         ``layout="NCHW"``), as tf.data's ``decode_jpeg`` + ``resize`` map, in one native step.
@@ -779,7 +845,7 @@ class Dataset:
         )
         return DecodeImages(self, key, options, seed)
 
-    def concatenate(self, dataset, name=None):
+    def concatenate(self, dataset: Any, name: str | None = None) -> Dataset:
         """This dataset's elements, then `dataset`'s.
 
         Args:
@@ -799,7 +865,7 @@ class Dataset:
             raise TypeError(f"concatenate takes a Dataset, got {dataset!r}")
         return Concatenate(self, dataset)
 
-    def enumerate(self, start=0, name=None):
+    def enumerate(self, start: int = 0, name: str | None = None) -> Dataset:
         """(index, element) pairs, the index an int64 counting from `start`.
 
         Args:
@@ -814,7 +880,13 @@ class Dataset:
         del name
         return Enumerate(self, int(start))
 
-    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=np.int64, name=None):
+    def ragged_batch(
+        self,
+        batch_size: int,
+        drop_remainder: bool = False,
+        row_splits_dtype: DTypeLike = np.int64,
+        name: str | None = None,
+    ) -> Dataset:
         """batch(), with each component of partly unknown shape (per its spec, as tf.data
         decides) a swigflow.RaggedTensor, ragged up to the spec's last unknown dimension.
 
@@ -832,7 +904,7 @@ class Dataset:
         del name
         return RaggedBatch(self, batch_size_of(batch_size), bool(drop_remainder), row_splits_dtype)
 
-    def unbatch(self, name=None):
+    def unbatch(self, name: str | None = None) -> Dataset:
         """Splits each element along its first dimension (of every component): the inverse of
         batch().
 
@@ -847,7 +919,7 @@ class Dataset:
         del name
         return Unbatch(self)
 
-    def flat_map(self, map_func, name=None):
+    def flat_map(self, map_func: Callable[..., Any], name: str | None = None) -> Dataset:
         """map_func(element) is a dataset for each element; their elements one dataset after
         the other. ``files.flat_map(TFRecordDataset)`` reads the files natively.
 
@@ -864,9 +936,13 @@ class Dataset:
         return flat_mapped(self, map_func)
 
     def padded_batch(
-        self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False,
-        name=None,
-    ):  # fmt: skip
+        self,
+        batch_size: int,
+        padded_shapes: Any = None,
+        padding_values: Any = None,
+        drop_remainder: bool = False,
+        name: str | None = None,
+    ) -> Dataset:
         """batch() for elements of different shapes: each component is padded to its
         padded shape (a structure like the element's, of shapes; None or -1 for a dimension pads
         it to the longest in the batch; None for all of them) with its padding value (0, False
@@ -890,7 +966,14 @@ class Dataset:
         size, drop = batch_size_of(batch_size), bool(drop_remainder)
         return PaddedBatch(self, size, padded_shapes, padding_values, drop)
 
-    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+    def window(
+        self,
+        size: int,
+        shift: int | None = None,
+        stride: int = 1,
+        drop_remainder: bool = False,
+        name: str | None = None,
+    ) -> Dataset:
         """Windows of `size` elements, window i starting at element i * shift and taking every
         stride-th one; each window is a dataset (a dict or tuple of datasets, one per component,
         for dict or tuple elements). Windows at the end may be shorter unless drop_remainder.
@@ -911,7 +994,9 @@ class Dataset:
         del name
         return window(self, size, shift, stride, bool(drop_remainder))
 
-    def scan(self, initial_state, scan_func, name=None):
+    def scan(
+        self, initial_state: Any, scan_func: Callable[..., Any], name: str | None = None
+    ) -> Dataset:
         """scan_func(state, element) returns (new_state, output); the outputs, with the state
         carried from one element to the next, starting at initial_state.
 
@@ -933,8 +1018,13 @@ class Dataset:
         return Scan(self, initial_state, scan_func)
 
     def group_by_window(
-        self, key_func, reduce_func, window_size=None, window_size_func=None, name=None
-    ):
+        self,
+        key_func: Callable[..., Any],
+        reduce_func: Callable[..., Any],
+        window_size: int | None = None,
+        window_size_func: Callable[[int], int] | None = None,
+        name: str | None = None,
+    ) -> Dataset:
         """Groups elements by key_func(element) (an int) into windows of window_size (or
         window_size_func(key)) elements; reduce_func(key, window) turns each full window (a
         dataset) into a dataset whose elements are emitted. At the end, the unfinished windows
@@ -957,10 +1047,17 @@ class Dataset:
         return group_by_window(self, key_func, reduce_func, window_size, window_size_func)
 
     def bucket_by_sequence_length(
-        self, element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None,
-        padding_values=None, pad_to_bucket_boundary=False, no_padding=False,
-        drop_remainder=False, name=None,
-    ):  # fmt: skip
+        self,
+        element_length_func: Callable[..., Any],
+        bucket_boundaries: Sequence[int],
+        bucket_batch_sizes: Sequence[int],
+        padded_shapes: Any = None,
+        padding_values: Any = None,
+        pad_to_bucket_boundary: bool = False,
+        no_padding: bool = False,
+        drop_remainder: bool = False,
+        name: str | None = None,
+    ) -> Dataset:
         """Batches elements of similar length together: element_length_func(element) picks
         bucket i where bucket_boundaries[i - 1] <= length < bucket_boundaries[i]; bucket i is
         padded_batch'ed by bucket_batch_sizes[i] (batch'ed with no_padding). With
@@ -990,7 +1087,9 @@ class Dataset:
             padding_values, pad_to_bucket_boundary, no_padding, bool(drop_remainder),
         )  # fmt: skip
 
-    def rebatch(self, batch_size, drop_remainder=False, name=None):
+    def rebatch(
+        self, batch_size: int, drop_remainder: bool = False, name: str | None = None
+    ) -> Dataset:
         """The rows of batched elements batched again: batches of batch_size rows, or of
         batch_size[i % len(batch_size)] rows for batch i when a list is given.
 
@@ -1007,7 +1106,7 @@ class Dataset:
         del name
         return rebatch(self, batch_size, bool(drop_remainder))
 
-    def cache(self, filename="", name=None):
+    def cache(self, filename: str = "", name: str | None = None) -> Dataset:
         """Keeps the elements of the first complete pass and gives them to every later pass
         (repeat()) and iterator: in memory, or with a filename in the file FILENAME.swigflow_cache
         (written under a temporary name and renamed when the pass completes, then read by any
@@ -1026,7 +1125,7 @@ class Dataset:
 
         return Cache(self, filename)
 
-    def take_while(self, predicate, name=None):
+    def take_while(self, predicate: Callable[..., Any], name: str | None = None) -> Dataset:
         """The elements before the first for which predicate(element) is False.
 
         Args:
@@ -1041,7 +1140,7 @@ class Dataset:
         del name
         return TakeWhile(self, predicate)
 
-    def unique(self, name=None):
+    def unique(self, name: str | None = None) -> Dataset:
         """Each distinct element (one int32, int64 or string component) at its first place.
 
         Args:
@@ -1058,7 +1157,7 @@ class Dataset:
         del name
         return Unique(self)
 
-    def ignore_errors(self, log_warning=False, name=None):
+    def ignore_errors(self, log_warning: bool = False, name: str | None = None) -> Dataset:
         """Drops the elements whose computation failed (logged with log_warning). An error
         raised by a source ends it (a TFRecordDataset skips to the next file, as tf.data).
 
@@ -1074,7 +1173,9 @@ class Dataset:
         del name
         return IgnoreErrors(self, bool(log_warning))
 
-    def reduce(self, initial_state, reduce_func, name=None):
+    def reduce(
+        self, initial_state: Any, reduce_func: Callable[..., Any], name: str | None = None
+    ) -> Any:
         """The state reduce_func(state, element) leaves after every element, from
         initial_state. InvalidArgumentError if its number of components changes.
 
@@ -1091,7 +1192,7 @@ class Dataset:
         del name
         return reduce(self, initial_state, reduce_func)
 
-    def get_single_element(self, name=None):
+    def get_single_element(self, name: str | None = None) -> Any:
         """The dataset's only element (InvalidArgumentError when it has none or several).
 
         Args:
@@ -1105,7 +1206,13 @@ class Dataset:
         del name
         return single_element(self)
 
-    def save(self, path, compression=None, shard_func=None, checkpoint_args=None):
+    def save(
+        self,
+        path: Any,
+        compression: str | None = None,
+        shard_func: Callable[..., Any] | None = None,
+        checkpoint_args: Any = None,
+    ) -> None:
         """Writes every element under directory `path` for Dataset.load, in shards picked by
         shard_func(element) (one by default); never loadable unless complete. Not tf.data's
         format (see swigflow.data.steps.saving).
@@ -1124,7 +1231,12 @@ class Dataset:
         save(self, path, compression, shard_func, checkpoint_args)
 
     @staticmethod
-    def load(path, element_spec=None, compression=None, reader_func=None):
+    def load(
+        path: Any,
+        element_spec: Any = None,
+        compression: str | None = None,
+        reader_func: Callable[..., Any] | None = None,
+    ) -> Dataset:
         """What Dataset.save wrote under `path`: its shards in order, or reader_func(shards),
         with the saved element_spec (or the one given, if compatible).
 
@@ -1144,7 +1256,14 @@ class Dataset:
 
         return load(path, element_spec, compression, reader_func)
 
-    def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None, name=None):
+    def snapshot(
+        self,
+        path: Any,
+        compression: str | None = "AUTO",
+        reader_func: Callable[..., Any] | None = None,
+        shard_func: Callable[..., Any] | None = None,
+        name: str | None = None,
+    ) -> Dataset:
         """This dataset kept under directory `path` by its fingerprint: the first complete pass
         writes it, later passes and programs over the same pipeline read it.
 
@@ -1163,7 +1282,7 @@ class Dataset:
         del name
         return snapshot(self, path, compression, reader_func, shard_func)
 
-    def apply(self, transformation_func):
+    def apply(self, transformation_func: Callable[[Dataset], Any]) -> Any:
         """transformation_func(self): for reusable steps, e.g.
         ``apply(swigflow.data.experimental.parse_example_dataset(features))``.
 

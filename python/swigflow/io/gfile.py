@@ -34,6 +34,7 @@ import shutil
 import threading
 import uuid
 import weakref
+from typing import BinaryIO, Union
 
 from swigflow import errors, settings
 from swigflow import pywrap_swigflow as _pywrap
@@ -82,6 +83,10 @@ READ_BACKOFF_CAP_S = 2.0
 STALL_TIMEOUT_S = 30.0
 
 FILE_OBJECT_SCHEME = "fileobj"
+
+# What a path parameter takes: a local path (str, bytes, os.PathLike), a scheme:// URL, or an
+# open binary file object.
+PathOrFile = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", BinaryIO]
 
 FileStatistics = collections.namedtuple("FileStatistics", ["length", "is_directory"])
 FileStatistics.__doc__ = """What :func:`stat` tells of a path (``tf.io.gfile.stat``'s fields).

@@ -1,9 +1,13 @@
 """TFRecord files: options, writer and sequential readers, named like ``tf.io``."""
 
+from __future__ import annotations
+
 import collections
 import os
 import types
 import zlib
+from collections.abc import Callable, Iterator
+from typing import Any, NoReturn
 
 import numpy as np
 from google.protobuf import message
@@ -11,6 +15,7 @@ from google.protobuf import message
 from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.io import gfile
+from swigflow.io.gfile import PathOrFile
 
 # Readers hand out a fresh bytes object per record. glibc returns freed heap memory to the system
 # so eagerly that reading 100 KiB records then page-faults on every one (twice the cost of the
@@ -54,7 +59,7 @@ _COMPRESSION = {
 }
 
 
-def compression_name(compression_type):
+def compression_name(compression_type: str | int | None) -> str:
     # Only None, str and int: True and 1.0 compare equal to 1 (ZLIB) but mean nothing here.
     if not isinstance(compression_type, (type(None), str, int)) or isinstance(
         compression_type, bool
@@ -75,7 +80,7 @@ COMPRESSION_SUFFIXES = types.MappingProxyType({"": "", "GZIP": ".gz", "ZLIB": ".
 _NAMED_BY = (("GZIP", (".gz", ".gzip")), ("ZLIB", (".zlib", ".zz")))
 
 
-def compression_from_name(path):
+def compression_from_name(path: PathOrFile) -> str:
     """ "GZIP" or "ZLIB" when ``path``'s name ends in one of their suffixes, else None."""
     name = os.fsdecode(os.fspath(path)).lower()
     for compression, suffixes in _NAMED_BY:
@@ -125,7 +130,7 @@ class TFRecordOptions:
       ValueError: an unknown compression type (TensorFlow ignores it) or a value out of range.
     """
 
-    compression_type_map = types.MappingProxyType(
+    compression_type_map: types.MappingProxyType[int, str] = types.MappingProxyType(
         {
             TFRecordCompressionType.ZLIB: "ZLIB",
             TFRecordCompressionType.GZIP: "GZIP",
@@ -135,20 +140,20 @@ class TFRecordOptions:
 
     def __init__(
         self,
-        compression_type=None,
-        flush_mode=None,
-        input_buffer_size=None,
-        output_buffer_size=None,
-        window_bits=None,
-        compression_level=None,
-        compression_method=None,
-        mem_level=None,
-        compression_strategy=None,
-        seek_block_size=None,
-    ):
+        compression_type: str | int | None = None,
+        flush_mode: int | None = None,
+        input_buffer_size: int | None = None,
+        output_buffer_size: int | None = None,
+        window_bits: int | None = None,
+        compression_level: int | None = None,
+        compression_method: int | None = None,
+        mem_level: int | None = None,
+        compression_strategy: int | None = None,
+        seek_block_size: int | None = None,
+    ) -> None:
         if isinstance(compression_type, TFRecordOptions):  # as TensorFlow: its type only
             compression_type = compression_type.compression_type
-        self.compression_type = compression_name(compression_type)
+        self.compression_type: str = compression_name(compression_type)
         _check_int("flush_mode", flush_mode, zlib.Z_NO_FLUSH, zlib.Z_FULL_FLUSH)
         _check_int("input_buffer_size", input_buffer_size, 1, 1 << 30)
         _check_int("output_buffer_size", output_buffer_size, 64, 1 << 30)
@@ -163,18 +168,18 @@ class TFRecordOptions:
                 "seek_block_size needs compression_type='GZIP' (members are GZIP's; a ZLIB "
                 "stream has none)"
             )
-        self.flush_mode = flush_mode
-        self.input_buffer_size = input_buffer_size
-        self.output_buffer_size = output_buffer_size
-        self.window_bits = window_bits
-        self.compression_level = compression_level
-        self.compression_method = compression_method
-        self.mem_level = mem_level
-        self.compression_strategy = compression_strategy
-        self.seek_block_size = seek_block_size
+        self.flush_mode: int | None = flush_mode
+        self.input_buffer_size: int | None = input_buffer_size
+        self.output_buffer_size: int | None = output_buffer_size
+        self.window_bits: int | None = window_bits
+        self.compression_level: int | None = compression_level
+        self.compression_method: int | None = compression_method
+        self.mem_level: int | None = mem_level
+        self.compression_strategy: int | None = compression_strategy
+        self.seek_block_size: int | None = seek_block_size
 
     @classmethod
-    def get_compression_type_string(cls, options):
+    def get_compression_type_string(cls, options: TFRecordOptions | str | int | None) -> str:
         """``""``, ``"ZLIB"`` or ``"GZIP"`` for options, a compression type, or ``None``.
 
         Args:
@@ -195,7 +200,7 @@ class TFRecordOptions:
         return f"TFRecordOptions({fields})"
 
 
-def record_bytes(record):
+def record_bytes(record: Any) -> Any:
     """``record`` as the payload of a TFRecord, for the parsers' slow path: a protobuf message
     (an Example, ...) serialized deterministically, as TFRecordWriter.write serializes one (map
     keys sorted, so equal messages give equal bytes), a str as its UTF-8 bytes (a tf.string
@@ -207,7 +212,7 @@ def record_bytes(record):
     return record
 
 
-def as_options(options):
+def as_options(options: TFRecordOptions | str | int | None) -> TFRecordOptions:
     if isinstance(options, TFRecordOptions):
         return options
     return TFRecordOptions(compression_type=options)
@@ -227,7 +232,7 @@ _ZLIB_FIELDS = {
 }
 
 
-def native_options(options):
+def native_options(options: TFRecordOptions | str | int | None) -> Any:
     """The swigflow::io::RecordOptions of TFRecordOptions or a compression type."""
     options = as_options(options)
     native = _pywrap.RecordOptions()
@@ -262,14 +267,16 @@ class TFRecordWriter:
       NotFoundError, PermissionDeniedError, ...: the file cannot be created.
     """
 
-    def __init__(self, path, options=None):
+    def __init__(
+        self, path: PathOrFile, options: TFRecordOptions | str | int | None = None
+    ) -> None:
         native = native_options(options)
         self._path = gfile.as_path(path)
         self._writer = _pywrap.RecordWriter.Create(self._path, native)
         # One native call per record: the bound method replaces the documented one below.
         self.write = self._writer.WriteRecord
 
-    def write(self, record):
+    def write(self, record: Any) -> None:
         """Appends ``record``: bytes or any bytes-like object (bytearray, memoryview, ...), or a
         protobuf message such as a swigflow.train.Example, serialized deterministically.
 
@@ -285,30 +292,30 @@ class TFRecordWriter:
         """
         self._writer.WriteRecord(record)
 
-    def flush(self):
+    def flush(self) -> None:
         """Makes every record written so far readable by other readers of the file."""
         self._writer.Flush()
 
-    def close(self):
+    def close(self) -> None:
         """Flushes and closes the file. Closing again does nothing. Raises if any write,
         flush or the close itself failed: the file is then incomplete."""
         if not self._writer.closed():
             self._writer.Close()
 
-    def abort(self):
+    def abort(self) -> None:
         """Closes without completing the file, for a job that failed part way: a file written
         to a URL is discarded (an earlier file of that name stays as it was); a local file keeps
         the records written. Aborting a closed writer does nothing."""
         self._writer.Abort()
 
     @property
-    def path(self):
+    def path(self) -> str:
         return self._path
 
-    def __enter__(self):
+    def __enter__(self) -> TFRecordWriter:
         return self
 
-    def __exit__(self, exc_type, *rest):
+    def __exit__(self, exc_type: Any, *rest: Any) -> None:
         if exc_type is None:
             self.close()
         else:
@@ -322,11 +329,11 @@ class TFRecordWriter:
 class ClosedHandle:
     """Stands in for a native object after close(): every use raises FailedPreconditionError."""
 
-    def __init__(self, owner, path):
+    def __init__(self, owner: str, path: PathOrFile) -> None:
         self._message = f"{owner} for {path} is closed"
 
-    def __getattr__(self, name):
-        def closed(*args):
+    def __getattr__(self, name: str) -> Callable[..., NoReturn]:
+        def closed(*args: Any) -> NoReturn:
             raise errors.FailedPreconditionError(self._message)
 
         return closed
@@ -350,21 +357,21 @@ class RecordBuffer:
 
     __slots__ = ("data", "ends")
 
-    def __init__(self, data, ends):
-        self.data = data
-        self.ends = ends
+    def __init__(self, data: np.ndarray, ends: np.ndarray) -> None:
+        self.data: np.ndarray = data
+        self.ends: np.ndarray = ends
 
     def __len__(self) -> int:
         return len(self.ends) - 1
 
-    def __getitem__(self, i):
+    def __getitem__(self, i: int) -> memoryview:
         n = len(self)
         if not -n <= i < n:
             raise IndexError(f"record {i} out of range for {n} records")
         i %= n
         return memoryview(self.data[self.ends[i] : self.ends[i + 1]])
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[memoryview]:
         return (self[i] for i in range(len(self)))
 
     def __repr__(self) -> str:
@@ -390,14 +397,18 @@ class TFRecordReader:
       offset: where to start; must be where a record starts (see :attr:`offset`).
     """
 
-    def __init__(self, path, options=None, offset=0):
+    def __init__(
+        self, path: PathOrFile, options: TFRecordOptions | str | int | None = None, offset: int = 0
+    ) -> None:
         native = native_options(options)
         self._path = gfile.as_path(path)
         self._reader = _pywrap.PyRecordReader.Open(self._path, native)
         if offset:
             self.seek(offset)
 
-    def read_batch(self, max_records=1024, max_bytes=16 << 20, copy=True):
+    def read_batch(
+        self, max_records: int = 1024, max_bytes: int = 16 << 20, copy: bool = True
+    ) -> list[bytes] | RecordBuffer:
         """Up to ``max_records`` records (fewer once ``max_bytes`` of payload are read, never
         zero while records remain).
 
@@ -427,7 +438,7 @@ class TFRecordReader:
             return RecordBuffer(np.empty(0, np.uint8), np.zeros(1, np.int64))
         return RecordBuffer(*view)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[bytes]:
         read = self._reader.ReadBatch
         while True:
             batch = read(_ITER_RECORDS, _ITER_BYTES)
@@ -435,7 +446,7 @@ class TFRecordReader:
                 return
             yield from batch
 
-    def seek(self, offset):
+    def seek(self, offset: int) -> None:
         """Continues at ``offset``, which must be where a record starts. In ZLIB/GZIP files
         offsets count decompressed bytes, and seeking backwards decompresses from the start.
 
@@ -448,29 +459,31 @@ class TFRecordReader:
         self._reader.Seek(offset)
 
     @property
-    def offset(self):
+    def offset(self) -> int:
         """Where the next record starts (after the last record returned)."""
         return self._reader.Offset()
 
     @property
-    def path(self):
+    def path(self) -> str:
         return self._path
 
-    def close(self):
+    def close(self) -> None:
         """Releases the file; later reads raise FailedPreconditionError."""
         self._reader = ClosedHandle("TFRecordReader", self._path)
 
-    def __enter__(self):
+    def __enter__(self) -> TFRecordReader:
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: Any) -> None:
         self.close()
 
     def __repr__(self) -> str:
         return f"<TFRecordReader {self._path!r}>"
 
 
-def tf_record_iterator(path, options=None):
+def tf_record_iterator(
+    path: PathOrFile, options: TFRecordOptions | str | int | None = None
+) -> Iterator[bytes]:
     """Yields the records of a TFRecord file as bytes, as ``tf.compat.v1.io.tf_record_iterator``.
 
     As TensorFlow's, the iterator can be used to follow a file that is still being written
@@ -537,10 +550,12 @@ class TFRecordRandomReader:
         NotFoundError: no such file.
     """
 
-    def __init__(self, path, options=None):
+    def __init__(
+        self, path: PathOrFile, options: TFRecordOptions | str | int | None = None
+    ) -> None:
         self._reader = TFRecordReader(path, options)
 
-    def read(self, offset):
+    def read(self, offset: int) -> tuple[bytes, int]:
         """(the record at ``offset``, the offset of the next record).
 
         Raises:
@@ -561,21 +576,23 @@ class TFRecordRandomReader:
             raise IndexError(f"Out of range at reading offset {offset} of {reader.path!r}")
         return records[0], reader.offset
 
-    def close(self):
+    def close(self) -> None:
         """Releases the file; later reads raise FailedPreconditionError."""
         self._reader.close()
 
-    def __enter__(self):
+    def __enter__(self) -> TFRecordRandomReader:
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: Any) -> None:
         self.close()
 
     def __repr__(self) -> str:
         return f"<TFRecordRandomReader {self._reader.path!r}>"
 
 
-def tf_record_random_reader(path, options=None):
+def tf_record_random_reader(
+    path: PathOrFile, options: TFRecordOptions | str | int | None = None
+) -> TFRecordRandomReader:
     """A :class:`TFRecordRandomReader` over ``path``, as TensorFlow's function of that name.
 
     Args:
