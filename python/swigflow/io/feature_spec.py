@@ -3,9 +3,13 @@ and the parser's (values, counts) assembled into TensorFlow's results. Used by s
 parse functions and by swigflow.data's native pipeline alike.
 """
 
-import collections
+from __future__ import annotations
+
 import math
 import operator
+import typing
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -21,15 +25,15 @@ FLOAT = _pywrap.Feature.Kind_kFloat
 INT64 = _pywrap.Feature.Kind_kInt64
 KIND_OF_DTYPE = {"string": BYTES, "float32": FLOAT, "int64": INT64}
 TF_TYPE_NAME = {BYTES: "string", FLOAT: "float", INT64: "int64"}  # TensorFlow's, by kind
-NUMPY_DTYPE = {
+NUMPY_DTYPE: dict[str, np.dtype] = {
     "string": np.dtype(object),
     "float32": np.dtype(np.float32),
     "int64": np.dtype(np.int64),
 }
-ZERO_OF_DTYPE = {"string": b"", "float32": 0.0, "int64": 0}
+ZERO_OF_DTYPE: dict[str, Any] = {"string": b"", "float32": 0.0, "int64": 0}
 
 
-def tf_type_name(dtype):
+def tf_type_name(dtype: Any) -> str:
     """TensorFlow's name of a spec dtype in messages: 'int64', 'float' or 'string'."""
     return TF_TYPE_NAME[KIND_OF_DTYPE[dtype]]
 
@@ -124,7 +128,9 @@ def _default_values(spec):
     return value.ravel().tolist()
 
 
-class FixedLenFeature(collections.namedtuple("FixedLenFeature", "shape dtype default_value")):
+class FixedLenFeature(
+    typing.NamedTuple("FixedLenFeature", [("shape", Any), ("dtype", Any), ("default_value", Any)])
+):
     """A feature with exactly ``prod(shape)`` values in every example (``tf.io.FixedLenFeature``).
 
     A missing feature takes ``default_value``, reshaped to ``shape`` as TensorFlow does (it must
@@ -138,23 +144,26 @@ class FixedLenFeature(collections.namedtuple("FixedLenFeature", "shape dtype def
         default_value: the value of a missing feature; None: missing is an error.
     """
 
-    def __new__(cls, shape, dtype, default_value=None):
+    def __new__(cls, shape: Any, dtype: Any, default_value: Any = None) -> FixedLenFeature:
         return super().__new__(cls, _shape(shape), _dtype_name(dtype), default_value)
 
 
-class VarLenFeature(collections.namedtuple("VarLenFeature", "dtype")):
+class VarLenFeature(typing.NamedTuple("VarLenFeature", [("dtype", Any)])):
     """Any number of values per example, parsed into a SparseTensor (``tf.io.VarLenFeature``).
 
     Args:
         dtype: "int64", "float32" or "string".
     """
 
-    def __new__(cls, dtype):
+    def __new__(cls, dtype: Any) -> VarLenFeature:
         return super().__new__(cls, _dtype_name(dtype))
 
 
 class FixedLenSequenceFeature(
-    collections.namedtuple("FixedLenSequenceFeature", "shape dtype allow_missing default_value")
+    typing.NamedTuple(
+        "FixedLenSequenceFeature",
+        [("shape", Any), ("dtype", Any), ("allow_missing", Any), ("default_value", Any)],
+    )
 ):
     """A whole number of ``shape``-sized rows per example, padded to the longest example
     (``tf.io.FixedLenSequenceFeature``). In parse_example it needs ``allow_missing=True``.
@@ -167,7 +176,9 @@ class FixedLenSequenceFeature(
         default_value: the padding value.
     """
 
-    def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
+    def __new__(
+        cls, shape: Any, dtype: Any, allow_missing: bool = False, default_value: Any = None
+    ) -> FixedLenSequenceFeature:
         dims = _shape(shape)
         if dims is not None and 0 in dims:  # a row of no values cannot count rows
             raise ValueError(
@@ -176,7 +187,7 @@ class FixedLenSequenceFeature(
         return super().__new__(cls, dims, _dtype_name(dtype), allow_missing, default_value)
 
 
-def padding_value(spec):
+def padding_value(spec: Any) -> Any:
     """A FixedLenSequenceFeature's padding value: TensorFlow reshapes the default to one value."""
     if spec.default_value is None:
         return ZERO_OF_DTYPE[spec.dtype]
@@ -191,7 +202,16 @@ def padding_value(spec):
 
 
 class RaggedFeature(
-    collections.namedtuple("RaggedFeature", "dtype value_key partitions row_splits_dtype validate")
+    typing.NamedTuple(
+        "RaggedFeature",
+        [
+            ("dtype", Any),
+            ("value_key", Any),
+            ("partitions", Any),
+            ("row_splits_dtype", Any),
+            ("validate", Any),
+        ],
+    )
 ):
     """Any number of values per example, parsed into a RaggedTensor (``tf.io.RaggedFeature``).
 
@@ -211,16 +231,23 @@ class RaggedFeature(
         validate: accepted for TensorFlow's sake; partitions are always checked.
     """
 
-    RowSplits = ragged_partitions.RowSplits
-    RowLengths = ragged_partitions.RowLengths
-    RowStarts = ragged_partitions.RowStarts
-    RowLimits = ragged_partitions.RowLimits
-    ValueRowIds = ragged_partitions.ValueRowIds
-    UniformRowLength = ragged_partitions.UniformRowLength
+    RowSplits: ClassVar[type[ragged_partitions.RowSplits]] = ragged_partitions.RowSplits
+    RowLengths: ClassVar[type[ragged_partitions.RowLengths]] = ragged_partitions.RowLengths
+    RowStarts: ClassVar[type[ragged_partitions.RowStarts]] = ragged_partitions.RowStarts
+    RowLimits: ClassVar[type[ragged_partitions.RowLimits]] = ragged_partitions.RowLimits
+    ValueRowIds: ClassVar[type[ragged_partitions.ValueRowIds]] = ragged_partitions.ValueRowIds
+    UniformRowLength: ClassVar[type[ragged_partitions.UniformRowLength]] = (
+        ragged_partitions.UniformRowLength
+    )
 
     def __new__(
-        cls, dtype, value_key=None, partitions=(), row_splits_dtype="int32", validate=False
-    ):
+        cls,
+        dtype: Any,
+        value_key: str | None = None,
+        partitions: Sequence[Any] = (),
+        row_splits_dtype: Any = "int32",
+        validate: bool = False,
+    ) -> RaggedFeature:
         if value_key is not None:
             if not isinstance(value_key, str):
                 raise ValueError(f"Argument `value_key` must be a string; got {value_key!r}")
@@ -241,7 +268,16 @@ class RaggedFeature(
 
 
 class SparseFeature(
-    collections.namedtuple("SparseFeature", "index_key value_key dtype size already_sorted")
+    typing.NamedTuple(
+        "SparseFeature",
+        [
+            ("index_key", Any),
+            ("value_key", Any),
+            ("dtype", Any),
+            ("size", Any),
+            ("already_sorted", Any),
+        ],
+    )
 ):
     """A SparseTensor assembled from an index feature per dimension and a value feature
     (``tf.io.SparseFeature``): value ``i`` of an example sits at ``[example, idx0[i], idx1[i],
@@ -261,14 +297,21 @@ class SparseFeature(
         already_sorted: the indices are already in row-major order.
     """
 
-    def __new__(cls, index_key, value_key, dtype, size, already_sorted=False):
+    def __new__(
+        cls,
+        index_key: str | Sequence[str],
+        value_key: str | None,
+        dtype: Any,
+        size: int,
+        already_sorted: bool = False,
+    ) -> SparseFeature:
         return super().__new__(cls, index_key, value_key, _dtype_name(dtype), size, already_sorted)
 
-    def index_keys(self):
+    def index_keys(self) -> tuple[str, ...]:
         """The index keys as a tuple, one per dimension."""
         return (self.index_key,) if isinstance(self.index_key, str) else tuple(self.index_key)
 
-    def sizes(self):
+    def sizes(self) -> tuple[int, ...]:
         """The dense sizes as a tuple, one per index key."""
         return (self.size,) if isinstance(self.index_key, str) else tuple(self.size)
 
@@ -295,7 +338,7 @@ def _check_sparse_feature(spec):
             raise ValueError(f"SparseFeature sizes must be non-negative ints, got {spec.size!r}")
 
 
-def check_shape(key, spec):
+def check_shape(key: str, spec: Any) -> None:
     """TensorFlow's parse-time checks of a dense spec's shape."""
     shape = spec.shape
     if isinstance(spec, FixedLenFeature):
@@ -324,7 +367,7 @@ _SPEC_TYPES = (
 )
 
 
-def check_features(features):
+def check_features(features: Any) -> None:
     """ValueError/TypeError, with TensorFlow's messages, for a features dict parse_example
     cannot take."""
     ParsePlan(features)
@@ -396,11 +439,11 @@ class ParsePlan:
     read with one dtype (ValueError otherwise, with TensorFlow's messages).
     """
 
-    def __init__(self, features):
+    def __init__(self, features: Any) -> None:
         if not isinstance(features, dict) or not features:
             raise ValueError("features must be a non-empty dict of feature specs")
-        self.features = dict(features)
-        self.specs = _pywrap.FeatureSpecVector()
+        self.features: dict[str, Any] = dict(features)
+        self.specs: Any = _pywrap.FeatureSpecVector()
         self._dense = {}  # key -> native spec index
         self._raw = {}  # key -> (native spec index, dtype)
         self._builders = []  # (key, builder(parsed, batch))
@@ -512,16 +555,16 @@ class ParsePlan:
                     f"{name_b}_keys: {b}, intersection: {both}"
                 )
 
-    def dense_index(self, key):
+    def dense_index(self, key: str) -> int:
         """The native spec index of a fixed-length feature."""
         return self._dense[key]
 
-    def raw_index(self, key):
+    def raw_index(self, key: str) -> int:
         """The native spec index that reads `key` raw ((values, counts) per example): a
         VarLenFeature's or RaggedFeature's key."""
         return self._raw[key][0]
 
-    def assemble(self, parsed, batch, passthrough=None):
+    def assemble(self, parsed: Any, batch: Any, passthrough: Any = None) -> dict[str, Any]:
         """``{key: result}`` for a batch of `batch` examples from the native parser's output
         (one (values, counts) per spec): arrays, SparseTensors and RaggedTensors, as
         tf.io.parse_example's. The `passthrough` feature's native output is taken as it is
@@ -540,7 +583,7 @@ _SPEC_TYPE = {
 }
 
 
-def drop_batch_dimension(value):
+def drop_batch_dimension(value: Any) -> Any:
     """The result for one example out of a batch-of-one result: arrays lose their first
     dimension, SparseTensors their first index column, RaggedTensors their outer level."""
     if isinstance(value, SparseTensor):
@@ -550,7 +593,7 @@ def drop_batch_dimension(value):
     return value[0]
 
 
-def parsed_spec(features, batch):
+def parsed_spec(features: Any, batch: Any) -> dict[str, Any]:
     """The element spec (swigflow.specs) of parse_example's result for `features`: a dict with
     a first dimension of `batch` rows (an int, or None when unknown) in every value."""
     from swigflow.specs import RaggedTensorSpec, SparseTensorSpec, TensorSpec

@@ -12,19 +12,49 @@ against the values it splits, whatever ``validate`` says: a RaggedTensor whose s
 match its values would index outside them.
 """
 
-import collections
+from typing import NamedTuple
 
 import numpy as np
 
 from swigflow import errors
 from swigflow.tensors import RaggedTensor
 
-RowSplits = collections.namedtuple("RowSplits", "key")
-RowLengths = collections.namedtuple("RowLengths", "key")
-RowStarts = collections.namedtuple("RowStarts", "key")
-RowLimits = collections.namedtuple("RowLimits", "key")
-ValueRowIds = collections.namedtuple("ValueRowIds", "key")
-UniformRowLength = collections.namedtuple("UniformRowLength", "length")
+
+class RowSplits(NamedTuple):
+    """Row boundaries read from the int64 feature `key` (``tf.RaggedTensor.from_row_splits``)."""
+
+    key: str
+
+
+class RowLengths(NamedTuple):
+    """Row lengths read from the int64 feature `key`."""
+
+    key: str
+
+
+class RowStarts(NamedTuple):
+    """Row starts read from the int64 feature `key`."""
+
+    key: str
+
+
+class RowLimits(NamedTuple):
+    """Row ends read from the int64 feature `key`."""
+
+    key: str
+
+
+class ValueRowIds(NamedTuple):
+    """The row of each value, read from the int64 feature `key`."""
+
+    key: str
+
+
+class UniformRowLength(NamedTuple):
+    """Rows of `length` values each."""
+
+    length: int
+
 
 PARTITION_TYPES = (RowSplits, RowLengths, RowStarts, RowLimits, ValueRowIds, UniformRowLength)
 
