@@ -535,7 +535,10 @@ def add_n(inputs: Sequence[ArrayLike], name: str | None = None) -> np.ndarray:
 
 
 def where(
-    condition: ArrayLike, x: ArrayLike | None = None, y: ArrayLike | None = None, name: str | None = None
+    condition: ArrayLike,
+    x: ArrayLike | None = None,
+    y: ArrayLike | None = None,
+    name: str | None = None,
 ) -> np.ndarray:
     """x where condition holds, else y, broadcasting the three (tf.where); with neither x nor
     y, the indices of the true elements as [n, rank] int64.

@@ -40,7 +40,7 @@ from swigflow.io import index as _index
 from swigflow.io.tf_record import RecordBuffer, compression_name, native_options
 from swigflow.specs import TensorSpec, UnknownSpec
 
-log = logging.getLogger("swigflow.data")
+log: logging.Logger = logging.getLogger("swigflow.data")
 
 _ON_ERROR = {
     "raise": _pywrap.OnError_kRaise,

@@ -13,18 +13,23 @@ over, so they never read an index as data. ``NAME.idx`` beside the file (the nam
 the ``tfrecord`` package's tools use, and earlier swigflow versions wrote) is still found.
 """
 
+from __future__ import annotations
+
 import collections.abc
 import itertools
 import logging
 import operator
 import os
 import re
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
 from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.io import gfile
+from swigflow.io.gfile import PathOrFile
 from swigflow.io.sniff import sniff_compression
 from swigflow.io.tf_record import ClosedHandle, TFRecordOptions, TFRecordReader, native_options
 
@@ -33,7 +38,7 @@ INDEX_SUFFIX = ".idx"
 # (record_format.h's kFramingSize). An index stores payload + FRAMING_BYTES per record.
 FRAMING_BYTES = 16
 
-log = logging.getLogger("swigflow.io")
+log: logging.Logger = logging.getLogger("swigflow.io")
 
 
 _INDEX_START = re.compile(rb"\d+ \d+\n")
@@ -41,7 +46,7 @@ _INDEX_START = re.compile(rb"\d+ \d+\n")
 SEEK_INDEX_MAGIC = b"\x89SFSEEK\n"
 
 
-def is_index_file(path):
+def is_index_file(path: PathOrFile) -> bool:
     """Whether ``path`` is an index file: named ``*.idx`` and empty, starting with an
     ``"<offset> <length>"`` line (no TFRecord file starts so: its first 8 bytes are a binary
     length whose CRC follows) or a seek index's magic bytes. A glob such as ``OUT/train-*``
@@ -59,7 +64,7 @@ def is_index_file(path):
     return not head or head.startswith(SEEK_INDEX_MAGIC) or _INDEX_START.match(head) is not None
 
 
-def without_index_files(paths):
+def without_index_files(paths: Any) -> list[Any]:
     """``paths`` less the index files among them, each skipped with a note on the
     "swigflow.io" logger."""
     kept = []
@@ -71,7 +76,7 @@ def without_index_files(paths):
     return kept
 
 
-def default_index_path(path):
+def default_index_path(path: PathOrFile) -> str:
     """Where :func:`create_index` puts the index of ``DIR/NAME`` by default: ``DIR/.NAME.idx``
     (hidden from directory readers and globs; see the module's documentation).
 
@@ -86,13 +91,18 @@ def default_index_path(path):
     return f"{parent}{slash}.{name}{INDEX_SUFFIX}"
 
 
-def legacy_index_path(path):
+def legacy_index_path(path: PathOrFile) -> str:
     """``path + ".idx"``: where earlier versions, DALI's and the ``tfrecord`` package's tools
     put an index; still found when there is none at default_index_path."""
     return os.fsdecode(os.fspath(path)) + INDEX_SUFFIX
 
 
-def create_index(path, index_path=None, compression_type=None, span=None):
+def create_index(
+    path: PathOrFile,
+    index_path: PathOrFile | None = None,
+    compression_type: str | None = None,
+    span: int | None = None,
+) -> int:
     """Writes the index file of a TFRecord file.
 
     An uncompressed file gets a plain index (its headers and lengths are checked while
@@ -137,7 +147,9 @@ def create_index(path, index_path=None, compression_type=None, span=None):
     return len(seek_index_records(index, os.fsdecode(os.fspath(index_path)))[0])
 
 
-def build_seek_index(path, compression_type, span=None):
+def build_seek_index(
+    path: PathOrFile, compression_type: str | None, span: int | None = None
+) -> Any:
     """The seek index of a GZIP or ZLIB file, as the bytes of its index file (see
     :func:`create_index`), built in memory."""
     if span is not None and (
@@ -150,7 +162,7 @@ def build_seek_index(path, compression_type, span=None):
     return _pywrap.BuildSeekIndex(gfile.as_path(path), compression, span or 0)
 
 
-def read_seek_index(index_path, path=None):
+def read_seek_index(index_path: PathOrFile | None, path: PathOrFile | None = None) -> Any:
     """The bytes of a seek index file, checked (InvalidArgumentError when it is not one, or
     damaged, or too large to be `path`'s)."""
     if path is not None:
@@ -168,14 +180,16 @@ def read_seek_index(index_path, path=None):
     return index
 
 
-def seek_index_records(index, name="seek index"):
+def seek_index_records(index: int, name: str = "seek index") -> Any:
     """(offsets, lengths) of the records a seek index (bytes) describes: uncompressed offsets
     and framed lengths, as a plain index gives them."""
     _, offsets, lengths = _pywrap.SeekIndexRecords(index, name)
     return offsets, lengths
 
 
-def open_seekable(path, index, index_path, compression_type):
+def open_seekable(
+    path: PathOrFile, index: int, index_path: PathOrFile | None, compression_type: str | None
+) -> Any:
     """A native random-access file over compressed `path` through `index` (bytes), with the
     index's (offsets, lengths). InvalidArgumentError: a malformed index or one for another
     compression; FailedPreconditionError: an index that no longer describes the file."""
@@ -188,7 +202,7 @@ def open_seekable(path, index, index_path, compression_type):
     return _pywrap.PyRecordFile.OpenSeekable(path, index, name), offsets, lengths
 
 
-def existing_index_path(path):
+def existing_index_path(path: PathOrFile) -> str | None:
     """path's index file at its default name, else at its legacy one, when it exists (a file
     object has none), else None."""
     if gfile.names_file_object(path):
@@ -206,7 +220,7 @@ def existing_index_path(path):
     return None
 
 
-def indexed_compression(path, index_path):
+def indexed_compression(path: PathOrFile, index_path: PathOrFile | None) -> str | None:
     """ "GZIP" or "ZLIB" when `index_path` (path's own index file, existing_index_path; None:
     it has none) is a seek index, which records the compression of the file it describes, else
     None: how TFRecordFile reads a compressed file it was not told about."""
@@ -222,12 +236,12 @@ def indexed_compression(path, index_path):
     return {_pywrap.Compression_kZlib: "ZLIB", _pywrap.Compression_kGzip: "GZIP"}.get(code)
 
 
-def has_default_index(path):
+def has_default_index(path: PathOrFile) -> bool:
     """Whether path has an index file (whether or not it still describes the file)."""
     return existing_index_path(path) is not None
 
 
-def max_index_bytes(data_bytes, compressed):
+def max_index_bytes(data_bytes: int, compressed: bool) -> int:
     """The most bytes an index of a data file of `data_bytes` can sanely take; a larger one
     is not read (a file swapped in by mistake, or a hostile one, could be gigabytes). A plain
     index holds a line of at most 42 bytes per record of at least 16. A seek index holds a
@@ -238,7 +252,9 @@ def max_index_bytes(data_bytes, compressed):
     return 4096 + 42 * (data_bytes // 16 + 1)
 
 
-def oversized_index(path, index_path, compressed):
+def oversized_index(
+    path: PathOrFile, index_path: PathOrFile | None, compressed: bool
+) -> str | None:
     """Why `index_path` is too large to be `path`'s index (see max_index_bytes), or None.
     Checked where both are local files (two stats); remote ones would cost two requests."""
     local, local_index = gfile.local_path(path), gfile.local_path(index_path)
@@ -256,7 +272,9 @@ def oversized_index(path, index_path, compressed):
     )
 
 
-def checked_default_seek_index(path, compression_type, index_path=False):
+def checked_default_seek_index(
+    path: PathOrFile, compression_type: str | None, index_path: PathOrFile | bool | None = False
+) -> Any:
     """The bytes of path's seek index file (at `index_path` when the caller looked for it,
     see existing_index_path), or None when there is none or it no longer describes the file
     (logged as a warning: the caller builds one instead)."""
@@ -273,7 +291,7 @@ def checked_default_seek_index(path, compression_type, index_path=False):
     return index
 
 
-def write_index(index_path, offsets, lengths):
+def write_index(index_path: PathOrFile | None, offsets: Any, lengths: Any) -> None:
     """Writes an index file from each record's offset and framed length (payload + 16), for a
     writer that knows them (so the file need not be read again).
 
@@ -287,7 +305,7 @@ def write_index(index_path, offsets, lengths):
     _pywrap.WriteRecordIndex(os.fsdecode(os.fspath(index_path)), offsets, lengths)
 
 
-def index_mismatch(path, offsets, lengths):
+def index_mismatch(path: PathOrFile, offsets: Any, lengths: Any) -> str | None:
     """Why an index (offsets and framed lengths) does not describe `path`, or None when it does.
 
     An index describes a file when its records tile the whole file from offset 0, and the header
@@ -319,7 +337,7 @@ def index_mismatch(path, offsets, lengths):
     return None
 
 
-def scan_records(path):
+def scan_records(path: PathOrFile) -> tuple[Any, Any]:
     """(offsets, lengths) of the records of an uncompressed TFRecord file, from their headers
     alone (no payload is read; C++ without the GIL): int64 arrays, lengths framed.
 
@@ -329,7 +347,7 @@ def scan_records(path):
     return _pywrap.ScanRecordIndex(path)
 
 
-def read_index(index_path, path):
+def read_index(index_path: PathOrFile | None, path: PathOrFile) -> tuple[Any, Any]:
     """(offsets, lengths) from plain index file `index_path` of `path`.
 
     Raises:
@@ -341,7 +359,7 @@ def read_index(index_path, path):
     return _pywrap.ReadRecordIndex(index_path)
 
 
-def checked_default_index(path, index_path=False):
+def checked_default_index(path: PathOrFile, index_path: PathOrFile | bool | None = False) -> Any:
     """(offsets, lengths) from path's index file (at `index_path` when the caller looked for
     it, see existing_index_path), or None when there is none or it no longer describes the
     file (logged as a warning: the caller scans the file instead)."""
@@ -361,7 +379,7 @@ def checked_default_index(path, index_path=False):
     return offsets, lengths
 
 
-class TFRecordFile(collections.abc.Sequence):
+class TFRecordFile(collections.abc.Sequence[bytes]):
     """Random access to the records of a TFRecord file, uncompressed or GZIP/ZLIB.
 
     ::
@@ -394,7 +412,13 @@ class TFRecordFile(collections.abc.Sequence):
         index_path that does not describe the file.
     """
 
-    def __init__(self, path, index_path=None, options=None, compression_type=None):
+    def __init__(
+        self,
+        path: PathOrFile,
+        index_path: PathOrFile | None = None,
+        options: TFRecordOptions | str | int | None = None,
+        compression_type: str | None = None,
+    ) -> None:
         compression = TFRecordOptions.get_compression_type_string(options)
         if compression_type is not None:
             named = TFRecordOptions.get_compression_type_string(compression_type)
@@ -457,7 +481,7 @@ class TFRecordFile(collections.abc.Sequence):
     def __len__(self) -> int:
         return len(self._offsets)
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: str) -> Any:
         if isinstance(key, slice):
             return [self._read(i) for i in range(*key.indices(len(self)))]
         i = operator.index(key)
@@ -471,50 +495,50 @@ class TFRecordFile(collections.abc.Sequence):
     def _read(self, i):
         return self._file.Read(int(self._offsets[i]), int(self._lengths[i]))
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[bytes]:
         # In file order a sequential reader is faster than one pread per record.
         with TFRecordReader(self._path, self._compression) as reader:
             yield from itertools.islice(reader, len(self))
 
     @property
-    def offsets(self):
+    def offsets(self) -> np.ndarray:
         """Each record's byte offset (read-only int64 array), in the uncompressed data for a
         compressed file."""
         return self._offsets
 
     @property
-    def lengths(self):
+    def lengths(self) -> np.ndarray:
         """Each record's framed length, payload + 16 (read-only int64 array)."""
         return self._lengths
 
     @property
-    def path(self):
+    def path(self) -> str:
         return self._path
 
     @property
-    def index_path(self):
+    def index_path(self) -> str | None:
         """The index file used, or None when the file was scanned."""
         return self._index_path
 
     @property
-    def compression_type(self):
+    def compression_type(self) -> str:
         """ "", "ZLIB" or "GZIP"."""
         return self._compression
 
     @property
-    def seek_index(self):
+    def seek_index(self) -> Any:
         """A compressed file's seek index, as the bytes of its index file (what
         :func:`create_index` writes); None for an uncompressed file."""
         return self._seek_index
 
-    def close(self):
+    def close(self) -> None:
         """Releases the file; later reads raise FailedPreconditionError."""
         self._file = ClosedHandle("TFRecordFile", self._path)
 
-    def __enter__(self):
+    def __enter__(self) -> TFRecordFile:
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: Any) -> None:
         self.close()
 
     def __repr__(self) -> str:

@@ -14,7 +14,7 @@ from swigflow.io.scan import TFRecordScanner
 from swigflow.io.sniff import sniff_compression
 from swigflow.io.tf_record import TFRecordReader, compression_name
 
-log = logging.getLogger("swigflow")
+log: logging.Logger = logging.getLogger("swigflow")
 
 # Records infer_spec reads by default: enough to see every key of a homogeneous dataset.
 INFER_RECORDS = 1000

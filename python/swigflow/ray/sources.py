@@ -39,7 +39,7 @@ from swigflow.io.tf_record import (
 )
 from swigflow.tensors import RaggedTensor, SparseTensor
 
-log = logging.getLogger("swigflow.ray")
+log: logging.Logger = logging.getLogger("swigflow.ray")
 
 # Records read on the driver to infer a spec when none is given.
 SCHEMA_RECORDS = 10_000
