@@ -1,9 +1,12 @@
 """tf.io.decode_compressed: each string inflated (ZLIB, GZIP) or decompressed (ZSTD), numpy
 out."""
 
+from __future__ import annotations
+
 import builtins
 import re
 import zlib
+from typing import Any
 
 import numpy as np
 
@@ -15,7 +18,9 @@ MAX_DECOMPRESSED_BYTES = 1 << 30
 _TYPES = ("", "ZLIB", "GZIP", "ZSTD")
 
 
-def decode_compressed(bytes, compression_type="", name=None):
+def decode_compressed(
+    bytes: Any, compression_type: str | int | None = "", name: str | None = None
+) -> Any:
     """Decompresses each string of `bytes`, as ``tf.io.decode_compressed``: bytes in, bytes
     out; a list or numpy array of them gives an object array of the same shape.
 

@@ -7,16 +7,20 @@ bytes, floats or ints. Encoding is canonical (keys sorted, packed numbers), so e
 give equal bytes.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.io.feature_spec import BYTES, FLOAT, INT64
 
 
-def encode_example(features):
+def encode_example(features: Any) -> bytes:
     """The bytes of an Example given as ``{key: (kind, values)}``."""
     return _pywrap.EncodeExample(features)
 
 
-def decode_example(serialized):
+def decode_example(serialized: Any) -> dict[str, Any]:
     """``{key: (kind, values)}`` of a serialized Example.
 
     Raises:
@@ -25,7 +29,7 @@ def decode_example(serialized):
     return _pywrap.DecodeExample(serialized)
 
 
-def encode_example_columns(columns, n):
+def encode_example_columns(columns: Any, n: int) -> list[bytes]:
     """The bytes of n Examples given by columns, encoded without the GIL: a list of n bytes.
 
     columns: ``[(key, kind, values, splits)]``, values a 1-D array (float32 for FLOAT, int64 for

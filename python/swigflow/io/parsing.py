@@ -5,8 +5,11 @@ Results are numpy arrays (strings as object arrays of bytes), :class:`swigflow.S
 :class:`VarLenFeature` and :class:`swigflow.RaggedTensor` for :class:`RaggedFeature`.
 """
 
+from __future__ import annotations
+
 import os
 import re
+from typing import Any
 
 import numpy as np
 from google.protobuf import json_format, message
@@ -37,7 +40,9 @@ __all__ = [
 ]
 
 
-def parse_example(serialized, features, example_names=None, name=None):
+def parse_example(
+    serialized: Any, features: Any, example_names: Any = None, name: str | None = None
+) -> dict[str, Any]:
     """Parses a batch of serialized Examples, as ``tf.io.parse_example``.
 
     Each record is read once in C++, without the GIL, decoding only the requested features;
@@ -86,7 +91,9 @@ def parse_example(serialized, features, example_names=None, name=None):
     return plan.assemble(parsed, len(records))
 
 
-def parse_example_rows(serialized, plan, dtypes, python_scalars=False):
+def parse_example_rows(
+    serialized: Any, plan: Any, dtypes: Any, python_scalars: bool = False
+) -> list[Any]:
     """parse_example's values split per record, for callers that take one example at a time
     (swigflow.datasets): ``[[value per native spec of plan] per record]``, each cast to its
     numpy dtype in `dtypes` (one per ``plan.specs``; int64 specs to bool or an integer type,
@@ -99,7 +106,9 @@ def parse_example_rows(serialized, plan, dtypes, python_scalars=False):
     return _pywrap.ParseExampleRows(records, plan.specs, dtypes, bool(python_scalars), threads)
 
 
-def parse_single_example(serialized, features, example_names=None, name=None):
+def parse_single_example(
+    serialized: Any, features: Any, example_names: Any = None, name: str | None = None
+) -> dict[str, Any]:
     """Parses one serialized Example, as ``tf.io.parse_single_example``: like parse_example
     without the batch dimension (VarLen results are 1-D sparse, Ragged results plain arrays).
     A FixedLenFeature with another number of values than its shape holds is reported in
@@ -155,7 +164,7 @@ def _single_example_count_error(message):
     return f"Key: {match['key']}.  Can't parse serialized Example: {reason}"
 
 
-def decode_json_example(json_examples, name=None):
+def decode_json_example(json_examples: Any, name: str | None = None) -> Any:
     """Example protos written as JSON, serialized, as ``tf.io.decode_json_example``.
 
     Args:

@@ -1,6 +1,11 @@
 """tf.io.decode_raw: bytes reinterpreted as numbers, numpy out."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
+from numpy.typing import DTypeLike
 
 from swigflow import errors
 
@@ -23,7 +28,13 @@ _TYPES = {
 }  # fmt: skip  -- TensorFlow's out_type list
 
 
-def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None):
+def decode_raw(
+    input_bytes: Any,
+    out_type: DTypeLike,
+    little_endian: bool = True,
+    fixed_length: int | None = None,
+    name: str | None = None,
+) -> np.ndarray:
     """The bytes of each string as numbers of `out_type`, as ``tf.io.decode_raw``: a string
     gives a 1-D array, a batch of strings (of one length) an array with one more dimension.
 

@@ -4,11 +4,15 @@ TFRecordReader stops at the first damage, as TensorFlow does. TFRecordScanner go
 which is what ``swigflow verify`` and ``swigflow repair`` need.
 """
 
+from __future__ import annotations
+
 import typing
+from collections.abc import Iterator
 
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.io import gfile
-from swigflow.io.tf_record import native_options
+from swigflow.io.gfile import PathOrFile
+from swigflow.io.tf_record import TFRecordOptions, native_options
 
 
 class RecordDamage(typing.NamedTuple):
@@ -60,14 +64,19 @@ class TFRecordScanner:
 
     _BATCH = 1024
 
-    def __init__(self, path, options=None, payloads=True):
+    def __init__(
+        self,
+        path: PathOrFile,
+        options: TFRecordOptions | str | int | None = None,
+        payloads: bool = True,
+    ) -> None:
         self._path = gfile.as_path(path)
         self._scanner = _pywrap.PyRecordScanner.Open(self._path, native_options(options))
         self._payloads = bool(payloads)
         self.damages = []
         self.records = 0  # intact records yielded so far
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[tuple[int, bytes | None]]:
         while True:
             batch = self._scanner.ReadBatch(self._BATCH, self._payloads)
             self.damages.extend(
@@ -80,7 +89,7 @@ class TFRecordScanner:
             yield from batch
 
     @property
-    def path(self):
+    def path(self) -> str:
         return self._path
 
     def __repr__(self) -> str:

@@ -4,7 +4,10 @@
 (:func:`spec_to_json`, :func:`spec_from_json`), the form ``inspect --json`` prints and
 ``profile --spec`` and ``parse`` take."""
 
+from __future__ import annotations
+
 import logging
+from typing import Any
 
 from google.protobuf import message
 
@@ -23,7 +26,7 @@ INFER_RECORDS = 1000
 DTYPES = {"bytes": "string", "float": "float32", "int64": "int64"}
 
 
-def decode_example(payload):
+def decode_example(payload: bytes) -> Any:
     """The Example in ``payload``, or None when protobuf cannot parse it as one."""
     try:
         return train.Example.FromString(payload)
@@ -31,7 +34,7 @@ def decode_example(payload):
         return None
 
 
-def example_features(example):
+def example_features(example: Any) -> dict[str, Any]:
     """[(key, kind, values)] sorted by key; kind is "bytes", "float", "int64" or None."""
     found = []
     for key, feature in sorted(example.features.feature.items()):
@@ -46,14 +49,14 @@ def example_features(example):
 class FeatureStats:
     """What the records seen hold under one key."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.kinds = {}  # kind name ("none" for an empty Feature) -> records
         self.present = 0
         self.min_values = None
         self.max_values = 0
         self.example = None  # (kind, first values) of the first record with values
 
-    def add(self, kind, values):
+    def add(self, kind: str, values: Any) -> None:
         name = kind or "none"
         self.kinds[name] = self.kinds.get(name, 0) + 1
         self.present += 1
@@ -63,7 +66,7 @@ class FeatureStats:
         if self.example is None and values:
             self.example = (kind, values[:3])
 
-    def feature(self, records):
+    def feature(self, records: Any) -> Any:
         """The spec that reads this key from every one of ``records`` records: FixedLenFeature
         when every record has the same number of values, else VarLenFeature; None (with
         :meth:`why_none`) when the key's kinds are mixed or it never has values."""
@@ -79,11 +82,11 @@ class FeatureStats:
             return FixedLenFeature([] if self.max_values == 1 else [self.max_values], dtype)
         return VarLenFeature(dtype)
 
-    def why_none(self):
+    def why_none(self) -> str | None:
         return "(mixed kinds)" if len(self.kinds) - ("none" in self.kinds) > 1 else "(no values)"
 
 
-def spec_source(feature):
+def spec_source(feature: Any) -> str:
     """``feature`` as the source text that makes it: ``FixedLenFeature([3], "float32")``."""
     if isinstance(feature, FixedLenFeature):
         return f'FixedLenFeature({list(feature.shape)}, "{feature.dtype}")'
@@ -93,12 +96,12 @@ def spec_source(feature):
 class SchemaScan:
     """Collects :class:`FeatureStats` over records (serialized Examples)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.stats = {}
         self.records = 0
         self.not_examples = 0
 
-    def add(self, payload):
+    def add(self, payload: bytes) -> None:
         self.records += 1
         example = decode_example(payload)
         if example is None:
@@ -107,13 +110,13 @@ class SchemaScan:
         for key, kind, values in example_features(example):
             self.stats.setdefault(key, FeatureStats()).add(kind, values)
 
-    def features(self):
+    def features(self) -> dict[str, Any]:
         """{key: spec} for every key a spec can read, sorted by key."""
         found = {key: s.feature(self.records) for key, s in sorted(self.stats.items())}
         return {key: f for key, f in found.items() if f is not None}
 
 
-def infer_features(records):
+def infer_features(records: Any) -> dict[str, Any]:
     """The parse spec ``{key: FixedLenFeature | VarLenFeature}`` that reads every Example in
     ``records`` (an iterable of serialized Examples), as ``swigflow inspect`` reports it. Keys
     whose kinds differ between records, or that never hold a value, are left out."""
@@ -123,7 +126,12 @@ def infer_features(records):
     return scan.features()
 
 
-def infer_spec(files, compression_type=None, max_records=INFER_RECORDS, on_error="raise"):
+def infer_spec(
+    files: Any,
+    compression_type: str | int | None = None,
+    max_records: int = INFER_RECORDS,
+    on_error: str = "raise",
+) -> dict[str, Any]:
     """The parse spec ``{key: FixedLenFeature | VarLenFeature}`` that reads every one of the
     first `max_records` records of `files`, as ``swigflow inspect`` reports it: a key with the
     same number of values in every record is FixedLenFeature, else VarLenFeature.
@@ -181,7 +189,7 @@ def infer_spec(files, compression_type=None, max_records=INFER_RECORDS, on_error
     return features
 
 
-def spec_to_json(features):
+def spec_to_json(features: Any) -> dict[str, Any]:
     """A parse spec of FixedLenFeature and VarLenFeature as JSON-ready values:
     ``{"key": {"dtype": "int64", "shape": [3]}}``, shape null for VarLenFeature.
 
@@ -200,7 +208,7 @@ def spec_to_json(features):
     }
 
 
-def spec_from_json(value):
+def spec_from_json(value: Any) -> dict[str, Any]:
     """The parse spec that :func:`spec_to_json` wrote (a dict, as json.loads gives it).
 
     Raises:

@@ -6,7 +6,11 @@ so it is parsed by parse_example's C++ path directly. Feature lists are assemble
 decoder (a slower path than parse_example's; the rules are TensorFlow's).
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -179,8 +183,12 @@ def _check_specs(context_features, sequence_features):
 
 
 def parse_sequence_example(
-    serialized, context_features=None, sequence_features=None, example_names=None, name=None
-):
+    serialized: Any,
+    context_features: Mapping[str, Any] | None = None,
+    sequence_features: Mapping[str, Any] | None = None,
+    example_names: Any = None,
+    name: str | None = None,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """Parses a batch of serialized SequenceExamples, as ``tf.io.parse_sequence_example``.
 
     Returns:
@@ -234,8 +242,12 @@ def parse_sequence_example(
 
 
 def parse_single_sequence_example(
-    serialized, context_features=None, sequence_features=None, example_name=None, name=None
-):
+    serialized: Any,
+    context_features: Mapping[str, Any] | None = None,
+    sequence_features: Mapping[str, Any] | None = None,
+    example_name: Any = None,
+    name: str | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """Parses one serialized SequenceExample, as ``tf.io.parse_single_sequence_example``.
 
     Returns:

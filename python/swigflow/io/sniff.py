@@ -1,13 +1,16 @@
 """The compression of a TFRecord file, told from its first bytes (for readers not told one)."""
 
+from __future__ import annotations
+
 import os
 
 from swigflow import errors
 from swigflow.io import gfile
 from swigflow.io._checksum import masked_crc32c
+from swigflow.io.gfile import PathOrFile
 
 
-def file_head(path, n):
+def file_head(path: PathOrFile, n: int) -> bytes:
     """The first n bytes of a local regular file or a URL; b"" for anything else: a pipe or
     device cannot be read twice, and sniffing would eat its first bytes."""
     local = gfile.local_path(path)
@@ -20,7 +23,7 @@ def file_head(path, n):
         return f.read(n)
 
 
-def sniff_compression(path):
+def sniff_compression(path: PathOrFile) -> str:
     """The compression of the file at ``path``: "GZIP", "ZLIB" or "" (none), from its first 12
     bytes. A valid TFRecord header means uncompressed, whatever else it looks like; then GZIP's
     magic bytes; then a valid zlib header (deflate, check bits). A file that cannot be read, or

@@ -8,11 +8,15 @@ field (``float_val``, ``int_val``, ...) that may be shorter than the tensor, its
 repeated (an empty one means zeros).
 """
 
+from __future__ import annotations
+
 import base64
 import math
+from typing import Any
 
 import numpy as np
 from google.protobuf import message
+from numpy.typing import DTypeLike
 
 from swigflow import errors, proto
 
@@ -83,7 +87,7 @@ def _dtype_label(dt):
     return value.name if value is not None else f"DataType {dt}"
 
 
-def serialize_tensor(tensor, name=None):
+def serialize_tensor(tensor: Any, name: str | None = None) -> bytes:
     """The serialized TensorProto of an array, as ``tf.io.serialize_tensor``.
 
     Args:
@@ -174,7 +178,7 @@ def _typed_values(tensor_proto, type_name, count):
     return out
 
 
-def parse_tensor(serialized, out_type, name=None):
+def parse_tensor(serialized: Any, out_type: DTypeLike, name: str | None = None) -> np.ndarray:
     """The array a serialized TensorProto holds, as ``tf.io.parse_tensor``.
 
     Args:
