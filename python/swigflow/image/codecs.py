@@ -4,7 +4,12 @@ Every function takes bytes-like contents or a numpy array, releases the GIL whil
 returns numpy arrays (HWC) or bytes.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
@@ -71,9 +76,15 @@ def _jpeg_args(channels, ratio, acceptable_fraction):
 
 
 def decode_jpeg(
-    contents, channels=0, ratio=1, fancy_upscaling=True, try_recover_truncated=False,
-    acceptable_fraction=1, dct_method="", name=None,
-):  # fmt: skip
+    contents: bytes,
+    channels: int | None = 0,
+    ratio: int = 1,
+    fancy_upscaling: bool = True,
+    try_recover_truncated: bool = False,
+    acceptable_fraction: float = 1,
+    dct_method: str = "",
+    name: str | None = None,
+) -> np.ndarray:
     """Decodes a JPEG into a uint8 array [height, width, channels], as ``tf.io.decode_jpeg``.
 
     channels: 0 (the file's: 1 for grayscale, else 3), 1 or 3. ratio: 1, 2, 4 or 8, a
@@ -107,9 +118,16 @@ def decode_jpeg(
 
 
 def decode_and_crop_jpeg(
-    contents, crop_window, channels=0, ratio=1, fancy_upscaling=True,
-    try_recover_truncated=False, acceptable_fraction=1, dct_method="", name=None,
-):  # fmt: skip
+    contents: bytes,
+    crop_window: ArrayLike,
+    channels: int | None = 0,
+    ratio: int = 1,
+    fancy_upscaling: bool = True,
+    try_recover_truncated: bool = False,
+    acceptable_fraction: float = 1,
+    dct_method: str = "",
+    name: str | None = None,
+) -> np.ndarray:
     """decode_jpeg of only ``crop_window`` = [y, x, height, width]: rows outside the window are
     skipped and columns cropped at block boundaries, so a small crop costs less than a full
     decode. The pixels equal decode_jpeg's inside the window (``tf.image.decode_and_crop_jpeg``).
@@ -145,13 +163,13 @@ def decode_and_crop_jpeg(
     return _pywrap.ImageDecodeJpeg(_contents(contents), options)
 
 
-def image_format(contents):
+def image_format(contents: bytes) -> str | None:
     """The format of encoded image bytes, from their signature: "jpeg", "png", "gif", "bmp",
     "webp", "tiff", or None. The native decoders sniff with the same rule."""
     return _FORMATS[_pywrap.ImageDetectFormat(_contents(contents))]
 
 
-def read_shape(contents):
+def read_shape(contents: bytes) -> tuple[str, int, int, int] | None:
     """(format, height, width, channels) of a JPEG or PNG from its header alone, without
     decoding (zeros for other formats); channels is the file's components (4 for CMYK).
 
@@ -162,7 +180,9 @@ def read_shape(contents):
     return _FORMATS[fmt], height, width, channels
 
 
-def extract_jpeg_shape(contents, output_type=np.int32, name=None):
+def extract_jpeg_shape(
+    contents: bytes, output_type: DTypeLike = np.int32, name: str | None = None
+) -> np.ndarray:
     """[height, width, channels] of a JPEG, from its header alone (``tf.image.extract_jpeg_shape``);
     channels is the file's components (4 for CMYK).
 
@@ -184,7 +204,9 @@ def extract_jpeg_shape(contents, output_type=np.int32, name=None):
     return np.array([height, width, channels], dtype=output_type)
 
 
-def decode_png(contents, channels=0, dtype=np.uint8, name=None):
+def decode_png(
+    contents: bytes, channels: int | None = 0, dtype: DTypeLike = np.uint8, name: str | None = None
+) -> np.ndarray:
     """Decodes a PNG into a uint8 or uint16 array [height, width, channels] (``tf.io.decode_png``).
 
     channels: 0 (the file's; palette images give 3, or 4 with transparency), 1, 3 or 4,
@@ -215,7 +237,7 @@ def decode_png(contents, channels=0, dtype=np.uint8, name=None):
     return _pywrap.ImageDecodePng(_contents(contents), options)
 
 
-def decode_gif(image, name=None):
+def decode_gif(image: Any, name: str | None = None) -> np.ndarray:
     """Every frame of a GIF, as ``tf.io.decode_gif``: uint8 [frames, height, width, 3], the size
     being the first frame's. Each frame starts from the previous one and draws its rectangle
     through its colour table, keeping the previous pixels where it is transparent, as
@@ -257,7 +279,13 @@ def _decode_with_pillow(contents, fmt, channels):
         raise errors.InvalidArgumentError(f"Invalid {fmt.upper()} data: {e}") from None
 
 
-def decode_image(contents, channels=None, dtype=np.uint8, name=None, expand_animations=True):
+def decode_image(
+    contents: bytes,
+    channels: int | None = None,
+    dtype: DTypeLike = np.uint8,
+    name: str | None = None,
+    expand_animations: bool = True,
+) -> np.ndarray:
     """Decodes a JPEG, PNG or GIF (BMP through Pillow, when installed) by its signature, as
     ``tf.io.decode_image``: [height, width, channels] of `dtype` (uint8, uint16, or a float type
     in [0, 1] via :func:`convert_image_dtype`). A GIF gives all its frames, [frames, height,
@@ -315,10 +343,18 @@ def _pixels(image, what):
 
 
 def encode_jpeg(
-    image, format="", quality=95, progressive=False, optimize_size=False,
-    chroma_downsampling=True, density_unit="in", x_density=300, y_density=300, xmp_metadata="",
-    name=None,
-):  # fmt: skip
+    image: Any,
+    format: str = "",
+    quality: int = 95,
+    progressive: bool = False,
+    optimize_size: bool = False,
+    chroma_downsampling: bool = True,
+    density_unit: str = "in",
+    x_density: int = 300,
+    y_density: int = 300,
+    xmp_metadata: str = "",
+    name: str | None = None,
+) -> bytes:
     """JPEG bytes of a uint8 [height, width, 1 or 3] image, as ``tf.io.encode_jpeg``.
 
     Args:
@@ -369,7 +405,7 @@ def encode_jpeg(
     return _pywrap.ImageEncodeJpeg(np.ascontiguousarray(image), options)
 
 
-def encode_png(image, compression=-1, name=None):
+def encode_png(image: Any, compression: str | None = -1, name: str | None = None) -> bytes:
     """PNG bytes of a uint8 or uint16 [height, width, 1..4] image (``tf.io.encode_png``);
     compression: zlib's level 0-9, -1 for its default.
 
@@ -388,7 +424,7 @@ def encode_png(image, compression=-1, name=None):
     return _pywrap.ImageEncodePng(np.ascontiguousarray(image), int(compression))
 
 
-def is_jpeg(contents, name=None):
+def is_jpeg(contents: bytes, name: str | None = None) -> bool:
     """Whether contents start with a JPEG signature (``tf.io.is_jpeg``).
 
     Args:
@@ -402,13 +438,13 @@ def is_jpeg(contents, name=None):
     return bytes(_contents(contents)[:3]) == b"\xff\xd8\xff"
 
 
-def max_pixels():
+def max_pixels() -> int:
     """The most pixels (height x width) a decoder accepts; larger headers are rejected before
     anything is allocated (decompression bombs)."""
     return _pywrap.ImageMaxPixels()
 
 
-def set_max_pixels(limit):
+def set_max_pixels(limit: int | None) -> None:
     """Sets :func:`max_pixels` for the process; None or <= 0 restores the default (178,956,970,
     as Pillow's).
 

@@ -1,9 +1,14 @@
 """Resizing, cropping, flipping and dtype conversion, named like ``tf.image``; numpy HWC or NHWC
 in and out."""
 
+from __future__ import annotations
+
 import secrets
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
@@ -67,8 +72,14 @@ def _nearest_indices(in_size, out_size):
     return np.minimum(np.floor(centers).astype(np.int64), in_size - 1)
 
 
-def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=False,
-           antialias=False, name=None):  # fmt: skip
+def resize(
+    images: ArrayLike,
+    size: ArrayLike,
+    method: str = ResizeMethod.BILINEAR,
+    preserve_aspect_ratio: bool = False,
+    antialias: bool = False,
+    name: str | None = None,
+) -> np.ndarray:
     """``tf.image.resize``: HWC or NHWC images to `size` = (height, width), TensorFlow 2's
     half-pixel-centre sampling. The result is float32, except with "nearest", which keeps the
     input's dtype. antialias widens the kernel when downscaling (scale_and_translate).
@@ -131,7 +142,9 @@ def _flippable(image):
     return image
 
 
-def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+def crop_to_bounding_box(
+    image: Any, offset_height: int, offset_width: int, target_height: int, target_width: int
+) -> np.ndarray:
     """``tf.image.crop_to_bounding_box``: a view of the window (a numpy slice, no copy).
 
     Args:
@@ -174,7 +187,7 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
     ]
 
 
-def central_crop(image, central_fraction):
+def central_crop(image: Any, central_fraction: float) -> np.ndarray:
     """``tf.image.central_crop``: the central `central_fraction` of each side (a view).
 
     Args:
@@ -202,7 +215,7 @@ def central_crop(image, central_fraction):
     return image[..., top : h - top, left : w - left, :]
 
 
-def flip_left_right(image):
+def flip_left_right(image: Any) -> np.ndarray:
     """``tf.image.flip_left_right`` (a view).
 
     Args:
@@ -214,7 +227,7 @@ def flip_left_right(image):
     return _flippable(image)[..., ::-1, :]
 
 
-def flip_up_down(image):
+def flip_up_down(image: Any) -> np.ndarray:
     """``tf.image.flip_up_down`` (a view).
 
     Args:
@@ -227,9 +240,16 @@ def flip_up_down(image):
 
 
 def sample_distorted_bounding_box(
-    image_size, bounding_boxes, seed=None, min_object_covered=0.1, aspect_ratio_range=None,
-    area_range=None, max_attempts=None, use_image_if_no_bounding_boxes=None, name=None,
-):  # fmt: skip
+    image_size: ArrayLike,
+    bounding_boxes: ArrayLike,
+    seed: int | None = None,
+    min_object_covered: float = 0.1,
+    aspect_ratio_range: Sequence[float] | None = None,
+    area_range: Sequence[float] | None = None,
+    max_attempts: int | None = None,
+    use_image_if_no_bounding_boxes: bool | None = None,
+    name: str | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``tf.image.sample_distorted_bounding_box``: a random crop for Inception-style training.
 
     Returns (begin, size, bboxes) as TensorFlow: begin = [y, x, 0] and size = [h, w, -1] for
@@ -281,7 +301,9 @@ def _is_int(dtype):
     return np.issubdtype(dtype, np.integer)
 
 
-def convert_image_dtype(image, dtype, saturate=False, name=None):
+def convert_image_dtype(
+    image: Any, dtype: DTypeLike, saturate: bool = False, name: str | None = None
+) -> np.ndarray:
     """``tf.image.convert_image_dtype``: integers span [0, MAX], floats [0, 1]; integer to
     integer scales by a power of two (bit shifts), float to integer rounds by truncation after
     scaling by MAX + 0.5 (clipped first when `saturate`).
@@ -343,7 +365,9 @@ _PREPROCESS_MODES = {
 PREPROCESS_MODES = tuple(_PREPROCESS_MODES)
 
 
-def preprocess_input(x, data_format=None, mode="caffe"):
+def preprocess_input(
+    x: ArrayLike, data_format: str | None = None, mode: str = "caffe"
+) -> np.ndarray:
     """Keras' ``imagenet_utils.preprocess_input``, as the Keras applications call it: "caffe"
     (RGB to BGR, minus the ImageNet mean per channel, no scaling), "tf" (to [-1, 1]) or "torch"
     (to [0, 1], minus mean, over std per channel). The same operations in the same order, so

@@ -1,11 +1,15 @@
 """CRC-32C checksums as TFRecord framing uses them."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from swigflow import pywrap_swigflow as _pywrap
 
 _UINT32_MAX = 0xFFFFFFFF
 
 
-def crc32c(data, crc=0):
+def crc32c(data: Any, crc: int = 0) -> int:
     """The CRC-32C (Castagnoli) of ``data``, continuing from ``crc``.
 
     Args:
@@ -27,7 +31,7 @@ def crc32c(data, crc=0):
     return _pywrap.Crc32cExtend(crc, data)
 
 
-def masked_crc32c(data):
+def masked_crc32c(data: Any) -> int:
     """The masked CRC-32C that TFRecord files store for ``data`` (see :func:`crc32c`).
 
     Args:
