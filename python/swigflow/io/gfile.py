@@ -24,7 +24,8 @@ what the native layer calls for a URL (range reads pinned to a version, retries,
 the shard cache) is swigflow.io.remote.
 """
 
-import collections
+from __future__ import annotations
+
 import contextlib
 import glob as _glob
 import io
@@ -34,7 +35,8 @@ import shutil
 import threading
 import uuid
 import weakref
-from typing import BinaryIO, Union
+from collections.abc import Iterator
+from typing import Any, BinaryIO, NamedTuple, Union
 
 from swigflow import errors, settings
 from swigflow import pywrap_swigflow as _pywrap
@@ -59,12 +61,12 @@ READ_AHEAD_THREADS = 32
 # block a reader waits for is always requested, so the bytes held stay under READ_AHEAD_BYTES
 # plus one block per file being read. None: SWIGFLOW_READ_AHEAD_BYTES (a size, as the
 # command line writes them: 256MB, 1GiB), read when a remote file is read, else 256 MiB.
-READ_AHEAD_BYTES = None
+READ_AHEAD_BYTES: int | None = None
 READ_AHEAD_BYTES_ENV = "SWIGFLOW_READ_AHEAD_BYTES"
 DEFAULT_READ_AHEAD_BYTES = 256 << 20
 
 
-def read_ahead_bytes():
+def read_ahead_bytes() -> int:
     """The read-ahead memory budget in force (READ_AHEAD_BYTES)."""
     if READ_AHEAD_BYTES is not None:
         return READ_AHEAD_BYTES
@@ -88,13 +90,25 @@ FILE_OBJECT_SCHEME = "fileobj"
 # open binary file object.
 PathOrFile = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", BinaryIO]
 
-FileStatistics = collections.namedtuple("FileStatistics", ["length", "is_directory"])
+
+class FileStatistics(NamedTuple):
+    length: int
+    is_directory: bool
+
+
 FileStatistics.__doc__ = """What :func:`stat` tells of a path (``tf.io.gfile.stat``'s fields).
 
 Args:
     length: the size in bytes.
     is_directory: whether it is a directory."""
-DirEntry = collections.namedtuple("DirEntry", ["name", "path", "is_directory"])
+
+
+class DirEntry(NamedTuple):
+    name: str
+    path: str
+    is_directory: bool
+
+
 DirEntry.__doc__ = """An entry of :func:`scandir`.
 
 Args:
@@ -103,7 +117,7 @@ Args:
     is_directory: whether it is a directory."""
 
 
-def scheme(path):
+def scheme(path: PathOrFile) -> str:
     """The URL scheme of ``path`` in lower case (``"s3"``, ``"file"``), or ``""`` for a local
     path: a letter, then letters, digits, ``+``, ``-`` or ``.`` (ASCII), before ``://``. The
     native layer's rule itself (native/io/file_system.h), so both always agree.
@@ -117,7 +131,7 @@ def scheme(path):
     return _pywrap.UrlScheme(path)
 
 
-def is_remote(path):
+def is_remote(path: PathOrFile) -> bool:
     """Whether ``path`` is opened through fsspec (a URL whose scheme is not ``file``).
 
     Args:
@@ -129,7 +143,7 @@ def is_remote(path):
     return scheme(path) not in ("", "file")
 
 
-def local_path(path):
+def local_path(path: PathOrFile) -> str | None:
     """The local path of a local path or ``file://`` URL; None for a remote URL.
 
     Args:
@@ -147,7 +161,7 @@ def local_path(path):
     return None
 
 
-def as_path(path):
+def as_path(path: PathOrFile) -> str:
     """``path`` (str, bytes, os.PathLike or an open binary file object) as the str every native
     call takes. A file object becomes a ``fileobj://`` name registered for as long as the
     returned :class:`PathRef` lives; plain paths come back as str.
@@ -163,7 +177,7 @@ def as_path(path):
     return os.fsdecode(os.fspath(path))
 
 
-def names_file_object(path):
+def names_file_object(path: PathOrFile) -> bool:
     """Whether ``path`` is the name :func:`as_path` gave an open file object.
 
     Args:
@@ -175,7 +189,7 @@ def names_file_object(path):
     return scheme(path) == FILE_OBJECT_SCHEME
 
 
-def is_file_object(value):
+def is_file_object(value: Any) -> bool:
     """Whether ``value`` is an open file object rather than a path.
 
     Args:
@@ -210,7 +224,7 @@ def _unsupported(url, why):
     )
 
 
-def filesystem(url):
+def filesystem(url: str) -> tuple[Any, str]:
     """(fsspec file system, path within it) for a remote URL.
 
     Raises:
@@ -256,7 +270,7 @@ def _http_status(e):
     return None
 
 
-def is_transient(e):
+def is_transient(e: BaseException) -> bool:
     """Whether exception `e` of a remote call may go away if the call is tried again.
 
     Args:
@@ -274,7 +288,7 @@ def is_transient(e):
     return any(word in name for word in ("Timeout", "Connect", "Disconnect", "Payload"))
 
 
-def changed_error(url, what):
+def changed_error(url: str, what: str) -> errors.OpError:
     """The error for an object that is no longer the version a reader opened.
 
     Args:
@@ -289,7 +303,7 @@ def changed_error(url, what):
     )
 
 
-def translated(url, e):
+def translated(url: str, e: BaseException) -> errors.OpError:
     """The swigflow error for exception `e` of a remote call on ``url``.
 
     Args:
@@ -325,7 +339,7 @@ def translated(url, e):
 
 
 @contextlib.contextmanager
-def translated_errors(url):
+def translated_errors(url: str) -> Iterator[None]:
     """Raises what a remote call raises as a swigflow error naming ``url``.
 
     Args:
@@ -342,7 +356,12 @@ def translated_errors(url):
         raise translated(url, e) from None
 
 
-ReadAheadMemory = collections.namedtuple("ReadAheadMemory", ["held", "peak", "budget"])
+class ReadAheadMemory(NamedTuple):
+    held: int
+    peak: int
+    budget: int
+
+
 ReadAheadMemory.__doc__ = """What :func:`read_ahead_memory` reports, in bytes.
 
 Args:
@@ -351,7 +370,7 @@ Args:
     budget: the budget in force (READ_AHEAD_BYTES)."""
 
 
-def read_ahead_memory(reset_peak=False):
+def read_ahead_memory(reset_peak: bool = False) -> ReadAheadMemory:
     """A :class:`ReadAheadMemory`: the bytes of read-ahead blocks held now by the process's
     remote readers (requested, or arrived and not yet read past), the most held at once since
     the process started (or since the last ``reset_peak=True``), and the budget in force
@@ -370,14 +389,16 @@ def read_ahead_memory(reset_peak=False):
     return found
 
 
-PENDING_UPLOAD_SCHEMES = frozenset(["s3", "s3a", "gs", "gcs", "abfs", "abfss", "az", "oci", "oss"])
+PENDING_UPLOAD_SCHEMES: frozenset[str] = frozenset(
+    ["s3", "s3a", "gs", "gcs", "abfs", "abfss", "az", "oci", "oss"]
+)
 
 
 class Writer:
     """A remote file being written. close() commits it: the pending upload completed, or the
     temporary name renamed. discard() drops it, leaving any earlier file of the name as it was."""
 
-    def __init__(self, url):
+    def __init__(self, url: str) -> None:
         self._url = url
         self._fs, self._path = filesystem(url)
         with translated_errors(url):
@@ -389,11 +410,11 @@ class Writer:
                 self._temp = f"{parent}{slash}.{name}.tmp-{uuid.uuid4().hex}"
                 self._file = self._fs.open(self._temp, "wb")
 
-    def write(self, buffer):
+    def write(self, buffer: Any) -> None:
         with translated_errors(self._url):
             self._file.write(buffer)
 
-    def close(self):
+    def close(self) -> None:
         with translated_errors(self._url):
             self._file.close()
             if self._temp is None:
@@ -401,7 +422,7 @@ class Writer:
             else:
                 self._fs.mv(self._temp, self._path)
 
-    def discard(self):
+    def discard(self) -> None:
         with translated_errors(self._url):
             if self._temp is None:
                 self._file.discard()
@@ -418,12 +439,12 @@ class PathRef(str):
 
 
 class _FileObjects:
-    def __init__(self):
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._objects = {}
         self._ids = itertools.count()
 
-    def register(self, file):
+    def register(self, file: BinaryIO) -> PathRef:
         name = os.path.basename(os.fsdecode(getattr(file, "name", "") or "")) or "file"
         ref = PathRef(f"{FILE_OBJECT_SCHEME}://{next(self._ids)}/{name}")
         key = str(ref)
@@ -432,11 +453,11 @@ class _FileObjects:
         weakref.finalize(ref, self._drop, key)
         return ref
 
-    def _drop(self, key):
+    def _drop(self, key: str) -> None:
         with self._lock:
             self._objects.pop(key, None)
 
-    def get(self, url):
+    def get(self, url: str) -> Any:
         with self._lock:
             file = self._objects.get(url)
         if file is None:
@@ -444,14 +465,14 @@ class _FileObjects:
         return file
 
 
-FILE_OBJECTS = _FileObjects()  # what as_path registered, by name
+FILE_OBJECTS: _FileObjects = _FileObjects()  # what as_path registered, by name
 
 
 SPOOL_MAX_BYTES_ENV = "SWIGFLOW_SPOOL_MAX_BYTES"
 DEFAULT_SPOOL_MAX_BYTES = 4 << 30
 
 
-def cached_copy(url, cache):
+def cached_copy(url: str, cache: Any) -> str | None:
     """The path of `cache`'s complete copy of remote `url` as the store describes it now (one
     request for its version), or None.
 
@@ -500,9 +521,9 @@ class GFile:
       mode: ``"r"``, ``"rb"``, ``"w"``, ``"wb"``, ``"a"``, ``"ab"``.
     """
 
-    def __init__(self, name, mode="r"):
-        self.name = os.fsdecode(os.fspath(name))
-        self.mode = mode
+    def __init__(self, name: PathOrFile, mode: str = "r") -> None:
+        self.name: str = os.fsdecode(os.fspath(name))
+        self.mode: str = mode
         self._writer = None
         if is_remote(self.name) and any(c in mode for c in "wa"):
             if "a" in mode:
@@ -518,7 +539,7 @@ class GFile:
             lambda fs, p: fs.open(p, mode, block_size=READ_BLOCK_SIZE),
         )
 
-    def read(self, n=-1):
+    def read(self, n: int = -1) -> Any:
         """Reads up to `n` bytes (or characters in text mode); all that is left when n < 0.
 
         Args:
@@ -530,14 +551,14 @@ class GFile:
         with translated_errors(self.name):
             return self._file.read(n)
 
-    def readline(self):
+    def readline(self) -> Any:
         with translated_errors(self.name):
             return self._file.readline()
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return iter(self._file)
 
-    def write(self, data):
+    def write(self, data: Any) -> int:
         """Writes `data` (bytes, or str in text mode).
 
         Args:
@@ -549,10 +570,10 @@ class GFile:
         with translated_errors(self.name):
             return self._file.write(data)
 
-    def flush(self):
+    def flush(self) -> None:
         self._file.flush()
 
-    def close(self, _commit=True):
+    def close(self, _commit: bool = True) -> None:
         """Closes the file; a URL written to appears now (unless leaving a ``with`` block by an
         exception, which discards it)."""
         writer, self._writer = self._writer, None
@@ -564,13 +585,13 @@ class GFile:
         else:
             writer.discard()
 
-    def __enter__(self):
+    def __enter__(self) -> GFile:
         return self
 
-    def __exit__(self, exc_type, *rest):
+    def __exit__(self, exc_type: Any, *rest: Any) -> None:
         self.close(_commit=exc_type is None)
 
-    def __del__(self):
+    def __del__(self) -> None:
         if getattr(self, "_writer", None) is not None:
             self.close(_commit=False)  # never closed: the file must not appear
 
@@ -609,7 +630,7 @@ def _local_errors(path):
         raise _os_error(path, e) from None
 
 
-def exists(path):
+def exists(path: PathOrFile) -> bool:
     """Whether ``path`` exists.
 
     Args:
@@ -621,7 +642,7 @@ def exists(path):
     return _dispatched(path, os.path.exists, lambda fs, p: fs.exists(p))
 
 
-def isdir(path):
+def isdir(path: PathOrFile) -> bool:
     """Whether ``path`` is a directory. An HTTP(S) URL is one when it ends with ``/``: fsspec
     would tell by downloading the page and looking for links, which for a data file is the
     whole file.
@@ -637,7 +658,7 @@ def isdir(path):
     return _dispatched(path, os.path.isdir, lambda fs, p: fs.isdir(p))
 
 
-def stat(path):
+def stat(path: PathOrFile) -> FileStatistics:
     """A :class:`FileStatistics` (length in bytes, is_directory) for ``path``.
 
     Raises:
@@ -660,7 +681,7 @@ def stat(path):
     return _dispatched(path, local, remote)
 
 
-def glob(pattern):
+def glob(pattern: str) -> list[str]:
     """The paths matching ``pattern``, sorted; URLs keep their scheme.
 
     Args:
@@ -683,7 +704,7 @@ def glob(pattern):
     return _dispatched(pattern, local, remote)
 
 
-def listdir(path):
+def listdir(path: PathOrFile) -> list[str]:
     """The names in directory ``path`` (not full paths), sorted.
 
     Args:
@@ -699,7 +720,7 @@ def listdir(path):
     return sorted(n.rstrip("/").rsplit("/", 1)[-1] for n in names)
 
 
-def scandir(path):
+def scandir(path: PathOrFile) -> list[DirEntry]:
     """The entries of directory ``path`` as :class:`DirEntry` (name, full path or URL,
     is_directory), sorted by name: one listing request on an object store, where
     :func:`listdir` plus :func:`isdir` per name would be one each. A local entry whose type
@@ -738,7 +759,7 @@ def scandir(path):
     return [DirEntry(name, join(path, name), d) for name, d in sorted(entries)]
 
 
-def makedirs(path):
+def makedirs(path: PathOrFile) -> None:
     """Creates directory ``path`` and its parents; an existing one is fine. Object stores have
     no directories, so there it does nothing.
 
@@ -762,7 +783,7 @@ def makedirs(path):
     _dispatched(path, local, lambda fs, p: fs.makedirs(p, exist_ok=True))
 
 
-def remove(path):
+def remove(path: PathOrFile) -> None:
     """Deletes file ``path``.
 
     Raises:
@@ -774,7 +795,7 @@ def remove(path):
     _dispatched(path, os.remove, lambda fs, p: fs.rm_file(p))
 
 
-def rename(src, dst, overwrite=False):
+def rename(src: PathOrFile, dst: PathOrFile, overwrite: bool = False) -> None:
     """Renames ``src`` to ``dst`` (both local, or both on one remote file system).
 
     Raises:
@@ -799,7 +820,7 @@ def rename(src, dst, overwrite=False):
     )
 
 
-def join(path, *paths):
+def join(path: PathOrFile, *paths: str) -> str:
     """Joins path components with ``/`` (URLs) or the OS separator (local paths).
 
     Args:
@@ -817,7 +838,7 @@ def join(path, *paths):
     return os.path.join(path, *paths)
 
 
-def copy(src, dst, overwrite=False):
+def copy(src: PathOrFile, dst: PathOrFile, overwrite: bool = False) -> None:
     """Copies file ``src`` to ``dst`` (each a path or URL).
 
     Args:
