@@ -28,6 +28,8 @@ ShardCache's revalidate=False), else none. The variables are read when a remote 
 opened; a bad value fails that read, naming the variable.
 """
 
+from __future__ import annotations
+
 import collections
 import concurrent.futures
 import contextlib
@@ -38,6 +40,8 @@ import os
 import threading
 import time
 import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
 
 from swigflow import errors, settings
 from swigflow.io import read_ahead
@@ -53,7 +57,7 @@ _LOCK = ".lock"
 _names = itertools.count()
 
 
-def version(info):
+def version(info: Mapping[str, Any]) -> str:
     """Which version of an object `info` (fsspec's) describes, as the store says it: its ETag,
     generation or modification time; "" when none is given. Copies are keyed by it."""
     keys = (
@@ -96,12 +100,14 @@ class ShardCache:
         revalidate: check an object's version with the store before its copy is read.
     """
 
-    def __init__(self, directory, max_bytes=None, revalidate=True):
-        self.directory = os.path.abspath(os.fspath(directory))
+    def __init__(
+        self, directory: Any, max_bytes: int | None = None, revalidate: bool = True
+    ) -> None:
+        self.directory: str = os.path.abspath(os.fspath(directory))
         if max_bytes is not None and int(max_bytes) < 0:
             raise ValueError(f"max_bytes must be >= 0 or None, got {max_bytes}")
-        self.max_bytes = None if max_bytes is None else int(max_bytes)
-        self.revalidate = bool(revalidate)
+        self.max_bytes: int | None = None if max_bytes is None else int(max_bytes)
+        self.revalidate: bool = bool(revalidate)
         with contextlib.suppress(OSError):  # one that cannot be made is reported when used
             os.makedirs(self.directory, exist_ok=True)
         self._lock = threading.Lock()
@@ -112,7 +118,7 @@ class ShardCache:
         self._unwritable = False  # warned once: entries cannot be written here
         self._warned_unversioned = False
 
-    def trusts(self, url, version):
+    def trusts(self, url: str, version: str | None) -> bool:
         """Whether copies of an object of `version` (version()) can stand for it: the store
         named a version, or revalidate=False (objects never change). Warns once if not.
 
@@ -138,7 +144,7 @@ class ShardCache:
             )
         return False
 
-    def keeps(self, url, version, size):
+    def keeps(self, url: str, version: str | None, size: int) -> bool:
         """Whether a copy of this object would be kept: it fits the budget and the directory
         takes writes (trusts() said yes).
 
@@ -152,7 +158,7 @@ class ShardCache:
         """
         return not self._unwritable and (self.max_bytes is None or size <= self.max_bytes)
 
-    def writer(self, url, version, size):
+    def writer(self, url: str, version: str | None, size: int) -> Any:
         """A new entry's _Writer, or None when the directory takes no writes (warned once).
 
         Args:
@@ -181,7 +187,7 @@ class ShardCache:
         return writer
 
     @contextlib.contextmanager
-    def reading(self, url):
+    def reading(self, url: str) -> Iterator[None]:
         """While entered, a reader is opening `url` (and copies it as it reads, if no copy or
         download turns up): prefetch() starts no download of it meanwhile.
 
@@ -212,7 +218,7 @@ class ShardCache:
         """The file naming the latest copy of `url` (hidden from eviction by its dot)."""
         return os.path.join(self.directory, f".url-{_digest(url, '', '')}")
 
-    def latest(self, url):
+    def latest(self, url: str) -> str | None:
         """The path of the latest complete copy of `url` whatever its version, or None (for
         revalidate=False: no request to the store). A copy whose size is not the size the
         store reported when it was written is not complete: it is removed. Touches the copy.
@@ -235,7 +241,7 @@ class ShardCache:
             return None
         return path
 
-    def remove(self, path):
+    def remove(self, path: str) -> None:
         """Deletes entry `path` (a damaged or short copy), so the next read fetches anew.
 
         Args:
@@ -244,7 +250,7 @@ class ShardCache:
         with contextlib.suppress(OSError):
             os.unlink(path)
 
-    def entry(self, url, version, size):
+    def entry(self, url: str, version: str | None, size: int) -> str:
         """The path an object's copy has (whether or not it is there yet).
 
         Args:
@@ -257,7 +263,14 @@ class ShardCache:
         """
         return os.path.join(self.directory, _digest(url, version, size))
 
-    def lookup(self, url, version, size, stall_s, abandoned=None):
+    def lookup(
+        self,
+        url: str,
+        version: str | None,
+        size: int,
+        stall_s: float | None,
+        abandoned: Callable[[], bool] | None = None,
+    ) -> str | None:
         """The path of a complete copy of the object, or None; touches the copy (least
         recently used goes first). A prefetch of it in flight is waited for while its bytes
         arrive; one silent for `stall_s` seconds is stopped (None: the caller reads from the
@@ -292,7 +305,7 @@ class ShardCache:
             return None
         return path
 
-    def tee(self, url, version, size, reader):
+    def tee(self, url: str, version: str | None, size: int, reader: Any) -> Any:
         """`reader` (read_at(offset, buffer), size) whose bytes, read in order from the start,
         are also written to the cache, the entry appearing when the last arrived; `reader`
         itself where no copy is kept (see keeps).
@@ -311,7 +324,7 @@ class ShardCache:
         writer = self.writer(url, version, size)
         return reader if writer is None else _TeeReader(reader, writer)
 
-    def prefetch(self, url, describe, block_size):
+    def prefetch(self, url: str, describe: Callable[[], Any], block_size: int) -> None:
         """Downloads the object into the cache in the background, `block_size` bytes a request,
         unless it is on its way: a download in flight, or a reader's copy being written (a
         pipeline may open a file before the one whose open prefetches it). describe() gives
@@ -329,7 +342,7 @@ class ShardCache:
             download = self._prefetching[url] = _Download()
         download.future = self._pool.submit(self._download, url, describe, block_size, download)
 
-    def stop_prefetches(self, urls):
+    def stop_prefetches(self, urls: Iterable[str]) -> None:
         """Stops the downloads of `urls` in flight (their dataset ended): nothing waits on a
         silent store for them, and no partial copy stays.
 
@@ -369,7 +382,7 @@ class ShardCache:
                 if self._prefetching.get(url) is download:
                     del self._prefetching[url]
 
-    def evict(self, keep=None):
+    def evict(self, keep: str | None = None) -> None:
         """Removes the files being written by processes that are gone, then the least recently
         used entries until the cache, files being written included, holds at most max_bytes
         (never `keep`, the entry just added).
@@ -560,7 +573,7 @@ _default = {}  # (directory, max_bytes, revalidate) -> ShardCache made from the 
 _registry_lock = threading.Lock()
 
 
-def as_cache(cache_dir):
+def as_cache(cache_dir: Any) -> ShardCache | None:
     """`cache_dir` (a directory or a ShardCache) as a ShardCache, or None."""
     if cache_dir is None or isinstance(cache_dir, ShardCache):
         return cache_dir
@@ -568,7 +581,7 @@ def as_cache(cache_dir):
 
 
 @contextlib.contextmanager
-def registered(urls, cache, ahead=1, known=None):
+def registered(urls: Iterable[str], cache: Any, ahead: int = 1, known: Any = None) -> Any:
     """While entered, reads of `urls` (remote ones, in the order a dataset opens them, `ahead`
     at a time) go through `cache`, and opening one fetches the PREFETCH_SHARDS objects opened
     after those. The latest registration of a URL wins while it lasts; on leaving, downloads
@@ -605,7 +618,7 @@ def _active(url):
         return found[-1] if found else None
 
 
-def for_url(url):
+def for_url(url: str) -> ShardCache | None:
     """The cache reads of `url` go through, or None."""
     found = _active(url)
     if found is not None:
@@ -622,7 +635,7 @@ def for_url(url):
         return _default[key]
 
 
-def following(url, count=PREFETCH_SHARDS):
+def following(url: str, count: int = PREFETCH_SHARDS) -> list[str]:
     """The URLs a registered dataset opens next after those open with `url`."""
     found = _active(url)
     if found is None:
@@ -631,7 +644,7 @@ def following(url, count=PREFETCH_SHARDS):
     return list(urls[start : start + count])
 
 
-def described(url, describe):
+def described(url: str, describe: Callable[[], Any]) -> Any:
     """describe() (what the store says of `url`: fsspec's info), asked once per registration
     of the URL, and not again by a later registration with the same `known` while the cache
     holds the copy of the version it described: a dataset reads each object it cached as it
