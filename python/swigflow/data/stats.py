@@ -7,6 +7,8 @@ dataset's generator is wrapped so that each ``next()`` is clocked, and a step's 
 clocked time less that of the steps it called on the same thread. Times are wall-clock seconds.
 """
 
+from __future__ import annotations
+
 import collections
 import contextvars
 import dataclasses
@@ -14,6 +16,8 @@ import logging
 import statistics
 import threading
 import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 # The public API; the rest is the plumbing swigflow.data's datasets and iterators use.
 __all__ = ["PipelineStats", "SourceInfo", "StageStats", "StatsLogger", "step_spikes"]
@@ -59,7 +63,7 @@ class StageStats:
     queue_capacity: int = 0  # of the queue it fills, when it has one
     queue_mean_fill: float = 0.0  # elements in that queue when one was taken, on average
 
-    def busy_fraction(self, elapsed_s):
+    def busy_fraction(self, elapsed_s: float) -> float:
         """The share of the run this stage was working, per thread (1.0: never idle).
 
         Args:
@@ -89,7 +93,7 @@ class SourceInfo:
         prefetch: its prefetch depth.
     """
 
-    files: list
+    files: list[str]
     compression: str
     num_parallel_reads: int
     indexed: bool
@@ -117,11 +121,11 @@ class PipelineStats:
     elements: int  # returned to the consumer
     consumer_wait_s: float  # the consumer inside next(): waiting for the pipeline
     step_s: float  # the consumer between next() calls: its own work (a training step)
-    stages: list
-    sources: list
-    step_times: list = dataclasses.field(default_factory=list, repr=False)  # the last 4,096
+    stages: list[StageStats]
+    sources: list[SourceInfo]
+    step_times: list[float] = dataclasses.field(default_factory=list, repr=False)  # the last 4,096
 
-    def stage(self, name):
+    def stage(self, name: str) -> StageStats | None:
         """The first stage called ``name`` (e.g. "parse"), or None.
 
         Args:
@@ -133,7 +137,7 @@ class PipelineStats:
         return next((s for s in self.stages if s.name == name), None)
 
     @property
-    def bottleneck(self):
+    def bottleneck(self) -> StageStats | None:
         """The stage busy for the largest share of the run (its slowest step), or None."""
         working = [s for s in self.stages if s.busy_s > 0]
         if not working:
@@ -141,15 +145,15 @@ class PipelineStats:
         return max(working, key=lambda s: s.busy_fraction(self.elapsed_s))
 
     @property
-    def input_bound_fraction(self):
+    def input_bound_fraction(self) -> float:
         """The share of the consumer's time spent waiting for data (0: never starved)."""
         total = self.consumer_wait_s + self.step_s
         return self.consumer_wait_s / total if total > 0 else 0.0
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
-    def summary(self):
+    def summary(self) -> str:
         """One line for a training log."""
         b = self.bottleneck
         rate = self.elements / self.elapsed_s if self.elapsed_s > 0 else 0.0
@@ -274,20 +278,20 @@ class _PythonStage:
 class Collector:
     """The statistics of one iterator."""
 
-    def __init__(self):
-        self.lock = threading.Lock()  # guards the stages and their native pipelines
+    def __init__(self) -> None:
+        self.lock: threading.Lock = threading.Lock()  # guards the stages and their native pipelines
         self._stages = {}  # (parent stage or None, name) -> _PythonStage
         self._start = _clock()
         self._returned = None  # when next() last returned: the consumer's step starts
-        self.wait_ns = 0
-        self.step_ns = 0
-        self.elements = 0
-        self.steps = collections.deque(maxlen=4096)
+        self.wait_ns: int = 0
+        self.step_ns: int = 0
+        self.elements: int = 0
+        self.steps: collections.deque[float] = collections.deque(maxlen=4096)
         self._end = None
 
     # --- the iterator's side ------------------------------------------------------------------
 
-    def before_next(self):
+    def before_next(self) -> int:
         now = _clock()
         if self._returned is not None:
             step = now - self._returned
@@ -295,20 +299,20 @@ class Collector:
             self.steps.append(step / 1e9)
         return now
 
-    def after_next(self, start, produced):
+    def after_next(self, start: int, produced: bool) -> None:
         now = _clock()
         self.wait_ns += now - start
         self._returned = now
         if produced:
             self.elements += 1
 
-    def finish(self):
+    def finish(self) -> None:
         if self._end is None:
             self._end = _clock()
 
     # --- the steps' side ----------------------------------------------------------------------
 
-    def stage(self, parent, name):
+    def stage(self, parent: Any, name: str) -> Any:
         with self.lock:
             key = (id(parent) if parent is not None else None, name)
             stage = self._stages.get(key)
@@ -316,7 +320,7 @@ class Collector:
                 stage = self._stages[key] = _PythonStage(name, parent, len(self._stages))
             return stage
 
-    def snapshot(self):
+    def snapshot(self) -> PipelineStats:
         end = self._end if self._end is not None else _clock()
         elapsed = (end - self._start) / 1e9
         with self.lock:
@@ -361,12 +365,12 @@ def _frames():
     return frames
 
 
-def collecting():
+def collecting() -> bool:
     """Whether the iterator whose code runs now collects statistics."""
     return _COLLECTOR.get() is not None
 
 
-def current_stage():
+def current_stage() -> Any:
     """The stage whose next() is running on this thread, or None (no statistics)."""
     if _COLLECTOR.get() is None:
         return None
@@ -374,7 +378,7 @@ def current_stage():
     return frames[-1][1] if frames else getattr(_local, "root", None)
 
 
-def instrument(name, gen):
+def instrument(name: str, gen: Iterator[Any]) -> Iterator[Any]:
     """`gen`, a dataset's generator, clocked as stage `name` when statistics are on."""
     collector = _COLLECTOR.get()
     if collector is None:
@@ -406,7 +410,7 @@ def _timed(stage, gen):
         gen.close()
 
 
-def native_stages(source, pipeline):
+def native_stages(source: Any, pipeline: Any) -> Any:
     """Registers a running native pipeline with the current stage; returns a function to call
     when it is done (its totals are kept), or None without statistics."""
     stage = current_stage()
@@ -425,7 +429,7 @@ def native_stages(source, pipeline):
     return done
 
 
-def timed_call(stage, fn, *args):
+def timed_call(stage: Any, fn: Callable[..., Any], *args: Any) -> Any:
     """fn(*args), its time counted as `stage`'s work on a pool (parallel map)."""
     start = _clock()
     try:
@@ -434,7 +438,7 @@ def timed_call(stage, fn, *args):
         stage.calls_ns += _clock() - start
 
 
-def in_thread(parent, fn):
+def in_thread(parent: Any, fn: Callable[..., Any]) -> Callable[[], Any]:
     """fn for a new thread running the steps below `parent` (prefetch): with the statistics
     of the thread that made it, and its stages keyed under `parent`."""
     context = contextvars.copy_context()
@@ -452,15 +456,15 @@ class Session:
 
     __slots__ = ("_scope", "_token", "collector")
 
-    def __init__(self, collector, scope):
-        self.collector = collector
+    def __init__(self, collector: Collector | None, scope: Any) -> None:
+        self.collector: Collector | None = collector
         self._scope = scope
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         self._scope.__enter__()
         self._token = _COLLECTOR.set(self.collector)
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         _COLLECTOR.reset(self._token)
         self._scope.__exit__(*exc)
 
@@ -478,8 +482,14 @@ class StatsLogger:
         callback: a function of a PipelineStats, called instead of logging.
     """
 
-    def __init__(self, iterator, every_seconds=60.0, logger=None, level=logging.INFO,
-                 callback=None):  # fmt: skip
+    def __init__(
+        self,
+        iterator: Any,
+        every_seconds: float = 60.0,
+        logger: logging.Logger | None = None,
+        level: int = logging.INFO,
+        callback: Callable[[PipelineStats], Any] | None = None,
+    ) -> None:
         if every_seconds <= 0:
             raise ValueError(f"every_seconds must be positive, got {every_seconds}")
         self._iterator = iterator
@@ -501,11 +511,11 @@ class StatsLogger:
             if self._iterator.closed:
                 return
 
-    def stop(self):
+    def stop(self) -> None:
         self._stop.set()
 
 
-def step_spikes(step_times):
+def step_spikes(step_times: Sequence[float]) -> tuple[list[float], float]:
     """(spikes, median): steps over 5x the median step and 50 ms, from a run's step times.
 
     Args:
