@@ -6,10 +6,14 @@ The source that index-based loaders take: PyTorch's map-style datasets (any samp
 a batch of reads (``__getitems__``) is one native call that reads in parallel without the GIL.
 """
 
+from __future__ import annotations
+
 import bisect
 import operator
 import os
 import threading
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +51,13 @@ class TFRecordDataSource:
     processes; the files must be reachable there by the same paths.
     """
 
-    def __init__(self, paths, spec=None, compression_type=None, index_paths=None):
+    def __init__(
+        self,
+        paths: Any,
+        spec: Any = None,
+        compression_type: str | None = None,
+        index_paths: Any = None,
+    ) -> None:
         compression = compression_name(compression_type)
         if isinstance(paths, (str, bytes, os.PathLike)):
             paths = [paths]
@@ -78,14 +88,14 @@ class TFRecordDataSource:
     def __len__(self) -> int:
         return len(self._offsets)
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: int) -> Any:
         i = operator.index(index)
         n = len(self)
         if not -n <= i < n:
             raise IndexError(f"record {index} out of range for {n} records")
         return self._read(np.array([i % n], np.int64))[0]
 
-    def __getitems__(self, indices):
+    def __getitems__(self, indices: Sequence[int]) -> list[Any]:
         """The records at `indices` (a list, in that order): one native call, parallel reads."""
         picks = np.asarray(indices, dtype=np.int64).reshape(-1)
         n = len(self)
@@ -126,7 +136,7 @@ class TFRecordDataSource:
         path, k = self.file_and_position(index)
         return f"{path} record {k} (offset {int(self._offsets[index])})"
 
-    def file_and_position(self, index):
+    def file_and_position(self, index: int) -> tuple[str, int]:
         """(path, record number within that file) of record `index`.
 
         Args:
@@ -140,22 +150,22 @@ class TFRecordDataSource:
         return self._paths[f], i - (self._ends[f - 1] if f else 0)
 
     @property
-    def paths(self):
+    def paths(self) -> list[str]:
         return list(self._paths)
 
     @property
-    def record_counts(self):
+    def record_counts(self) -> list[int]:
         """The number of records of each file, in the order of `paths`."""
         return np.diff([0, *self._ends]).tolist()
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state["_files"] = None  # native handles stay in their process
         for name in ("_slots", "_opened", "_lock"):
             state.pop(name, None)
         return state
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
 

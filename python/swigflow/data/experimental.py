@@ -1,12 +1,18 @@
 """tf.data.experimental's helpers that swigflow.data has."""
 
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
+from numpy.typing import DTypeLike
 
 from swigflow.data.checks import AUTOTUNE, INFINITE, UNKNOWN
 from swigflow.data.protocol import element_at
 
 
-def at(dataset, index):
+def at(dataset: Any, index: int) -> Any:
     """tf.data.experimental.at: the element at `index` of `dataset`, read directly, without
     iterating up to it. Steps with random access: range, from_tensor_slices, from_tensors,
     map, batch, shuffle (the order a first iterator gives), repeat, take, skip, shard, zip,
@@ -27,7 +33,9 @@ def at(dataset, index):
     return element_at(dataset, index)
 
 
-def parse_example_dataset(features, num_parallel_calls=1, deterministic=None):
+def parse_example_dataset(
+    features: Any, num_parallel_calls: int | None = 1, deterministic: bool | None = None
+) -> Callable[[Any], Any]:
     """``ds.apply(parse_example_dataset(features))``: parses batches of serialized Examples, as
     ``tf.data.experimental.parse_example_dataset`` (fused into the native pipeline).
 
@@ -43,7 +51,12 @@ def parse_example_dataset(features, num_parallel_calls=1, deterministic=None):
     return lambda dataset: dataset.parse(features)
 
 
-def group_by_window(key_func, reduce_func, window_size=None, window_size_func=None):
+def group_by_window(
+    key_func: Callable[..., Any],
+    reduce_func: Callable[..., Any],
+    window_size: int | None = None,
+    window_size_func: Callable[[int], int] | None = None,
+) -> Callable[[Any], Any]:
     """``ds.apply(group_by_window(...))``: Dataset.group_by_window.
 
     Args:
@@ -61,9 +74,15 @@ def group_by_window(key_func, reduce_func, window_size=None, window_size_func=No
 
 
 def bucket_by_sequence_length(
-    element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None,
-    padding_values=None, pad_to_bucket_boundary=False, no_padding=False, drop_remainder=False,
-):  # fmt: skip
+    element_length_func: Callable[..., Any],
+    bucket_boundaries: Sequence[int],
+    bucket_batch_sizes: Sequence[int],
+    padded_shapes: Any = None,
+    padding_values: Any = None,
+    pad_to_bucket_boundary: bool = False,
+    no_padding: bool = False,
+    drop_remainder: bool = False,
+) -> Callable[[Any], Any]:
     """``ds.apply(bucket_by_sequence_length(...))``: Dataset.bucket_by_sequence_length.
 
     Args:
@@ -85,7 +104,9 @@ def bucket_by_sequence_length(
     )  # fmt: skip
 
 
-def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=np.int64):
+def dense_to_ragged_batch(
+    batch_size: int, drop_remainder: bool = False, row_splits_dtype: DTypeLike = np.int64
+) -> Callable[[Any], Any]:
     """``ds.apply(dense_to_ragged_batch(...))``: Dataset.ragged_batch.
 
     Args:
@@ -99,7 +120,7 @@ def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=np.
     return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
 
 
-def get_structure(dataset_or_iterator):
+def get_structure(dataset_or_iterator: Any) -> Any:
     """tf.data.experimental.get_structure: the element_spec of a dataset or iterator.
 
     Args:
@@ -120,7 +141,7 @@ def get_structure(dataset_or_iterator):
     return spec
 
 
-def scan(initial_state, scan_func):
+def scan(initial_state: Any, scan_func: Callable[..., Any]) -> Callable[[Any], Any]:
     """``ds.apply(scan(...))``: Dataset.scan.
 
     Args:

@@ -6,12 +6,16 @@ them later (after a shuffle, or per worker). It imports grain; swigflow.data loa
 ``swigflow.data.ParseExampleTransform`` is first used.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 try:
     import grain
-except ImportError as e:  # grain is optional
+except ImportError as _e:  # grain is optional
     raise ImportError(
         "swigflow.data.ParseExampleTransform needs Grain: pip install 'swigflow[grain]'"
-    ) from e
+    ) from _e
 
 from swigflow.io import parsing
 
@@ -30,10 +34,10 @@ class ParseExampleTransform(grain.transforms.Map):
         spec: a dict of feature specs, as parse_single_example takes.
     """
 
-    def __init__(self, spec):
+    def __init__(self, spec: Any) -> None:
         self.spec = dict(spec)
 
-    def map(self, element):
+    def map(self, element: Any) -> dict[str, Any]:
         """Parses one record.
 
         Args:

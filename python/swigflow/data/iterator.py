@@ -1,9 +1,13 @@
 """swigflow.data.Iterator: iterates over a Dataset and can say where it is (TensorFlow's
 iterator_ops)."""
 
+from __future__ import annotations
+
 import json
 import logging
 import threading
+from collections.abc import Callable
+from typing import Any
 
 from swigflow.data import stats as _stats
 from swigflow.data.checks import check_count
@@ -31,7 +35,7 @@ class Iterator:
         ValueError: `state` was taken from another pipeline, or is malformed.
     """
 
-    def __init__(self, dataset, state=None, stats=True):
+    def __init__(self, dataset: Any, state: Any = None, stats: bool = True) -> None:
         self._dataset = dataset
         signature = signature_of(dataset)
         steps = reshuffling_steps(dataset)
@@ -78,14 +82,17 @@ class Iterator:
         with self._session:
             self._gen = iterate(dataset, inner, 0)
         self._lock = threading.Lock()  # one next() at a time: each element to one caller
-        self.closed = False
+        self.closed: bool = False
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator:
         return self
 
-    element_spec = property(lambda self: self._dataset.element_spec, doc="The dataset's.")
+    @property
+    def element_spec(self) -> Any:
+        """The dataset's."""
+        return self._dataset.element_spec
 
-    def __next__(self):
+    def __next__(self) -> Any:
         """The next element. Safe to call from several threads at once: each element goes to
         exactly one caller. Raises the exception of an element whose function failed, after
         which the following elements can still be read."""
@@ -110,14 +117,14 @@ class Iterator:
             raise element.error
         return element
 
-    def state(self):
+    def state(self) -> dict[str, Any]:
         """Where this iterator is: resume with ``dataset.iterator(state=...)``. The dict
         survives ``json.dumps``/``json.loads``."""
         fingerprint = fingerprint_of(self._dataset)  # once per dataset, outside the lock
         with self._lock:
             return json.loads(json.dumps(dict(self._state, fingerprint=fingerprint)))
 
-    def close(self):
+    def close(self) -> None:
         """Stops the pipeline's threads now (also done when the iterator is garbage)."""
         with self._lock:
             self.closed = True
@@ -126,7 +133,7 @@ class Iterator:
             if self._collector is not None:
                 self._collector.finish()
 
-    def stats(self):
+    def stats(self) -> _stats.PipelineStats:
         """What each stage of the pipeline did so far (:class:`swigflow.data.stats.PipelineStats`):
         busy and waiting time, elements, records, bytes and files per stage, queue fill
         levels, and how long the consumer waited in next() versus worked between calls."""
@@ -134,7 +141,13 @@ class Iterator:
             raise ValueError("this iterator collects no statistics (iterator(stats=False))")
         return self._collector.snapshot()
 
-    def log_stats(self, every_seconds=60.0, logger=None, level=logging.INFO, callback=None):
+    def log_stats(
+        self,
+        every_seconds: float = 60.0,
+        logger: logging.Logger | None = None,
+        level: int = logging.INFO,
+        callback: Callable[[Any], Any] | None = None,
+    ) -> _stats.StatsLogger:
         """Logs :meth:`stats`' summary line every `every_seconds` on the "swigflow.data" logger
         (or `logger`), or calls ``callback(stats)`` instead; returns a
         :class:`swigflow.data.stats.StatsLogger` (``.stop()``). For training scripts.

@@ -10,7 +10,9 @@ nothing; nor does ``experimental_distribute.auto_shard_policy`` (sharding is exp
 raise, as in TensorFlow.
 """
 
-from typing import ClassVar
+from __future__ import annotations
+
+from typing import Any, ClassVar
 
 _BOOL = (bool,)
 _INT = (int,)
@@ -19,22 +21,22 @@ _INT = (int,)
 class _Group:
     """A group of options: each unset until assigned; merge() lets the later, set value win."""
 
-    _FIELDS: ClassVar[dict] = {}  # name -> accepted types, or a nested group class
+    _FIELDS: ClassVar[dict[str, Any]] = {}  # name -> accepted types, or a nested group class
     _NAME = "Options"
 
-    def __init__(self):
+    def __init__(self) -> None:
         object.__setattr__(self, "_values", {})
         object.__setattr__(self, "_frozen", False)
         for name, kind in self._FIELDS.items():
             if isinstance(kind, type) and issubclass(kind, _Group):
                 self._values[name] = kind()
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name not in self._FIELDS:
             raise AttributeError(f"{self._NAME} has no option {name!r}")
         return self._values.get(name)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         if self._frozen:
             raise ValueError(
                 "Mutating `tf.data.Options()` returned by `tf.data.Dataset.options()` has no "
@@ -54,7 +56,7 @@ class _Group:
             raise TypeError(f"{self._NAME}.{name} must be {names}, got {value!r}")
         self._values[name] = value
 
-    def merge(self, other):
+    def merge(self, other: _Group) -> Any:
         """A new group: this one's values, overridden by those `other` has set.
 
         Args:
@@ -75,7 +77,7 @@ class _Group:
                 setattr(merged, name, mine if theirs is None else theirs)
         return merged
 
-    def frozen(self):
+    def frozen(self) -> Any:
         """This group, read-only from now on (Dataset.options() returns one: setting an
         option on it would change nothing)."""
         for value in self._values.values():
@@ -107,7 +109,7 @@ class AutotuneOptions(_Group):
     """
 
     _NAME = "AutotuneOptions"
-    _FIELDS: ClassVar[dict] = {"enabled": _BOOL, "cpu_budget": _INT, "ram_budget": _INT,
+    _FIELDS: ClassVar[dict[str, Any]] = {"enabled": _BOOL, "cpu_budget": _INT, "ram_budget": _INT,
                "autotune_algorithm": (object,), "initial_parallelism": _INT,
                "min_parallelism": _INT}  # fmt: skip
 
@@ -122,7 +124,7 @@ class DistributeOptions(_Group):
     """
 
     _NAME = "DistributeOptions"
-    _FIELDS: ClassVar[dict] = {"auto_shard_policy": (object,), "num_devices": _INT}
+    _FIELDS: ClassVar[dict[str, Any]] = {"auto_shard_policy": (object,), "num_devices": _INT}
 
 
 class OptimizationOptions(_Group):
@@ -131,7 +133,7 @@ class OptimizationOptions(_Group):
     fuses its native steps itself)."""
 
     _NAME = "OptimizationOptions"
-    _FIELDS: ClassVar[dict] = {
+    _FIELDS: ClassVar[dict[str, Any]] = {
         name: _BOOL
         for name in (
             "apply_default_optimizations", "filter_fusion", "filter_parallelization",
@@ -152,14 +154,17 @@ class ThreadingOptions(_Group):
     """
 
     _NAME = "ThreadingOptions"
-    _FIELDS: ClassVar[dict] = {"max_intra_op_parallelism": _INT, "private_threadpool_size": _INT}
+    _FIELDS: ClassVar[dict[str, Any]] = {
+        "max_intra_op_parallelism": _INT,
+        "private_threadpool_size": _INT,
+    }
 
 
 class Options(_Group):
     """tf.data.Options (see the module's documentation for what each group does here)."""
 
     _NAME = "Options"
-    _FIELDS: ClassVar[dict] = {
+    _FIELDS: ClassVar[dict[str, Any]] = {
         "autotune": AutotuneOptions,
         "dataset_name": (str,),
         "deterministic": _BOOL,
@@ -174,15 +179,15 @@ class Options(_Group):
     }
 
     # TensorFlow's older names of options.
-    _ALIASES: ClassVar[dict] = {
+    _ALIASES: ClassVar[dict[str, str]] = {
         "experimental_deterministic": "deterministic",
         "experimental_threading": "threading",
     }
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         super().__setattr__(self._ALIASES.get(name, name), value)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         return super().__getattr__(self._ALIASES.get(name, name))
 
 

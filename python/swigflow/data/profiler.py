@@ -8,9 +8,13 @@ loop (only there can "saving and logging too often" be seen). ``swigflow profile
 command-line front end.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import math
 import time
+from collections.abc import Callable
+from typing import Any
 
 from swigflow.data import stats as _stats
 from swigflow.io import gfile
@@ -80,11 +84,11 @@ class FileSummary:
     remote: int  # files behind a URL
 
     @property
-    def mean_bytes(self):
+    def mean_bytes(self) -> float:
         return self.total_bytes / self.count if self.count else 0.0
 
 
-def summarize_files(paths):
+def summarize_files(paths: Any) -> FileSummary:
     """Sizes of the pipeline's files (one stat each).
 
     Args:
@@ -117,10 +121,10 @@ class Report:
     timeline: list  # [(seconds since start, {stage name: busy share in that interval})]
 
     @property
-    def causes(self):
+    def causes(self) -> list[Finding]:
         return [f for f in self.findings if f.status == CAUSE]
 
-    def rates(self):
+    def rates(self) -> tuple[float, float, float]:
         """(records/s, bytes/s, images/s) over the run."""
         s = self.stats
         read = s.stage("read")
@@ -156,7 +160,7 @@ class Report:
                 lines.append(f"      fix: {f.fix}")
         return "\n".join(lines)
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return {
             "stats": self.stats.as_dict(),
             "files": dataclasses.asdict(self.files),
@@ -180,7 +184,12 @@ def _size(n):
     return f"{n:,.0f} B"
 
 
-def profile(dataset, seconds=10.0, sample_every=0.25, on_sample=None):
+def profile(
+    dataset: Any,
+    seconds: float = 10.0,
+    sample_every: float = 0.25,
+    on_sample: Callable[[float], Any] | None = None,
+) -> Report:
     """Runs `dataset` for `seconds` (or to its end) with nothing else consuming it and returns
     a :class:`Report`. `on_sample(elapsed)` is called at every sample (a progress bar).
 
@@ -238,7 +247,7 @@ def _timeline(samples):
     return out
 
 
-def diagnose(stats, files=None, training=True):
+def diagnose(stats: bool, files: Any = None, training: bool = True) -> list[Finding]:
     """The checklist applied to `stats` (and the pipeline's `files`, a :class:`FileSummary`;
     measured from stats.sources when not given): a :class:`Finding` per item. `training`:
     the stats come from a training loop, whose steps are the time between next() calls.
@@ -301,7 +310,7 @@ def _far(stats, files):
     return (CAUSE if _read_bound(stats) else WARN), evidence, fix
 
 
-def recommended_shards(files):
+def recommended_shards(files: Any) -> tuple[int, str]:
     """(shards, --target-size text) for reshard to merge `files` into.
 
     Args:
@@ -449,7 +458,7 @@ def _saving(stats, files):
     return CAUSE, evidence, fix
 
 
-def plot_timeline(report, path):
+def plot_timeline(report: Report, path: str) -> None:
     """Writes a PNG of each stage's busy share over the run (needs matplotlib).
 
     Args:

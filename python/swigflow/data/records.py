@@ -7,10 +7,14 @@ A transformation that fits that order is absorbed into it; anything else wraps t
 Python step.
 """
 
+from __future__ import annotations
+
 import contextlib
 import dataclasses
 import logging
 import os
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -94,16 +98,16 @@ class NativeSteps:
     cache: shard_cache.ShardCache | None = None  # remote files' local copies (cache_dir)
 
     @property
-    def features(self):
+    def features(self) -> dict[str, Any] | None:
         return None if self.plan is None else self.plan.features
 
-    def identity(self):
+    def identity(self) -> dict[str, Any]:
         """The fields that decide the elements (the seeds are carried by each state)."""
         skip = ("global_seed", "buffer_seed", "plan", "cache")
         fields = {f.name: getattr(self, f.name) for f in _FIELDS if f.name not in skip}
         return dict(fields, features=self.features)
 
-    def native_options(self):
+    def native_options(self) -> Any:
         """A PipelineOptions with every field named alike copied; the caller sets what each
         iterator decides (files, seeds, epochs, start)."""
         options = _pywrap.PipelineOptions()
@@ -153,7 +157,7 @@ def _as_files(filenames):
     return [gfile.as_path(f) for f in filenames]
 
 
-def inferred_spec(dataset):
+def inferred_spec(dataset: Any) -> dict[str, Any]:
     """Dataset.parse("auto")'s spec: swigflow.io.infer_spec over the first records of the
     TFRecordDataset that `dataset` reads through its chain of steps.
 
@@ -594,9 +598,15 @@ class _NativeRecords(Dataset, IteratorSeeds):
 
 
 def TFRecordDataset(  # noqa: N802 - named like tf.data.TFRecordDataset, which is a class
-    filenames, compression_type=None, buffer_size=None, num_parallel_reads=None,
-    on_error="raise", name=None, zero_copy=False, cache_dir=None,
-):  # fmt: skip
+    filenames: Any,
+    compression_type: str | None = None,
+    buffer_size: int | None = None,
+    num_parallel_reads: int | None = None,
+    on_error: str = "raise",
+    name: str | None = None,
+    zero_copy: bool = False,
+    cache_dir: Any = None,
+) -> Dataset:
     """The records of TFRecord files, as ``tf.data.TFRecordDataset``: bytes elements.
 
     Args:
@@ -646,7 +656,9 @@ def TFRecordDataset(  # noqa: N802 - named like tf.data.TFRecordDataset, which i
     return _NativeRecords(files, compression, on_error, steps)
 
 
-def fuse_interleave(files, map_func, cycle_length, block_length):
+def fuse_interleave(
+    files: Any, map_func: Callable[..., Any], cycle_length: int, block_length: int
+) -> Dataset | None:
     """files.interleave(f) as one native dataset when f makes a plain TFRecordDataset of its
     file (probed with a placeholder name: constructing a TFRecordDataset reads nothing)."""
     try:

@@ -6,10 +6,15 @@ skipped across workers and ranks. This module imports torch; swigflow.data loads
 ``swigflow.data.TorchIterableDataset`` is first used.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
 try:
     import torch
-except ImportError as e:  # torch is optional
-    raise ImportError("swigflow.data.TorchIterableDataset needs PyTorch: pip install torch") from e
+except ImportError as _e:  # torch is optional
+    raise ImportError("swigflow.data.TorchIterableDataset needs PyTorch: pip install torch") from _e
 
 from swigflow.data.dataset import Dataset
 from swigflow.data.protocol import check_shardable, split_source
@@ -49,7 +54,9 @@ class TorchIterableDataset(torch.utils.data.IterableDataset):
     them on this object.
     """
 
-    def __init__(self, dataset, rank=None, world_size=None):
+    def __init__(
+        self, dataset: Any, rank: int | None = None, world_size: int | None = None
+    ) -> None:
         super().__init__()
         if not isinstance(dataset, Dataset):
             raise TypeError(
@@ -76,7 +83,7 @@ class TorchIterableDataset(torch.utils.data.IterableDataset):
         parts, index = self._part()
         return self.dataset if parts == 1 else split_source(self.dataset, parts, index)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         state, self._resume = self._resume, None
         position = None
         if state is not None:
@@ -90,7 +97,7 @@ class TorchIterableDataset(torch.utils.data.IterableDataset):
         self._iterator = self._dataset().iterator(state=position)
         return self._iterator
 
-    def state_dict(self):
+    def state_dict(self) -> dict[str, Any]:
         """Where this process's part stands: ``{"part": [parts, index], "iterator": ...}`` (the
         iterator's JSON-able state, None before the first element)."""
         if self._iterator is not None:
@@ -99,7 +106,7 @@ class TorchIterableDataset(torch.utils.data.IterableDataset):
             position = None if self._resume is None else self._resume["iterator"]
         return {"part": list(self._part()), "iterator": position}
 
-    def load_state_dict(self, state_dict):
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """The next iteration continues right after `state_dict` (from :meth:`state_dict` of the
         same part); the pipeline's checks refuse a state of another dataset.
 
