@@ -16,11 +16,16 @@ into numpy values. The rules, from TFDS 4.9 (``example_parser.py``, ``features/*
   PNG/JPEG, encoded tensors from their raw bytes, ...).
 """
 
+from __future__ import annotations
+
+import collections.abc
 import dataclasses
 import functools
 import json
 import math
 import zlib
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -48,14 +53,14 @@ class TensorInfo:
         optional: whether the tensor may be missing.
     """
 
-    shape: tuple
+    shape: tuple[int | None, ...]
     dtype: np.dtype
     sequence_rank: int = 0
     dataset_lvl: int = 0
     default_value: object = None
     optional: bool = False
 
-    def with_length(self, length):
+    def with_length(self, length: int | None) -> TensorInfo:
         """This info inside a Sequence of `length` (None: variable).
 
         Args:
@@ -119,8 +124,8 @@ class FeatureConnector:
 
     python_class_name = None
 
-    def __init__(self, doc=None):
-        self.doc = doc
+    def __init__(self, doc: Any = None) -> None:
+        self.doc: Any = doc
 
     # --- the tree -------------------------------------------------------------------------
 
@@ -129,26 +134,26 @@ class FeatureConnector:
         return [(path, self)]
 
     @property
-    def shape(self):
+    def shape(self) -> Any:
         return self.tensor_info().shape
 
     @property
-    def dtype(self):
+    def dtype(self) -> Any:
         return self.tensor_info().dtype
 
     @property
-    def np_dtype(self):
+    def np_dtype(self) -> np.dtype:
         return self.dtype
 
-    def tensor_info(self):
+    def tensor_info(self) -> Any:
         """The TensorInfo of what decoding returns."""
         raise NotImplementedError
 
-    def serialized_info(self):
+    def serialized_info(self) -> Any:
         """The TensorInfo (or {name: TensorInfo}) of what the Example stores."""
         raise NotImplementedError
 
-    def describe(self):
+    def describe(self) -> dict[str, Any]:
         """A JSON-able description: class, shape, dtype and the connector's own fields."""
         info = self.tensor_info()
         return {
@@ -159,7 +164,7 @@ class FeatureConnector:
 
     # --- decoding (rank 0: one value; rank 1: a sequence of them; more: ragged) ---------
 
-    def decode_example(self, value):
+    def decode_example(self, value: Any) -> Any:
         """Decodes one example's stored value of this feature.
 
         Args:
@@ -170,7 +175,7 @@ class FeatureConnector:
         """
         return _scalar(value)
 
-    def decode_batch_example(self, values):
+    def decode_batch_example(self, values: Any) -> Any:
         """Decodes the stored values of a batch of examples.
 
         Args:
@@ -181,7 +186,7 @@ class FeatureConnector:
         """
         return values
 
-    def decode_ragged_example(self, ragged):
+    def decode_ragged_example(self, ragged: Any) -> Any:
         """Decodes the values of a variable-length Sequence, keeping its row splits.
 
         Args:
@@ -221,8 +226,16 @@ class Tensor(FeatureConnector):
     python_class_name = _PREFIX + "tensor_feature.Tensor"
 
     def __init__(
-        self, *, shape, dtype, encoding="none", optional=False, minimum=None, maximum=None, doc=None
-    ):
+        self,
+        *,
+        shape: Any,
+        dtype: Any,
+        encoding: str = "none",
+        optional: bool = False,
+        minimum: Any = None,
+        maximum: Any = None,
+        doc: Any = None,
+    ) -> None:
         super().__init__(doc)
         self._shape = tuple(shape)
         self._dtype = np.dtype(dtype)
@@ -230,17 +243,17 @@ class Tensor(FeatureConnector):
         if self._encoding not in ("none", "bytes", "zlib"):
             raise errors.UnimplementedError(f"Tensor encoding {encoding!r} is not supported")
         self._optional = bool(optional)
-        self.minimum = minimum
-        self.maximum = maximum
+        self.minimum: Any = minimum
+        self.maximum: Any = maximum
         if self._dtype == _OBJECT and self._encoding != "none":
             raise errors.InvalidArgumentError("a string Tensor cannot have an encoding")
 
     @property
-    def encoding(self):
+    def encoding(self) -> str:
         return self._encoding
 
     @property
-    def optional(self):
+    def optional(self) -> bool:
         return self._optional
 
     def _encoded(self):
@@ -265,12 +278,12 @@ class Tensor(FeatureConnector):
             raise errors.UnimplementedError(f"no default value for {dtype}")
         return value if not self._shape else np.full(self._shape, value, dtype=dtype)
 
-    def tensor_info(self):
+    def tensor_info(self) -> Any:
         return TensorInfo(
             self._shape, self._dtype, default_value=self._default_value(), optional=self._optional
         )
 
-    def serialized_info(self):
+    def serialized_info(self) -> Any:
         default = self._default_value()
         if self._encoded():
             value = TensorInfo((), np.dtype(object), default_value=default, optional=self._optional)
@@ -312,7 +325,7 @@ class Tensor(FeatureConnector):
                 f"shape is {list(shape)}"
             ) from None
 
-    def decode_example(self, value):
+    def decode_example(self, value: Any) -> Any:
         """Decodes one stored value: reshaped, and its bytes read for the bytes/zlib encodings.
 
         Args:
@@ -329,7 +342,7 @@ class Tensor(FeatureConnector):
         data, shape = self._value_and_shape(value)
         return _scalar(self._from_bytes(_scalar(data), shape))
 
-    def decode_batch_example(self, values):
+    def decode_batch_example(self, values: Any) -> Any:
         """Decodes the stored values of a batch of examples.
 
         Args:
@@ -342,7 +355,7 @@ class Tensor(FeatureConnector):
             return values
         return _decode_each(self, values, self._shape)
 
-    def describe(self):
+    def describe(self) -> dict[str, Any]:
         out = super().describe()
         if self._encoded():
             out["encoding"] = self._encoding
@@ -383,7 +396,9 @@ class Scalar(Tensor):
 
     python_class_name = _PREFIX + "scalar.Scalar"
 
-    def __init__(self, dtype, *, optional=False, doc=None, **kwargs):
+    def __init__(
+        self, dtype: Any, *, optional: bool = False, doc: Any = None, **kwargs: Any
+    ) -> None:
         super().__init__(shape=(), dtype=dtype, optional=optional, doc=doc, **kwargs)
 
 
@@ -398,7 +413,13 @@ class ClassLabel(Tensor):
 
     python_class_name = _PREFIX + "class_label_feature.ClassLabel"
 
-    def __init__(self, *, num_classes=None, names=None, doc=None):
+    def __init__(
+        self,
+        *,
+        num_classes: int | None = None,
+        names: collections.abc.Sequence[str] | None = None,
+        doc: Any = None,
+    ) -> None:
         super().__init__(shape=(), dtype=np.int64, doc=doc)
         if names is not None:
             names = [str(n) for n in names]
@@ -411,16 +432,16 @@ class ClassLabel(Tensor):
         self._names = names
 
     @property
-    def num_classes(self):
+    def num_classes(self) -> int | None:
         return self._num_classes
 
     @property
-    def names(self):
+    def names(self) -> list[str] | None:
         if self._names is not None:
             return list(self._names)
         return [str(i) for i in range(self._num_classes or 0)]
 
-    def int2str(self, int_value):
+    def int2str(self, int_value: int) -> str:
         """The name of class `int_value`.
 
         Args:
@@ -437,7 +458,7 @@ class ClassLabel(Tensor):
             raise ValueError(f"Invalid integer class label {index}")
         return self.names[index] if self._names is not None else str(index)
 
-    def str2int(self, str_value):
+    def str2int(self, str_value: str) -> int:
         """The class of name `str_value` (a number's text when the classes have no names).
 
         Args:
@@ -463,7 +484,7 @@ class ClassLabel(Tensor):
             raise ValueError(f"Invalid string class label {name}")
         return index
 
-    def load_names(self, path):
+    def load_names(self, path: str) -> None:
         """Reads the names file at `path` (one name a line), when it exists.
 
         Args:
@@ -484,7 +505,7 @@ class ClassLabel(Tensor):
         self._names = names
         self._num_classes = len(names)
 
-    def describe(self):
+    def describe(self) -> dict[str, Any]:
         return dict(super().describe(), num_classes=self._num_classes, names=self.names)
 
     def __repr__(self) -> str:
@@ -500,7 +521,7 @@ class Text(Tensor):
 
     python_class_name = _PREFIX + "text_feature.Text"
 
-    def __init__(self, doc=None):
+    def __init__(self, doc: Any = None) -> None:
         super().__init__(shape=(), dtype=object, doc=doc)
 
     def __repr__(self) -> str:
@@ -517,9 +538,9 @@ class BBoxFeature(Tensor):
 
     python_class_name = _PREFIX + "bounding_boxes.BBoxFeature"
 
-    def __init__(self, *, bbox_format="REL_YXYX", doc=None):
+    def __init__(self, *, bbox_format: str = "REL_YXYX", doc: Any = None) -> None:
         super().__init__(shape=(4,), dtype=np.float32, doc=doc)
-        self.bbox_format = bbox_format
+        self.bbox_format: Any = bbox_format
 
 
 class Audio(Tensor):
@@ -539,18 +560,25 @@ class Audio(Tensor):
     python_class_name = _PREFIX + "audio_feature.Audio"
 
     def __init__(
-        self, *, shape, dtype, file_format=None, sample_rate=None, encoding="none", doc=None
-    ):
-        self.file_format = file_format or None
-        self.sample_rate = sample_rate
+        self,
+        *,
+        shape: Any,
+        dtype: Any,
+        file_format: str | None = None,
+        sample_rate: int | None = None,
+        encoding: str = "none",
+        doc: Any = None,
+    ) -> None:
+        self.file_format: Any = file_format or None
+        self.sample_rate: Any = sample_rate
         super().__init__(shape=shape, dtype=dtype, encoding=encoding, doc=doc)
 
-    def serialized_info(self):
+    def serialized_info(self) -> Any:
         if self.file_format:
             return TensorInfo((), np.dtype(object))
         return super().serialized_info()
 
-    def decode_example(self, value):
+    def decode_example(self, value: Any) -> Any:
         """Decodes one example's samples.
 
         Args:
@@ -569,7 +597,7 @@ class Audio(Tensor):
             )
         return super().decode_example(value)
 
-    def decode_batch_example(self, values):
+    def decode_batch_example(self, values: Any) -> Any:
         """Decodes the samples of a batch of examples.
 
         Args:
@@ -599,23 +627,29 @@ class Image(FeatureConnector):
     python_class_name = _PREFIX + "image_feature.Image"
 
     def __init__(
-        self, *, shape=None, dtype=np.uint8, encoding_format=None, use_colormap=False, doc=None
-    ):
+        self,
+        *,
+        shape: Any = None,
+        dtype: Any = np.uint8,
+        encoding_format: str | None = None,
+        use_colormap: bool = False,
+        doc: Any = None,
+    ) -> None:
         super().__init__(doc)
         self._shape = tuple(shape) if shape else (None, None, 3)
         self._dtype = np.dtype(dtype)
         if self._dtype not in (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32)):
             raise errors.UnimplementedError(f"images of dtype {self._dtype} are not supported")
-        self.encoding_format = encoding_format or None
-        self.use_colormap = bool(use_colormap)
+        self.encoding_format: Any = encoding_format or None
+        self.use_colormap: Any = bool(use_colormap)
 
-    def tensor_info(self):
+    def tensor_info(self) -> Any:
         return TensorInfo(self._shape, self._dtype)
 
-    def serialized_info(self):
+    def serialized_info(self) -> Any:
         return TensorInfo((), np.dtype(object))
 
-    def decode_example(self, value):
+    def decode_example(self, value: Any) -> Any:
         """Decodes one encoded image.
 
         Args:
@@ -642,7 +676,7 @@ class Image(FeatureConnector):
             )
         return image
 
-    def decode_batch_example(self, values):
+    def decode_batch_example(self, values: Any) -> Any:
         """Decodes a batch of encoded images of one shape.
 
         Args:
@@ -653,7 +687,7 @@ class Image(FeatureConnector):
         """
         return _decode_each(self, values, self._shape)
 
-    def describe(self):
+    def describe(self) -> dict[str, Any]:
         out = super().describe()
         if self.encoding_format:
             out["encoding_format"] = self.encoding_format
@@ -671,19 +705,25 @@ class LabeledImage(Image):
 
     python_class_name = _PREFIX + "labeled_image.LabeledImage"
 
-    def __init__(self, *, num_classes=None, names=None, **kwargs):
+    def __init__(
+        self,
+        *,
+        num_classes: int | None = None,
+        names: collections.abc.Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
-        self.labels = ClassLabel(num_classes=num_classes, names=names)
+        self.labels: Any = ClassLabel(num_classes=num_classes, names=names)
 
     @property
-    def num_classes(self):
+    def num_classes(self) -> int | None:
         return self.labels.num_classes
 
     @property
-    def names(self):
+    def names(self) -> list[str] | None:
         return self.labels.names
 
-    def load_names(self, path):
+    def load_names(self, path: str) -> None:
         """Reads the classes' names file at `path`, when it exists.
 
         Args:
@@ -691,7 +731,7 @@ class LabeledImage(Image):
         """
         self.labels.load_names(path)
 
-    def describe(self):
+    def describe(self) -> dict[str, Any]:
         return dict(super().describe(), num_classes=self.num_classes, names=self.names)
 
 
@@ -705,37 +745,37 @@ class FeaturesDict(FeatureConnector):
 
     python_class_name = _PREFIX + "features_dict.FeaturesDict"
 
-    def __init__(self, features, doc=None):
+    def __init__(self, features: Any, doc: Any = None) -> None:
         super().__init__(doc)
         self._features = dict(features)
         self._plan = None  # deserialize_example*'s decode plan
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: str) -> Any:
         feature = self
         for part in key.split("/"):
             feature = feature._features[part]
         return feature
 
-    def __contains__(self, key):
+    def __contains__(self, key: str) -> bool:
         try:
             self[key]
         except (KeyError, AttributeError):
             return False
         return True
 
-    def keys(self):
+    def keys(self) -> Any:
         return self._features.keys()
 
-    def items(self):
+    def items(self) -> Any:
         return self._features.items()
 
-    def values(self):
+    def values(self) -> Any:
         return self._features.values()
 
     def __len__(self) -> int:
         return len(self._features)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._features)
 
     def _leaves(self, path):
@@ -744,7 +784,7 @@ class FeaturesDict(FeatureConnector):
             out.extend(self._features[key]._leaves((*path, key)))
         return out
 
-    def leaves(self):
+    def leaves(self) -> Any:
         """[(key, connector)] of every leaf, keys ``/``-joined as in the Example, sorted as TFDS
         flattens them (a Sequence's leaves under their own keys; a Dataset is one leaf)."""
         return [
@@ -752,27 +792,27 @@ class FeaturesDict(FeatureConnector):
             for path, leaf in self._leaves(())
         ]
 
-    def tensor_info(self):
+    def tensor_info(self) -> Any:
         return {k: f.tensor_info() for k, f in self._features.items()}
 
-    def serialized_info(self):
+    def serialized_info(self) -> Any:
         return {k: f.serialized_info() for k, f in self._features.items()}
 
     @property
-    def shape(self):
+    def shape(self) -> Any:
         return {k: f.shape for k, f in self._features.items()}
 
     @property
-    def dtype(self):
+    def dtype(self) -> Any:
         return {k: f.dtype for k, f in self._features.items()}
 
-    def describe(self):
+    def describe(self) -> dict[str, Any]:
         return {
             "class": type(self).__name__,
             "children": {k: f.describe() for k, f in sorted(self._features.items())},
         }
 
-    def deserialize_example_np(self, serialized, *, decoders=None):
+    def deserialize_example_np(self, serialized: Any, *, decoders: Any = None) -> Any:
         """One serialized tf.train.Example decoded as TFDS's numpy path does
         (``features.deserialize_example_np``).
 
@@ -786,7 +826,7 @@ class FeaturesDict(FeatureConnector):
         """
         return self.deserialize_examples_np([serialized], decoders=decoders)[0]
 
-    def deserialize_examples_np(self, serialized, *, decoders=None):
+    def deserialize_examples_np(self, serialized: Any, *, decoders: Any = None) -> Any:
         """Serialized Examples decoded as deserialize_example_np, parsed in one native call.
 
         Args:
@@ -799,7 +839,7 @@ class FeaturesDict(FeatureConnector):
         """
         return _decode_records(self, serialized, decoders, numpy_path=True)
 
-    def deserialize_example(self, serialized, *, decoders=None):
+    def deserialize_example(self, serialized: Any, *, decoders: Any = None) -> Any:
         """One serialized Example decoded as ``as_dataset`` decodes it (numpy scalars, ragged
         values as RaggedTensor).
 
@@ -828,11 +868,11 @@ class Translation(FeaturesDict):
 
     python_class_name = _PREFIX + "translation_feature.Translation"
 
-    def __init__(self, languages, doc=None):
-        self.languages = sorted(languages)
+    def __init__(self, languages: collections.abc.Sequence[str] | None, doc: Any = None) -> None:
+        self.languages: Any = sorted(languages)
         super().__init__({lang: Text() for lang in self.languages}, doc)
 
-    def describe(self):
+    def describe(self) -> dict[str, Any]:
         return dict(super().describe(), languages=list(self.languages))
 
 
@@ -848,28 +888,28 @@ class Sequence(FeatureConnector):
 
     python_class_name = _PREFIX + "sequence_feature.Sequence"
 
-    def __init__(self, feature, length=None, doc=None):
+    def __init__(self, feature: Any, length: int | None = None, doc: Any = None) -> None:
         super().__init__(doc)
-        self.feature = feature
+        self.feature: Any = feature
         self._length = length
 
     @property
-    def length(self):
+    def length(self) -> int | None:
         return self._length
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: str) -> Any:
         return self.feature[key]
 
     def _leaves(self, path):
         return [(p, _InSequence(leaf, self._length)) for p, leaf in self.feature._leaves(path)]
 
-    def tensor_info(self):
+    def tensor_info(self) -> Any:
         return _map_info(self.feature.tensor_info(), lambda i: i.with_length(self._length))
 
-    def serialized_info(self):
+    def serialized_info(self) -> Any:
         return _map_info(self.feature.serialized_info(), lambda i: i.with_length(self._length))
 
-    def describe(self):
+    def describe(self) -> dict[str, Any]:
         return {
             "class": type(self).__name__,
             "length": self._length,
@@ -891,11 +931,13 @@ class TranslationVariableLanguages(Sequence):
 
     python_class_name = _PREFIX + "translation_feature.TranslationVariableLanguages"
 
-    def __init__(self, languages=None, doc=None):
-        self.languages = sorted(languages or [])
+    def __init__(
+        self, languages: collections.abc.Sequence[str] | None = None, doc: Any = None
+    ) -> None:
+        self.languages: Any = sorted(languages or [])
         super().__init__(FeaturesDict({"language": Text(), "translation": Text()}), doc=doc)
 
-    def describe(self):
+    def describe(self) -> dict[str, Any]:
         return dict(super().describe(), languages=list(self.languages))
 
 
@@ -911,12 +953,18 @@ class Video(Sequence):
 
     python_class_name = _PREFIX + "video_feature.Video"
 
-    def __init__(self, shape, dtype=np.uint8, encoding_format="png", doc=None):
+    def __init__(
+        self,
+        shape: Any,
+        dtype: Any = np.uint8,
+        encoding_format: str | None = "png",
+        doc: Any = None,
+    ) -> None:
         shape = tuple(shape)
         frame = Image(shape=shape[1:], dtype=dtype, encoding_format=encoding_format)
         super().__init__(frame, length=shape[0], doc=doc)
 
-    def describe(self):
+    def describe(self) -> dict[str, Any]:
         info = self.tensor_info()
         return dict(super().describe(), shape=list(info.shape), dtype=_dtype_name(info.dtype))
 
@@ -941,13 +989,13 @@ class Dataset(Sequence):
     def _leaves(self, path):
         return [(path, self)]  # decoded whole: the steps' leaves stay together
 
-    def tensor_info(self):
+    def tensor_info(self) -> Any:
         return _map_info(super().tensor_info(), _in_dataset)
 
-    def serialized_info(self):
+    def serialized_info(self) -> Any:
         return _map_info(super().serialized_info(), _in_dataset)
 
-    def decode_steps(self, flat, decoders=None):
+    def decode_steps(self, flat: Mapping[str, Any], decoders: Any = None) -> Any:
         """The nested dataset of the steps from their deserialized values ({key under the
         Dataset: array with a leading steps dimension}); each step decodes when it is read.
 
@@ -989,8 +1037,8 @@ class _InSequence:
     """A leaf under `levels` Sequences: its shape, and how it decodes by sequence rank."""
 
     def __init__(self, leaf, length):
-        self.leaf = leaf.leaf if isinstance(leaf, _InSequence) else leaf
-        self.lengths = (length, *(leaf.lengths if isinstance(leaf, _InSequence) else ()))
+        self.leaf: Any = leaf.leaf if isinstance(leaf, _InSequence) else leaf
+        self.lengths: Any = (length, *(leaf.lengths if isinstance(leaf, _InSequence) else ()))
 
 
 # --- features.json ------------------------------------------------------------------------------
@@ -1120,7 +1168,7 @@ _BUILDERS = {
 }
 
 
-def from_json(value):
+def from_json(value: Any) -> FeatureConnector:
     """The connector tree of a features.json object (``{"pythonClassName": ..., <kind>:
     {...}}``). A class this library cannot decode raises UnimplementedError naming it.
 
@@ -1148,7 +1196,7 @@ def from_json(value):
     return build(value[key])
 
 
-def load_class_names(features, directory):
+def load_class_names(features: Any, directory: str) -> None:
     """Reads every ClassLabel's and LabeledImage's names file in `directory` (TFDS names them
     after the feature: ``a-b.c.labels.txt`` for key ``c`` under ``a/b``).
 
@@ -1181,18 +1229,18 @@ class _Leaf:
     rank."""
 
     def __init__(self, path, feature):
-        self.path = path
+        self.path: Any = path
         lengths = ()
         if isinstance(feature, _InSequence):
             feature, lengths = feature.leaf, feature.lengths
-        self.feature = feature
-        self.rank = 0 if isinstance(feature, Dataset) else len(lengths)
+        self.feature: Any = feature
+        self.rank: Any = 0 if isinstance(feature, Dataset) else len(lengths)
         info = feature.serialized_info()
         for length in reversed(lengths):
             info = _map_info(info, lambda i, n=length: i.with_length(n))
         name = "/".join(path)
-        self.key = name
-        self.infos = {}  # flat key -> TensorInfo
+        self.key: Any = name
+        self.infos: Any = {}  # flat key -> TensorInfo
         if isinstance(info, dict):
             for sub, sub_info in _flatten_info(info):
                 self.infos[f"{self.key}/{sub}"] = sub_info
@@ -1213,9 +1261,9 @@ class _DecodePlan:
     """How the examples of a feature tree are parsed (one parse spec) and decoded."""
 
     def __init__(self, features):
-        self.features = features
-        self.leaves = [_Leaf(p, f) for p, f in features._leaves(())]
-        self.infos = {}
+        self.features: Any = features
+        self.leaves: Any = [_Leaf(p, f) for p, f in features._leaves(())]
+        self.infos: Any = {}
         for leaf in self.leaves:
             self.infos.update(leaf.infos)
         self._parse_plan = None  # the native parse plan and the value makers, built on first use
@@ -1496,7 +1544,7 @@ def _decode_records(features, serialized, decoders, numpy_path):
     return features._plan.decode_records(serialized, decoders, numpy_path)
 
 
-def decode_plan(features):
+def decode_plan(features: Any) -> tuple[Any, Any]:
     """The parse spec and decoder of a feature tree (swigflow.datasets.reading uses it).
 
     Args:
