@@ -18,6 +18,10 @@ TFDS's split language to the same examples in the same order. Neither tensorflow
 tensorflow_datasets is imported. See README.md ("TFDS datasets").
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from swigflow.datasets import decode, features
 from swigflow.datasets.builder import (
     ReadOnlyBuilder,
@@ -39,7 +43,7 @@ from swigflow.datasets.splits import (
 )
 
 
-def as_numpy(dataset):
+def as_numpy(dataset: Any) -> Any:
     """``tfds.as_numpy``: swigflow's datasets already give numpy values, so this returns an
     iterable over `dataset` (or the same structure of iterables for a dict/list/tuple of
     datasets); numpy values pass through.

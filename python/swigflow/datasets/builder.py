@@ -4,8 +4,12 @@
 prepared: a dataset that is not on disk raises NotFoundError saying where it was looked for.
 """
 
+from __future__ import annotations
+
 import os
 import re
+from collections.abc import Sequence
+from typing import Any
 
 from swigflow import errors
 from swigflow.datasets import reading
@@ -18,7 +22,7 @@ _NAME_RE = re.compile(
 )  # name[/config][:version]
 
 
-def default_data_dir():
+def default_data_dir() -> str:
     """``TFDS_DATA_DIR``, else ``~/tensorflow_datasets`` (TFDS's default)."""
     return os.environ.get("TFDS_DATA_DIR") or os.path.join(
         os.path.expanduser("~"), "tensorflow_datasets"
@@ -34,26 +38,26 @@ class ReadOnlyBuilder:
         info: the DatasetInfo of the prepared directory.
     """
 
-    def __init__(self, info):
-        self.info = info
+    def __init__(self, info: Any) -> None:
+        self.info: Any = info
 
     @property
-    def name(self):
+    def name(self) -> str:
         return self.info.name
 
     @property
-    def version(self):
+    def version(self) -> Any:
         return self.info.version
 
     @property
-    def data_dir(self):
+    def data_dir(self) -> str:
         return self.info.data_dir
 
     @property
-    def builder_config(self):
+    def builder_config(self) -> Any:
         return self.info.config_name
 
-    def download_and_prepare(self, *args, **kwargs):
+    def download_and_prepare(self, *args: Any, **kwargs: Any) -> None:
         """Nothing to do: the dataset is already prepared (swigflow never downloads).
 
         Args:
@@ -64,14 +68,14 @@ class ReadOnlyBuilder:
 
     def as_dataset(
         self,
-        split=None,
+        split: Any = None,
         *,
-        batch_size=None,
-        shuffle_files=False,
-        decoders=None,
-        read_config=None,
-        as_supervised=False,
-    ):
+        batch_size: int | None = None,
+        shuffle_files: bool = False,
+        decoders: Any = None,
+        read_config: Any = None,
+        as_supervised: bool = False,
+    ) -> Any:
         """The split as a :class:`swigflow.data.Dataset` of TFDS's values (``split`` may be a
         split expression, a ReadInstruction, or a list/dict of them, giving a list/dict of
         datasets; None: every split, as a dict). batch_size=-1 gives the whole split as one
@@ -111,7 +115,7 @@ class ReadOnlyBuilder:
 
         return _map_splits(one, split)
 
-    def as_data_source(self, split=None, *, decoders=None):
+    def as_data_source(self, split: Any = None, *, decoders: Any = None) -> Any:
         """The split's examples by index (len, [i], __getitems__), picklable: see
         :class:`swigflow.datasets.DataSource`. None: every split, as a dict.
 
@@ -145,7 +149,7 @@ def _map_splits(fn, split):
     return fn(split)
 
 
-def builder_from_directory(builder_dir):
+def builder_from_directory(builder_dir: str) -> ReadOnlyBuilder:
     """The dataset prepared in `builder_dir` (``.../name/config/version``; local or any fsspec
     URL).
 
@@ -161,7 +165,7 @@ def builder_from_directory(builder_dir):
     return ReadOnlyBuilder(DatasetInfo(builder_dir))
 
 
-def builder_from_directories(builder_dirs):
+def builder_from_directories(builder_dirs: Sequence[str]) -> ReadOnlyBuilder:
     """One dataset prepared in several directories (e.g. one per split): their splits merged,
     a split's shards in the order of the directories.
 
@@ -241,7 +245,7 @@ def _default_config(dataset_dir):
         return None
 
 
-def newest_version_dir(directory):
+def newest_version_dir(directory: str) -> str | None:
     """The newest prepared version under `directory` (a dataset's or a config's folder; a
     dataset's default config when it has configs), or None."""
     directory = gfile.as_path(directory).rstrip("/")
@@ -256,7 +260,9 @@ def newest_version_dir(directory):
     return None
 
 
-def find_builder_dir(name, data_dir=None, config=None, version=None):
+def find_builder_dir(
+    name: str, data_dir: str | None = None, config: str | None = None, version: Any = None
+) -> str:
     """``data_dir/name[/config]/version`` of a prepared dataset: the newest version matching
     `version` (``"1.2.0"``, ``"1.*.*"``, None: any), the default config when none is named.
     Raises NotFoundError, listing the configs found, when there is none."""
@@ -309,7 +315,15 @@ def _configs(dataset_dir):
     return out
 
 
-def builder(name, *, data_dir=None, config=None, version=None, try_gcs=False, **kwargs):
+def builder(
+    name: str,
+    *,
+    data_dir: str | None = None,
+    config: str | None = None,
+    version: Any = None,
+    try_gcs: bool = False,
+    **kwargs: Any,
+) -> ReadOnlyBuilder:
     """The prepared dataset `name` (``"mnist"``, ``"mnist:3.*.*"``, ``"ds/config:1.0.0"``)
     under `data_dir` (default: ``TFDS_DATA_DIR`` or ``~/tensorflow_datasets``; any fsspec URL).
 
@@ -336,22 +350,22 @@ def builder(name, *, data_dir=None, config=None, version=None, try_gcs=False, **
 
 
 def load(
-    name,
+    name: str,
     *,
-    split=None,
-    data_dir=None,
-    batch_size=None,
-    shuffle_files=False,
-    download=True,
-    as_supervised=False,
-    decoders=None,
-    read_config=None,
-    with_info=False,
-    builder_kwargs=None,
-    download_and_prepare_kwargs=None,
-    as_dataset_kwargs=None,
-    try_gcs=False,
-):
+    split: Any = None,
+    data_dir: str | None = None,
+    batch_size: int | None = None,
+    shuffle_files: bool = False,
+    download: bool = True,
+    as_supervised: bool = False,
+    decoders: Any = None,
+    read_config: Any = None,
+    with_info: bool = False,
+    builder_kwargs: dict[str, Any] | None = None,
+    download_and_prepare_kwargs: dict[str, Any] | None = None,
+    as_dataset_kwargs: dict[str, Any] | None = None,
+    try_gcs: bool = False,
+) -> Any:
     """``tfds.load``: the prepared dataset's split(s) as :class:`swigflow.data.Dataset`
     (and its info when with_info=True). `download` is accepted and ignored: nothing is
     downloaded, and a dataset not on disk raises NotFoundError.
@@ -389,15 +403,15 @@ def load(
 
 
 def data_source(
-    name,
+    name: str,
     *,
-    split=None,
-    data_dir=None,
-    decoders=None,
-    builder_kwargs=None,
-    download=True,
-    try_gcs=False,
-):
+    split: Any = None,
+    data_dir: str | None = None,
+    decoders: Any = None,
+    builder_kwargs: dict[str, Any] | None = None,
+    download: bool = True,
+    try_gcs: bool = False,
+) -> Any:
     """``tfds.data_source``: random access to a prepared dataset's split(s), TFRecord
     included.
 

@@ -10,9 +10,13 @@ Record i is the i-th of the split's file instructions taken in order, as TFDS's 
 sources number them.
 """
 
+from __future__ import annotations
+
 import concurrent.futures
 import operator
 import os
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -39,10 +43,10 @@ class DataSource:
             e.g. {"image": SkipDecoding()} to keep the encoded bytes.
     """
 
-    def __init__(self, info, split, decoders=None):
-        self.dataset_info = info
-        self.split = split
-        self.decoders = decoders
+    def __init__(self, info: Any, split: Any, decoders: Any = None) -> None:
+        self.dataset_info: Any = info
+        self.split: Any = split
+        self.decoders: Any = decoders
         instructions = splits_lib.resolve(split, info.splits)
         self._plan = features_lib.decode_plan(info.features)
         if info.file_format == "array_record":
@@ -60,7 +64,7 @@ class DataSource:
     def __len__(self) -> int:
         return len(self._keys)
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: int) -> Any:
         i = operator.index(index)
         n = len(self)
         if not -n <= i < n:
@@ -80,7 +84,7 @@ class DataSource:
         records = self._records.__getitems__(keys.tolist())
         return self._plan.decode_records(records, self.decoders, True, _decode_pool())
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         for start in range(0, len(self), 64):
             yield from self.__getitems__(range(start, min(start + 64, len(self))))
 

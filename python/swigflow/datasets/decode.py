@@ -2,16 +2,21 @@
 feature's stored value (an image's encoded bytes), for swigflow's batched
 :meth:`swigflow.data.Dataset.decode_images` or your own decoder."""
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
 
 class Decoder:
     """Decodes one feature's stored value instead of its connector (``tfds.decode.Decoder``).
     ``self.feature`` is the connector it replaces; decode_example gets the stored value (one
     value, or a sequence's values)."""
 
-    def __init__(self):
-        self.feature = None
+    def __init__(self) -> None:
+        self.feature: Any = None
 
-    def setup(self, *, feature):
+    def setup(self, *, feature: Any) -> None:
         """Binds the decoder to the feature it decodes (TFDS calls it before decoding).
 
         Args:
@@ -19,7 +24,7 @@ class Decoder:
         """
         self.feature = feature
 
-    def decode_example(self, serialized):
+    def decode_example(self, serialized: Any) -> Any:
         """Decodes one stored value; subclasses implement it.
 
         Args:
@@ -30,7 +35,7 @@ class Decoder:
         """
         raise NotImplementedError
 
-    def decode_batch_example(self, serialized):
+    def decode_batch_example(self, serialized: Any) -> Any:
         """Decodes the stored values of a batch (by default as decode_example does).
 
         Args:
@@ -41,7 +46,7 @@ class Decoder:
         """
         return self.decode_example(serialized)
 
-    def decode_ragged_example(self, serialized):
+    def decode_ragged_example(self, serialized: Any) -> Any:
         """Decodes the values of a Sequence (by default as decode_example does).
 
         Args:
@@ -56,7 +61,7 @@ class Decoder:
 class SkipDecoding(Decoder):
     """Returns the stored value as it is (``tfds.decode.SkipDecoding``)."""
 
-    def decode_example(self, serialized):
+    def decode_example(self, serialized: Any) -> Any:
         """Returns `serialized` unchanged.
 
         Args:
@@ -77,7 +82,7 @@ class _FnDecoder(Decoder):
         return self._fn(serialized, self.feature, *self._args, **self._kwargs)
 
 
-def make_decoder(output_dtype=None):
+def make_decoder(output_dtype: Any = None) -> Callable[..., Any]:
     """Makes a Decoder from a function ``fn(serialized, feature, *args, **kwargs)``
     (``tfds.decode.make_decoder``).
 

@@ -5,8 +5,12 @@ int64 (strings); every field is checked as it is read, and a file that does not 
 what reading needs raises DataLossError naming it.
 """
 
+from __future__ import annotations
+
 import json
 import re
+from collections.abc import Sequence
+from typing import Any
 
 from swigflow import errors
 from swigflow.datasets import features as features_lib
@@ -34,16 +38,19 @@ class Version:
         ValueError: the text is not a version.
     """
 
-    def __init__(self, version):
+    def __init__(self, version: Any) -> None:
         if isinstance(version, Version):
             version = str(version)
         match = _VERSION_RE.match(str(version))
         if not match:
             raise ValueError(f"Invalid version {version!r}: expected 'x.y.z'")
+        self.major: int
+        self.minor: int
+        self.patch: int
         self.major, self.minor, self.patch = (int(g) for g in match.groups())
 
     @property
-    def tuple(self):
+    def tuple(self) -> tuple[int, int, int]:
         return (self.major, self.minor, self.patch)
 
     def __str__(self) -> str:
@@ -74,7 +81,7 @@ class Version:
         return hash(self.tuple)
 
     @staticmethod
-    def is_valid(text):
+    def is_valid(text: Any) -> bool:
         """Whether `text` is a version ("major.minor.patch").
 
         Args:
@@ -96,26 +103,28 @@ class SplitInfo:
         filepaths: the shards' paths, in order.
     """
 
-    def __init__(self, name, shard_lengths, num_bytes, filepaths):
-        self.name = name
-        self.shard_lengths = list(shard_lengths)
-        self.num_bytes = num_bytes
-        self.filepaths = list(filepaths)
+    def __init__(
+        self, name: str, shard_lengths: Sequence[int], num_bytes: int, filepaths: Sequence[str]
+    ) -> None:
+        self.name: str = name
+        self.shard_lengths: Any = list(shard_lengths)
+        self.num_bytes: Any = num_bytes
+        self.filepaths: Any = list(filepaths)
 
     @property
-    def num_examples(self):
+    def num_examples(self) -> int:
         return sum(self.shard_lengths)
 
     @property
-    def num_shards(self):
+    def num_shards(self) -> int:
         return len(self.shard_lengths)
 
     @property
-    def filenames(self):
+    def filenames(self) -> list[str]:
         return [p.rsplit("/", 1)[-1] for p in self.filepaths]
 
     @property
-    def file_instructions(self):
+    def file_instructions(self) -> list[Any]:
         return splits_lib.file_instructions(
             0, self.num_examples, self.filepaths, self.shard_lengths
         )
@@ -127,7 +136,7 @@ class SplitInfo:
 class SplitDict(dict):
     """{name: SplitInfo}; indexing with a split expression gives its sub-split."""
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> Any:
         if str(key) in self.keys():
             return super().__getitem__(str(key))
         if not self:
@@ -138,23 +147,23 @@ class SplitDict(dict):
         return SubSplitInfo(key, splits_lib.resolve(key, self))
 
     @property
-    def total_num_examples(self):
+    def total_num_examples(self) -> int:
         return sum(s.num_examples for s in self.values())
 
 
 class SubSplitInfo:
     """A split expression's records (``info.splits["train[:10%]"]``)."""
 
-    def __init__(self, name, file_instructions):
-        self.name = name
-        self.file_instructions = file_instructions
+    def __init__(self, name: str, file_instructions: list[Any]) -> None:
+        self.name: str = name
+        self.file_instructions: Any = file_instructions
 
     @property
-    def num_examples(self):
+    def num_examples(self) -> int:
         return sum(f.num_examples for f in self.file_instructions)
 
     @property
-    def filepaths(self):
+    def filepaths(self) -> list[str]:
         return [f.filename for f in self.file_instructions]
 
     def __repr__(self) -> str:
@@ -186,7 +195,15 @@ def _read_json(path):
     return value
 
 
-def shard_path(directory, template, dataset, split, file_format, index, count):
+def shard_path(
+    directory: str,
+    template: str,
+    dataset: str,
+    split: str,
+    file_format: str,
+    index: int,
+    count: int,
+) -> str:
     """The path of shard `index` of `count` (TFDS's naming.ShardedFileTemplate)."""
     digits = max(len(str(count)), 5)
     index_text = f"{index:0{digits}d}"
@@ -218,41 +235,41 @@ class DatasetInfo:
         NotFoundError: there is no dataset_info.json.
     """
 
-    def __init__(self, data_dir):
-        self.data_dir = gfile.as_path(data_dir).rstrip("/")
+    def __init__(self, data_dir: str | None) -> None:
+        self.data_dir: str = gfile.as_path(data_dir).rstrip("/")
         info_path = gfile.join(self.data_dir, "dataset_info.json")
         raw = _read_json(info_path)
         self._raw = raw
-        self.name = raw.get("name")
+        self.name: str = raw.get("name")
         if not isinstance(self.name, str) or not self.name:
             raise errors.DataLossError(f"{info_path}: no dataset name")
-        self.config_name = raw.get("configName") or ""
-        self.config_description = raw.get("configDescription") or None
+        self.config_name: Any = raw.get("configName") or ""
+        self.config_description: Any = raw.get("configDescription") or None
         try:
-            self.version = Version(raw.get("version", ""))
+            self.version: Any = Version(raw.get("version", ""))
         except ValueError as e:
             raise errors.DataLossError(f"{info_path}: {e}") from None
-        self.description = raw.get("description", "")
+        self.description: str = raw.get("description", "")
         urls = (raw.get("location") or {}).get("urls") or []
-        self.homepage = (
+        self.homepage: str = (
             urls[0] if urls else f"https://www.tensorflow.org/datasets/catalog/{self.name}"
         )
-        self.citation = raw.get("citation", "")
-        self.release_notes = dict(raw.get("releaseNotes") or {})
-        self.module_name = raw.get("moduleName")
-        self.disable_shuffling = bool(raw.get("disableShuffling", False))
+        self.citation: str = raw.get("citation", "")
+        self.release_notes: Any = dict(raw.get("releaseNotes") or {})
+        self.module_name: Any = raw.get("moduleName")
+        self.disable_shuffling: Any = bool(raw.get("disableShuffling", False))
         file_format = raw.get("fileFormat") or "tfrecord"
         if file_format not in FILE_FORMATS:
             raise errors.UnimplementedError(f"{info_path}: unknown file format {file_format!r}")
-        self.file_format = file_format
-        self.download_size = _int(raw.get("downloadSize", 0), "downloadSize", info_path)
-        self.supervised_keys = _supervised_keys(raw.get("supervisedKeys"), info_path)
-        self.splits = SplitDict()
+        self.file_format: Any = file_format
+        self.download_size: Any = _int(raw.get("downloadSize", 0), "downloadSize", info_path)
+        self.supervised_keys: Any = _supervised_keys(raw.get("supervisedKeys"), info_path)
+        self.splits: Any = SplitDict()
         for split in raw.get("splits") or []:
             self._add_split(split, info_path)
         features_path = gfile.join(self.data_dir, "features.json")
         try:
-            self.features = features_lib.from_json(_read_json(features_path))
+            self.features: Any = features_lib.from_json(_read_json(features_path))
         except errors.DataLossError as e:
             raise errors.DataLossError(f"{features_path}: {e.message}") from None
         except errors.UnimplementedError as e:
@@ -280,15 +297,15 @@ class DatasetInfo:
         dict.__setitem__(self.splits, name, SplitInfo(name, lengths, num_bytes, paths))
 
     @property
-    def full_name(self):
+    def full_name(self) -> str:
         parts = [self.name] + ([self.config_name] if self.config_name else []) + [str(self.version)]
         return "/".join(parts)
 
     @property
-    def dataset_size(self):
+    def dataset_size(self) -> int:
         return sum(s.num_bytes for s in self.splits.values())
 
-    def describe(self):
+    def describe(self) -> dict[str, Any]:
         """A JSON-able summary: every field above and the feature tree."""
         return {
             "name": self.name,

@@ -10,11 +10,15 @@ are read by the native pipeline (the interleave runs in C++ threads); files read
 batches natively and decoded (images, encodings, casts) by ``decode_threads`` threads.
 """
 
+from __future__ import annotations
+
 import collections
 import concurrent.futures
 import dataclasses
 import functools
 import os
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -220,7 +224,15 @@ class Decoded(Unary):
     a batch each, in order. The state is the input's position before the current batch and the
     row within it, as Unbatch's."""
 
-    def __init__(self, input_dataset, plan, decoders, threads, expected, split_name):
+    def __init__(
+        self,
+        input_dataset: Any,
+        plan: Any,
+        decoders: Any,
+        threads: int,
+        expected: int | None,
+        split_name: str,
+    ) -> None:
         super().__init__(input_dataset)
         self._plan = plan
         self._decoders = decoders
@@ -314,7 +326,7 @@ class _Done:
         return self._value
 
 
-def count_mismatches(instructions):
+def count_mismatches(instructions: Sequence[Any]) -> list[tuple[str, int, int]]:
     """Files whose record count differs from their shard length: [(path, found, expected)]."""
     from swigflow.io.index import TFRecordFile
 
@@ -328,8 +340,14 @@ def count_mismatches(instructions):
 
 
 def as_dataset(
-    info, split, *, shuffle_files=False, read_config=None, decoders=None, as_supervised=False
-):
+    info: Any,
+    split: Any,
+    *,
+    shuffle_files: bool = False,
+    read_config: ReadConfig | None = None,
+    decoders: Any = None,
+    as_supervised: bool = False,
+) -> Dataset:
     """One split's Dataset (see the module's docstring)."""
     read_config = read_config or ReadConfig()
     instructions = splits_lib.resolve(split, info.splits)

@@ -4,11 +4,15 @@
 error messages (ValueError, as TFDS raises).
 """
 
+from __future__ import annotations
+
 import dataclasses
 import functools
 import math
 import operator
 import re
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 _SPLITS_DOC = "https://www.tensorflow.org/datasets/splits"
 _SUB_SPEC_RE = re.compile(r"^(?P<split_name>[\w-]+)(\[(?P<split_selector>[\d\w%:.-]+)\])?$")
@@ -39,11 +43,11 @@ class FileInstruction:
     examples_in_shard: int
 
     @property
-    def takes_all(self):
+    def takes_all(self) -> bool:
         return self.take == -1
 
     @property
-    def num_examples(self):
+    def num_examples(self) -> int:
         return self.examples_in_shard - self.skip if self.take == -1 else self.take
 
 
@@ -58,7 +62,7 @@ class AbstractSplit:
     """What ``as_dataset(split=...)`` takes: added together with ``+``."""
 
     @classmethod
-    def from_spec(cls, spec):
+    def from_spec(cls, spec: Any) -> AbstractSplit:
         """The split that `spec` names.
 
         Args:
@@ -84,7 +88,7 @@ class AbstractSplit:
             ) from None
         return functools.reduce(operator.add, instructions)
 
-    def to_absolute(self, split_infos):
+    def to_absolute(self, split_infos: Mapping[str, Any]) -> list[Any]:
         raise NotImplementedError
 
     def __add__(self, other):
@@ -159,7 +163,7 @@ class ReadInstruction(AbstractSplit):
 
     __str__ = __repr__
 
-    def to_absolute(self, split_infos):
+    def to_absolute(self, split_infos: Mapping[str, Any]) -> list[Any]:
         """This instruction in examples, for the splits given.
 
         Args:
@@ -286,7 +290,7 @@ class _EvenSplit(AbstractSplit):
         return ReadInstruction(absolute.splitname, from_=split_start, to=split_end, unit="abs")
 
 
-def even_splits(split, n, *, drop_remainder=False):
+def even_splits(split: Any, n: int, *, drop_remainder: bool = False) -> list[AbstractSplit]:
     """`n` non-overlapping sub-splits of `split` of equal size (``tfds.even_splits``): with
     drop_remainder=False the first ones take one example more when `n` does not divide it.
 
@@ -301,7 +305,13 @@ def even_splits(split, n, *, drop_remainder=False):
     return [_EvenSplit(split, i, n, drop_remainder) for i in range(n)]
 
 
-def split_for_jax_process(split, *, process_index=None, process_count=None, drop_remainder=False):
+def split_for_jax_process(
+    split: Any,
+    *,
+    process_index: int | None = None,
+    process_count: int | None = None,
+    drop_remainder: bool = False,
+) -> AbstractSplit:
     """This process's part of `split` (``tfds.split_for_jax_process``); the index and count
     default to jax.process_index() / jax.process_count().
 
@@ -338,7 +348,9 @@ def _file_instructions_for(absolute, split_info):
     )
 
 
-def file_instructions(from_, to, filenames, shard_lengths):
+def file_instructions(
+    from_: int, to: int, filenames: Sequence[str], shard_lengths: Sequence[int]
+) -> list[FileInstruction]:
     """The files (with skip and take) that hold records [from_, to) of shards of the given
     lengths (TFDS's get_file_instructions)."""
     start = end = 0
@@ -356,7 +368,7 @@ def file_instructions(from_, to, filenames, shard_lengths):
     return out
 
 
-def resolve(split, split_infos):
+def resolve(split: Any, split_infos: Mapping[str, Any]) -> list[FileInstruction]:
     """The file instructions of `split` (str, ReadInstruction or a sum of them) over
     `split_infos` ({name: SplitInfo})."""
     instruction = AbstractSplit.from_spec(split)
