@@ -146,6 +146,17 @@ std::string AttrDoc(const AttrDef& attr) {
   return doc;
 }
 
+// The Python annotation of an attribute's parameter.
+std::string AttrAnnotation(const AttrDef& attr) {
+  if (attr.type == "int") return "int";
+  if (attr.type == "float") return "float";
+  if (attr.type == "bool") return "bool";
+  if (attr.type == "string") return "str";
+  if (attr.type == "list(int)") return "list[int]";
+  if (attr.type == "list(float)") return "list[float]";
+  return "_Any";  // a dtype, or a list of anything else
+}
+
 // Where the first input typed by `attr` is, for "Has the same type as"; "" when none.
 std::string FirstInputTyped(const OpDef& def, const std::string& attr) {
   for (const ArgDef& arg : def.inputs) {
@@ -236,18 +247,21 @@ std::string OpFunction(const OpDef& def, bool hidden) {
   }
   std::vector<std::string> params, inputs_passed, attrs_passed;
   for (const ArgDef* arg : inputs) {
-    params.push_back(ParamName(arg->name));
+    params.push_back(ParamName(arg->name) + ": _ArrayLike");
     inputs_passed.push_back(ParamName(arg->name));
   }
   for (const AttrDef* a : attrs) {
-    params.push_back(ParamName(a->name) +
-                     (a->has_default ? "=" + PyLiteral(a->default_value) : std::string()));
+    params.push_back(ParamName(a->name) + ": " + AttrAnnotation(*a) +
+                     (a->has_default ? " = " + PyLiteral(a->default_value) : std::string()));
     attrs_passed.push_back(a->name + "=" + ParamName(a->name));
   }
-  params.push_back("name=None");
+  params.push_back("name: str | None = None");
+  const std::string returns = def.outputs.empty()       ? "None"
+                              : def.outputs.size() == 1 ? "_np.ndarray"
+                                                        : "tuple[_np.ndarray, ...]";
 
   std::string out = "\n\n";
-  AppendCall("def " + function + "(", params, "):", "", &out);
+  AppendCall("def " + function + "(", params, ") -> " + returns + ":", "", &out);
   out += Docstring(def, inputs, attrs);
   out += "    del name  # graph node names do not apply to eager ops\n";
   std::vector<std::string> call = {PyString(def.name), "[" + Join(inputs_passed, ", ") + "]"};
@@ -286,7 +300,12 @@ std::string PythonOpWrappers(const std::vector<const OpDef*>& ops,
                     "(native/framework/python_op_gen.h): do not edit.\n\"\"\"\n\n";
   bool tuples = false;
   for (const OpDef* def : ops) tuples |= def->outputs.size() > 1;
-  if (tuples) out += "import collections as _collections\n\n";
+  // Annotations stay strings (PEP 563), so `X | None` reads on every supported Python.
+  out += "from __future__ import annotations\n\n";
+  if (tuples) out += "import collections as _collections\n";
+  out +=
+      "from typing import Any as _Any\n\nimport numpy as _np\nfrom numpy.typing import ArrayLike "
+      "as _ArrayLike\n\n";
   out += "from swigflow.ops.registry import run as _run\n";
   for (const OpDef* def : ops) {
     if (def->outputs.size() > 1) {

@@ -1,7 +1,11 @@
 """ArrayRecord-format TFDS datasets, read through the ``array_record`` package (the optional
 extra ``swigflow[array_record]``), imported only when such a dataset is read."""
 
+from __future__ import annotations
+
 import functools
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -21,13 +25,13 @@ def _module():
     return array_record_data_source
 
 
-def source(instructions):
+def source(instructions: Sequence[Any]) -> Any:
     """An ArrayRecordDataSource over the instructions' records, in order."""
     paths = [f"{i.filename}[{i.skip}:{i.skip + i.num_examples}]" for i in instructions]
     return _module().ArrayRecordDataSource(paths)
 
 
-def records_of(instructions, index):
+def records_of(instructions: Sequence[Any], index: Any) -> Dataset:
     """The records of instruction `index` as a Dataset of bytes (as_dataset's per-file
     stream; TFDS itself reads ArrayRecord only at random)."""
     instruction = instructions[int(index)]

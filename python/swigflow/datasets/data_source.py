@@ -15,7 +15,7 @@ from __future__ import annotations
 import concurrent.futures
 import operator
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -71,7 +71,7 @@ class DataSource:
             raise IndexError(f"index {index} out of range for {n} examples")
         return self.__getitems__([i % n])[0]
 
-    def __getitems__(self, indices):
+    def __getitems__(self, indices: Sequence[int]) -> list[Any]:
         """The examples at `indices`, read in one batch (parallel, without the GIL)."""
         picks = np.asarray(indices, dtype=np.int64).reshape(-1)
         n = len(self)

@@ -65,16 +65,16 @@ class Version:
         except ValueError:
             return NotImplemented
 
-    def __lt__(self, other):
+    def __lt__(self, other: Any) -> bool:
         return self.tuple < Version(other).tuple
 
-    def __le__(self, other):
+    def __le__(self, other: Any) -> bool:
         return self.tuple <= Version(other).tuple
 
-    def __gt__(self, other):
+    def __gt__(self, other: Any) -> bool:
         return self.tuple > Version(other).tuple
 
-    def __ge__(self, other):
+    def __ge__(self, other: Any) -> bool:
         return self.tuple >= Version(other).tuple
 
     def __hash__(self) -> int:
@@ -133,7 +133,7 @@ class SplitInfo:
         return f"<SplitInfo num_examples={self.num_examples}, num_shards={self.num_shards}>"
 
 
-class SplitDict(dict):
+class SplitDict(dict[str, "SplitInfo"]):
     """{name: SplitInfo}; indexing with a split expression gives its sub-split."""
 
     def __getitem__(self, key: Any) -> Any:

@@ -91,12 +91,12 @@ class AbstractSplit:
     def to_absolute(self, split_infos: Mapping[str, Any]) -> list[Any]:
         raise NotImplementedError
 
-    def __add__(self, other):
+    def __add__(self, other: Any) -> AbstractSplit:
         if not isinstance(other, (str, AbstractSplit)):
             raise TypeError(f"Adding split {self!r} with non-split value: {other!r}")
         return _SplitAdd(self, AbstractSplit.from_spec(other))
 
-    def __radd__(self, other):
+    def __radd__(self, other: Any) -> AbstractSplit:
         if not isinstance(other, str):
             raise TypeError(f"Adding split {self!r} with non-split value: {other!r}")
         return _SplitAdd(AbstractSplit.from_spec(other), self)
@@ -142,7 +142,7 @@ class ReadInstruction(AbstractSplit):
     unit: str = "abs"
     rounding: str = "closest"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         units, roundings = ["%", "abs", "shard"], ["closest", "pct1_dropremainder"]
         if self.unit not in units:
             raise ValueError(f"Unit should be one of {units}. Got {self.unit!r}")
