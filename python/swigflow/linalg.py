@@ -6,7 +6,12 @@ recorded on gradient tapes (MatMul for matrices, BatchMatMulV2 otherwise), with 
 gradients.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from swigflow import errors, math, ops
 from swigflow import pywrap_swigflow as _pywrap
@@ -35,7 +40,13 @@ def _shape_text(shape):
     return "[" + ",".join(str(d) for d in shape) + "]"
 
 
-def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
+def matmul(
+    a: ArrayLike,
+    b: ArrayLike,
+    transpose_a: bool = False,
+    transpose_b: bool = False,
+    name: str | None = None,
+) -> np.ndarray:
     """``op(a) @ op(b)`` for float32 or float64 arrays, as ``tf.linalg.matmul``.
 
     Inputs of rank 2 or more; leading (batch) dimensions broadcast. Any strides are accepted:
@@ -165,13 +176,13 @@ def _pair(a, transpose_a, b, transpose_b):
     return a, b, transpose_a, transpose_b
 
 
-def kernel_isa():
+def kernel_isa() -> str:
     """The instruction set float32 matmul uses here: "avx512", "avx2" or "scalar" (set
     SWIGFLOW_ISA to choose a lower one)."""
     return _pywrap.SelectedIsaName()
 
 
-def kernel_config():
+def kernel_config() -> dict[str, Any]:
     """How the float32 kernels are configured on this machine, as a dict.
 
     Keys: ``name`` (the per-microarchitecture config, e.g. "zen4", or "generic"), ``source``
@@ -188,7 +199,7 @@ def kernel_config():
     return _pywrap.KernelConfigDict()
 
 
-def measure_fma(threads=None, seconds=1.0):
+def measure_fma(threads: int | None = None, seconds: float = 1.0) -> dict[str, Any]:
     """The FMA probe: the peak float32 throughput of this ISA's registers on ``threads`` threads
     (default: the kernels' thread count), the best of several windows over about ``seconds``.
 

@@ -18,10 +18,14 @@ always the integer 0. numpy has no quantized dtypes: quint8 tensors are uint8 ar
 tensors int8 arrays, and their ranges travel beside them as ``TensorRange``.
 """
 
-import collections
+from __future__ import annotations
+
 import itertools
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from swigflow import errors, ops
 
@@ -39,14 +43,25 @@ __all__ = [
 
 METHODS = ("minmax", "percentile", "entropy")
 
-TensorRange = collections.namedtuple("TensorRange", ["min", "max"])
+
+class TensorRange(NamedTuple):
+    min: Any
+    max: Any
+
+
 TensorRange.__doc__ = """The float range of a tensor: float32 scalars, or arrays (per channel).
 
 Args:
     min: the lowest value.
     max: the highest value."""
 
-QuantizedWeights = collections.namedtuple("QuantizedWeights", ["values", "min", "max"])
+
+class QuantizedWeights(NamedTuple):
+    values: np.ndarray
+    min: Any
+    max: Any
+
+
 QuantizedWeights.__doc__ = """int8 weights and the float32 range of each output channel.
 
 Args:
@@ -69,7 +84,7 @@ def _channels_first(x, axis):
 
 class _MinMax:
     def __init__(self, axis):
-        self.axis = axis
+        self.axis: Any = axis
         self.lo = self.hi = None
 
     def update(self, x):
@@ -95,7 +110,7 @@ class _Histogram:
     def __init__(self, axis, bins):
         self.axis, self.bins = axis, bins
         self.counts = self.limit = None
-        self.minmax = _MinMax(axis)
+        self.minmax: Any = _MinMax(axis)
 
     def update(self, x):
         self.minmax.update(x)
@@ -189,15 +204,15 @@ def _named(outputs):
 
 
 def calibrate(
-    fn,
-    dataset,
-    method="minmax",
+    fn: Callable[..., Any],
+    dataset: Any,
+    method: str = "minmax",
     *,
-    num_batches=None,
-    axis=None,
-    percentile=99.99,
-    bins=2048,
-):
+    num_batches: int | None = None,
+    axis: int | None = None,
+    percentile: float = 99.99,
+    bins: int = 2048,
+) -> dict[str, TensorRange]:
     """Ranges of the tensors `fn` reports over the batches of `dataset`.
 
     Args:
@@ -275,7 +290,7 @@ def _check_range(value_range, what):
     return lo, hi
 
 
-def quantize_weights(weights, axis=-1):
+def quantize_weights(weights: ArrayLike, axis: int | None = -1) -> QuantizedWeights:
     """float32 weights as int8 with one symmetric range per output channel (`axis`; None for
     one range for the whole tensor): q = round_half_to_even(w * 127 / max|w_c|), as TensorFlow's
     QuantizeV2 in SCALED mode with narrow_range. An all-zero channel gets the range [-1, 1].
@@ -310,7 +325,7 @@ def quantize_weights(weights, axis=-1):
     return QuantizedWeights(values, lo, hi)
 
 
-def quantize(x, value_range):
+def quantize(x: ArrayLike, value_range: Any) -> np.ndarray:
     """float32 `x` as quint8 (uint8) over `value_range` (SCALED: q = round(x * 255 / max|range|),
     negative values to 0) — the input of an Int8 layer.
 
@@ -333,7 +348,7 @@ def quantize(x, value_range):
     )[0]
 
 
-def dequantize(q, value_range):
+def dequantize(q: ArrayLike, value_range: Any) -> np.ndarray:
     """quint8 (uint8) or qint8 (int8) `q` over `value_range` back to float32 (SCALED).
 
     Args:
@@ -399,24 +414,31 @@ class Int8Conv2D(_Int8Layer):
     """
 
     def __init__(
-        self, filters, bias, input_range, output_range, strides=1, padding="SAME", dilations=1
-    ):
+        self,
+        filters: ArrayLike,
+        bias: ArrayLike,
+        input_range: Any,
+        output_range: Any,
+        strides: Any = 1,
+        padding: str = "SAME",
+        dilations: Any = 1,
+    ) -> None:
         filters = np.asarray(filters, np.float32)
         if filters.ndim != 4:
             raise errors.InvalidArgumentError(
                 f"Int8Conv2D: filters must be HWIO, got {filters.shape}"
             )
-        self.weights = quantize_weights(filters, axis=3)
-        self.bias = np.ascontiguousarray(bias, np.float32)
-        self.input_range = _positive_range(input_range, "Int8Conv2D: input_range")
-        self.output_range = _positive_range(output_range, "Int8Conv2D: output_range")
+        self.weights: Any = quantize_weights(filters, axis=3)
+        self.bias: Any = np.ascontiguousarray(bias, np.float32)
+        self.input_range: Any = _positive_range(input_range, "Int8Conv2D: input_range")
+        self.output_range: Any = _positive_range(output_range, "Int8Conv2D: output_range")
         sh, sw = (strides, strides) if np.isscalar(strides) else strides
         dh, dw = (dilations, dilations) if np.isscalar(dilations) else dilations
-        self.attrs = dict(
+        self.attrs: Any = dict(
             strides=[1, int(sh), int(sw), 1], padding=padding, dilations=[1, int(dh), int(dw), 1]
         )
 
-    def __call__(self, x):
+    def __call__(self, x: ArrayLike) -> np.ndarray:
         """Runs the layer.
 
         Args:
@@ -452,16 +474,18 @@ class Int8Dense(_Int8Layer):
         output_range: the output's calibrated TensorRange.
     """
 
-    def __init__(self, kernel, bias, input_range, output_range):
+    def __init__(
+        self, kernel: ArrayLike, bias: ArrayLike, input_range: Any, output_range: Any
+    ) -> None:
         kernel = np.asarray(kernel, np.float32)
         if kernel.ndim != 2:
             raise errors.InvalidArgumentError(f"Int8Dense: kernel must be 2-D, got {kernel.shape}")
-        self.weights = quantize_weights(kernel, axis=None)
-        self.bias = np.ascontiguousarray(bias, np.float32)
-        self.input_range = _positive_range(input_range, "Int8Dense: input_range")
-        self.output_range = _positive_range(output_range, "Int8Dense: output_range")
+        self.weights: Any = quantize_weights(kernel, axis=None)
+        self.bias: Any = np.ascontiguousarray(bias, np.float32)
+        self.input_range: Any = _positive_range(input_range, "Int8Dense: input_range")
+        self.output_range: Any = _positive_range(output_range, "Int8Dense: output_range")
 
-    def __call__(self, x):
+    def __call__(self, x: ArrayLike) -> np.ndarray:
         """Runs the layer.
 
         Args:

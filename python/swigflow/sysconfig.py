@@ -10,6 +10,8 @@ that their ops land in the registry the package uses)::
     python -c 'import swigflow; swigflow.load_op_library("./my_op.so")'
 """
 
+from __future__ import annotations
+
 import os
 
 from swigflow import pywrap_swigflow as _pywrap
@@ -17,17 +19,17 @@ from swigflow import pywrap_swigflow as _pywrap
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
-def get_include():
+def get_include() -> str:
     """The directory holding ``swigflow/framework/status.h`` and the other shipped headers."""
     return os.path.join(_PACKAGE_DIR, "include")
 
 
-def get_lib():
+def get_lib() -> str:
     """The directory holding the package's native libraries."""
     return _PACKAGE_DIR
 
 
-def get_compile_flags():
+def get_compile_flags() -> list[str]:
     """Compiler flags for code built against the shipped headers."""
     flags = ["-I" + get_include(), "-std=c++17"]
     abi = _pywrap.CxxAbiFlag()
@@ -36,7 +38,7 @@ def get_compile_flags():
     return flags
 
 
-def get_link_flags():
+def get_link_flags() -> list[str]:
     """Linker flags for code built against the package's native libraries: libswigflow_framework
     and an rpath to it."""
     return ["-L" + get_lib(), "-lswigflow_framework", "-Wl,-rpath," + get_lib()]

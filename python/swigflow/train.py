@@ -18,7 +18,11 @@ reads them back exactly, as does the reverse. Batches of records are parsed into
 swigflow.io.parse_example in C++, without these classes.
 """
 
+from __future__ import annotations
+
 import numbers
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from google.protobuf import message
@@ -74,7 +78,7 @@ def _fill_feature(feature, key, value):
         raise TypeError(f"cannot infer the kind of feature {key!r} from {value!r}")
 
 
-def example_from_dict(features):
+def example_from_dict(features: Mapping[str, Any]) -> Example:
     """An Example from ``{key: value}``, the kind inferred from the values.
 
     bytes and str (encoded as UTF-8) make a bytes_list; bools and integers (Python or numpy) an

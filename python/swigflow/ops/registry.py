@@ -4,8 +4,12 @@ and the per-thread stack of recordings that :func:`run`, :func:`record_operation
 :func:`custom_gradient` add to. Below swigflow.math, whose ops register their gradients here;
 the tape that differentiates recordings (swigflow.ops.tape) sits above both."""
 
+from __future__ import annotations
+
 import functools
 import threading
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -20,11 +24,11 @@ class Recording:
     """The ops one tape records, in the order they ran: what a GradientTape pushes on its
     thread's stack (push_recording) while it records."""
 
-    def __init__(self):
-        self.ops = []
+    def __init__(self) -> None:
+        self.ops: Any = []
 
 
-def push_recording(recording):
+def push_recording(recording: Recording) -> list[Recording]:
     """Makes `recording` receive the ops this thread runs; returns the thread's stack, from which
     the caller removes it when it stops."""
     if not hasattr(_LOCAL, "recordings"):
@@ -85,7 +89,7 @@ def _as_input(x, narrow=False):
     return array
 
 
-def run(op_name, inputs, **attrs):
+def run(op_name: str, inputs: Any, **attrs: Any) -> list[np.ndarray]:
     """Runs registered op `op_name` on numpy `inputs` with attributes `attrs`; returns the list
     of outputs (numpy arrays). Computes in C++ without the GIL.
 
@@ -138,7 +142,7 @@ def run(op_name, inputs, **attrs):
     return outputs
 
 
-def list_ops():
+def list_ops() -> list[dict[str, Any]]:
     """Every registered op: ``{"name", "inputs", "outputs", "attrs", "kernels", "doc"}`` with
     attrs as ``{"name", "type", "default", "has_default", "allowed"}``."""
     return sorted(_pywrap.ListOps(), key=lambda op: op["name"])
@@ -162,19 +166,21 @@ class Operation:
         sources: the objects gradients are credited to, one per input; None: the inputs.
     """
 
-    def __init__(self, op_type, inputs, outputs, attrs, sources=None):
-        self.type = op_type
-        self.inputs = inputs  # the arrays the kernel ran on
-        self.outputs = outputs
+    def __init__(
+        self, op_type: str, inputs: Any, outputs: Any, attrs: Any, sources: Any = None
+    ) -> None:
+        self.type: Any = op_type
+        self.inputs: Any = inputs  # the arrays the kernel ran on
+        self.outputs: Any = outputs
         self._attrs = dict(attrs)
         # The objects the caller passed: gradients are credited to these, by identity.
-        self.sources = list(inputs) if sources is None else list(sources)
+        self.sources: Any = list(inputs) if sources is None else list(sources)
         self._grad_fn = None  # set by custom_gradient and record_operation
         self._listed_grads = False  # _grad_fn returns a list (record_operation's), checked
         # While a gradient function runs: the inputs whose gradient no source needs.
-        self.skip_input_indices = ()
+        self.skip_input_indices: Any = ()
 
-    def get_attr(self, name):
+    def get_attr(self, name: str) -> Any:
         """The attribute as given, else the op's default.
 
         Args:
@@ -198,7 +204,7 @@ class Operation:
         raise ValueError(f"{self.type} has no attribute {name!r} set")
 
     @property
-    def attrs(self):
+    def attrs(self) -> dict[str, Any]:
         return dict(self._attrs)
 
     def __repr__(self) -> str:
@@ -222,12 +228,12 @@ class RegisterGradient:
         TypeError: op_type is not a str.
     """
 
-    def __init__(self, op_type):
+    def __init__(self, op_type: str) -> None:
         if not isinstance(op_type, str):
             raise TypeError(f"op_type must be a string, got {op_type!r}")
         self._op_type = op_type
 
-    def __call__(self, fn):
+    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """Registers `fn` as the gradient of the op.
 
         Args:
@@ -245,7 +251,7 @@ class RegisterGradient:
         return fn
 
 
-def NotDifferentiable(op_type):  # noqa: N802 (TensorFlow's name)
+def NotDifferentiable(op_type: str) -> None:  # noqa: N802 (TensorFlow's name)
     """Registers `op_type` as having no gradient (as ``tf.no_gradient``): tapes pass no
     gradient through it.
 
@@ -273,7 +279,7 @@ for _op in (
     NotDifferentiable(_op)
 
 
-def get_gradient(op_type):
+def get_gradient(op_type: str) -> Callable[..., Any]:
     """The gradient function registered for `op_type`. Raises LookupError when there is none.
 
     Args:
@@ -292,9 +298,13 @@ def get_gradient(op_type):
 
 
 def record_operation(
-    op_type, output_tensors, input_tensors, backward_function=None, forward_function=None,
-    attrs=None,
-):  # fmt: skip
+    op_type: str,
+    output_tensors: Any,
+    input_tensors: Any,
+    backward_function: Callable[..., Any] | None = None,
+    forward_function: Callable[..., Any] | None = None,
+    attrs: Any = None,
+) -> None:
     """Records an op computed outside the registry (in numpy, say) on every tape recording in
     this thread, as TensorFlow's ``record_operation``: tapes differentiate it with
     `backward_function` (called with one gradient per output, it returns a list of one gradient
@@ -324,12 +334,12 @@ def record_operation(
         _record(op)
 
 
-def is_recording():
+def is_recording() -> bool:
     """Whether some GradientTape records the ops this thread runs now."""
     return bool(getattr(_LOCAL, "recordings", None))
 
 
-def custom_gradient(f):
+def custom_gradient(f: Callable[..., Any]) -> Callable[..., Any]:
     """Decorator defining a function's gradient, as ``tf.custom_gradient``::
 
         @swigflow.ops.custom_gradient
@@ -376,7 +386,7 @@ def custom_gradient(f):
     return wrapped
 
 
-def input_gradients(op, output_gradients, skip=()):
+def input_gradients(op: Operation, output_gradients: Any, skip: Any = ()) -> list[Any]:
     """The gradient of each of `op`'s inputs (None where there is none) given one gradient per
     output: its custom gradient function when it has one (record_operation's grad_fn,
     custom_gradient), else the registered one, which sees the inputs no source needs in

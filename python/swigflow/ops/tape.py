@@ -3,8 +3,12 @@ with the registered gradients, as TensorFlow's backprop.py. It sits above swigfl
 gradients it adds up, casts and reshapes are math's recorded ops, so a tape around a gradient
 computation differentiates it again."""
 
+from __future__ import annotations
+
 import contextlib
 import enum
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -81,7 +85,7 @@ class GradientTape:
             ones.
     """
 
-    def __init__(self, persistent=False, watch_accessed_variables=True):
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
         self._persistent = bool(persistent)
         self._watch_all = bool(watch_accessed_variables)
         self._recording = registry.Recording()
@@ -94,11 +98,11 @@ class GradientTape:
         """The ops recorded so far, in order."""
         return self._recording.ops
 
-    def __enter__(self):
+    def __enter__(self) -> GradientTape:
         self._push()
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: Any) -> None:
         if self._stack is not None:
             self._pop()
 
@@ -119,7 +123,7 @@ class GradientTape:
         self._stack = None
 
     @contextlib.contextmanager
-    def stop_recording(self):
+    def stop_recording(self) -> Iterator[None]:
         """Ops run inside this context are not recorded on this tape."""
         if self._stack is None:
             raise RuntimeError("Trying to stop recording a tape which is not recording.")
@@ -129,13 +133,13 @@ class GradientTape:
         finally:
             self._push()
 
-    def reset(self):
+    def reset(self) -> None:
         """Forgets everything recorded and watched, as if the context were entered anew."""
         self._pop()
         self._recording.ops, self._watched = [], []
         self._push()
 
-    def watch(self, tensor):
+    def watch(self, tensor: Any) -> None:
         """Marks `tensor` (an array, or a list, tuple or dict of them) as a source.
 
         Args:
@@ -143,7 +147,7 @@ class GradientTape:
         """
         self._watched.extend(_leaves(tensor)[0])
 
-    def watched_variables(self):
+    def watched_variables(self) -> tuple[Any, ...]:
         """The arrays watched, in order: those given to :meth:`watch`, then (unless
         ``watch_accessed_variables=False``) every other array a recorded op received that no
         recorded op produced (arrays play TensorFlow's variables)."""
@@ -160,11 +164,11 @@ class GradientTape:
 
     def gradient(
         self,
-        target,
-        sources,
-        output_gradients=None,
-        unconnected_gradients=UnconnectedGradients.NONE,
-    ):
+        target: Any,
+        sources: Any,
+        output_gradients: Any = None,
+        unconnected_gradients: Any = UnconnectedGradients.NONE,
+    ) -> Any:
         """d(sum(target * output_gradients)) / d(source) for each source, with each source's
         shape and floating dtype. `target` may be a list or nest of targets (their gradients
         add up, output_gradients then has one entry per target). A source the target does not
@@ -215,12 +219,12 @@ class GradientTape:
 
     def jacobian(
         self,
-        target,
-        sources,
-        unconnected_gradients=UnconnectedGradients.NONE,
-        parallel_iterations=None,
-        experimental_use_pfor=True,
-    ):
+        target: Any,
+        sources: Any,
+        unconnected_gradients: Any = UnconnectedGradients.NONE,
+        parallel_iterations: int | None = None,
+        experimental_use_pfor: bool = True,
+    ) -> Any:
         """The Jacobian of `target` with respect to each source, shaped target.shape +
         source.shape, as ``tf.GradientTape.jacobian`` (one backward pass per target element;
         the result is not itself recorded).
@@ -260,12 +264,12 @@ class GradientTape:
 
     def batch_jacobian(
         self,
-        target,
-        source,
-        unconnected_gradients=UnconnectedGradients.NONE,
-        parallel_iterations=None,
-        experimental_use_pfor=True,
-    ):
+        target: Any,
+        source: Any,
+        unconnected_gradients: Any = UnconnectedGradients.NONE,
+        parallel_iterations: int | None = None,
+        experimental_use_pfor: bool = True,
+    ) -> Any:
         """The Jacobian of each example of `target` by the same example of `source`, as
         ``tf.GradientTape.batch_jacobian``: target[i] may depend on source[i] only; the result
         is shaped [batch] + target.shape[1:] + source.shape[1:] (one backward pass per element
