@@ -19,11 +19,15 @@ parse_example's bytes arrays), tuples, lists, dicts, and swigflow's SparseTensor
 Each value is a one-byte tag, then its fields; lengths and counts are uint64, little-endian.
 """
 
+from __future__ import annotations
+
 import struct
+from typing import Any
 
 import numpy as np
 
 from swigflow import errors
+from swigflow.io.gfile import PathOrFile
 from swigflow.tensors import RaggedTensor, SparseTensor
 
 # Both start with a zero byte, which no element's tag is.
@@ -42,11 +46,11 @@ _I64 = struct.Struct("<q")
 _F64 = struct.Struct("<d")
 
 
-def trailer(count):
+def trailer(count: int | None) -> bytes:
     return TRAILER_TAG + _U64.pack(count)
 
 
-def encode(element):
+def encode(element: Any) -> bytes:
     """The bytes of one element; TypeError for a value the format cannot hold."""
     out = []
     _encode(element, out)
@@ -218,7 +222,7 @@ class _Reader:
         return np.frombuffer(data, dtype=dtype).reshape(shape).copy()
 
 
-def decode(record, path, index):
+def decode(record: Any, path: PathOrFile, index: int) -> Any:
     """The element in record `index` of the cache file `path` (DataLossError if it is damaged)."""
     reader = _Reader(record)
     try:
@@ -232,7 +236,7 @@ def decode(record, path, index):
     return element
 
 
-def read_count(record, path):
+def read_count(record: Any, path: PathOrFile) -> int | None:
     """The element count of a trailer record, or None when `record` is not a trailer."""
     if not record.startswith(TRAILER_TAG):
         return None

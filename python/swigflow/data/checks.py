@@ -2,6 +2,10 @@
 iterator states, with tf.data's errors. Every field of a state is bounded here, so none reaches
 the native layer out of its range."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
 
@@ -17,7 +21,7 @@ INFINITE = -1  # cardinality() of an endless dataset
 UNKNOWN = -2  # cardinality() when it cannot be known without iterating
 
 
-def autotune_count(value, default):
+def autotune_count(value: Any, default: Any) -> int | None:
     if value is None:
         return None
     if value == AUTOTUNE:
@@ -27,7 +31,7 @@ def autotune_count(value, default):
     return int(value)
 
 
-def interleave_cycle_length(cycle_length, num_parallel_calls):
+def interleave_cycle_length(cycle_length: int | None, num_parallel_calls: int | None) -> int | None:
     """interleave()'s cycle_length as a count: tf.data's rule for None and AUTOTUNE."""
     if cycle_length is None or cycle_length == AUTOTUNE:
         parallel = autotune_count(num_parallel_calls, cpu_count())
@@ -37,7 +41,7 @@ def interleave_cycle_length(cycle_length, num_parallel_calls):
     return autotune_count(cycle_length, cpu_count())
 
 
-def prefetch_size(buffer_size):
+def prefetch_size(buffer_size: int | None) -> int:
     """prefetch()'s buffer_size as a count: AUTOTUNE (or None, as tf.data takes it) is 2, 0
     means no prefetching."""
     if buffer_size is None or buffer_size == AUTOTUNE:
@@ -50,7 +54,7 @@ def prefetch_size(buffer_size):
     return size
 
 
-def state_fields(state, where, **fields):
+def state_fields(state: Any, where: Any, **fields: Any) -> list[Any]:
     """The fields of a state dict in order, checked: `fields` maps each name to the lowest int
     it may hold, a (lowest, highest) pair, or None for a nested state (checked by the step it
     belongs to)."""
@@ -63,14 +67,14 @@ def state_fields(state, where, **fields):
     return [state[name] for name in fields]
 
 
-def check_count(value, where, lowest=0, highest=INT64_MAX):
+def check_count(value: Any, where: Any, lowest: Any = 0, highest: Any = INT64_MAX) -> None:
     """Raises ValueError unless value is an int in [lowest, highest]: every field of a state
     is bounded, so none reaches the native layer out of its range."""
     if type(value) is not int or not lowest <= value <= highest:
         raise ValueError(f"{where}: expected an int >= {lowest} and <= {highest}, got {value!r}")
 
 
-def check_not_past_end(resume_at, produced, field):
+def check_not_past_end(resume_at: Any, produced: Any, field: Any) -> None:
     """Raises when a state resumed after more elements than the epoch had (a tampered state
     would otherwise yield nothing, silently)."""
     if resume_at > produced:
@@ -80,20 +84,20 @@ def check_not_past_end(resume_at, produced, field):
         )
 
 
-def cpu_count():
+def cpu_count() -> int:
     """The parallelism AUTOTUNE stands for: the native pool's rule (SWIGFLOW_NUM_THREADS, else
     one per core), read on each call."""
     return _pywrap.DefaultThreadCount()
 
 
-def positive_count(name, value):
+def positive_count(name: str | None, value: Any) -> int:
     value = int(value)
     if not 1 <= value <= INT64_MAX:
         raise ValueError(f"{name} must be positive and fit in int64, got {value}")
     return value
 
 
-def window_arg(name, value):
+def window_arg(name: str | None, value: Any) -> int:
     """window()'s size, shift or stride, checked with tf.data's error."""
     value = int(value)
     if value < 1:
@@ -103,7 +107,7 @@ def window_arg(name, value):
     return value
 
 
-def batch_size_of(batch_size):
+def batch_size_of(batch_size: int) -> Any:
     """batch()'s size, checked with tf.data's error."""
     batch_size = int(batch_size)
     if batch_size < 1:
@@ -111,7 +115,7 @@ def batch_size_of(batch_size):
     return batch_size
 
 
-def shard_args(num_shards, index):
+def shard_args(num_shards: int, index: int) -> tuple[int, int]:
     """shard()'s (num_shards, index), checked with tf.data's errors."""
     num_shards, index = int(num_shards), int(index)
     if num_shards < 1:

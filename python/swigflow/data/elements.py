@@ -3,9 +3,13 @@ and ragged values), how Python values become components (tf.data's dtypes), a Fa
 standing for a user function's exception, and how functions apply to, slice and stack
 elements."""
 
+from __future__ import annotations
+
 import types
+from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from swigflow import errors
 from swigflow.tensors import RaggedTensor, SparseTensor
@@ -37,14 +41,14 @@ def _python_leaves(value):
     return kinds
 
 
-def utf8(value):
+def utf8(value: Any) -> Any:
     """Nested lists of str and bytes with every str encoded."""
     if isinstance(value, list):
         return [utf8(v) for v in value]
     return value.encode() if isinstance(value, str) else value
 
 
-def as_array(value):
+def as_array(value: Any) -> Any:
     """One component as tf.data converts it (see Dataset.from_tensor_slices)."""
     if isinstance(value, np.ndarray):
         return value
@@ -63,13 +67,13 @@ def as_array(value):
     return array
 
 
-def function_name(fn):
+def function_name(fn: Any) -> str:
     """A user function's name for statistics and messages."""
     fn = getattr(fn, "func", fn)  # functools.partial
     return getattr(fn, "__qualname__", None) or type(fn).__name__
 
 
-def call_unpacked(fn, element):
+def call_unpacked(fn: Any, element: Any) -> Any:
     """fn(*element) for a tuple element, else fn(element): how tf.data calls user functions."""
     return fn(*element) if type(element) is tuple else fn(element)
 
@@ -81,11 +85,11 @@ class Failed:
 
     __slots__ = ("error",)
 
-    def __init__(self, error):
+    def __init__(self, error: Any) -> None:
         self.error = error
 
 
-def apply_fn(fn, element):
+def apply_fn(fn: Any, element: Any) -> Any:
     """fn applied as tf.data applies a user function; a raised exception becomes a Failed
     element, with StopIteration made InvalidArgumentError (it must never end a dataset)."""
     if type(element) is Failed:
@@ -129,7 +133,7 @@ def _as_components(value):
     return value
 
 
-def map_output(fn, element):
+def map_output(fn: Any, element: Any) -> Any:
     """apply_fn for map(), with tf.data's rules for what the function returns: a list is a
     tuple of components, Python values become arrays (_as_components), and a result that
     holds code (a class, a function) fails its element with tf.data's TypeError."""
@@ -145,7 +149,7 @@ def map_output(fn, element):
     return _as_components(result)
 
 
-def component_count(structure):
+def component_count(structure: Any) -> int:
     """The number of components of a structure (nested dicts, tuples and lists)."""
     if isinstance(structure, dict):
         return sum(component_count(v) for v in structure.values())
@@ -154,7 +158,7 @@ def component_count(structure):
     return 1
 
 
-def predicate_failure(transformation, fn, failed, where):
+def predicate_failure(transformation: Any, fn: Any, failed: Any, where: Any) -> Any:
     """A predicate's failure as tf.data reports it: the error's own class for swigflow's
     errors, InvalidArgumentError for a Python exception, in tf.data's words ("... with
     iterator: Iterator::Root::...": the pipeline, `where`, from its source to the step), then
@@ -171,7 +175,7 @@ def predicate_failure(transformation, fn, failed, where):
     return Failed(wrapped)
 
 
-def slice_of(tensors, i):
+def slice_of(tensors: Any, i: int) -> Any:
     if isinstance(tensors, dict):
         return {k: slice_of(v, i) for k, v in tensors.items()}
     if isinstance(tensors, tuple):
@@ -185,7 +189,7 @@ def slice_of(tensors, i):
     return tensors[i]
 
 
-def length_of(tensors):
+def length_of(tensors: Any) -> int | None:
     if isinstance(tensors, dict):
         lengths = {length_of(v) for v in tensors.values()}
     elif isinstance(tensors, tuple):
@@ -202,7 +206,7 @@ def length_of(tensors):
     return lengths.pop()
 
 
-def stack(elements, _component=None):
+def stack(elements: int | None, _component: Any = None) -> Any:
     """Elements (of one structure) stacked into one; components of different shapes raise
     InvalidArgumentError with tf.data's words. SparseTensors stack into one of the largest
     dense shape, RaggedTensors into one with a ragged dimension more (tf.data's rules)."""
@@ -268,7 +272,7 @@ def _stacked_ragged(elements):
     return RaggedTensor(_concatenated_rows(elements), splits)
 
 
-def ragged_rows(rows, row_splits_dtype):
+def ragged_rows(rows: Any, row_splits_dtype: DTypeLike) -> Any:
     """The rows of a ragged component (arrays of one rank whose lengths may differ, or
     RaggedTensors of one ragged rank) as a RaggedTensor of len(rows) rows: rebatch()'s
     batches of ragged rows."""
@@ -280,7 +284,7 @@ def ragged_rows(rows, row_splits_dtype):
     return RaggedTensor(np.concatenate(arrays), splits)
 
 
-def empty_rows(tensors):
+def empty_rows(tensors: Any) -> Any:
     """`tensors` (one element) with none of its rows: a batch of 0 rows of its kind, shape and
     dtype."""
     if isinstance(tensors, dict):
@@ -303,11 +307,11 @@ def empty_rows(tensors):
     return np.asarray(tensors)[:0]
 
 
-def shape_text(array):
+def shape_text(array: Any) -> str:
     return "[" + ",".join(str(n) for n in array.shape) + "]"
 
 
-def stacked(elements):
+def stacked(elements: int | None) -> Any:
     """stack(elements), or the failure to stack them as an element that raises it."""
     try:
         return stack(elements)

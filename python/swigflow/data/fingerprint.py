@@ -12,18 +12,21 @@ iterating (caches, counters). Python functions count by module and qualified nam
 so editing a function's body keeps saved states usable; swapping in another function does not.
 """
 
+from __future__ import annotations
+
 import enum
 import functools
 import hashlib
 import struct
 import types
+from typing import Any
 
 import numpy as np
 
 _DIGEST_BYTES = 16
 
 
-def digest(value, fields_of):
+def digest(value: Any, fields_of: Any) -> str:
     """32 hex digits digesting `value`. fields_of(v) gives the {name: value} fields of an object
     whose identity is not its attributes (a dataset: its steps' arguments), else None."""
     h = hashlib.blake2b(digest_size=_DIGEST_BYTES)

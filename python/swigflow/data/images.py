@@ -4,7 +4,13 @@ The native pipeline (swigflow/data/records.py) runs the same decoding (native/im
 its own threads; other datasets run it here, a batch per call with the GIL released.
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
+from numpy.typing import DTypeLike
 
 from swigflow import errors
 from swigflow import pywrap_swigflow as _pywrap
@@ -30,7 +36,18 @@ def _per_channel(name, values, channels):
     return values
 
 
-def image_options(size, crop, flip, channels, dtype, layout, mean, std, fast, preprocess=None):
+def image_options(
+    size: int,
+    crop: str | None,
+    flip: bool,
+    channels: int,
+    dtype: DTypeLike,
+    layout: str,
+    mean: Sequence[float] | None,
+    std: Sequence[float] | None,
+    fast: bool,
+    preprocess: str | None = None,
+) -> dict[str, Any]:
     """decode_images's arguments as the native options dict (without "spec"); "preprocess" is
     applied in Python to the native step's uint8 output."""
     if isinstance(size, int):
@@ -76,7 +93,7 @@ def image_options(size, crop, flip, channels, dtype, layout, mean, std, fast, pr
     }
 
 
-def batch_decode_options(options):
+def batch_decode_options(options: dict[str, Any]) -> Any:
     """The swigflow::image::BatchDecodeOptions of an options dict from image_options."""
     native = _pywrap.BatchDecodeOptions()
     for field in ("height", "width", "channels", "crop"):
@@ -89,14 +106,14 @@ def batch_decode_options(options):
     return native
 
 
-def describe(options):
+def describe(options: dict[str, Any]) -> str:
     """A short, stable text of the options (for pipeline signatures)."""
     keys = ("height", "width", "channels", "crop", "flip", "float32", "nchw", "fast")
     text = ",".join(str(options[k]) for k in keys) + f",{options['mean']},{options['std']}"
     return text + (f",{options['preprocess']}" if options["preprocess"] else "")
 
 
-def decoded_spec(spec, key, options):
+def decoded_spec(spec: Any, key: str, options: dict[str, Any]) -> Any:
     """The element spec after decode_images: `key`'s strings become images of the options'
     size, layout and dtype; UnknownSpec when `spec` has no such key."""
     from swigflow.specs import TensorShape, TensorSpec, UnknownSpec
@@ -110,7 +127,7 @@ def decoded_spec(spec, key, options):
     return dict(spec, **{key: TensorSpec(encoded.shape.concatenate(TensorShape(image)), dtype)})
 
 
-def preprocessed(element, key, options):
+def preprocessed(element: Any, key: str, options: dict[str, Any]) -> Any:
     """`element` with its decoded images under `key` preprocessed as options["preprocess"]
     says (Keras' preprocess_input modes), or as it is."""
     mode = options["preprocess"]
@@ -120,7 +137,7 @@ def preprocessed(element, key, options):
     return dict(element, **{key: preprocess_input(element[key], data_format, mode)})
 
 
-def missing_key(key, keys):
+def missing_key(key: str, keys: Any) -> Exception:
     """The error for decode_images(key=...) on elements or a spec without `key`."""
     return errors.InvalidArgumentError(
         f"decode_images(key={key!r}): the parsed elements have no such key; theirs: "
@@ -139,12 +156,19 @@ def _images_of(element, key):
     return np.asarray(element[key], dtype=object)
 
 
-def image_count(element, key):
+def image_count(element: Any, key: str) -> int:
     """How many images (records) a parsed element holds under `key`."""
     return _images_of(element, key).size
 
 
-def decode_batch(element, key, options, seed, epoch=0, position=0):
+def decode_batch(
+    element: Any,
+    key: str,
+    options: dict[str, Any],
+    seed: int | None,
+    epoch: Any = 0,
+    position: Any = 0,
+) -> Any:
     """decode_images on the Python path for one batch of parsed features: the same dict with
     `key`'s bytes replaced by the decoded array. Image i is record position + i of the epoch,
     and its crop and flip are the native pipeline's for the same (seed, epoch, position)."""

@@ -13,6 +13,10 @@ measurably non-uniform, since a network of 2-bit halves only makes even permutat
 points: hence the table below the threshold, where halves would be short.)
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from swigflow import pywrap_swigflow as _pywrap
 from swigflow.data.seeds import MASK64, splitmix64
 
@@ -20,7 +24,7 @@ _ROUNDS = 6  # enough for the halves to mix into every output bit more than once
 _TABLE_MAX = 1 << 22  # a table of at most 32 MiB; above it the halves have 11 bits or more
 
 
-def permutation(n, seed):
+def permutation(n: Any, seed: int | None) -> Any:
     """0, 1, ..., n - 1 in a uniform random order chosen by `seed` (any int), as an int64 array:
     the same order on every machine, made natively without the GIL."""
     if n < 0:
@@ -32,7 +36,7 @@ class IndexPermutation:
     """permutation(i) for i in [0, n): a bijection of [0, n) chosen by `key` (any int).
     table_max: the largest n given a table (tests lower it to check the network)."""
 
-    def __init__(self, n, key, table_max=_TABLE_MAX):
+    def __init__(self, n: Any, key: str, table_max: Any = _TABLE_MAX) -> None:
         if n < 0:
             raise ValueError(f"the permuted range needs n >= 0, got {n}")
         self._n = n
@@ -49,7 +53,7 @@ class IndexPermutation:
     def __len__(self) -> int:
         return self._n
 
-    def __call__(self, i):
+    def __call__(self, i: int) -> int:
         if not 0 <= i < self._n:
             raise IndexError(f"index {i} is outside [0, {self._n})")
         if self._table is not None:

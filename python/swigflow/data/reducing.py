@@ -1,10 +1,15 @@
 """Dataset.reduce and get_single_element: what consumes a dataset into one value."""
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
 from swigflow import errors
 from swigflow.data.elements import component_count
 
 
-def reduce(dataset, initial_state, reduce_func):
+def reduce(dataset: Any, initial_state: Any, reduce_func: Callable[..., Any]) -> Any:
     """reduce_func(state, element) over `dataset`, from initial_state (see Dataset.reduce)."""
     state = initial_state
     count = component_count(initial_state)
@@ -26,7 +31,7 @@ def reduce(dataset, initial_state, reduce_func):
 _NOTHING = object()
 
 
-def single_element(dataset):
+def single_element(dataset: Any) -> Any:
     """The only element of `dataset`, with tf.data's errors (see Dataset.get_single_element)."""
     it = dataset.iterator(stats=False)
     try:

@@ -2,10 +2,15 @@
 from_generator, list_files, counter and random. (TFRecordDataset, read by the native pipeline,
 is in records.) Python values get tf.data's dtypes (see Dataset.from_tensor_slices)."""
 
+from __future__ import annotations
+
 import os
 import random
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from swigflow import errors
 from swigflow.data.checks import INFINITE, INT64_MAX, check_count, state_fields
@@ -31,7 +36,7 @@ def _as_arrays(tensors):
 
 
 class TensorSlices(Dataset):
-    def __init__(self, tensors):
+    def __init__(self, tensors: Any) -> None:
         self._tensors = _as_arrays(tensors)
         self._n = length_of(self._tensors)
 
@@ -57,7 +62,7 @@ class TensorSlices(Dataset):
         return Shard(self, num_shards, index)
 
 
-def range_dataset(args, output_type):
+def range_dataset(args: Any, output_type: DTypeLike) -> Any:
     """Dataset.range(*args, output_type=...): Python's range rules, int64 values unless
     output_type says otherwise; InvalidArgumentError for a step of 0, as tf.data."""
     if not 1 <= len(args) <= 3:
@@ -69,7 +74,7 @@ def range_dataset(args, output_type):
     return TensorSlices(values.astype(output_type, copy=False))
 
 
-def file_sizes(files):
+def file_sizes(files: Any) -> Any:
     """(path, size) per file for a dataset's identity: -1 for a file that cannot be stat'ed (its
     read raises the error), None for a remote one (a request per object would make saving a
     state slow; its URL is its identity)."""
@@ -89,7 +94,7 @@ def file_sizes(files):
 class ListFiles(Dataset, IteratorSeeds):
     _NOT_IDENTITY = frozenset({"_seed"})  # carried by the state
 
-    def __init__(self, pattern, shuffle, seed):
+    def __init__(self, pattern: Any, shuffle: bool | None, seed: int | None) -> None:
         patterns = [pattern] if isinstance(pattern, (str, bytes, os.PathLike)) else list(pattern)
         files = sorted({f for p in patterns for f in gfile.glob(p)})
         if not files:
@@ -101,10 +106,10 @@ class ListFiles(Dataset, IteratorSeeds):
         self._shuffle = shuffle
         self._seed = seed
 
-    def reshuffles_per_iterator(self):
+    def reshuffles_per_iterator(self) -> bool:
         return self._shuffle and self._seed is not None
 
-    def files(self, epoch, seed):
+    def files(self, epoch: Any, seed: int | None) -> list[str]:
         files = list(self._files)
         if self._shuffle:
             random.Random(f"{seed}:{epoch}").shuffle(files)
@@ -148,7 +153,7 @@ class ListFiles(Dataset, IteratorSeeds):
 
 
 class FromTensors(Dataset):
-    def __init__(self, tensors):
+    def __init__(self, tensors: Any) -> None:
         self._element = element_of(tensors)
 
     def _generate(self, state, epoch):
@@ -170,7 +175,7 @@ class FromTensors(Dataset):
             check_count(state, where, 1, 1)
 
 
-def element_of(tensors):
+def element_of(tensors: Any) -> Any:
     """A whole structure with from_tensor_slices' dtype rules (Python scalars included);
     datasets stay datasets (elements interleave or flat_map can return)."""
     # None stays a component, as in tf.data; sparse and ragged values are elements as they are.
@@ -185,7 +190,7 @@ def element_of(tensors):
     return as_array(tensors)
 
 
-def generator_signature(output_types, output_shapes, output_signature):
+def generator_signature(output_types: Any, output_shapes: Any, output_signature: Any) -> Any:
     """from_generator's element spec from its arguments, as tf.data takes them (None: no
     signature, which swigflow allows: elements are then what the generator yields)."""
     if output_signature is not None:
@@ -301,7 +306,7 @@ def _structured(value, signature):
     return _conformed(value, signature)
 
 
-def conform(value, signature):
+def conform(value: Any, signature: Any) -> Any:
     """A yielded element as the signature says it is; InvalidArgumentError naming what
     differs (as tf.data's, whose message carries the TypeError)."""
     try:
@@ -318,7 +323,7 @@ def conform(value, signature):
 
 
 class FromGenerator(Dataset):
-    def __init__(self, generator, args, signature):
+    def __init__(self, generator: Callable[..., Any], args: Any, signature: Any) -> None:
         self._generator = generator
         self._args = args
         self._signature_specs = signature
@@ -351,7 +356,7 @@ class Counter(Dataset):
     """Dataset.counter: start, start + step, ... forever, in `dtype` (wrapping as tf.data's
     repeated additions do)."""
 
-    def __init__(self, start, step, dtype):
+    def __init__(self, start: int, step: int, dtype: DTypeLike) -> None:
         self._dtype = np.dtype(dtype)
         if self._dtype.kind not in "iuf":
             raise TypeError(f"counter's dtype must be numeric, got {self._dtype}")
@@ -391,7 +396,7 @@ class RandomValues(Dataset, IteratorSeeds):
 
     _NOT_IDENTITY = frozenset({"_seed"})  # carried by the state
 
-    def __init__(self, seed, rerandomize):
+    def __init__(self, seed: int | None, rerandomize: Any) -> None:
         self._seed = new_seed() if seed is None else int(seed)
         self._rerandomize = bool(rerandomize)
 
@@ -409,7 +414,7 @@ class RandomValues(Dataset, IteratorSeeds):
         for value, following in self._values(state["seed"], epoch, state["next"]):
             yield value, {"seed": state["seed"], "next": following}
 
-    def reshuffles_per_iterator(self):
+    def reshuffles_per_iterator(self) -> bool:
         return self._rerandomize
 
     def _cardinality(self):

@@ -2,7 +2,12 @@
 common spec of several datasets' elements (concatenate, sample_from_datasets), and the specs of
 batched, unbatched and ragged-batched elements, with tf.data's errors."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
+from numpy.typing import DTypeLike
 
 from swigflow import errors
 from swigflow.specs import (
@@ -19,12 +24,12 @@ from swigflow.tensors import RaggedTensor, SparseTensor
 STRING = np.dtype(object)  # bytes components, and arrays of them
 
 
-def pack_like(like, parts):
+def pack_like(like: Any, parts: Any) -> Any:
     """`parts` in the kind of tuple `like` is (a namedtuple stays one)."""
     return type(like)(*parts) if hasattr(like, "_fields") else tuple(parts)
 
 
-def map_specs(fn, structure):
+def map_specs(fn: Any, structure: Any) -> Any:
     """fn applied to every spec of a structure (nested dicts and tuples)."""
     if isinstance(structure, dict):
         return {k: map_specs(fn, v) for k, v in structure.items()}
@@ -33,7 +38,7 @@ def map_specs(fn, structure):
     return fn(structure)
 
 
-def flat_specs(structure):
+def flat_specs(structure: Any) -> list[Any]:
     if isinstance(structure, dict):
         return [s for v in structure.values() for s in flat_specs(v)]
     if isinstance(structure, tuple):
@@ -41,7 +46,7 @@ def flat_specs(structure):
     return [structure]
 
 
-def spec_of(value):
+def spec_of(value: Any) -> Any:
     """The spec of an element (a structure of values as the steps pass them)."""
     if isinstance(value, dict):
         return {k: spec_of(v) for k, v in value.items()}
@@ -65,7 +70,7 @@ def spec_of(value):
     return TensorSpec(value.shape, value.dtype)
 
 
-def common_spec(a, b):
+def common_spec(a: Any, b: Any) -> Any:
     """The most specific spec both structures' elements have, or None when their structure,
     dict keys, kinds or dtypes differ. Shapes that differ become partly unknown."""
     if isinstance(a, UnknownSpec) or isinstance(b, UnknownSpec):
@@ -83,7 +88,7 @@ def common_spec(a, b):
     return a.most_specific_common_supertype([b])
 
 
-def concatenated_spec(first, second):
+def concatenated_spec(first: Any, second: Any) -> Any:
     """concatenate()'s element spec; TypeError with tf.data's words when there is none."""
     found = common_spec(first, second)
     if found is None:
@@ -91,7 +96,7 @@ def concatenated_spec(first, second):
     return found
 
 
-def sampled_spec(specs):
+def sampled_spec(specs: Any) -> Any:
     """The element spec of choose_from_datasets / sample_from_datasets over inputs of `specs`."""
     found = specs[0]
     for spec in specs[1:]:
@@ -104,12 +109,12 @@ def sampled_spec(specs):
     return found
 
 
-def batched_spec(spec, batch_size):
+def batched_spec(spec: Any, batch_size: int) -> Any:
     """The spec of batches of elements of `spec`: batch_size rows, or None (unknown)."""
     return map_specs(lambda s: s.batch(batch_size), spec)
 
 
-def leading_dimensions(spec):
+def leading_dimensions(spec: Any) -> Any:
     """The known first dimensions of a structure's components, as a set; ValueError with
     tf.data's words for a scalar component."""
     leading = set()
@@ -122,7 +127,7 @@ def leading_dimensions(spec):
     return leading
 
 
-def unbatched_spec(spec):
+def unbatched_spec(spec: Any) -> Any:
     """unbatch()'s element spec; ValueError with tf.data's words for scalar components or known
     leading dimensions that differ."""
     leading = leading_dimensions(spec)
@@ -135,14 +140,14 @@ def unbatched_spec(spec):
     return map_specs(lambda s: s.unbatch(), spec)
 
 
-def row_splits_dtype_of(dtype):
+def row_splits_dtype_of(dtype: DTypeLike) -> Any:
     found = np.dtype(dtype)
     if found not in (np.int32, np.int64):
         raise ValueError(f"row_splits_dtype must be int32 or int64, got {found}")
     return found
 
 
-def ragged_rank_for(spec, value=None):
+def ragged_rank_for(spec: Any, value: Any = None) -> int:
     """How many dimensions ragged_batch makes ragged for a component: tf.data's rule, up to
     and including the last unknown dimension of its spec (0: batched dense). For an
     UnknownSpec, every dimension of the value (rank 1 and up)."""
@@ -153,7 +158,7 @@ def ragged_rank_for(spec, value=None):
     return max(i for i, d in enumerate(spec.shape.dims) if d is None) + 1
 
 
-def ragged_batched_spec(spec, batch_size, row_splits_dtype):
+def ragged_batched_spec(spec: Any, batch_size: int, row_splits_dtype: DTypeLike) -> Any:
     """ragged_batch()'s element spec."""
 
     def component(s):
@@ -166,7 +171,7 @@ def ragged_batched_spec(spec, batch_size, row_splits_dtype):
     return map_specs(component, spec)
 
 
-def ragged_of(arrays, rank, row_splits_dtype):
+def ragged_of(arrays: Any, rank: Any, row_splits_dtype: DTypeLike) -> Any:
     """Arrays of one rank stacked into a RaggedTensor whose first `rank` dimensions after the
     batch's are ragged; the dimensions after those must agree."""
     inner = {a.shape[rank:] for a in arrays}

@@ -1,7 +1,11 @@
 """What steps are built from: Unary (a step over one input), Predicated (one that judges each
 element), Replayed and Elements."""
 
+from __future__ import annotations
+
 import copy
+from collections.abc import Callable
+from typing import Any
 
 from swigflow.data.checks import check_count, check_not_past_end, state_fields
 from swigflow.data.dataset import Dataset
@@ -10,7 +14,7 @@ from swigflow.data.protocol import iterate
 
 
 class Unary(Dataset):
-    def __init__(self, input_dataset):
+    def __init__(self, input_dataset: Any) -> None:
         self._input = input_dataset
 
     def _signature(self):
@@ -44,7 +48,7 @@ class Predicated(UnchangedStructure):
     transformation = None  # "FilterDataset", ...
     stage = None  # "filter", ...
 
-    def __init__(self, input_dataset, predicate):
+    def __init__(self, input_dataset: Any, predicate: Callable[..., Any]) -> None:
         super().__init__(input_dataset)
         self._predicate = predicate
 
@@ -72,7 +76,7 @@ class Elements(Dataset):
     """A dataset over a list of elements already made (a window, a group), of `spec` (None:
     unknown)."""
 
-    def __init__(self, elements, spec=None):
+    def __init__(self, elements: int | None, spec: Any = None) -> None:
         self._elements = elements
         self._of_spec = spec
 
@@ -94,7 +98,7 @@ class Elements(Dataset):
         return f"Elements({len(self._elements)})"
 
 
-def made_dataset(made, what):
+def made_dataset(made: Any, what: Any) -> Any:
     if type(made) is Failed or isinstance(made, Dataset):
         return made
     raise TypeError(

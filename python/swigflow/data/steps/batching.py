@@ -1,6 +1,11 @@
 """batch, padded_batch, unbatch and rebatch."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
+from numpy.typing import DTypeLike
 
 from swigflow import errors
 from swigflow.data.checks import INFINITE, UNKNOWN, state_fields
@@ -33,7 +38,7 @@ from swigflow.specs import RaggedTensorSpec, TensorShape, TensorSpec, UnknownSpe
 class Batch(Unary):
     """batch(); subclasses change how a batch's elements become one (_combine)."""
 
-    def __init__(self, input_dataset, size, drop_remainder):
+    def __init__(self, input_dataset: Any, size: int, drop_remainder: bool) -> None:
         super().__init__(input_dataset)
         self._size = size
         self._drop = drop_remainder
@@ -91,7 +96,7 @@ class Unbatch(Unary):
     """Resuming re-reads the batch the state was in (the position before it is kept). With
     batches of a size the spec knows, the length is known and rows are read at random."""
 
-    def __init__(self, input_dataset):
+    def __init__(self, input_dataset: Any) -> None:
         super().__init__(input_dataset)
         self.element_spec  # noqa: B018 - ValueError now for components that cannot unbatch
 
@@ -171,7 +176,7 @@ def _shape_list(shape):
     return dims
 
 
-def padded_shapes_of(shapes):
+def padded_shapes_of(shapes: Any) -> Any:
     """padded_shapes checked and normalized: a structure (dict or tuple) of shape lists or
     None (every dimension padded to the longest)."""
     if shapes is None:
@@ -279,7 +284,7 @@ def _padded_spec(spec, shapes, batch, index):
     return TensorSpec(TensorShape([batch]).concatenate(padded), spec.dtype)
 
 
-def padded_batch_spec(spec, padded_shapes, batch):
+def padded_batch_spec(spec: Any, padded_shapes: Any, batch: Any) -> Any:
     """The spec of padded_batch(padded_shapes) batches of elements of `spec`, `batch` rows
     (None: unknown); ValueError as padded_batch() raises it."""
     return _padded_spec(spec, padded_shapes_of(padded_shapes), batch, [0])
@@ -289,7 +294,9 @@ class PaddedBatch(Batch):
     """batch() with every component padded to its padded shape (-1 or None: the longest in the
     batch) with its padding value (0, False or b"" unless given)."""
 
-    def __init__(self, input_dataset, size, shapes, values, drop_remainder):
+    def __init__(
+        self, input_dataset: Any, size: int, shapes: Any, values: Any, drop_remainder: bool
+    ) -> None:
         super().__init__(input_dataset, size, drop_remainder)
         self._shapes, self._values = padded_shapes_of(shapes), values
         self.element_spec  # noqa: B018 - ValueError now for padded shapes that cannot fit
@@ -313,7 +320,7 @@ class Rebatch(Replayed):
     i of batch_sizes[i % len(batch_sizes)] rows. A batch of 0 rows is given as soon as the one
     before it is complete; a ragged component's batches stay ragged."""
 
-    def __init__(self, input_dataset, sizes, drop_remainder):
+    def __init__(self, input_dataset: Any, sizes: Any, drop_remainder: bool) -> None:
         super().__init__(input_dataset)
         self._sizes, self._drop = sizes, drop_remainder
         self._static = self._static_batch_size()  # checks the input's structure too
@@ -399,7 +406,7 @@ def _rebatched(rows, spec):
     return stacked(rows)
 
 
-def rebatch(dataset, batch_size, drop_remainder):
+def rebatch(dataset: Any, batch_size: int, drop_remainder: bool) -> Any:
     """Dataset.rebatch: one batch size, or a list of them used in turn (sizes of 0 give batches
     of 0 rows, as tf.data's)."""
     sizes = np.asarray(batch_size)
@@ -455,7 +462,9 @@ class RaggedBatch(Batch):
     swigflow.RaggedTensor, ragged up to its spec's last unknown dimension (tf.data's rule,
     structure.ragged_rank_for); other components batch densely."""
 
-    def __init__(self, input_dataset, size, drop_remainder, row_splits_dtype):
+    def __init__(
+        self, input_dataset: Any, size: int, drop_remainder: bool, row_splits_dtype: DTypeLike
+    ) -> None:
         super().__init__(input_dataset, size, drop_remainder)
         self._row_splits_dtype = row_splits_dtype_of(row_splits_dtype).name
 

@@ -1,10 +1,14 @@
 """cache(): the first complete pass's elements kept in memory or in a file
 (swigflow.data.cache_format), and given by every later pass and iterator."""
 
+from __future__ import annotations
+
 import contextlib
 import os
 import secrets
 import socket
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from swigflow import errors, io
 from swigflow.data import cache_format
@@ -13,6 +17,7 @@ from swigflow.data.elements import Failed
 from swigflow.data.protocol import iterate
 from swigflow.data.steps.base import UnchangedStructure
 from swigflow.data.steps.slicing import Skip
+from swigflow.io.gfile import PathOrFile
 
 
 class FileCache:
@@ -20,14 +25,14 @@ class FileCache:
     renamed to `path` only when the pass is complete (a partial pass never looks like a cache).
     A temporary file left by a killed pass on this host is removed by the next writer."""
 
-    def __init__(self, path, compression=None):
+    def __init__(self, path: PathOrFile, compression: str | None = None) -> None:
         self.path = path
         self.compression = compression  # of the TFRecord file: None, "GZIP" or "ZLIB"
 
-    def exists(self):
+    def exists(self) -> bool:
         return os.path.exists(self.path)
 
-    def read(self, start):
+    def read(self, start: int) -> Iterator[Any]:
         records = io.tf_record_iterator(self.path, self.compression)
         try:
             header = next(records, None)
@@ -77,7 +82,7 @@ class FileCache:
             except (PermissionError, OverflowError):
                 pass  # another user's live process, or not a pid: leave it
 
-    def writer(self):
+    def writer(self) -> tuple[Callable[[Any], None], Callable[[], None]]:
         directory = os.path.dirname(os.path.abspath(self.path))
         os.makedirs(directory, exist_ok=True)
         self._remove_stale_temporaries(directory)
@@ -108,7 +113,7 @@ class FileCache:
         return add, finish
 
 
-def sync(path):
+def sync(path: PathOrFile) -> None:
     """fsync a file or folder, so that a rename after it never exposes unwritten data."""
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -144,7 +149,7 @@ class Cache(UnchangedStructure):
     elements, as in tf.data. The state says whether the pass reads the cache, and how far it
     is."""
 
-    def __init__(self, input_dataset, filename, compression=None):
+    def __init__(self, input_dataset: Any, filename: str, compression: str | None = None) -> None:
         super().__init__(input_dataset)
         filename = os.fspath(filename)
         self._filename = filename

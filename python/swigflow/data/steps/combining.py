@@ -1,6 +1,10 @@
 """zip, concatenate, choose_from_datasets and sample_from_datasets: elements of several
 datasets."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from swigflow import errors
@@ -12,7 +16,7 @@ from swigflow.data.structure import concatenated_spec, sampled_spec
 from swigflow.specs import TensorSpec, UnknownSpec
 
 
-def zip_leaves(structure):
+def zip_leaves(structure: Any) -> list[Any]:
     """The datasets of a zip structure in order, or None when something else is in it."""
     if isinstance(structure, Dataset):
         return [structure]
@@ -28,7 +32,7 @@ def zip_leaves(structure):
     return [d for found in leaves for d in found]
 
 
-def zip_datasets(args, datasets):
+def zip_datasets(args: Any, datasets: Any) -> Any:
     """Dataset.zip(*args, datasets=...): one structure of datasets, checked."""
     if datasets is not None and args:
         raise TypeError("Both `*args` and `datasets` cannot be set.")
@@ -55,7 +59,7 @@ def _zip_pack(structure, elements):
 class Zip(Dataset):
     _NOT_IDENTITY = frozenset({"_inputs"})  # the structure holds them
 
-    def __init__(self, structure):
+    def __init__(self, structure: Any) -> None:
         self._structure = structure  # a dataset, or nested tuples / namedtuples / dicts of them
         self._inputs = zip_leaves(structure)
 
@@ -110,7 +114,7 @@ class Zip(Dataset):
 
 
 class Concatenate(Dataset):
-    def __init__(self, first, second):
+    def __init__(self, first: Any, second: Any) -> None:
         self._parts = [first, second]
         self.element_spec  # noqa: B018 - TypeError now for elements that differ, as tf.data
 
@@ -146,7 +150,7 @@ class Concatenate(Dataset):
             self._parts[part]._check_state(inner, f"{where}['input']")
 
 
-def bad_choice(found):
+def bad_choice(found: Any) -> TypeError:
     """tf.data's TypeError for selector elements that are not scalar int64s (`found`)."""
     return TypeError(
         "Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar `tf.int64` "
@@ -154,7 +158,7 @@ def bad_choice(found):
     )
 
 
-def choice_index(choice, count):
+def choice_index(choice: Any, count: int | None) -> int:
     """A selector element as an input's index: a scalar int64 (tf.data's rule), in range."""
     if not (isinstance(choice, (np.integer, np.ndarray)) and np.ndim(choice) == 0):
         raise bad_choice(repr(choice))
@@ -173,7 +177,7 @@ class DirectedInterleave(Dataset):
     selector or when every input has ended. A bad selector element raises for that element.
     A state is the selector's position, each input's position and which inputs ended."""
 
-    def __init__(self, selector, inputs, stop_on_empty):
+    def __init__(self, selector: Any, inputs: Any, stop_on_empty: Any) -> None:
         self._selector = selector
         self._inputs = list(inputs)
         self._stop_on_empty = bool(stop_on_empty)
@@ -234,7 +238,7 @@ class DirectedInterleave(Dataset):
             check_count(done, f"{where}['ended'][{i}]", 0, 1)
 
 
-def check_datasets(datasets):
+def check_datasets(datasets: Any) -> Any:
     datasets = list(datasets)
     if not datasets:
         raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
@@ -244,7 +248,9 @@ def check_datasets(datasets):
     return datasets
 
 
-def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset):
+def choose_from_datasets(
+    datasets: Any, choice_dataset: Dataset, stop_on_empty_dataset: bool
+) -> Any:
     datasets = check_datasets(datasets)
     if not isinstance(choice_dataset, Dataset):
         raise TypeError(
@@ -277,10 +283,10 @@ class WeightedChoice:
     Dataset.random element, uniform in [0, 2^32)); sample_from_datasets' selector maps one
     over (weights, value) pairs."""
 
-    def __init__(self, count):
+    def __init__(self, count: int | None) -> None:
         self._count = count
 
-    def __call__(self, weights, value):
+    def __call__(self, weights: Any, value: Any) -> np.int64:
         weights = _float_weights(weights, "weights").astype(np.float64)
         if weights.shape != (self._count,):
             raise errors.InvalidArgumentError(
@@ -296,7 +302,9 @@ class WeightedChoice:
         return np.int64(min(int(np.searchsorted(cumulative, u, side="right")), self._count - 1))
 
 
-def sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset, rerandomize):
+def sample_from_datasets(
+    datasets: Any, weights: Any, seed: int | None, stop_on_empty_dataset: bool, rerandomize: Any
+) -> Any:
     from swigflow.data.sources import FromTensors, RandomValues
     from swigflow.data.steps.mapping import Map
     from swigflow.data.steps.slicing import Repeat, Take

@@ -1,6 +1,11 @@
 """interleave and flat_map: steps whose function makes a dataset of each element, and their
 fusion into one native dataset when that function makes TFRecordDatasets."""
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
 from swigflow.data.checks import INFINITE, UNKNOWN, check_not_past_end, state_fields
 from swigflow.data.dataset import Dataset
 from swigflow.data.elements import Failed, apply_fn, function_name
@@ -13,7 +18,14 @@ class Interleave(Unary):
     """tf.data's interleave in Python: the order is deterministic; with num_parallel_calls the
     sub-datasets are still iterated in turn. Resuming replays (exact, not free)."""
 
-    def __init__(self, input_dataset, fn, cycle_length, block_length, num_parallel_calls):
+    def __init__(
+        self,
+        input_dataset: Any,
+        fn: Any,
+        cycle_length: int | None,
+        block_length: int | None,
+        num_parallel_calls: int | None,
+    ) -> None:
         super().__init__(input_dataset)
         self._fn = fn
         self._cycle = cycle_length
@@ -76,7 +88,7 @@ class FlatMap(Unary):
     """map_func's datasets one after the other. The state is the input's position before the
     element being expanded and the position inside its dataset."""
 
-    def __init__(self, input_dataset, fn):
+    def __init__(self, input_dataset: Any, fn: Any) -> None:
         super().__init__(input_dataset)
         self._fn = fn
 
@@ -101,7 +113,13 @@ class FlatMap(Unary):
             self._input._check_state(before, f"{where}['before']")
 
 
-def interleaved(input_dataset, map_func, cycle_length, block_length, num_parallel_calls):
+def interleaved(
+    input_dataset: Any,
+    map_func: Callable[..., Any],
+    cycle_length: int | None,
+    block_length: int | None,
+    num_parallel_calls: int | None,
+) -> Any:
     """input_dataset.interleave(map_func, ...): one native dataset when map_func makes plain
     TFRecordDatasets (records.fuse_interleave), else an Interleave step."""
     fused = fuse_interleave(input_dataset, map_func, cycle_length, block_length)
@@ -110,7 +128,7 @@ def interleaved(input_dataset, map_func, cycle_length, block_length, num_paralle
     return Interleave(input_dataset, map_func, cycle_length, block_length, num_parallel_calls)
 
 
-def flat_mapped(input_dataset, map_func):
+def flat_mapped(input_dataset: Any, map_func: Callable[..., Any]) -> Any:
     """input_dataset.flat_map(map_func), fused as interleaved() is (an interleave of one slot
     is a concatenation)."""
     fused = fuse_interleave(input_dataset, map_func, 1, 1)

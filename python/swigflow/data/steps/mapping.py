@@ -1,8 +1,11 @@
 """map, filter, parse, decode_images (on the Python path) and scan."""
 
+from __future__ import annotations
+
 import collections
 import concurrent.futures
 import functools
+from typing import Any
 
 import numpy as np
 
@@ -19,7 +22,7 @@ from swigflow.specs import TensorSpec, UnknownSpec, dtype_name
 from swigflow.tensors import constant
 
 
-def parsed_spec(features, spec):
+def parsed_spec(features: Any, spec: Any) -> Any:
     """The spec of what parsing elements of `spec` with `features` gives: one example (a
     string scalar) or a batch of them (a string vector)."""
     if type(spec) is not TensorSpec or spec.shape.rank not in (0, 1):
@@ -32,11 +35,11 @@ def parsed_spec(features, spec):
 class ParseFn:
     """map(parse) on serialized examples; recognised and fused by the native pipeline."""
 
-    def __init__(self, features):
+    def __init__(self, features: Any) -> None:
         self.plan = feature_spec.ParsePlan(features)  # checks them (TF's errors), once
         self.features = self.plan.features
 
-    def __call__(self, element):
+    def __call__(self, element: Any) -> Any:
         from swigflow.io import parse_example, parse_single_example
 
         if isinstance(element, bytes):
@@ -45,7 +48,7 @@ class ParseFn:
 
 
 class Map(Unary):
-    def __init__(self, input_dataset, fn, parallel):
+    def __init__(self, input_dataset: Any, fn: Any, parallel: Any) -> None:
         super().__init__(input_dataset)
         self._fn = fn
         self._parallel = parallel
@@ -96,7 +99,13 @@ class DecodeImages(Unary):
 
     _NOT_IDENTITY = frozenset({"_seed"})  # carried by the state
 
-    def __init__(self, input_dataset, key, options, seed):
+    def __init__(
+        self,
+        input_dataset: Any,
+        key: str,
+        options: dict[str, Any],
+        seed: int | None,
+    ) -> None:
         super().__init__(input_dataset)
         self._key = key
         self._options = options
@@ -150,7 +159,7 @@ class Scan(Replayed):
     tf.constant converts them); a function that changes them, or returns no (state, output)
     pair, is TypeError with tf.data's words (at the first element: nothing is traced)."""
 
-    def __init__(self, input_dataset, initial_state, fn):
+    def __init__(self, input_dataset: Any, initial_state: Any, fn: Any) -> None:
         super().__init__(input_dataset)
         self._initial, self._fn = initial_state, fn
         self._state_types = _state_types(initial_state)

@@ -7,8 +7,12 @@ counts. A save that fails or is interrupted leaves no metadata, so it is never l
 complete. Not tf.data's format: TensorFlow cannot load it, nor swigflow TensorFlow's.
 """
 
+from __future__ import annotations
+
 import json
 import os
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -20,6 +24,7 @@ from swigflow.data.protocol import fingerprint_of
 from swigflow.data.steps.base import Elements
 from swigflow.data.steps.caching import Cache, FileCache, sync
 from swigflow.data.structure import common_spec
+from swigflow.io.gfile import PathOrFile
 
 METADATA = "swigflow_save.json"
 FORMAT = "swigflow-save"
@@ -27,7 +32,7 @@ VERSION = 1
 COMPRESSIONS = (None, "GZIP", "ZLIB")
 
 
-def compression_of(compression, what):
+def compression_of(compression: str | None, what: Any) -> str | None:
     """tf.data's compression argument as a TFRecord compression (None, "GZIP" or "ZLIB")."""
     if compression in ("", "AUTO"):
         return None  # tf.data's AUTO picks Snappy, which swigflow has not: stored as is
@@ -39,7 +44,7 @@ def compression_of(compression, what):
     return compression
 
 
-def shard_path(path, shard):
+def shard_path(path: PathOrFile, shard: Any) -> str:
     return os.path.join(path, f"shard-{shard:05d}.swigflow_cache")
 
 
@@ -65,7 +70,13 @@ def _write_json(path, value):
     sync(os.path.dirname(path))
 
 
-def save(dataset, path, compression, shard_func, checkpoint_args):
+def save(
+    dataset: Any,
+    path: PathOrFile,
+    compression: str | None,
+    shard_func: Callable[..., Any] | None,
+    checkpoint_args: Any,
+) -> None:
     """Writes every element of `dataset` under directory `path` (see Dataset.save)."""
     if checkpoint_args is not None:
         raise errors.UnimplementedError(
@@ -107,7 +118,9 @@ class SavedShard(Dataset):
     """The elements of one shard file of a saved dataset, of the saved element spec; a state
     counts them."""
 
-    def __init__(self, path, compression, count, spec):
+    def __init__(
+        self, path: PathOrFile, compression: str | None, count: int | None, spec: Any
+    ) -> None:
         self._store = FileCache(path, compression)
         self._path, self._count = path, count
         self._saved_spec = spec
@@ -162,7 +175,12 @@ def _metadata(path):
     return found
 
 
-def load(path, element_spec, compression, reader_func):
+def load(
+    path: PathOrFile,
+    element_spec: Any,
+    compression: str | None,
+    reader_func: Callable[..., Any] | None,
+) -> Any:
     """The dataset saved under `path` (see Dataset.load), of the saved element spec, or of
     `element_spec` when given (TypeError when the saved one is not compatible with it)."""
     path = os.fspath(path)
@@ -197,7 +215,13 @@ def load(path, element_spec, compression, reader_func):
     return loaded
 
 
-def snapshot(dataset, path, compression, reader_func, shard_func):
+def snapshot(
+    dataset: Any,
+    path: PathOrFile,
+    compression: str | None,
+    reader_func: Callable[..., Any] | None,
+    shard_func: Callable[..., Any] | None,
+) -> Any:
     """`dataset` kept under directory `path` by its fingerprint (see Dataset.snapshot)."""
     for name, value in (("reader_func", reader_func), ("shard_func", shard_func)):
         if value is not None:

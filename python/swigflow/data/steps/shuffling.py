@@ -1,7 +1,11 @@
 """shuffle (tf.data's buffer, in Python) and global_shuffle (a seeded permutation of a
 random-access dataset's indexes)."""
 
+from __future__ import annotations
+
 import random
+from collections.abc import Iterator
+from typing import Any
 
 from swigflow import errors
 from swigflow.data.checks import INFINITE, check_count, check_not_past_end, state_fields
@@ -12,7 +16,7 @@ from swigflow.data.seeds import SEED_RANGE, IteratorSeeds, new_seed, pass_key
 from swigflow.data.steps.base import UnchangedStructure
 
 
-def buffer_shuffled(items, size, rng, passthrough):
+def buffer_shuffled(items: Any, size: int, rng: Any, passthrough: Any) -> Iterator[Any]:
     """tf.data's shuffle buffer over `items`: each comes out drawn at random (rng) from the
     next `size`; items for which passthrough(item) is true come out at once, drawing nothing.
     Iteration and random access both shuffle through this, so they agree."""
@@ -38,7 +42,7 @@ class Shuffle(UnchangedStructure, IteratorSeeds):
 
     _NOT_IDENTITY = frozenset({"_seed"})  # carried by the state
 
-    def __init__(self, input_dataset, size, seed, reshuffle):
+    def __init__(self, input_dataset: Any, size: int, seed: int | None, reshuffle: Any) -> None:
         super().__init__(input_dataset)
         self._size = size
         # Without reshuffling, tf.data fixes an unseeded order when the dataset is made: every
@@ -76,7 +80,7 @@ class Shuffle(UnchangedStructure, IteratorSeeds):
             self._first_order = order
         return self._input._get(order[index])
 
-    def reshuffles_per_iterator(self):
+    def reshuffles_per_iterator(self) -> bool:
         return self._reshuffle and self._seed is not None
 
     def _check_state(self, state, where):
@@ -94,7 +98,7 @@ class GlobalShuffle(UnchangedStructure, IteratorSeeds):
 
     _NOT_IDENTITY = frozenset({"_seed"})  # carried by the state
 
-    def __init__(self, input_dataset, seed, reshuffle):
+    def __init__(self, input_dataset: Any, seed: int | None, reshuffle: Any) -> None:
         super().__init__(input_dataset)
         blocker = random_access_blocker(input_dataset)
         n = input_dataset._cardinality()
@@ -123,7 +127,7 @@ class GlobalShuffle(UnchangedStructure, IteratorSeeds):
         for i in range(state["next"], n):
             yield read_at(self._input, permutation(i)), {"seed": state["seed"], "next": i + 1}
 
-    def reshuffles_per_iterator(self):
+    def reshuffles_per_iterator(self) -> bool:
         return self._reshuffle and self._seed is not None
 
     def _check_state(self, state, where):

@@ -1,9 +1,13 @@
 """take, skip, shard, repeat, enumerate, take_while, unique and ignore_errors: steps that
 select or count elements."""
 
+from __future__ import annotations
+
 import logging
+from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from swigflow import errors
 from swigflow.data.checks import INFINITE, INT64_MAX, check_count, state_fields
@@ -17,7 +21,7 @@ _LOG = logging.getLogger("swigflow.data")
 
 
 class Repeat(UnchangedStructure):
-    def __init__(self, input_dataset, count):
+    def __init__(self, input_dataset: Any, count: int | None) -> None:
         super().__init__(input_dataset)
         self._count = count
 
@@ -58,7 +62,7 @@ class Repeat(UnchangedStructure):
 
 
 class Take(UnchangedStructure):
-    def __init__(self, input_dataset, count):
+    def __init__(self, input_dataset: Any, count: int | None) -> None:
         super().__init__(input_dataset)
         self._count = count
 
@@ -94,7 +98,7 @@ class Take(UnchangedStructure):
 
 
 class Skip(UnchangedStructure):
-    def __init__(self, input_dataset, count):
+    def __init__(self, input_dataset: Any, count: int | None) -> None:
         super().__init__(input_dataset)
         self._count = count
 
@@ -133,7 +137,7 @@ class Skip(UnchangedStructure):
 
 
 class Shard(UnchangedStructure):
-    def __init__(self, input_dataset, num_shards, index):
+    def __init__(self, input_dataset: Any, num_shards: int, index: int) -> None:
         super().__init__(input_dataset)
         self._n = num_shards
         self._i = index
@@ -165,7 +169,7 @@ class Shard(UnchangedStructure):
 
 
 class Enumerate(Unary):
-    def __init__(self, input_dataset, start):
+    def __init__(self, input_dataset: Any, start: int) -> None:
         super().__init__(input_dataset)
         self._start = start
 
@@ -194,7 +198,7 @@ class Enumerate(Unary):
             self._input._check_state(inner, f"{where}['input']")
 
 
-def scalar_bool(value, what):
+def scalar_bool(value: Any, what: Any) -> bool:
     """`value` as a Python bool when it is a boolean scalar (bool, numpy bool, a 0-d bool
     array), else ValueError with tf.data's words for `what`."""
     if isinstance(value, (bool, np.bool_)) or (
@@ -225,7 +229,7 @@ class TakeWhile(Predicated):
 _UNIQUE_KINDS = {np.dtype(np.int32), np.dtype(np.int64)}
 
 
-def check_unique_input(components, dtype, strings=True):
+def check_unique_input(components: Any, dtype: DTypeLike, strings: Any = True) -> None:
     """tf.data's rule for unique(): one component (InvalidArgumentError), of int32, int64 or
     strings (TypeError). A dtype of None is not known yet; an object dtype holds strings when
     `strings` says so."""
@@ -241,7 +245,7 @@ def check_unique_input(components, dtype, strings=True):
         )
 
 
-def unique_key(element):
+def unique_key(element: Any) -> Any:
     """What unique() compares an element by: its kind, shape and values (check_unique_input's
     rules, applied to the element)."""
     if isinstance(element, (dict, tuple)):
@@ -263,7 +267,7 @@ class Unique(Replayed, UnchangedStructure):
     elements seen are replayed on resuming). Inputs are checked when the dataset is made as far
     as their spec tells, and each element as it comes."""
 
-    def __init__(self, input_dataset):
+    def __init__(self, input_dataset: Any) -> None:
         super().__init__(input_dataset)
         spec = input_dataset.element_spec
         if not isinstance(spec, UnknownSpec):
@@ -288,7 +292,7 @@ class IgnoreErrors(UnchangedStructure):
     ends it, as a failed Python generator ends tf.data's from_generator (a TFRecordDataset
     instead skips the rest of a damaged file: see TFRecordDataset.ignore_errors)."""
 
-    def __init__(self, input_dataset, log_warning):
+    def __init__(self, input_dataset: Any, log_warning: bool) -> None:
         super().__init__(input_dataset)
         self._log_warning = log_warning
 

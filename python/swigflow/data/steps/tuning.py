@@ -1,8 +1,11 @@
 """prefetch and with_options: how the pipeline runs, not what it yields."""
 
+from __future__ import annotations
+
 import logging
 import queue
 import threading
+from typing import Any
 
 from swigflow.data import stats as _stats
 from swigflow.data.protocol import iterate
@@ -20,7 +23,7 @@ class Prefetch(UnchangedStructure):
     the producer takes a permit before computing an element and the consumer returns it when
     it takes that element."""
 
-    def __init__(self, input_dataset, size):
+    def __init__(self, input_dataset: Any, size: int) -> None:
         super().__init__(input_dataset)
         self._size = size
 
@@ -92,11 +95,11 @@ class Prefetch(UnchangedStructure):
 class WithOptions(UnchangedStructure):
     """with_options(): the input's elements, with the merged options to report."""
 
-    def __init__(self, input_dataset, options):
+    def __init__(self, input_dataset: Any, options: Any) -> None:
         super().__init__(input_dataset)
         self._options = options
 
-    def options(self):
+    def options(self) -> Any:
         return self._options.frozen()  # made by with_options' merge: nobody else holds it
 
     def _generate(self, state, epoch):

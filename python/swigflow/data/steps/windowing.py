@@ -1,6 +1,11 @@
 """window, group_by_window and bucket_by_sequence_length: elements gathered into windows,
 each a dataset."""
 
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from swigflow import errors
@@ -35,7 +40,9 @@ def _window_of(elements, spec):
 
 
 class Window(Replayed):
-    def __init__(self, input_dataset, size, shift, stride, drop_remainder):
+    def __init__(
+        self, input_dataset: Any, size: int, shift: int | None, stride: int, drop_remainder: bool
+    ) -> None:
         super().__init__(input_dataset)
         self._size, self._shift, self._stride = size, shift, stride
         self._drop = drop_remainder
@@ -86,7 +93,14 @@ class GroupByWindow(Replayed):
     each full window goes through reduce_func(key, window dataset), whose elements are emitted.
     At the end, the unfinished windows go through it in increasing key order (as in tf.data)."""
 
-    def __init__(self, input_dataset, key_func, reduce_func, window_size_func, spec=None):
+    def __init__(
+        self,
+        input_dataset: Any,
+        key_func: Callable[..., Any],
+        reduce_func: Callable[..., Any],
+        window_size_func: Callable[[int], int] | None,
+        spec: Any = None,
+    ) -> None:
         super().__init__(input_dataset)
         self._key_func, self._reduce, self._size_of = key_func, reduce_func, window_size_func
         self._of_spec = spec  # what reduce_func's datasets give, when the caller knows it
@@ -154,7 +168,13 @@ def _window_sizes(window_size, window_size_func):
     return window_size_func
 
 
-def group_by_window(dataset, key_func, reduce_func, window_size, window_size_func):
+def group_by_window(
+    dataset: Any,
+    key_func: Callable[..., Any],
+    reduce_func: Callable[..., Any],
+    window_size: int | None,
+    window_size_func: Callable[[int], int] | None,
+) -> Any:
     sizes = _window_sizes(window_size, window_size_func)
     return GroupByWindow(dataset, key_func, reduce_func, sizes)
 
@@ -180,9 +200,16 @@ def _sequence_shapes(element, boundary):
 
 
 def bucket_by_sequence_length(
-    dataset, element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
-    padding_values, pad_to_bucket_boundary, no_padding, drop_remainder,
-):  # fmt: skip
+    dataset: Any,
+    element_length_func: Callable[..., Any],
+    bucket_boundaries: Sequence[int],
+    bucket_batch_sizes: Sequence[int],
+    padded_shapes: Any,
+    padding_values: Any,
+    pad_to_bucket_boundary: bool,
+    no_padding: bool,
+    drop_remainder: bool,
+) -> Any:
     boundaries = [int(b) for b in bucket_boundaries]
     batch_sizes = [int(b) for b in bucket_batch_sizes]
     if len(batch_sizes) != len(boundaries) + 1:
@@ -223,7 +250,7 @@ def bucket_by_sequence_length(
     return GroupByWindow(dataset, bucket_of, batching, lambda key: batch_sizes[key], spec)
 
 
-def window(dataset, size, shift, stride, drop_remainder):
+def window(dataset: Any, size: int, shift: int | None, stride: int, drop_remainder: bool) -> Any:
     """Dataset.window's arguments checked (shift defaults to size), and its step."""
     size = window_arg("size", size)
     shift = size if shift is None else window_arg("shift", shift)
