@@ -6,6 +6,8 @@ libswigflow_framework.so, so its REGISTER_OP / REGISTER_KERNEL register into the
 that swigflow.ops.run uses.
 """
 
+from __future__ import annotations
+
 import ctypes
 import os
 import types
@@ -16,7 +18,7 @@ from swigflow import pywrap_swigflow as _pywrap
 _LOADED = {}
 
 
-def load_op_library(library_filename):
+def load_op_library(library_filename: str) -> types.ModuleType:
     """Loads a shared library of ops and kernels; returns a module with one Python function per
     op it registered, generated from its OpDef as swigflow.ops.gen_nn_ops is: TensorFlow's
     snake_case name (``zero_out`` for ZeroOut), the inputs, then the attributes (those with a

@@ -6,8 +6,11 @@ Sizes take the command line's syntax: a byte count, or a number with a unit (``2
 ``1.5GB``, ``64MiB``; KB, MB, GB, TB are powers of 1000, KiB ... TiB of 1024).
 """
 
+from __future__ import annotations
+
 import math
 import os
+from typing import Any
 
 from swigflow import errors
 
@@ -15,7 +18,7 @@ _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
           "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}  # fmt: skip
 
 
-def parse_size(text, minimum=1):
+def parse_size(text: str, minimum: Any = 1) -> int:
     """'256MB', '1.5GB', '64MiB' or a byte count -> bytes, at least `minimum`.
 
     Raises:
@@ -36,7 +39,7 @@ def parse_size(text, minimum=1):
     return int(value)
 
 
-def size(name, default, minimum=0):
+def size(name: str, default: Any, minimum: Any = 0) -> int:
     """The size environment variable `name` gives (unset or empty: `default`).
 
     Raises:
@@ -52,7 +55,7 @@ def size(name, default, minimum=0):
         raise errors.InvalidArgumentError(f"environment variable {name}={text!r}: {e}") from None
 
 
-def flag(name, default):
+def flag(name: str, default: Any) -> bool:
     """The boolean environment variable `name` gives: 1/true/yes/on or 0/false/no/off, any
     case (unset or empty: `default`).
 

@@ -1,5 +1,10 @@
 """Gradient checking, like tf.test.compute_gradient / compute_gradient_error."""
 
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from swigflow.ops import GradientTape, UnconnectedGradients
@@ -47,7 +52,9 @@ def _jacobians(fn, inputs, delta):
     return theoretical, numerical
 
 
-def compute_gradient(fn, inputs, delta=1e-3):
+def compute_gradient(
+    fn: Callable[..., Any], inputs: Sequence[Any], delta: float = 1e-3
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """(theoretical, numerical): per input, the Jacobian d fn / d input as an array of shape
     [input size, output size], from the registered gradients and from central differences.
     Inputs keep their floating dtype (bfloat16 included); a numerical row is NaN where `delta`
@@ -64,7 +71,9 @@ def compute_gradient(fn, inputs, delta=1e-3):
     return _jacobians(fn, list(inputs), delta)
 
 
-def compute_gradient_error(fn, inputs, delta=1e-3):
+def compute_gradient_error(
+    fn: Callable[..., Any], inputs: Sequence[Any], delta: float = 1e-3
+) -> float:
     """The largest difference between the theoretical and the numerical Jacobians of fn at
     inputs, which keep their layout (Fortran order, transposed or strided views) and floating
     dtype; other inputs become float32. fn must compute with swigflow ops only (numpy

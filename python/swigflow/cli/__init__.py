@@ -6,16 +6,20 @@ Every subcommand has ``--help``. Exit status: 0 on success, 1 when a file is dam
 or an operation fails, 2 for a usage error.
 """
 
+from __future__ import annotations
+
 import argparse
 import codecs
 import contextlib
 import os
 import sys
 import unicodedata
+from typing import Any
 
 from swigflow import errors, settings
 from swigflow._version import __version__
 from swigflow.io import shard_cache
+from swigflow.io.gfile import PathOrFile
 from swigflow.io.index import is_index_file
 from swigflow.io.sniff import sniff_compression
 from swigflow.io.tf_record import MAX_SEEK_BLOCK_SIZE, SEEK_BLOCK_SIZE, compression_from_name
@@ -38,7 +42,7 @@ _ESCAPE = "swigflow.escape"
 codecs.register_error(_ESCAPE, _escape)
 
 
-def one_line(text):
+def one_line(text: str) -> str:
     """`text` with line breaks and other control characters escaped (\\n, \\x00), so an error
     or a label from a file prints as one line. Undecodable bytes of file names (surrogates) are
     left for the output's error handler, which prints them as \\xNN."""
@@ -47,7 +51,7 @@ def one_line(text):
     )
 
 
-def first_or_sample(items, n, seed=None):
+def first_or_sample(items: Any, n: Any, seed: int | None = None) -> list[Any]:
     """The first `n` of `items`, or with `seed` a uniform random sample of `n` of them all
     (reservoir sampling: reads them all, keeps `n`)."""
     import random
@@ -70,7 +74,7 @@ class CommandError(Exception):
     """A failure to report in one line (no traceback), exit status 1."""
 
 
-def compression_of(path, option, sniff=True):
+def compression_of(path: PathOrFile, option: Any, sniff: Any = True) -> str:
     """The compression to read or write ``path`` with: the ``--compression`` option when given;
     else GZIP for names ending in ``.gz`` / ``.gzip``, ZLIB for ``.zlib`` / ``.zz``; else, for
     an existing regular file (``sniff``), what its first bytes say; else none (so a FIFO or
@@ -85,7 +89,9 @@ def compression_of(path, option, sniff=True):
     return sniff_compression(path)
 
 
-def add_compression_option(parser, what="the files", flag="--compression", default=None):
+def add_compression_option(
+    parser: Any, what: Any = "the files", flag: Any = "--compression", default: Any = None
+) -> None:
     """A --compression-style option; `default` describes what happens without it."""
     parser.add_argument(
         flag,
@@ -99,7 +105,7 @@ def add_compression_option(parser, what="the files", flag="--compression", defau
 MAX_COUNT = (1 << 63) - 1  # counts travel to the native layer as int64
 
 
-def size_arg(text):
+def size_arg(text: str) -> int:
     """An argparse type: a size as settings.parse_size reads it."""
     try:
         return settings.parse_size(text)
@@ -107,7 +113,7 @@ def size_arg(text):
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
-def seek_block_arg(text):
+def seek_block_arg(text: str) -> int | None:
     """An argparse type: a GZIP seek block size (see add_seek_block_option); 0 is None."""
     if text.strip() == "0":
         return None
@@ -117,7 +123,7 @@ def seek_block_arg(text):
     return size
 
 
-def add_seek_block_option(parser):
+def add_seek_block_option(parser: Any) -> None:
     """--seek-block-size: how GZIP shards are written (TFRecordOptions.seek_block_size)."""
     parser.add_argument(
         "--seek-block-size",
@@ -131,7 +137,7 @@ def add_seek_block_option(parser):
     )
 
 
-def positive_int(text):
+def positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
@@ -144,7 +150,7 @@ def positive_int(text):
 MAX_SECONDS = 7 * 24 * 3600
 
 
-def seconds(text):
+def seconds(text: str) -> float:
     """An argparse type: a finite number of seconds, above 0 and at most a week."""
     try:
         value = float(text)
@@ -158,7 +164,7 @@ def seconds(text):
 MAX_SIDE = 65535  # JPEG's limit on either side
 
 
-def image_size(text):
+def image_size(text: str) -> tuple[int, int]:
     """An argparse type: "WxH" -> (width, height), 1 to MAX_SIDE pixels each."""
     width, sep, height = text.lower().partition("x")
     if not sep or not width.isdigit() or not height.isdigit():
@@ -171,7 +177,7 @@ def image_size(text):
 image_size.__name__ = f"size WxH (1 to {MAX_SIDE} each)"  # argparse names it in its message
 
 
-def build_parser():
+def build_parser() -> argparse.ArgumentParser:
     # Imported here so that `swigflow --help` stays quick and each module registers itself.
     from swigflow.cli import images, profile, records, reshard, show
     from swigflow.cli import progress as _progress
@@ -245,7 +251,7 @@ def _shown_default(action):
     return default is not None and default is not argparse.SUPPRESS and default is not False
 
 
-def skip_index_files(args):
+def skip_index_files(args: Any) -> None:
     """Drops index files from a command's FILE... arguments, with a note each: a glob such as
     ``OUT/train-*`` catches the ``.idx`` files written beside the shards."""
     files = getattr(args, "files", None)
@@ -262,7 +268,7 @@ def skip_index_files(args):
     args.files = kept
 
 
-def main(argv=None):
+def main(argv: Any = None) -> int:
     """Runs the command line; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)

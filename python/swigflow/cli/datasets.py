@@ -2,12 +2,17 @@
 dataset's splits, shard counts and feature tree, and ``swigflow show DIR --split train`` draws
 its images with their class names (swigflow.datasets reads them; no TensorFlow)."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from swigflow import errors
 from swigflow.cli import CommandError
 from swigflow.io import gfile
+from swigflow.io.gfile import PathOrFile
 
 
-def builder_at(path):
+def builder_at(path: PathOrFile) -> Any:
     """The TFDS dataset prepared in `path` (``.../name/config/version``), or in the newest
     version under `path` (``.../name`` or ``.../name/config``); None when `path` is not a
     directory of either kind."""
@@ -61,7 +66,7 @@ def _dtype(dtype):
     return "string" if dtype.kind == "O" else dtype.name
 
 
-def inspect(builder, as_json):
+def inspect(builder: Any, as_json: Any) -> int:
     """Prints the dataset's description; returns the exit status."""
     import json
 
@@ -92,7 +97,9 @@ def inspect(builder, as_json):
     return 0
 
 
-def sheet_examples(builder, split, image_key, label_key, count, seed):
+def sheet_examples(
+    builder: Any, split: Any, image_key: Any, label_key: Any, count: int | None, seed: int | None
+) -> list[Any]:
     """(encoded image, label text) for the first `count` examples of `split` (a seeded sample
     of them all with `seed`), and the keys used: the first Image feature and the first
     ClassLabel unless named."""

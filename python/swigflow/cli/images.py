@@ -1,6 +1,8 @@
 """``swigflow build-image-dataset`` and ``swigflow export-images``: image folders to TFRecord
 shards in the layout of TensorFlow's build_imagenet_data.py, and back."""
 
+from __future__ import annotations
+
 import collections
 import contextlib
 import json
@@ -9,6 +11,9 @@ import random
 import sys
 import threading
 import time
+from typing import Any
+
+import numpy as np
 
 from swigflow import errors, io
 from swigflow._version import __version__
@@ -27,12 +32,13 @@ from swigflow.image import transforms as image_transforms
 from swigflow.io import gfile
 from swigflow.io.example_codec import decode_example, encode_example
 from swigflow.io.feature_spec import BYTES, INT64
+from swigflow.io.gfile import PathOrFile
 
 MANIFEST = "manifest.json"
 _PLAN = ".swigflow-build.json"  # what a --resume must match
 
 
-def register(commands):
+def register(commands: Any) -> None:
     p = commands.add_parser(
         "build-image-dataset",
         help="image folders -> TFRecord shards (build_imagenet_data layout)",
@@ -164,7 +170,7 @@ _quality.__name__ = "quality from 1 to 100"  # argparse names the type in its me
 _COLORSPACES = {1: "Grayscale", 3: "RGB", 4: "CMYK"}
 
 
-def jpeg_info(data):
+def jpeg_info(data: Any) -> tuple[int, int, int] | None:
     """(width, height, channels) from a JPEG's frame header, without decoding (the native
     header reader's); None when data is not a JPEG whose size its header gives."""
     if image_codecs.image_format(data) != "jpeg":
@@ -207,7 +213,7 @@ def _pillow(what):
     return Image
 
 
-def decode_pixels(data, channels):
+def decode_pixels(data: Any, channels: int) -> np.ndarray:
     """[height, width, channels] uint8 pixels of an encoded image: JPEG and PNG with swigflow's
     codecs, any other format Pillow reads. channels: 3 (RGB) or 0 (the image's own: 1 or 3,
     or 4 for PNG with alpha).
@@ -251,7 +257,7 @@ def decode_pixels(data, channels):
         raise ValueError(f"not an image Pillow can read ({type(e).__name__}: {e})") from None
 
 
-def resize_pixels(pixels, size):
+def resize_pixels(pixels: Any, size: int) -> np.ndarray:
     """uint8 pixels resized to size = (width, height): bilinear, antialiased when shrinking (as
     Pillow's BILINEAR), rounded to nearest."""
     import numpy as np
@@ -281,7 +287,7 @@ def _read_image_file(path):
         raise OSError(e.message) from None
 
 
-def image_example(path, label, text, resize=None):
+def image_example(path: PathOrFile, label: Any, text: str, resize: Any = None) -> bytes:
     """The serialized tf.train.Example build_imagenet_data writes for one image file.
 
     Raises:

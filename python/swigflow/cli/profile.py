@@ -1,8 +1,11 @@
 """``swigflow profile``: runs the pipeline a user would build over their files, measures every
 stage and applies the starvation checklist (swigflow.data.profiler)."""
 
+from __future__ import annotations
+
 import importlib
 import json
+from typing import Any
 
 from swigflow import data, errors
 from swigflow.cli import (
@@ -18,7 +21,7 @@ from swigflow.data import profiler
 from swigflow.io import schema
 
 
-def register(commands):
+def register(commands: Any) -> None:
     p = commands.add_parser(
         "profile",
         help="find why a training loop starves: measure the input pipeline stage by stage",
@@ -71,7 +74,7 @@ def register(commands):
     p.set_defaults(run=_profile)
 
 
-def parse_spec(text, files, compression):
+def parse_spec(text: str, files: Any, compression: str | None) -> dict[str, Any]:
     """--spec's features: inferred from the first records, or read from JSON (the "spec" that
     ``inspect --json`` prints)."""
     try:
@@ -99,7 +102,7 @@ def _function(text):
     return fn
 
 
-def build_pipeline(args):
+def build_pipeline(args: Any) -> Any:
     """The dataset `swigflow profile` runs for these arguments."""
     compression = compression_of(args.files[0], args.compression)
     if args.num_parallel_reads == "auto":

@@ -1,11 +1,14 @@
 """``swigflow inspect | cat | count | index | verify | repair``: looking into TFRecord files."""
 
+from __future__ import annotations
+
 import base64
 import json
 import math
 import os
 import struct
 import sys
+from typing import Any
 
 from google.protobuf import json_format
 
@@ -21,7 +24,7 @@ from swigflow.io.index import (
 )
 
 
-def register(commands):
+def register(commands: Any) -> None:
     p = commands.add_parser(
         "inspect",
         help="infer the schema of tf.train.Example records, or describe a TFDS dataset",

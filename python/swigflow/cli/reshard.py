@@ -11,8 +11,11 @@ The shards are a function of the inputs and the options only:
     differ in size by at most about one record.
 """
 
+from __future__ import annotations
+
 import os
 import time
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +36,7 @@ from swigflow.io.index import FRAMING_BYTES, checked_default_index, scan_records
 _PLAN = ".swigflow-reshard.json"  # what a --resume must match
 
 
-def register(commands):
+def register(commands: Any) -> None:
     p = commands.add_parser(
         "reshard",
         help="merge small files (or split big ones) into evenly sized shards",
@@ -75,13 +78,13 @@ class _Input:
     """One input file: its records' framed lengths, and their offsets when uncompressed."""
 
     def __init__(self, path, compression):
-        self.path = path
-        self.compression = compression
+        self.path: Any = path
+        self.compression: Any = compression
         if not compression:
             found = checked_default_index(path)
             offsets, lengths = found if found is not None else scan_records(path)
-            self.offsets = np.asarray(offsets, dtype=np.int64)
-            self.lengths = np.asarray(lengths, dtype=np.int64)
+            self.offsets: Any = np.asarray(offsets, dtype=np.int64)
+            self.lengths: Any = np.asarray(lengths, dtype=np.int64)
         else:  # offsets into compressed data mean nothing: read it once for the sizes
             self.offsets = None
             sizes = []
@@ -91,12 +94,12 @@ class _Input:
             self.lengths = np.asarray(sizes, dtype=np.int64) + FRAMING_BYTES
 
 
-def permutation(n, seed):
+def permutation(n: Any, seed: int | None) -> Any:
     """The --seed order of n records (see the module's docstring)."""
     return index_shuffle.permutation(n, seed)
 
 
-def plan_shards(lengths, target, order=None):
+def plan_shards(lengths: Any, target: Any, order: Any = None) -> Any:
     """Cuts records (framed `lengths`, taken in `order`) into shards of about `target` bytes:
     the start of each shard in `order`, plus its end."""
     lengths = np.asarray(lengths, dtype=np.int64)

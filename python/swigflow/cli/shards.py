@@ -2,29 +2,33 @@
 reshard): names ``PREFIX-NNNNN-of-NNNNN``, each shard whole or absent with its index file (a
 seek index when compressed), and a journal so that an interrupted run can be resumed."""
 
+from __future__ import annotations
+
 import hashlib
 import itertools
 import json
 import os
 import threading
+from typing import Any
 
 from swigflow import errors, io
 from swigflow.cli import CommandError, compression_of
 from swigflow.io import gfile
+from swigflow.io.gfile import PathOrFile
 from swigflow.io.index import FRAMING_BYTES, write_index
 from swigflow.io.tf_record import COMPRESSION_SUFFIXES
 
 
-def shard_name(prefix, index, count, compression):
+def shard_name(prefix: Any, index: int, count: int | None, compression: str | None) -> str:
     return f"{prefix}-{index:05d}-of-{count:05d}{COMPRESSION_SUFFIXES[compression]}"
 
 
-def digest(plan):
+def digest(plan: Any) -> str:
     """A short fingerprint of a JSON-able plan: what a --resume must match."""
     return hashlib.sha256(json.dumps(plan, sort_keys=True).encode()).hexdigest()
 
 
-def write_atomically(path, text):
+def write_atomically(path: PathOrFile, text: str) -> None:
     """Writes a text file that is either whole or absent (or the previous version)."""
     if gfile.is_remote(path):
         with gfile.GFile(path, "w") as f:  # committed on close
@@ -43,8 +47,10 @@ class ShardWriter:
     shard is a chain of members of `seek_block_size` bytes (None: one stream). Leaving the
     ``with`` block without commit (an error) leaves no shard behind."""
 
-    def __init__(self, path, compression, seek_block_size=None):
-        self.path = path
+    def __init__(
+        self, path: PathOrFile, compression: str | None, seek_block_size: int | None = None
+    ) -> None:
+        self.path: Any = path
         self._compression = compression
         self._remote = gfile.is_remote(path)
         self._temp = path if self._remote else f"{path}.tmp"
@@ -52,18 +58,18 @@ class ShardWriter:
         options = io.TFRecordOptions(compression, seek_block_size=block)
         self._writer = io.TFRecordWriter(self._temp, options)
         self._lengths = []
-        self.bytes = 0  # payload bytes written
+        self.bytes: Any = 0  # payload bytes written
 
     @property
-    def records(self):
+    def records(self) -> int:
         return len(self._lengths)
 
-    def write(self, record):
+    def write(self, record: Any) -> Any:
         self._writer.write(record)
         self._lengths.append(len(record) + FRAMING_BYTES)
         self.bytes += len(record)
 
-    def commit(self):
+    def commit(self) -> None:
         index_path = io.default_index_path(self.path)
         if not self._compression:
             offsets = list(itertools.accumulate(self._lengths, initial=0))[:-1]
@@ -75,17 +81,17 @@ class ShardWriter:
         if not self._remote:
             os.replace(self._temp, self.path)
 
-    def __enter__(self):
+    def __enter__(self) -> Any:
         return self
 
-    def __exit__(self, exc_type, *rest):
+    def __exit__(self, exc_type: Any, *rest: Any) -> None:
         if self._writer is not None:  # not committed: nothing may look complete
             self._writer.abort()
             if not self._remote and os.path.exists(self._temp):
                 os.unlink(self._temp)
 
 
-def shard_is_whole(path, records):
+def shard_is_whole(path: PathOrFile, records: Any) -> bool:
     """Whether a shard is there, whole: every record's CRCs check out and it holds `records`
     records (a truncated or damaged shard must be written again)."""
     if not gfile.exists(path):
@@ -104,10 +110,18 @@ class Journal:
     atomically after every shard, so an interrupted run can be resumed (a shard renamed into
     place but not yet journaled is written again)."""
 
-    def __init__(self, directory, name, plan_digest, resume, records_of, what="the same inputs"):
+    def __init__(
+        self,
+        directory: Any,
+        name: str,
+        plan_digest: Any,
+        resume: Any,
+        records_of: Any,
+        what: Any = "the same inputs",
+    ) -> None:
         self._path = gfile.join(directory, name)
         self._lock = threading.Lock()
-        self.shards = {}
+        self.shards: Any = {}
         if resume:
             # No journal (a new folder, or a run killed before its first shard): nothing to
             # resume, so the run starts. A journal of other inputs or options is refused.
@@ -130,7 +144,7 @@ class Journal:
         self._digest = plan_digest
         self._save()
 
-    def finished(self, name, result):
+    def finished(self, name: str, result: Any) -> None:
         with self._lock:
             self.shards[name] = result
             self._save()

@@ -9,8 +9,11 @@ centred; the rest of the cell is BACKGROUND grey. A record whose image does not 
 red cell and its error on stderr. Pillow draws the label text (only needed with --label).
 """
 
+from __future__ import annotations
+
 import argparse
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +45,7 @@ def _grid(text):
     return rows, cols
 
 
-def register(commands):
+def register(commands: Any) -> None:
     p = commands.add_parser(
         "show",
         help="draw a contact sheet (PNG) of the images in TFRecord files",
@@ -135,7 +138,7 @@ def _value(example, key):
     return None, []
 
 
-def label_text(example, key):
+def label_text(example: Any, key: str) -> str:
     kind, values = _value(example, key)
     if not values:
         return "-"
@@ -146,7 +149,7 @@ def label_text(example, key):
     return ",".join(str(v) for v in values)
 
 
-def fit(pixels, cell):
+def fit(pixels: Any, cell: Any) -> tuple[Any, Any]:
     """`pixels` (HWC uint8, 3 channels) scaled to fit a cell x cell box with its aspect ratio,
     and the (top, left) where it goes in that box."""
     h, w = pixels.shape[:2]
@@ -158,7 +161,7 @@ def fit(pixels, cell):
     return pixels, ((cell - height) // 2, (cell - width) // 2)
 
 
-def cell_origin(index, cols, cell, labelled):
+def cell_origin(index: int, cols: Any, cell: Any, labelled: Any) -> tuple[int, int]:
     """(top, left) of cell `index`'s image box on the sheet."""
     row, col = divmod(index, cols)
     step_y = cell + (LABEL if labelled else 0) + PAD

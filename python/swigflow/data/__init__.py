@@ -20,6 +20,10 @@ shuffles, damage policies and the PyTorch adapter; ``it.stats()`` and ``swigflow
 say what each stage did and why a training loop waits.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from swigflow.data import experimental, profiler, stats
 from swigflow.data.checks import AUTOTUNE, INFINITE, UNKNOWN
 from swigflow.data.data_source import TFRecordDataSource
@@ -36,7 +40,9 @@ from swigflow.data.records import TFRecordDataset
 from swigflow.specs import DatasetSpec, UnknownSpec
 
 
-def __getattr__(name):  # PEP 562: torch and grain are imported only when an adapter is used
+def __getattr__(
+    name: str,
+) -> Any:  # PEP 562: torch and grain are imported only when an adapter is used
     if name == "TorchIterableDataset":
         from swigflow.data.torch import TorchIterableDataset
 

@@ -13,6 +13,8 @@ on a pooled connection that the server had closed meanwhile is sent again once o
 (nothing of its answer had arrived). Any other failure closes the connection.
 """
 
+from __future__ import annotations
+
 import collections
 import contextlib
 import http.client
@@ -21,6 +23,8 @@ import socket
 import ssl
 import threading
 import urllib.parse
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -31,17 +35,17 @@ MAX_IDLE = 64
 class StatusError(OSError):
     """An answer with an HTTP error status (its ``status``, as aiohttp's errors carry one)."""
 
-    def __init__(self, url, status, reason):
+    def __init__(self, url: Any, status: Any, reason: Any) -> None:
         super().__init__(f"{url}: HTTP {status} {reason}")
-        self.status = status
+        self.status: Any = status
 
 
 class NotAnAnswer(Exception):
     """An answer that is not the range asked for (``what`` the server sent instead)."""
 
-    def __init__(self, what):
+    def __init__(self, what: Any) -> None:
         super().__init__(what)
-        self.what = what
+        self.what: Any = what
 
 
 class Aborted(Exception):
@@ -51,9 +55,9 @@ class Aborted(Exception):
 class Changed(Exception):
     """An answer from another version of the object than the one pinned (``what`` differs)."""
 
-    def __init__(self, what):
+    def __init__(self, what: Any) -> None:
         super().__init__(what)
-        self.what = what
+        self.what: Any = what
 
 
 def _opaque(etag):
@@ -68,12 +72,12 @@ class Pin:
     conforming server would refuse every range), nor can a server be trusted to honour it: so
     each answer's ETag, Last-Modified and total size (Content-Range) are compared too."""
 
-    def __init__(self, info):
-        self.size = info.get("size")
-        self.etag = info.get("ETag") or None
-        self.last_modified = info.get("Last-Modified") or None
+    def __init__(self, info: Any) -> None:
+        self.size: Any = info.get("size")
+        self.etag: Any = info.get("ETag") or None
+        self.last_modified: Any = info.get("Last-Modified") or None
 
-    def headers(self):
+    def headers(self) -> dict[str, str]:
         """The conditional request headers that ask for the pinned version."""
         if self.etag is not None:
             return {} if self.etag.startswith("W/") else {"If-Match": self.etag}
@@ -81,7 +85,7 @@ class Pin:
             return {"If-Unmodified-Since": self.last_modified}
         return {}
 
-    def check(self, status, header):
+    def check(self, status: Any, header: Any) -> None:
         """Raises Changed if an answer (`status`, `header(name)` -> value or None) shows another
         version than the pinned one. A validator the answer lacks is not compared."""
         etag = header("ETag")
@@ -101,7 +105,7 @@ class Pin:
                 raise Changed(f"it has {total} bytes now, it had {self.size} when opened")
 
 
-def eligible(fs):
+def eligible(fs: Any) -> float | None:
     """The socket timeout to read `fs`'s objects here with, or None when they must go through
     fsspec: a client or request option this module does not reproduce (authentication,
     proxies, a custom client, an SSL context) was configured."""
@@ -174,14 +178,14 @@ class Requests:
     so that a thread blocked on a stalled body returns at once, and every later one fails
     (Aborted). A parent's abort() aborts its children's requests too."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: Any = None) -> None:
         self._lock = threading.Lock()
         self._open = set()
         self._parent = parent
         self._aborted = False
 
     @property
-    def aborted(self):
+    def aborted(self) -> bool:
         return self._aborted or (self._parent is not None and self._parent.aborted)
 
     def _add(self, sock):
@@ -195,7 +199,7 @@ class Requests:
             self._open.discard(sock)
 
     @contextlib.contextmanager
-    def running(self, sock):
+    def running(self, sock: Any) -> Iterator[Any]:
         """Counts a request on socket `sock` in flight (in the parent too) while the block
         runs; what it raises after an abort is Aborted."""
         owners = [self] if self._parent is None else [self, self._parent]
@@ -213,7 +217,7 @@ class Requests:
             for owner in added:
                 owner._discard(sock)
 
-    def abort(self):
+    def abort(self) -> None:
         with self._lock:
             self._aborted = True
             socks = list(self._open)
@@ -268,7 +272,7 @@ def _ask(url, headers, timeout, requests):
     raise StatusError(url, r.status, f"more than {MAX_REDIRECTS} redirects")
 
 
-def bytes_to_skip(status, content_range, length, start, size):
+def bytes_to_skip(status: Any, content_range: Any, length: Any, start: int, size: int) -> int:
     """How many bytes of the body answering a GET of bytes [start, ...) of an object of `size`
     bytes come before the range: 0 for a 206 that starts at `start`, `start` for a 200 with the
     whole object (the server ignored Range). Any other answer raises NotAnAnswer."""
@@ -282,7 +286,9 @@ def bytes_to_skip(status, content_range, length, start, size):
     return start
 
 
-def get_range(url, start, end, pin, headers, timeout, requests):
+def get_range(
+    url: Any, start: int, end: Any, pin: Any, headers: Any, timeout: Any, requests: Any
+) -> memoryview:
     """Bytes [start, end) of the version `pin` (a Pin) of the object at `url`, fewer if the
     body ends early, as a memoryview of a buffer of end - start bytes.
 

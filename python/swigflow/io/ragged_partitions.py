@@ -12,9 +12,13 @@ against the values it splits, whatever ``validate`` says: a RaggedTensor whose s
 match its values would index outside them.
 """
 
-from typing import NamedTuple
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from swigflow import errors
 from swigflow.tensors import RaggedTensor
@@ -63,7 +67,7 @@ PARTITION_TYPES = (RowSplits, RowLengths, RowStarts, RowLimits, ValueRowIds, Uni
 MAX_ROWS_FROM_IDS = 1 << 28
 
 
-def check_partition(partition):
+def check_partition(partition: Any) -> Any:
     """`partition`, checked: one of the six types, with a string key or a positive length."""
     if not isinstance(partition, PARTITION_TYPES):
         names = ", ".join(t.__name__ for t in PARTITION_TYPES)
@@ -91,11 +95,11 @@ class _Units:
     """Where each partition value sits: its unit, whether it starts or ends its unit."""
 
     def __init__(self, counts):
-        self.counts = counts
-        self.unit = np.repeat(np.arange(len(counts)), counts)
+        self.counts: Any = counts
+        self.unit: Any = np.repeat(np.arange(len(counts)), counts)
         ends = np.cumsum(counts)
-        self.first = np.zeros(int(ends[-1]) if len(ends) else 0, dtype=bool)
-        self.last = np.zeros_like(self.first)
+        self.first: Any = np.zeros(int(ends[-1]) if len(ends) else 0, dtype=bool)
+        self.last: Any = np.zeros_like(self.first)
         present = counts > 0
         self.first[(ends - counts)[present]] = True
         self.last[(ends - 1)[present]] = True
@@ -154,7 +158,9 @@ def _row_lengths(partition, values, counts, items):
     return values - previous, counts
 
 
-def partitioned(key, partitions, values, counts, reads):
+def partitioned(
+    key: str, partitions: Sequence[Any], values: Any, counts: Any, reads: Any
+) -> tuple[Any, Any]:
     """The values of every unit split by `partitions`, innermost first.
 
     Args:
@@ -188,14 +194,14 @@ def partitioned(key, partitions, values, counts, reads):
     return result, items
 
 
-def misaligned(key, why):
+def misaligned(key: str, why: Any) -> Exception:
     """The error for partitions that do not fit their values (TensorFlow's words, and why)."""
     return errors.InvalidArgumentError(
         f"Feature {key}: values and partitions are not aligned ({why})"
     )
 
 
-def with_splits_dtype(ragged, dtype):
+def with_splits_dtype(ragged: Any, dtype: DTypeLike) -> Any:
     """`ragged` with every row_splits in `dtype` (int32 or int64), refusing splits int32 cannot
     hold."""
     if not isinstance(ragged, RaggedTensor):

@@ -13,12 +13,15 @@ holding blocks, so no file starves the others. The block a reader waits for is a
 requested (progress), so the bytes held stay under the budget plus one block per file read.
 """
 
+from __future__ import annotations
+
 import concurrent.futures
 import math
 import os
 import queue
 import threading
 import time
+from typing import Any
 
 # Weight of the newest measurement in Pace's moving averages.
 _SMOOTHING = 0.25
@@ -28,13 +31,13 @@ class Memory:
     """Bytes of read-ahead blocks held (requested, or arrived and not yet read past) by each
     owner, against a budget given at each request."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._held = {}  # owner id -> bytes
-        self.total = 0
-        self.peak = 0
+        self.total: Any = 0
+        self.peak: Any = 0
 
-    def take(self, owner, n, budget, needed=False):
+    def take(self, owner: Any, n: Any, budget: Any, needed: Any = False) -> bool:
         """Counts `n` more bytes for `owner` and returns True, unless the block is not
         `needed` and the budget, or the owner's equal share of it, has no room for it."""
         with self._lock:
@@ -47,7 +50,7 @@ class Memory:
             self.peak = max(self.peak, self.total)
             return True
 
-    def give(self, owner, n):
+    def give(self, owner: Any, n: Any) -> None:
         with self._lock:
             left = self._held.get(owner, 0) - n
             if left > 0:
@@ -56,11 +59,11 @@ class Memory:
                 self._held.pop(owner, None)
             self.total -= n
 
-    def held(self, owner=None):
+    def held(self, owner: Any = None) -> int:
         with self._lock:
             return self.total if owner is None else self._held.get(owner, 0)
 
-    def reset_peak(self):
+    def reset_peak(self) -> None:
         with self._lock:
             self.peak = self.total
 
@@ -73,28 +76,28 @@ class Pace:
     """Moving averages of how long a block takes to arrive and how long the reader takes
     between blocks, and the window of blocks ahead they call for."""
 
-    def __init__(self):
-        self.arrival_s = None  # request to bytes
-        self.between_s = None  # one block wanted to the next
+    def __init__(self) -> None:
+        self.arrival_s: Any = None  # request to bytes
+        self.between_s: Any = None  # one block wanted to the next
         self._last_wanted = None
 
     @staticmethod
     def _mix(old, new):
         return new if old is None else old + _SMOOTHING * (new - old)
 
-    def arrived(self, seconds):
+    def arrived(self, seconds: float | None) -> None:
         """A block came `seconds` after it was requested (called from any thread; a lost
         update of a moving average is harmless)."""
         self.arrival_s = self._mix(self.arrival_s, seconds)
 
-    def wanted(self):
+    def wanted(self) -> None:
         """The reader moved on to a new block."""
         now = time.monotonic()
         if self._last_wanted is not None:
             self.between_s = self._mix(self.between_s, now - self._last_wanted)
         self._last_wanted = now
 
-    def window(self, most):
+    def window(self, most: Any) -> int:
         """Blocks to keep requested from the one wanted on (at least 1, at most `most`):
         `most` until both rates are measured."""
         arrival, between = self.arrival_s, self.between_s
@@ -109,12 +112,12 @@ class DaemonPool:
     exit: a remote request stalled on a silent store must not (its reader is gone by then, and
     the call is abandoned with it). A forked process starts threads of its own."""
 
-    def __init__(self, threads, name):
+    def __init__(self, threads: Any, name: str) -> None:
         self._most, self._name = threads, name
         self._lock = threading.Lock()
         self._queue, self._pid, self._started, self._idle = None, None, 0, 0
 
-    def submit(self, fn, *args):
+    def submit(self, fn: Any, *args: Any) -> Any:
         future = concurrent.futures.Future()
         with self._lock:
             if self._pid != os.getpid():

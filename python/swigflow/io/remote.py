@@ -7,6 +7,8 @@ The settings (READ_BLOCK_SIZE, READ_ATTEMPTS, STALL_TIMEOUT_S, ...) are gfile's,
 used. swigflow.io installs the layer (install()) when it is imported.
 """
 
+from __future__ import annotations
+
 import asyncio
 import atexit
 import concurrent.futures
@@ -19,6 +21,7 @@ import tempfile
 import threading
 import time
 import weakref
+from typing import Any
 
 from swigflow import errors, settings
 from swigflow import pywrap_swigflow as _pywrap
@@ -91,7 +94,7 @@ class _Reader:
 
     def __init__(self, size, url, file=None, ranges=None):
         self._file = file
-        self.size = size
+        self.size: Any = size
         self._url = url
         self._ranges = ranges
         self._fetch = None if ranges is None else ranges.fetch
@@ -590,7 +593,7 @@ class _Opener:
 _OPENER = _Opener()
 
 
-def install():
+def install() -> None:
     """Makes the native layer open ``scheme://`` paths through this module (once, when
     swigflow.io is imported), and abandons remote work at exit."""
     _pywrap.SetRemoteOpener(_OPENER)

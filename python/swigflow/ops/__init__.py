@@ -11,6 +11,10 @@ by :class:`GradientTape`::
     dx, = tape.gradient(y, [x])
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from swigflow.ops.registry import (
     NotDifferentiable,
     Operation,
@@ -29,7 +33,7 @@ from swigflow.ops.registry import (
 _TAPE_NAMES = frozenset({"GradientTape", "UnconnectedGradients"})
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name in _TAPE_NAMES:
         from swigflow.ops import tape
 

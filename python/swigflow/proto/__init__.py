@@ -10,6 +10,10 @@ packages is imported second fail. Protobuf's runtime builds the classes (upb whe
 they are real ``google.protobuf.message.Message`` subclasses with protobuf's speed.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from swigflow.proto import descriptors
@@ -19,7 +23,7 @@ for _file in descriptor_pb2.FileDescriptorSet.FromString(descriptors.FILE_DESCRI
     POOL.Add(_file)
 
 
-def message_class(full_name):
+def message_class(full_name: Any) -> Any:
     """The message class of ``full_name`` (e.g. ``"tensorflow.Example"``) in POOL."""
     return message_factory.GetMessageClass(POOL.FindMessageTypeByName(full_name))
 

@@ -14,7 +14,10 @@ reader, CRCs checked, and parses them with the C++ ``parse_example``: no TensorF
 Paths take every scheme :mod:`swigflow.io.gfile` does.
 """
 
+from __future__ import annotations
+
 import importlib
+from typing import Any
 
 from swigflow.io.tf_record import SEEK_BLOCK_SIZE
 
@@ -22,15 +25,15 @@ _CLASSES = ("TFRecordDatasource", "TFRecordDatasink")
 
 
 def read_tfrecords(
-    paths,
+    paths: Any,
     *,
-    spec=None,
-    compression_type=None,
-    on_error="raise",
-    override_num_blocks=None,
-    schema_records=None,
-    cache_dir=None,
-):
+    spec: Any = None,
+    compression_type: str | int | None = None,
+    on_error: str = "raise",
+    override_num_blocks: Any = None,
+    schema_records: Any = None,
+    cache_dir: Any = None,
+) -> Any:
     """A ``ray.data.Dataset`` of the Examples in ``paths``, one column per feature.
 
     Args:
@@ -73,14 +76,14 @@ def read_tfrecords(
 
 
 def write_tfrecords(
-    dataset,
-    path,
+    dataset: Any,
+    path: str,
     *,
-    compression_type=None,
-    num_rows_per_file=None,
-    mode="error",
-    seek_block_size=SEEK_BLOCK_SIZE,
-):
+    compression_type: str | None = None,
+    num_rows_per_file: int | None = None,
+    mode: str = "error",
+    seek_block_size: int | None = SEEK_BLOCK_SIZE,
+) -> list[str]:
     """Writes ``dataset`` (a ``ray.data.Dataset``) as TFRecord files of tf.train.Example under
     the directory ``path``, and returns the files written, in order.
 
@@ -136,8 +139,15 @@ def write_tfrecords(
     return sink.files_written
 
 
-def read_tfds(name=None, *, split, data_dir=None, builder_dir=None, decoders=None,
-              override_num_blocks=None):  # fmt: skip
+def read_tfds(
+    name: str | None = None,
+    *,
+    split: Any,
+    data_dir: str | None = None,
+    builder_dir: str | None = None,
+    decoders: Any = None,
+    override_num_blocks: int | None = None,
+) -> Any:
     """A ``ray.data.Dataset`` of a split of a dataset TensorFlow Datasets prepared (TFRecord
     files), decoded as :mod:`swigflow.datasets` decodes it, one column per feature (``/``-joined
     keys): ClassLabel as int64, images as tensors, Text as bytes. Name the dataset as
@@ -178,7 +188,7 @@ def read_tfds(name=None, *, split, data_dir=None, builder_dir=None, decoders=Non
     return ray.data.read_datasource(source, override_num_blocks=override_num_blocks)
 
 
-def import_ray():
+def import_ray() -> Any:
     """The ``ray`` module, or an ImportError saying to install the ``ray`` extra."""
     return _extra(lambda: importlib.import_module("ray"))
 
@@ -198,7 +208,7 @@ def _extra(load):
         raise
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name in _CLASSES:
         return getattr(_sources(), name)
     raise AttributeError(f"module 'swigflow.ray' has no attribute {name!r}")

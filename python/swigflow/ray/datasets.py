@@ -1,6 +1,10 @@
 """A TFDS-prepared split as a Ray Data datasource (imports Ray): decoded columns, as
 swigflow.datasets decodes them. Use it through :func:`swigflow.ray.read_tfds`."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 import pyarrow as pa
 from ray.data import Datasource, ReadTask
@@ -24,7 +28,7 @@ class TFDSDatasource(Datasource):
     Text as bytes, ragged sequences as nested lists, and a Dataset feature (RLDS steps) as a
     column per step field holding each episode's stacked steps."""
 
-    def __init__(self, builder, split, decoders=None):
+    def __init__(self, builder: Any, split: Any, decoders: Any = None) -> None:
         info = builder.info
         if info.file_format != "tfrecord":
             raise NotImplementedError(
@@ -40,13 +44,19 @@ class TFDSDatasource(Datasource):
             1, sum(s.num_examples for s in info.splits.values())
         )
 
-    def get_name(self):
+    def get_name(self) -> str:
         return f"TFDS({self._name})"
 
-    def estimate_inmemory_data_size(self):
+    def estimate_inmemory_data_size(self) -> int:
         return int(self._bytes * sum(i.num_examples for i in self._instructions))
 
-    def get_read_tasks(self, parallelism, per_task_row_limit=None, data_context=None, **kwargs):
+    def get_read_tasks(
+        self,
+        parallelism: Any,
+        per_task_row_limit: Any = None,
+        data_context: Any = None,
+        **kwargs: Any,
+    ) -> list[Any]:
         del per_task_row_limit, data_context, kwargs
         count = max(1, min(parallelism, len(self._instructions)))
         groups = np.array_split(np.arange(len(self._instructions)), count)
@@ -149,7 +159,7 @@ def _column(values):
     return ArrowTensorArray.from_numpy(ragged)
 
 
-def to_table(rows):
+def to_table(rows: Any) -> Any:
     """A pyarrow Table of decoded examples."""
     flat = [_flat(row, "", {}) for row in rows]
     return pa.table({key: _column([r[key] for r in flat]) for key in flat[0]})

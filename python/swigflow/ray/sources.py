@@ -4,9 +4,13 @@ Use them through :func:`swigflow.ray.read_tfrecords` and :func:`swigflow.ray.wri
 or directly with ``ray.data.read_datasource`` and ``Dataset.write_datasink``.
 """
 
+from __future__ import annotations
+
 import logging
 import math
 import re
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -18,6 +22,7 @@ from swigflow import errors
 from swigflow.io import gfile, schema, shard_cache
 from swigflow.io.example_codec import BYTES, FLOAT, INT64, encode_example_columns
 from swigflow.io.feature_spec import check_features
+from swigflow.io.gfile import PathOrFile
 from swigflow.io.index import (
     FRAMING_BYTES,
     INDEX_SUFFIX,
@@ -52,7 +57,7 @@ ON_ERROR = ("raise", "skip_record", "skip_file")
 _GLOB_CHARS = frozenset("*?[")
 
 
-def expand_paths(paths):
+def expand_paths(paths: Any) -> list[str]:
     """The TFRecord files named by ``paths``: files, directories (their files, without index
     files and hidden or ``_``-prefixed names), glob patterns; in order, each once."""
     if isinstance(paths, (str, bytes)) or not hasattr(paths, "__iter__"):
@@ -78,7 +83,7 @@ def expand_paths(paths):
     return list(dict.fromkeys(files))
 
 
-def sniffed_compressions(files, cache=None):
+def sniffed_compressions(files: Any, cache: Any = None) -> list[str]:
     """Each file's compression told from its first bytes, as Ray's own reader does: a list may
     mix GZIP, ZLIB and uncompressed files. A remote file with a current copy in `cache` (a
     ShardCache) is told from the copy: no data request."""
@@ -160,7 +165,7 @@ def _batches_skip_record(path, compression):
         yield batch
 
 
-def read_units(units, features, on_error, cache=None):
+def read_units(units: Any, features: Any, on_error: str, cache: Any = None) -> Iterator[Any]:
     """Yields the blocks of ``units``: (path, its compression, start offset, records or None
     for all); remote files through the shard cache `cache` ((directory, max_bytes,
     revalidate), or None)."""
@@ -198,9 +203,15 @@ class TFRecordDatasource(Datasource):
     """
 
     def __init__(
-        self, paths, *, spec=None, compression_type=None, on_error="raise", schema_records=None,
-        cache_dir=None,
-    ):  # fmt: skip
+        self,
+        paths: Any,
+        *,
+        spec: Any = None,
+        compression_type: str | int | None = None,
+        on_error: str = "raise",
+        schema_records: Any = None,
+        cache_dir: Any = None,
+    ) -> None:
         super().__init__()
         cache = shard_cache.as_cache(cache_dir)  # travels to the tasks as (directory, budget)
         self._cache = (
@@ -223,14 +234,14 @@ class TFRecordDatasource(Datasource):
         check_features(self._features)
 
     @property
-    def features(self):
+    def features(self) -> dict[str, Any]:
         """The spec the rows are parsed with (inferred when none was given)."""
         return dict(self._features)
 
-    def get_name(self):
+    def get_name(self) -> str:
         return "SwigflowTFRecord"
 
-    def estimate_inmemory_data_size(self):
+    def estimate_inmemory_data_size(self) -> int:
         return sum(self._sizes)
 
     def _units(self, target):
@@ -256,7 +267,13 @@ class TFRecordDatasource(Datasource):
                 units.append((path, "", int(offsets[a]), b - a, end - int(offsets[a])))
         return units
 
-    def get_read_tasks(self, parallelism, per_task_row_limit=None, data_context=None, **kwargs):
+    def get_read_tasks(
+        self,
+        parallelism: Any,
+        per_task_row_limit: Any = None,
+        data_context: Any = None,
+        **kwargs: Any,
+    ) -> list[Any]:
         """Ray's Datasource method: the files, cut at record offsets where index files allow,
         divided into about `parallelism` read tasks of consecutive pieces, in order.
 
@@ -349,7 +366,7 @@ def _arrow_kind(typ):
     return None
 
 
-def null_columns(table):
+def null_columns(table: Any) -> Any:
     """{column: (cells, kind)} for the columns of an Arrow table that hold nulls. Ray's numpy view
     turns an integer column with nulls into floats with NaN; these columns are written from their
     Python values instead, a null as an empty list, in the kind of the column's type."""
@@ -361,7 +378,7 @@ def null_columns(table):
     return found
 
 
-def example_columns(batch, n, nulls=None):
+def example_columns(batch: Any, n: Any, nulls: Any = None) -> Any:
     """``batch`` ({column: array}, as Ray's to_numpy gives) as EncodeExampleColumns' columns;
     ``nulls`` (from null_columns) replaces the columns that hold nulls."""
     columns = []
@@ -425,13 +442,13 @@ class TFRecordDatasink(Datasink):
 
     def __init__(
         self,
-        path,
+        path: PathOrFile,
         *,
-        compression_type=None,
-        num_rows_per_file=None,
-        mode="error",
-        seek_block_size=SEEK_BLOCK_SIZE,
-    ):
+        compression_type: str | int | None = None,
+        num_rows_per_file: Any = None,
+        mode: str = "error",
+        seek_block_size: int | None = SEEK_BLOCK_SIZE,
+    ) -> None:
         if num_rows_per_file is not None and int(num_rows_per_file) < 1:
             raise ValueError(f"num_rows_per_file must be positive, got {num_rows_per_file}")
         if mode not in WRITE_MODES:
@@ -442,12 +459,12 @@ class TFRecordDatasink(Datasink):
         self._options = TFRecordOptions(self._compression, seek_block_size=block)  # checks it
         self._rows_per_file = None if num_rows_per_file is None else int(num_rows_per_file)
         self._mode = mode
-        self.files_written = []
+        self.files_written: Any = []
 
-    def get_name(self):
+    def get_name(self) -> str:
         return "SwigflowTFRecord"
 
-    def on_write_start(self, schema=None):
+    def on_write_start(self, schema: Any = None) -> None:
         gfile.makedirs(self._path)
         try:
             existing = gfile.listdir(self._path)
@@ -467,14 +484,14 @@ class TFRecordDatasink(Datasink):
                 gfile.remove(gfile.join(self._path, name))
 
     @property
-    def min_rows_per_write(self):
+    def min_rows_per_write(self) -> int | None:
         return self._rows_per_file
 
     def _name(self, task, k):
         suffix = ".tfrecord" + COMPRESSION_SUFFIXES[self._compression]
         return gfile.join(self._path, f"part-{task:06d}-{k:06d}{suffix}")
 
-    def write(self, blocks, ctx):
+    def write(self, blocks: Any, ctx: Any) -> Any:
         written = []
         state = {"writer": None, "lengths": [], "k": 0}
 
@@ -522,7 +539,7 @@ class TFRecordDatasink(Datasink):
             raise
         return written
 
-    def on_write_complete(self, write_result):
+    def on_write_complete(self, write_result: Any) -> None:
         found = [f for returned in write_result.write_returns for f, _ in returned]
         self.files_written = sorted(found)
 
