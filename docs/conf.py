@@ -131,5 +131,16 @@ def _write_api_pages(app):
                 f.write(text)
 
 
+def _skip_foreign(app, what, name, obj, skip, options):
+    """Names a module imports for its annotations (typing.Any, collections.abc.Iterator) are
+    not swigflow's: with :imported-members: they would be documented on every page."""
+    del app, name, options
+    module = getattr(obj, "__module__", None)
+    if what == "module" and isinstance(module, str) and not module.startswith("swigflow"):
+        return True
+    return skip
+
+
 def setup(app):
+    app.connect("autodoc-skip-member", _skip_foreign)
     app.connect("builder-inited", _write_api_pages)

@@ -129,12 +129,23 @@ def _constructor_signature(cls):
     return ""
 
 
+# What annotations bring into a module's namespace: ``from __future__ import annotations`` and
+# typing constructs (typing.Any, collections.abc.Iterator, numpy.typing.DTypeLike, a Union alias).
+_ANNOTATION_MODULES = ("__future__", "typing", "collections.abc", "numpy.typing", "numpy._typing")
+
+
+def _annotation_helper(obj):
+    return any(
+        getattr(x, "__module__", None) in _ANNOTATION_MODULES for x in (obj, type(obj))
+    ) and not _ours(obj)
+
+
 def _public_names(module):
     if hasattr(module, "__all__"):
         return sorted(module.__all__)
     names = []
     for name, obj in vars(module).items():
-        if name.startswith("_"):
+        if name.startswith("_") or _annotation_helper(obj):
             continue
         if inspect.ismodule(obj):
             if obj.__name__.startswith(module.__name__ + "."):
