@@ -108,6 +108,45 @@ _exported_symbols = rule(
     },
 )
 
+def _py_stub_impl(ctx):
+    args = ctx.actions.args()
+    args.add(ctx.file._generator)
+    args.add("--package", ctx.attr.package)
+    args.add("--module", ctx.attr.module_name)
+    args.add("--out", ctx.outputs.out)
+    args.add_all(ctx.files.module_files)
+    ctx.actions.run(
+        executable = ctx.executable._python,
+        arguments = [args],
+        inputs = ctx.files.module_files + [ctx.file._generator],
+        outputs = [ctx.outputs.out],
+        mnemonic = "PyStub",
+        progress_message = "Writing the type stub %s" % ctx.outputs.out.short_path,
+    )
+    return [DefaultInfo(files = depset([ctx.outputs.out]))]
+
+# The extension module's .pyi: the built module imported and its names written from SWIG's
+# autodoc signatures (bazel/swig_stub.py). Built for the target and run here, as
+# TensorFlow's API generator runs the built package.
+_py_stub = rule(
+    implementation = _py_stub_impl,
+    attrs = {
+        "module_files": attr.label_list(allow_files = True, mandatory = True),
+        "module_name": attr.string(mandatory = True),
+        "out": attr.output(mandatory = True),
+        "package": attr.string(mandatory = True),
+        "_generator": attr.label(
+            default = Label("//bazel:swig_stub.py"),
+            allow_single_file = True,
+        ),
+        "_python": attr.label(
+            default = Label("@local_config_python//:python3"),
+            executable = True,
+            cfg = "exec",
+        ),
+    },
+)
+
 def py_wrap_cc(
         name,
         srcs,
@@ -117,7 +156,9 @@ def py_wrap_cc(
         linkopts = [],
         data = [],
         **kwargs):
-    """A Python extension module `_<name>.so` plus its SWIG-generated `<name>.py` shim.
+    """A Python extension module `_<name>.so`, its SWIG shim `<name>.py` and stub `<name>.pyi`.
+
+    The type stub (PEP 561) is written from the built module (bazel/swig_stub.py).
 
     Args:
       name: the SWIG module name, e.g. "pywrap_swigflow"; also the py_library's name.
@@ -163,10 +204,17 @@ def py_wrap_cc(
         linkstatic = 1,
         deps = deps + [python_headers],
     )
+    _py_stub(
+        name = name + "_stub",
+        out = module_name + ".pyi",
+        module_files = [shared_object, module_name + ".py"] + data,
+        module_name = module_name,
+        package = native.package_name().split("/")[-1],
+    )
     py_library(
         name = name,
         srcs = [module_name + ".py"],
         srcs_version = "PY3",
-        data = [shared_object] + data,
+        data = [shared_object, module_name + ".pyi"] + data,
         **kwargs
     )

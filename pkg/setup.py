@@ -47,6 +47,7 @@ setup(
             "include/**/*.h",
             "proto/*.proto",
             "py.typed",
+            "*.pyi",
         ]
     },
     python_requires=">=3.9",

@@ -3,6 +3,10 @@
 // public, TensorFlow-named API.
 %module(package="swigflow") pywrap_swigflow
 
+// Every wrapped function and method gets a docstring "Name(type arg, ...) -> type", from which
+// py_wrap_cc writes the module's type stub (bazel/swig_stub.py).
+%feature("autodoc", "1");
+
 %include "swig/base.i"
 %include "swig/status.i"
 %include "swig/build_info.i"

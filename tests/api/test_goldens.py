@@ -100,7 +100,10 @@ def test_a_defaulted_attribute_and_a_new_op_pass_the_check():
     problems, signature = _probe("probe_compatible.so")
     assert problems == []
     # The wrapper generated at load time has the new attribute, defaulted, after the old ones.
-    assert signature == "(x, mode='A', offset=0.0, name=None)"
+    assert signature == (
+        "(x: '_ArrayLike', mode: 'str' = 'A', offset: 'float' = 0.0, name: 'str | None' = None)"
+        " -> '_np.ndarray'"
+    )
 
 
 def test_a_changed_signature_is_caught(monkeypatch):

@@ -64,10 +64,10 @@ ELSEWHERE = {
     ("docs/custom_ops.md", "g++ -std=c++17 -shared -fPIC zero_out.cc -o zero_out.so \\"): (
         "needs the installed wheel: //tests/pkg:wheel_test runs this block from the page"
     ),
-    ("docs/ops.md", 'REGISTER_OP("Relu")'): (
-        "a sketch of native/kernels/nn's registrations, which compile in //native/kernels/nn"
-    ),
 }
+
+# C++ blocks are excerpts of the file their page names in backquotes just before the block: each
+# line (comments after code aside) is checked to be in that file, so the excerpt cannot drift.
 
 # Transcripts whose output was measured on one machine (rates, busy shares, which stage limits).
 SAMPLES = {"swigflow profile", "swigflow reshard"}
@@ -177,6 +177,17 @@ def _check_transcript(text):
                 assert _skeleton(line) in actual, (line, output)
 
 
+def _check_excerpt(page, line, text):
+    before = (ROOT / page).read_text(encoding="utf-8").split("\n")[: line - 1]
+    named = re.findall(r"`([\w/]+\.(?:cc|h))`", "\n".join(before[-3:]))
+    assert named, f"{page}:{line}: a C++ block must follow the name of the file it quotes"
+    source = (ROOT / named[-1]).read_text(encoding="utf-8")
+    for row in text.split("\n"):
+        code = re.sub(r"\s*//.*$", "", row).rstrip()
+        if code.strip():
+            assert code in source, f"{page}:{line}: not in {named[-1]}: {code!r}"
+
+
 OPTIONAL = ("torch", "torchdata", "grain", "ray")
 
 
@@ -189,6 +200,9 @@ def _run_block(page, line, language, text, namespace):
             if e.name and e.name.split(".")[0] in OPTIONAL:
                 pytest.skip(f"{where}: {e.name} is not installed")
             raise
+        return
+    if language == "c++":
+        _check_excerpt(page, line, text)
         return
     if any(row.startswith("$ ") for row in text.split("\n")):
         _check_transcript(text)

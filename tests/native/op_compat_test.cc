@@ -138,11 +138,14 @@ TEST(PythonOpGenTest, SignatureDocstringAndCall) {
   options.source = "//test:lib";
   options.hidden = {"Split"};
   const std::string py = PythonOpWrappers({&def}, options);
-  // Inputs, attrs without a default, attrs with one, name; T is inferred from the inputs, a
-  // keyword gets "_" appended; several outputs come back as a namedtuple.
-  EXPECT_NE(py.find("def _split(lambda_, count, mode, out_type=\"int64\", scale=1.0, name=None):"),
+  // Inputs, attrs without a default, attrs with one, name, each annotated; T is inferred from
+  // the inputs, a keyword gets "_" appended; several outputs come back as a namedtuple.
+  EXPECT_NE(py.find("def _split(\n    lambda_: _ArrayLike,\n    count: _ArrayLike,\n"
+                    "    mode: str,\n    out_type: _Any = \"int64\",\n    scale: float = 1.0,\n"
+                    "    name: str | None = None,\n) -> tuple[_np.ndarray, ...]:\n"),
             std::string::npos)
       << py;
+  EXPECT_NE(py.find("from __future__ import annotations\n"), std::string::npos);
   EXPECT_NE(py.find("_SplitOutput = _collections.namedtuple(\"Split\", [\"head\", \"tail\"])"),
             std::string::npos);
   EXPECT_NE(py.find("    outputs = _run(\"Split\", [lambda_, count], mode=mode, "

@@ -84,6 +84,7 @@ def test_contents(wheel):
         "swigflow/_pywrap_swigflow.so",
         "swigflow/libswigflow_framework.so",
         "swigflow/py.typed",
+        "swigflow/pywrap_swigflow.pyi",
         f"swigflow-{swigflow.__version__}.dist-info/licenses/LICENSE",
         *HEADERS,
     ]:

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-# Type completeness of the package, as pyright 1.1.414 reports it (97.2% on 2026-11-29; ratcheted).
-MIN_SCORE = 0.96
+# Type completeness of the package, as pyright 1.1.414 reports it (97.7% on 2026-11-29; ratcheted).
+MIN_SCORE = 0.97
 
 
 def _package_root():
