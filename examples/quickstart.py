@@ -163,7 +163,7 @@ def main(argv=None):
     print(f"   {command} inspect {train[0]}")
     print(f"   {command} show {train[0]} -o {os.path.join(out, 'sheet.png')}  # a contact sheet")
     print(f"   {command} verify {os.path.join(shards, f'train-*-of-{len(train):05d}')}")
-    print("Feed them to PyTorch with swigflow.data.TorchIterableDataset (see the README).")
+    print("Feed them to PyTorch with swigflow.data.TorchIterableDataset (see docs/pipelines.md).")
 
 
 if __name__ == "__main__":

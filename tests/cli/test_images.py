@@ -481,7 +481,7 @@ def test_jpeg_info_reads_headers_only():
 
 
 def test_readme_workflow_folders_to_pytorch(folders, tmp_path, capsys):
-    """README "From image folders to a training loop", on the test images."""
+    """docs/pipelines.md "From image folders to a training loop", on the test images."""
     torch = pytest.importorskip("torch")
     root, _ = folders
     out = tmp_path / "shards"

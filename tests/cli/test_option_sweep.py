@@ -1,5 +1,5 @@
 """Every option of every command, given a hostile value: numbers that overflow, inf and nan,
-empty strings, blanks, newlines and bytes that are not UTF-8. The README promises one line and no
+empty strings, blanks, newlines and bytes that are not UTF-8. docs/cli.md promises one line and no
 traceback for any bad input: each run must end in exit status 0, 1 or 2 within a bounded time,
 with any error on one line that names the command."""
 

@@ -61,7 +61,7 @@ def tf_words(message):
     return re.sub(r"tf\.(?=(u?int|float|bool|string|complex|bfloat|half)\w*)", "", message)
 
 
-# What swigflow does differently, and why (README "Differences from TensorFlow").
+# What swigflow does differently, and why (docs/differences.md).
 KNOWN_DIFFERENCES = {}
 
 

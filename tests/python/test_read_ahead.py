@@ -146,7 +146,7 @@ _CHILD = textwrap.dedent(
 def _child_growth(urls, budget):
     """What the child measures reading `urls`, with glibc held to 2 malloc arenas: by default
     each thread that allocates may get an arena of its own, which keeps freed memory, and
-    RSS then varies by up to 200 MB between runs of the same read (README, Reading from
+    RSS then varies by up to 200 MB between runs of the same read (docs/distributed.md, Reading from
     object stores)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), MALLOC_ARENA_MAX="2")
     env[gfile.READ_AHEAD_BYTES_ENV] = str(budget)

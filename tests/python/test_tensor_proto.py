@@ -132,7 +132,7 @@ def test_decode_json_example_equals_tensorflow(name):
     out = decode_json_example([case["text"]])
     assert out.shape == (1,)
     # TensorFlow's op writes repeated numbers unpacked; swigflow writes them packed, as
-    # SerializeToString does (README, Differences). The messages are equal.
+    # SerializeToString does (docs/differences.md). The messages are equal.
     theirs = Example.FromString(bytes.fromhex(case["result"]))
     assert Example.FromString(out[0]) == theirs
     assert out[0] == theirs.SerializeToString(deterministic=True)

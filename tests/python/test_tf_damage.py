@@ -16,7 +16,7 @@ with open(os.path.join(DAMAGE, "MANIFEST.json")) as f:
 
 
 # Where TensorFlow ends quietly on a cut file, swigflow returns the same records and then
-# raises (README, "Differences from TensorFlow"): the compressed data stops inside a trailer, so
+# raises (docs/differences.md): the compressed data stops inside a trailer, so
 # the file is known to be incomplete.
 CUT_TRAILERS = {
     "gzip_cut_before_trailer.tfrecord",

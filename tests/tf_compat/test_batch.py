@@ -2,8 +2,8 @@
 
 Not translated: testCheckpointLargeBatches (TF's Checkpoint objects; swigflow iterator states
 are plain dicts, tested in BatchCheckpointTest). Adaptation in testBasic: the element spec is
-checked on the pipeline without its map (a numpy map's outputs have an UnknownSpec; see README
-"Differences from TensorFlow"). The sparse and ragged cases build their elements with numpy
+checked on the pipeline without its map (a numpy map's outputs have an UnknownSpec; see
+docs/differences.md). The sparse and ragged cases build their elements with numpy
 (swigflow.SparseTensor, swigflow.RaggedTensor) where upstream maps TF ops.
 
 BatchRandomAccessTest: random_access.at is tf.data.experimental.at. Adaptation in

@@ -5,7 +5,7 @@ testGroupByWindowWithAutotune's graph rewrite (its pipeline runs below as an ord
 
 Padded shapes that do not fit their component's spec raise tf.data's ValueError when the
 dataset is made; after a Python function (whose outputs have an UnknownSpec) they raise it when
-the batch is made (README "Differences from TensorFlow")."""
+the batch is made (docs/differences.md)."""
 
 import numpy as np
 import pytest

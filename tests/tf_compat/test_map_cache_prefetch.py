@@ -5,10 +5,11 @@ cache_test.py (FileCacheTest, MemoryCacheTest, CacheCheckpointTest) and prefetch
 Adaptations: map functions are numpy functions where upstream's are TF ops (math_ops.square is
 np.square, check_numerics raises InvalidArgumentError for a NaN, a tf.Variable counter is a
 Python one); the outputs' legacy shapes are not checked (a Python function's outputs have an
-UnknownSpec; see README "Differences from TensorFlow"). testReturnValueError's TypeError comes
+UnknownSpec; see docs/differences.md). testReturnValueError's TypeError comes
 when the function returns the class, not at map(). FileCacheTest.testConcurrentWriters expects
 AlreadyExistsError for a second writer of one cache file; swigflow lets both write and the pass
-renamed last wins (README), so it is not translated. Not translated either: graph-mode tests
+renamed last wins (docs/differences.md), so it is not translated. Not translated either:
+graph-mode tests
 (queues, placeholders, collections, devices, legacy functions), TensorArray and hash-table
 captures, seeded stateful TF random ops, PrefetchDataset's slack_period and the cancellation
 tests (swigflow's close() is tested in tests/python).

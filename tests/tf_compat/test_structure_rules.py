@@ -8,7 +8,7 @@ Adaptations:
 - get_legacy_output_shapes/types are read from element_spec (shape and dtype per component).
 - Elements TF makes with a traced map (array_ops.fill, math_ops.range) are made here by a numpy
   map, whose outputs have an UnknownSpec: ragged_batch then makes every dimension of such a
-  component ragged (README "Differences from TensorFlow"). The batches' values are upstream's
+  component ragged (docs/differences.md). The batches' values are upstream's
   checks; the raggedness TF derives from traced shapes is checked by from_generator cases with
   the same shapes in tests/python/test_element_spec.py (recorded from TensorFlow 2.21).
 - ConcatenateTest's errors are TF 2.21's "Incompatible dataset elements" (upstream's older

@@ -1,8 +1,8 @@
 """Translated from tensorflow/python/data/kernel_tests/zip_test.py (ZipTest) and, for
 prefetch(None) and None components, prefetch_test.py and from_tensors_test.py: the structure
 rules of Dataset.zip and from_tensors. Not translated: the
-legacy output shapes and types (swigflow datasets carry no static element specs; see README
-"Differences from TensorFlow") and the checkpoint tests (covered by swigflow's own iterator
+legacy output shapes and types (swigflow datasets carry no static element specs; see
+docs/differences.md) and the checkpoint tests (covered by swigflow's own iterator
 states)."""
 
 import collections

@@ -15,7 +15,7 @@
         ...
     state = it.state()          # JSON-able; ds.iterator(state=state) resumes exactly here
 
-See README.md ("Input pipelines") for what runs natively, sharding, index files, global
+See docs/pipelines.md for what runs natively, sharding, index files, global
 shuffles, damage policies and the PyTorch adapter; ``it.stats()`` and ``swigflow.data.profiler``
 say what each stage did and why a training loop waits.
 """

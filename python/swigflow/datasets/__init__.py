@@ -15,7 +15,7 @@ Reads ``dataset_info.json``, ``features.json`` and the shards (TFRecord; ArrayRe
 optional ``array_record`` package) from any local path or fsspec URL, decodes every feature
 connector of TFDS 4.9 as ``tfds.as_numpy(builder.as_dataset(...))`` returns it, and resolves
 TFDS's split language to the same examples in the same order. Neither tensorflow nor
-tensorflow_datasets is imported. See README.md ("TFDS datasets").
+tensorflow_datasets is imported. See docs/tfds.md.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 An uncompressed file's index is in the format DALI and the ``tfrecord`` package use: a text line
 ``"<offset> <length>\\n"`` per record, where ``length`` counts the whole framed record (payload
 plus 16 bytes). A GZIP or ZLIB file's index is a *seek index* (binary, versioned, checked; its
-format is in native/io/seek_index.h and the README): points where inflating can resume, and
+format is in native/io/seek_index.h and docs/tfrecord.md): points where inflating can resume, and
 every record's uncompressed offset and length, so a record is read without inflating the file
 from its start. Both are told apart by their first bytes.
 
