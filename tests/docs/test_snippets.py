@@ -26,7 +26,6 @@ import pathlib
 import re
 import shlex
 import shutil
-import socket
 import sys
 
 import numpy as np
@@ -286,39 +285,6 @@ def given(tmp_path_factory):
     return top, names
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def _gcs_bucket(bucket):
-    """A GCS emulator on 127.0.0.1 holding an empty `bucket`, gs:// pointed at it."""
-    os.environ["GCSFS_EXPERIMENTAL_ZB_HNS_SUPPORT"] = "false"  # no gRPC bucket-type probe
-    pytest.importorskip("gcsfs", reason="gs:// needs gcsfs")
-    emulator = pytest.importorskip("gcp_storage_emulator.server")
-    import fsspec
-
-    port = _free_port()
-    server = emulator.create_server("127.0.0.1", port, in_memory=True, default_bucket=bucket)
-    server.start()
-    saved = fsspec.config.conf.get("gs")
-    fsspec.config.conf["gs"] = {
-        "endpoint_url": f"http://127.0.0.1:{port}",
-        "token": "anon",
-        "project": "swigflow-docs",
-    }
-    try:
-        yield fsspec.filesystem("gs", skip_instance_cache=True)
-    finally:
-        if saved is None:
-            fsspec.config.conf.pop("gs", None)
-        else:
-            fsspec.config.conf["gs"] = saved
-        server.stop()
-
-
 @contextlib.contextmanager
 def _ray_cluster():
     """A local Ray cluster whose workers see fsspec's s3:// configuration of this process."""
@@ -361,9 +327,12 @@ def _page_services(page, given_dir):
                 yield
         return
     if page == "docs/tfds.md":
+        sys.path.insert(0, str(ROOT / "tests" / "python"))  # the tests' GCS helper
+        from gcs_store import gcs_bucket
+
         # The data_dir of the page's first call, where its later calls look by default.
         os.environ["TFDS_DATA_DIR"] = "gs://bucket/tensorflow_datasets"
-        with _gcs_bucket("bucket") as fs:
+        with gcs_bucket("bucket") as fs:
             _tfds_copy(given_dir / "mnist", "mnist", {"train": "train", "validation": "test"})
             fs.put(
                 str(given_dir / "mnist" / "mnist"),

@@ -7,12 +7,12 @@ import json
 import os
 import pickle
 import shutil
-import socket
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from gcs_store import gcs_bucket
 from s3_store import moto_bucket
 
 import swigflow as sf
@@ -279,48 +279,14 @@ def test_ordered_dataset_guard(copy):
 # --- object storage ---------------------------------------------------------------------------
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def gcs():
     """A GCS emulator on 127.0.0.1 (gcp-storage-emulator) holding sf_classes, and the GET
     requests it served."""
-    os.environ["GCSFS_EXPERIMENTAL_ZB_HNS_SUPPORT"] = "false"  # no gRPC bucket-type probe
-    pytest.importorskip("gcsfs", reason="gs:// needs gcsfs")
-    emulator = pytest.importorskip("gcp_storage_emulator.server")
-    import fsspec
-
     gets = []
-    handler = emulator.RequestHandler
-    original = handler.do_GET
-
-    def counting(self):
-        gets.append(self.path)
-        return original(self)
-
-    handler.do_GET = counting
-    port = _free_port()
-    server = emulator.create_server("127.0.0.1", port, in_memory=True, default_bucket="tfds")
-    server.start()
-    saved = fsspec.config.conf.get("gs")
-    fsspec.config.conf["gs"] = {
-        "endpoint_url": f"http://127.0.0.1:{port}",
-        "token": "anon",
-        "project": "swigflow-test",
-    }
-    fs = fsspec.filesystem("gs", skip_instance_cache=True)
-    fs.put(os.path.join(DATA, "sf_classes"), "tfds/data/sf_classes", recursive=True)
-    yield "gs://tfds/data", gets
-    handler.do_GET = original
-    if saved is None:
-        fsspec.config.conf.pop("gs", None)
-    else:
-        fsspec.config.conf["gs"] = saved
-    server.stop()
+    with gcs_bucket("tfds", on_get=gets.append) as fs:
+        fs.put(os.path.join(DATA, "sf_classes"), "tfds/data/sf_classes", recursive=True)
+        yield "gs://tfds/data", gets
 
 
 def test_gcs_data_dir_second_epoch_reads_the_cache(gcs, tmp_path):
