@@ -50,7 +50,9 @@ setup(
             "*.pyi",
         ]
     },
-    python_requires=">=3.9",
+    # What CI tests: Debian 12's Python 3.11 and Debian 13's 3.13. Each wheel is tagged for the
+    # interpreter that built it (cp311-cp311, cp313-cp313); ruff's target-version matches.
+    python_requires=">=3.11",
     # protobuf: swigflow.train's messages (swigflow/proto); the floor is the oldest release CI
     # tests (.ci/protobuf_floor), the ceiling the next major version, untested.
     install_requires=["numpy>=1.23", "protobuf>=4.25,<8"],
@@ -78,6 +80,9 @@ setup(
     classifiers=[
         "Programming Language :: C++",
         "Programming Language :: Python :: 3",
+        "Programming Language :: Python :: 3 :: Only",
+        "Programming Language :: Python :: 3.11",
+        "Programming Language :: Python :: 3.13",
         "Operating System :: POSIX :: Linux",
         "Topic :: Scientific/Engineering :: Artificial Intelligence",
     ],

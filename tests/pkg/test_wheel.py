@@ -99,6 +99,8 @@ def test_contents(wheel):
             expected = 0o755 if name.endswith(".so") else 0o644
             assert stat.S_IMODE(mode) == expected, f"{name}: {oct(stat.S_IMODE(mode))}"
         assert "BUILD" not in name.split("/") and "__pycache__" not in name
+    assert "Requires-Python: >=3.11" in metadata
+    assert "Classifier: Programming Language :: Python :: 3.11" in metadata
     assert "Requires-Dist: numpy" in metadata
     assert (
         "Requires-Dist: protobuf<8,>=4.25" in metadata

@@ -4,6 +4,7 @@ subprocesses under an address-space limit (RLIMIT_AS), so a regression fails the
 of the machine."""
 
 import gzip
+import itertools
 import json
 import os
 import struct
@@ -481,7 +482,7 @@ def test_pipelines_made_and_dropped_in_a_loop_keep_their_memory_flat(tmp_path):
     assert result.returncode == 0, result.stderr
     run = json.loads(result.stdout)
     marks = [run["marks"][str(cycle)] for cycle in range(1000, 3001, 500)]
-    windows = sorted(later - earlier for earlier, later in zip(marks, marks[1:]))
+    windows = sorted(later - earlier for earlier, later in itertools.pairwise(marks))
     assert run["threads"] == 1, run
     assert (windows[1] + windows[2]) / 2 < 1 and marks[-1] - marks[0] < 12, run
 

@@ -13,6 +13,7 @@ The shards are a function of the inputs and the options only:
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from typing import Any
@@ -165,7 +166,7 @@ def _runs(values, step):
     (step 0: equal values, step 1: consecutive ones)."""
     breaks = np.flatnonzero(np.diff(values) != step) + 1
     bounds = np.concatenate([[0], breaks, [len(values)]])
-    return [(int(b), int(e)) for b, e in zip(bounds[:-1], bounds[1:]) if e > b]
+    return [(int(b), int(e)) for b, e in itertools.pairwise(bounds) if e > b]
 
 
 def _check_outputs(inputs, out_paths):

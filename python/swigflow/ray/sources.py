@@ -6,6 +6,7 @@ or directly with ``ray.data.read_datasource`` and ``Dataset.write_datasink``.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 import re
@@ -262,7 +263,7 @@ class TFRecordDatasource(Datasource):
             pieces = max(1, min(n, math.ceil(size / target)))
             cuts = np.searchsorted(offsets, np.arange(1, pieces) * (size / pieces))
             bounds = [0, *sorted(set(cuts.tolist()) - {0, n}), n]
-            for a, b in zip(bounds, bounds[1:]):
+            for a, b in itertools.pairwise(bounds):
                 end = size if b == n else int(offsets[b])
                 units.append((path, "", int(offsets[a]), b - a, end - int(offsets[a])))
         return units

@@ -3,6 +3,7 @@ each a dataset."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -217,7 +218,7 @@ def bucket_by_sequence_length(
             "len(bucket_batch_sizes) must equal len(bucket_boundaries) + 1, got "
             f"{len(batch_sizes)} and {len(boundaries)}"
         )
-    if any(b <= a for a, b in zip(boundaries, boundaries[1:])):
+    if any(b <= a for a, b in itertools.pairwise(boundaries)):
         raise ValueError(f"bucket_boundaries must be strictly increasing, got {boundaries}")
 
     def bucket_of(*element):
