@@ -161,8 +161,10 @@ class Scan(Replayed):
 
     def __init__(self, input_dataset: Any, initial_state: Any, fn: Any) -> None:
         super().__init__(input_dataset)
-        self._initial, self._fn = initial_state, fn
-        self._state_types = _state_types(initial_state)
+        # As tf.data hands scan_func tensors: Python values become arrays of the dtypes
+        # tf.constant gives them (a [0] state is an int32 vector, not a list).
+        self._initial, self._fn = _as_state(initial_state), fn
+        self._state_types = _state_types(self._initial)
 
     def _stage_name(self):
         return f"scan({function_name(self._fn)})"
@@ -183,6 +185,7 @@ class Scan(Replayed):
                     f"state and the output value but its return type is {spec_of(result)!r}."
                 )
             state, output = result
+            state = _as_state(state)
             types = _state_types(state)
             if types != self._state_types:
                 raise TypeError(
@@ -194,6 +197,21 @@ class Scan(Replayed):
 
     def _cardinality(self):
         return self._input._cardinality()
+
+
+def _as_state(state: Any) -> Any:
+    """A scan state with its Python values (numbers, strings, lists of them) as arrays,
+    converted as tf.constant converts them; arrays and other kinds as they are."""
+    if isinstance(state, dict):
+        return {k: _as_state(v) for k, v in state.items()}
+    if isinstance(state, tuple):
+        return tuple(_as_state(v) for v in state)
+    if isinstance(state, (bool, int, float, complex, str, bytes, list)):
+        try:
+            return constant(state)
+        except (TypeError, ValueError):
+            return state
+    return state
 
 
 def _state_types(state):
