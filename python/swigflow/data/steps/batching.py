@@ -30,6 +30,7 @@ from swigflow.data.structure import (
     ragged_of,
     ragged_rank_for,
     row_splits_dtype_of,
+    spec_of,
     unbatched_spec,
 )
 from swigflow.specs import RaggedTensorSpec, TensorShape, TensorSpec, UnknownSpec
@@ -334,6 +335,8 @@ class Rebatch(Replayed):
                 continue
             if not started:  # batches of 0 rows before the first row
                 started = True
+                if isinstance(spec, UnknownSpec):  # after a Python function: the values say
+                    spec = spec_of(element)
                 while sizes[turn % len(sizes)] == 0:
                     yield empty_rows(element)
                     turn += 1
