@@ -174,9 +174,8 @@ def test_ragged_dataset(drop_remainder):
 def test_none_dataset():
     """RebatchTest.testNoneDataset: a None component does not break the shape inference."""
     dataset = Dataset.range(4).map(lambda x: (x, None)).batch(4, drop_remainder=True)
-    assert [as_py(e) for e in dataset.rebatch(batch_size=[2, 2])] == [([0, 1], None)] + [
-        ([2, 3], None)
-    ]
+    expected = [([0, 1], None), ([2, 3], None)]
+    assert [as_py(e) for e in dataset.rebatch(batch_size=[2, 2])] == expected
 
 
 def test_checkpoint():
