@@ -114,39 +114,48 @@ class Zip(Dataset):
 
 
 class Concatenate(Dataset):
+    """The parts' elements one part after the other. A chain of concatenations is one step
+    over all its parts (tf.data's 1,000 nested concatenates stay far from Python's recursion
+    limit)."""
+
     def __init__(self, first: Any, second: Any) -> None:
-        self._parts = [first, second]
-        self.element_spec  # noqa: B018 - TypeError now for elements that differ, as tf.data
+        self._parts = [
+            p for d in (first, second) for p in (d._parts if type(d) is Concatenate else [d])
+        ]
+        # TypeError now for elements that differ, as tf.data (the chain's own spec is known).
+        self._spec = concatenated_spec(first.element_spec, second.element_spec)
 
     def _element_spec(self):
-        return concatenated_spec(self._parts[0].element_spec, self._parts[1].element_spec)
+        return self._spec
 
     def _generate(self, state, epoch):
         part, inner = (0, None) if state is None else (state["part"], state["input"])
-        for k in range(part, 2):
+        for k in range(part, len(self._parts)):
             for element, position in iterate(self._parts[k], inner if k == part else None, epoch):
                 yield element, {"part": k, "input": position}
 
     def _cardinality(self):
-        a, b = (d._cardinality() for d in self._parts)
-        if INFINITE in (a, b):
+        counts = [d._cardinality() for d in self._parts]
+        if INFINITE in counts:
             return INFINITE
-        return a + b if a >= 0 and b >= 0 else UNKNOWN
+        return sum(counts) if all(n >= 0 for n in counts) else UNKNOWN
 
     def _get(self, index):
         check_index(self, index)
-        first = self._parts[0]._cardinality()
-        if 0 <= first <= index:
-            return self._parts[1]._get(index - first)
-        return self._parts[0]._get(index)
+        for part in self._parts[:-1]:
+            count = part._cardinality()
+            if not 0 <= count <= index:
+                return part._get(index)
+            index -= count
+        return self._parts[-1]._get(index)
 
     def _signature(self):
-        return f"Concatenate({self._parts[0]._signature()},{self._parts[1]._signature()})"
+        return f"Concatenate({','.join(p._signature() for p in self._parts)})"
 
     def _check_state(self, state, where):
         if state is not None:
             part, inner = state_fields(state, where, part=0, input=None)
-            check_count(part, f"{where}['part']", 0, 1)
+            check_count(part, f"{where}['part']", 0, len(self._parts) - 1)
             self._parts[part]._check_state(inner, f"{where}['input']")
 
 
