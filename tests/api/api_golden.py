@@ -10,6 +10,8 @@ import importlib
 import inspect
 import os
 
+import numpy as np
+
 from swigflow import pywrap_swigflow
 
 # The public modules. Names a module loads on first use (swigflow.ray's classes, which import
@@ -23,6 +25,7 @@ PUBLIC_MODULES = (
     "swigflow.datasets",
     "swigflow.datasets.decode",
     "swigflow.datasets.features",
+    "swigflow.dtypes",
     "swigflow.errors",
     "swigflow.image",
     "swigflow.io",
@@ -70,6 +73,8 @@ def _signature(obj):
 
 
 def _value(value):
+    if isinstance(value, np.dtype):
+        return repr(value)  # the same under numpy 1.x and 2.x
     if isinstance(value, enum.Enum):
         return f"{type(value).__name__}.{value.name}"
     if value is None or isinstance(value, (bool, int, float, str, bytes)):
