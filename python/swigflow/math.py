@@ -4,12 +4,14 @@ What a training step's loss needs: ``add``, ``subtract``, ``multiply``, ``divide
 ``square``, ``sqrt``, ``exp``, ``log``, ``maximum``, ``minimum``, ``reduce_sum``, ``reduce_mean``,
 ``reduce_max``, ``reshape``, ``transpose``, ``cast``, ``one_hot``, ``argmax``, ``argmin``,
 ``equal``, and ``add_n``, ``where``, ``broadcast_to``, ``reciprocal``, ``pow``, ``identity``,
-``stop_gradient``, ``conj``; ``sigmoid``, ``tanh``, ``erf`` and ``erfc`` are native ops
-(swigflow.ops.gen_nn_ops; complex ``sigmoid`` and ``tanh`` use numpy). Each computes with numpy
-(IEEE arithmetic, so elementwise results equal TensorFlow's; reductions add in numpy's order) and
-is recorded under TensorFlow's op name (AddV2, Sub, Mul, RealDiv, Sum, ...) with its gradient
-registered as in TensorFlow's math_grad. The gradients are written with these same functions, so
-they are differentiable again: higher-order gradients work.
+``stop_gradient``, ``conj``, ``divide_no_nan``, the other reductions (``reduce_min``,
+``reduce_prod``, ``reduce_all``, ``reduce_any``, ``reduce_euclidean_norm``, ``count_nonzero``)
+and the running ``cumsum`` and ``cumprod``; ``sigmoid``, ``tanh``, ``erf`` and ``erfc`` are
+native ops (swigflow.ops.gen_nn_ops; complex ``sigmoid`` and ``tanh`` use numpy). Each computes
+with numpy (IEEE arithmetic, so elementwise results equal TensorFlow's; reductions add in numpy's
+order) and is recorded under TensorFlow's op name (AddV2, Sub, Mul, RealDiv, Sum, ...) with its
+gradient registered as in TensorFlow's math_grad. The gradients are written with these same
+functions, so they are differentiable again: higher-order gradients work.
 
 Operands follow TensorFlow's conversion, with numpy arrays in the part of tensors: arrays keep
 their dtype, a Python value or numpy scalar takes the other operand's dtype (else float32 for
@@ -34,7 +36,7 @@ from swigflow.ops.registry import (
     is_recording,
     record_operation,
 )
-from swigflow.specs import tf_type_name
+from swigflow.specs import as_dtype, tf_type_name
 
 _FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
 
@@ -220,6 +222,35 @@ def divide(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
         target = np.float32 if x.dtype.itemsize <= 2 else np.float64
         x, y = cast(x, target), cast(y, target)
     return _binary("RealDiv", np.true_divide, x, y)
+
+
+def divide_no_nan(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
+    """x / y, and 0 where y is 0 (tf.math.divide_no_nan); integers become floats first, as
+    in divide.
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        y: an array or Python value; a Python number takes the other operand's dtype.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtypes differ or are not numbers, or the shapes do not
+            broadcast.
+    """
+    del name
+    x, y = _pair("DivNoNan", x, y)
+    if x.dtype.kind in "iu":  # as divide's truediv
+        target = np.float32 if x.dtype.itemsize <= 2 else np.float64
+        x, y = cast(x, target), cast(y, target)
+    _floating("DivNoNan", x, complex_too=True)
+
+    def quotient(a, b):
+        return np.where(b == 0, np.zeros((), a.dtype), a / np.where(b == 0, 1, b))
+
+    return _binary("DivNoNan", quotient, x, y)
 
 
 def negative(x: ArrayLike, name: str | None = None) -> np.ndarray:
@@ -752,17 +783,274 @@ def reduce_max(
         InvalidArgumentError: an axis out of range or repeated, or an unsupported dtype.
     """
     del name
+    return _reduce("Max", lambda x, a: np.max(x, axis=a, initial=_bound(x, -1)), input_tensor,
+                   axis, keepdims)  # fmt: skip
 
-    def maximum_of(x, axes):
-        if x.dtype == np.bool_:
-            lowest = False
-        elif x.dtype.kind == "f" or x.dtype.name == "bfloat16":  # ml_dtypes' bfloat16 too
-            lowest = -np.inf
-        else:
-            lowest = np.iinfo(x.dtype).min
-        return np.max(x, axis=axes, initial=lowest)
 
-    return _reduce("Max", maximum_of, input_tensor, axis, keepdims)
+def _bound(x, sign):
+    """The dtype's lowest (sign -1) or highest (+1) value: an empty max's or min's result."""
+    if x.dtype == np.bool_:
+        return sign > 0
+    if x.dtype.kind == "f" or x.dtype.name == "bfloat16":  # ml_dtypes' bfloat16 too
+        return sign * np.inf
+    info = np.iinfo(x.dtype)
+    return info.max if sign > 0 else info.min
+
+
+def reduce_min(
+    input_tensor: ArrayLike,
+    axis: int | Sequence[int] | None = None,
+    keepdims: bool = False,
+    name: str | None = None,
+) -> np.ndarray:
+    """The minimum over `axis`; an empty reduction gives the dtype's highest value (inf for
+    floats), as in TensorFlow.
+
+    Args:
+        input_tensor: an array or Python value.
+        axis: an int, a list of them (no repeats), or None for all axes; negative counts
+            from the end.
+        keepdims: keep the reduced axes with length 1.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: an axis out of range or repeated.
+    """
+    del name
+    return _reduce("Min", lambda x, a: np.min(x, axis=a, initial=_bound(x, 1)), input_tensor,
+                   axis, keepdims)  # fmt: skip
+
+
+def reduce_prod(
+    input_tensor: ArrayLike,
+    axis: int | Sequence[int] | None = None,
+    keepdims: bool = False,
+    name: str | None = None,
+) -> np.ndarray:
+    """The product over `axis`, in the input's dtype (integers wrap, as in TensorFlow; an
+    empty product is 1).
+
+    Args:
+        input_tensor: an array or Python value.
+        axis: an int, a list of them (no repeats), or None for all axes; negative counts
+            from the end.
+        keepdims: keep the reduced axes with length 1.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: an axis out of range or repeated.
+    """
+    del name
+    return _reduce("Prod", lambda x, a: np.prod(x, axis=a, dtype=x.dtype), input_tensor, axis,
+                   keepdims)  # fmt: skip
+
+
+def _logical(op_type, input_tensor):
+    x = _tensor(input_tensor, np.bool_)
+    if x.dtype != np.bool_:
+        raise errors.InvalidArgumentError(
+            f"cannot compute {op_type} as input #0(zero-based) was expected to be a bool tensor "
+            f"but is a {tf_type_name(x.dtype)} tensor [Op:{op_type}]"
+        )
+    return x
+
+
+def reduce_all(
+    input_tensor: ArrayLike,
+    axis: int | Sequence[int] | None = None,
+    keepdims: bool = False,
+    name: str | None = None,
+) -> np.ndarray:
+    """The logical and over `axis` of a bool tensor (an empty reduction is True).
+
+    Args:
+        input_tensor: a bool array or Python value.
+        axis: an int, a list of them (no repeats), or None for all axes; negative counts
+            from the end.
+        keepdims: keep the reduced axes with length 1.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A bool numpy array.
+
+    Raises:
+        InvalidArgumentError: a tensor that is not bool, or an axis out of range or repeated.
+    """
+    del name
+    return _reduce("All", np.all, _logical("All", input_tensor), axis, keepdims)
+
+
+def reduce_any(
+    input_tensor: ArrayLike,
+    axis: int | Sequence[int] | None = None,
+    keepdims: bool = False,
+    name: str | None = None,
+) -> np.ndarray:
+    """The logical or over `axis` of a bool tensor (an empty reduction is False).
+
+    Args:
+        input_tensor: a bool array or Python value.
+        axis: an int, a list of them (no repeats), or None for all axes; negative counts
+            from the end.
+        keepdims: keep the reduced axes with length 1.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A bool numpy array.
+
+    Raises:
+        InvalidArgumentError: a tensor that is not bool, or an axis out of range or repeated.
+    """
+    del name
+    return _reduce("Any", np.any, _logical("Any", input_tensor), axis, keepdims)
+
+
+def reduce_euclidean_norm(
+    input_tensor: ArrayLike,
+    axis: int | Sequence[int] | None = None,
+    keepdims: bool = False,
+    name: str | None = None,
+) -> np.ndarray:
+    """sqrt(sum(x * conj(x))) over `axis`, in the input's dtype (integers round down).
+
+    Args:
+        input_tensor: an array or Python value.
+        axis: an int, a list of them (no repeats), or None for all axes; negative counts
+            from the end.
+        keepdims: keep the reduced axes with length 1.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: an axis out of range or repeated.
+    """
+    del name
+
+    def norm(x, axes):
+        if x.dtype.kind in "iu":  # summed and rooted in double, then floored
+            wide = x.astype(np.float64)
+            return np.floor(np.sqrt(np.sum(wide * wide, axis=axes)))
+        return np.sqrt(np.sum(x * np.conj(x), axis=axes, dtype=x.dtype))
+
+    return _reduce("EuclideanNorm", norm, input_tensor, axis, keepdims)
+
+
+def count_nonzero(
+    input: ArrayLike,
+    axis: int | Sequence[int] | None = None,
+    keepdims: bool | None = None,
+    dtype: DTypeLike = np.int64,
+    name: str | None = None,
+) -> np.ndarray:
+    """How many elements over `axis` are not zero (not empty, for strings), as
+    tf.math.count_nonzero.
+
+    Args:
+        input: an array or Python value (numbers, bools or strings).
+        axis: an int, a list of them (no repeats), or None for all axes; negative counts
+            from the end.
+        keepdims: keep the reduced axes with length 1 (None: False).
+        dtype: the count's dtype (int64 by default).
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array of `dtype`.
+
+    Raises:
+        InvalidArgumentError: an axis out of range or repeated.
+    """
+    del name
+    x = _tensor(input)
+    if x.dtype.kind in "OSU":  # strings: empty ones are zero
+        nonzero = np.asarray(np.frompyfunc(bool, 1, 1)(x)).astype(np.int64)
+    else:
+        nonzero = np.asarray(x != np.zeros((), x.dtype)).astype(np.int64)
+    axes = _axes("Sum", nonzero, axis)
+    counts = np.sum(nonzero, axis=axes, keepdims=bool(keepdims))
+    return np.asarray(counts).astype(as_dtype(dtype))
+
+
+def _scan(op_type, accumulate, identity, x, axis, exclusive, reverse):
+    """cumsum/cumprod: `accumulate` along `axis`, shifted by one for `exclusive`, from the end
+    for `reverse`."""
+    x = _tensor(x)
+    axis = int(np.asarray(axis))
+    if not -x.ndim <= axis < x.ndim:
+        raise errors.InvalidArgumentError(
+            f"ScanOp: Expected scan axis in the range [{-x.ndim}, {x.ndim}), but got {axis} "
+            f"[Op:{op_type}]"
+        )
+    axis %= x.ndim
+    value = np.flip(x, axis) if reverse else x
+    with np.errstate(all="ignore"):
+        value = accumulate(value, axis=axis, dtype=x.dtype)
+    if exclusive and value.shape[axis]:
+        value = np.roll(value, 1, axis)
+        value[(slice(None),) * axis + (0,)] = identity
+    if reverse:
+        value = np.flip(value, axis)
+    attrs = {"axis": axis, "exclusive": bool(exclusive), "reverse": bool(reverse)}
+    return _op(op_type, [x], np.ascontiguousarray(value), attrs)
+
+
+def cumsum(
+    x: ArrayLike,
+    axis: int = 0,
+    exclusive: bool = False,
+    reverse: bool = False,
+    name: str | None = None,
+) -> np.ndarray:
+    """The running sum along `axis` (tf.math.cumsum), in x's dtype.
+
+    Args:
+        x: an array or Python value.
+        axis: the axis to run along; negative counts from the end.
+        exclusive: each sum leaves out its own element (the first is 0).
+        reverse: run from the end of the axis.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array of x's shape.
+
+    Raises:
+        InvalidArgumentError: `axis` out of range.
+    """
+    del name
+    return _scan("Cumsum", np.cumsum, 0, x, axis, exclusive, reverse)
+
+
+def cumprod(
+    x: ArrayLike,
+    axis: int = 0,
+    exclusive: bool = False,
+    reverse: bool = False,
+    name: str | None = None,
+) -> np.ndarray:
+    """The running product along `axis` (tf.math.cumprod), in x's dtype.
+
+    Args:
+        x: an array or Python value.
+        axis: the axis to run along; negative counts from the end.
+        exclusive: each product leaves out its own element (the first is 1).
+        reverse: run from the end of the axis.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array of x's shape.
+
+    Raises:
+        InvalidArgumentError: `axis` out of range.
+    """
+    del name
+    return _scan("Cumprod", np.cumprod, 1, x, axis, exclusive, reverse)
 
 
 def reshape(tensor: ArrayLike, shape: ArrayLike, name: str | None = None) -> np.ndarray:
@@ -1016,6 +1304,13 @@ def _real_div_grad(op, grad):
     return [_unbroadcast(divide(grad, y), x.shape), _unbroadcast(dy, y.shape)]
 
 
+@RegisterGradient("DivNoNan")
+def _div_no_nan_grad(op, grad):
+    x, y = (conj(v) for v in op.inputs)
+    dy = multiply(grad, divide_no_nan(divide_no_nan(negative(x), y), y))
+    return [_unbroadcast(divide_no_nan(grad, y), x.shape), _unbroadcast(dy, y.shape)]
+
+
 @RegisterGradient("Neg")
 def _neg_grad(op, grad):
     return [negative(grad)]
@@ -1192,13 +1487,55 @@ def _mean_grad(op, grad):
 
 
 @RegisterGradient("Max")
-def _max_grad(op, grad):
+@RegisterGradient("Min")
+def _min_or_max_grad(op, grad):
     x = op.inputs[0]
     kept = _kept_shape(op)
     y = np.reshape(op.outputs[0], kept)
-    indicators = cast(equal(y, x), grad.dtype)  # every tied maximum shares the gradient
+    indicators = cast(equal(y, x), grad.dtype)  # every tied extreme shares the gradient
     selected = reshape(reduce_sum(indicators, axis=op.get_attr("axes")), kept)
     return [multiply(divide(indicators, selected), reshape(grad, kept))]
+
+
+@RegisterGradient("Prod")
+def _prod_grad(op, grad):
+    # TensorFlow's: the product of the other elements of each reduced group, as the product
+    # of exclusive running products from either end, so that zeros need no division.
+    x = op.inputs[0]
+    axes = list(op.get_attr("axes"))
+    grad = broadcast_to(reshape(grad, _kept_shape(op)), x.shape)
+    others = [i for i in range(x.ndim) if i not in axes]
+    perm = axes + others
+    permuted = transpose(x, perm) if x.ndim else x
+    groups, size = (int(np.prod([x.shape[i] for i in a], dtype=np.int64)) for a in (axes, others))
+    rows = reshape(permuted, [groups, size])
+    left = cumprod(rows, 0, exclusive=True)
+    right = cumprod(rows, 0, exclusive=True, reverse=True)
+    y = reshape(multiply(conj(left), conj(right)), permuted.shape)
+    return [multiply(grad, transpose(y, np.argsort(perm)) if x.ndim else y)]
+
+
+@RegisterGradient("EuclideanNorm")
+def _euclidean_norm_grad(op, grad):
+    kept = _kept_shape(op)
+    norm = reshape(op.outputs[0], kept)
+    return [divide(op.inputs[0], divide(norm, reshape(grad, kept)))]
+
+
+@RegisterGradient("Cumsum")
+def _cumsum_grad(op, grad):
+    axis, exclusive = op.get_attr("axis"), op.get_attr("exclusive")
+    return [cumsum(grad, axis, exclusive=exclusive, reverse=not op.get_attr("reverse"))]
+
+
+@RegisterGradient("Cumprod")
+def _cumprod_grad(op, grad):
+    # TensorFlow's, which divides by x (no_nan: a zero in x gets 0 there).
+    x = op.inputs[0]
+    axis, exclusive, reverse = (op.get_attr(a) for a in ("axis", "exclusive", "reverse"))
+    running = cumprod(x, axis, exclusive=exclusive, reverse=reverse)
+    total = cumsum(multiply(running, grad), axis, exclusive=exclusive, reverse=not reverse)
+    return [divide_no_nan(total, x)]
 
 
 @RegisterGradient("Reshape")
@@ -1232,7 +1569,7 @@ def _identity_grad(op, grad):
     return [grad]
 
 
-for _op_type in ("OneHot", "ArgMax", "ArgMin", "Equal", "StopGradient"):
+for _op_type in ("OneHot", "ArgMax", "ArgMin", "Equal", "StopGradient", "All", "Any"):
     NotDifferentiable(_op_type)
 
 __all__ = [
@@ -1243,7 +1580,11 @@ __all__ = [
     "broadcast_to",
     "cast",
     "conj",
+    "count_nonzero",
+    "cumprod",
+    "cumsum",
     "divide",
+    "divide_no_nan",
     "equal",
     "erf",
     "erfc",
@@ -1257,8 +1598,13 @@ __all__ = [
     "one_hot",
     "pow",
     "reciprocal",
+    "reduce_all",
+    "reduce_any",
+    "reduce_euclidean_norm",
     "reduce_max",
     "reduce_mean",
+    "reduce_min",
+    "reduce_prod",
     "reduce_sum",
     "reshape",
     "sigmoid",

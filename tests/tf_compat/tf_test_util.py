@@ -21,9 +21,8 @@ def assert_all_close_according_to_type(
         rtol, atol = max(rtol, half_rtol), max(atol, half_atol)
     elif np.dtype(np.float32) in dtypes:
         rtol, atol = max(rtol, float_rtol), max(atol, float_atol)
-    np.testing.assert_allclose(
-        actual.astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol
-    )
+    wide = np.complex128 if "c" in (expected.dtype.kind, actual.dtype.kind) else np.float64
+    np.testing.assert_allclose(actual.astype(wide), expected.astype(wide), rtol=rtol, atol=atol)
 
 
 def as_py(element):
