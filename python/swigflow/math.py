@@ -4,7 +4,8 @@ What a training step's loss needs: ``add``, ``subtract``, ``multiply``, ``divide
 ``square``, ``sqrt``, ``exp``, ``log``, ``maximum``, ``minimum``, ``reduce_sum``, ``reduce_mean``,
 ``reduce_max``, ``reshape``, ``transpose``, ``cast``, ``one_hot``, ``argmax``, ``argmin``,
 ``equal``, and ``add_n``, ``where``, ``broadcast_to``, ``reciprocal``, ``pow``, ``identity``,
-``stop_gradient``, ``conj``, ``divide_no_nan``, the other reductions (``reduce_min``,
+``stop_gradient``, ``conj``, ``divide_no_nan``, ``truediv``, ``floordiv``, ``floormod``
+(``mod``), ``atan2``, the comparisons, the other reductions (``reduce_min``,
 ``reduce_prod``, ``reduce_all``, ``reduce_any``, ``reduce_euclidean_norm``, ``count_nonzero``)
 and the running ``cumsum`` and ``cumprod``; ``sigmoid``, ``tanh``, ``erf`` and ``erfc`` are
 native ops (swigflow.ops.gen_nn_ops; complex ``sigmoid`` and ``tanh`` use numpy). Each computes
@@ -67,7 +68,7 @@ def _tensor(value, dtype=None):
 # Ops whose first operand TensorFlow converts alone before the others (math_ops.add); the
 # generated ops convert their operands together, the first tensor giving the dtype
 # (args_to_matching_eager).
-_FIRST_OPERAND_DECIDES = frozenset({"AddV2"})
+_FIRST_OPERAND_DECIDES = frozenset({"AddV2", "FloorDiv"})
 
 
 def _matching(op_type, *values):
@@ -107,12 +108,14 @@ def _text(shape):
     return "[" + ",".join(str(d) for d in shape) + "]"
 
 
-def _floating(op_type, x, complex_too=False):
-    """x, when op_type has a kernel for its dtype: floats (and complex ones, `complex_too`)."""
+def _floating(op_type, x, complex_too=False, allowed=None):
+    """x, when op_type has a kernel for its dtype: floats (and complex ones, `complex_too`);
+    `allowed`: the kernel's list in TensorFlow's message, where it differs from the default."""
     if complex_too and x.dtype.kind == "c":
         return x
     if x.dtype not in _FLOATS and x.dtype.name != "bfloat16":  # ml_dtypes' bfloat16 too
-        allowed = "half, float, double" + (", complex64, complex128" if complex_too else "")
+        if allowed is None:
+            allowed = "half, float, double" + (", complex64, complex128" if complex_too else "")
         raise errors.InvalidArgumentError(
             f"Value for attr 'T' of {x.dtype} is not in the list of allowed values: {allowed} "
             f"[Op:{op_type}]"
@@ -222,6 +225,227 @@ def divide(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
         target = np.float32 if x.dtype.itemsize <= 2 else np.float64
         x, y = cast(x, target), cast(y, target)
     return _binary("RealDiv", np.true_divide, x, y)
+
+
+def truediv(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
+    """x / y (tf.math.truediv): divide's computation, under TensorFlow's other name.
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        y: an array or Python value; a Python number takes the other operand's dtype.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array (float64 for int32 and int64 operands, float32 for narrower ones).
+
+    Raises:
+        InvalidArgumentError: the dtypes differ or are not supported, or the shapes do not
+            broadcast.
+    """
+    return divide(x, y, name)
+
+
+# The dtypes TensorFlow's CPU kernels take, in the order its messages list them.
+_REAL_NUMBERS = (
+    "int8, int16, int32, int64, uint8, uint16, uint32, uint64, bfloat16, half, float, double"
+)
+_ORDERED = "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64"
+
+
+def _real(op_type, x, allowed=_REAL_NUMBERS):
+    """x, when its dtype is a real number (TensorFlow's message otherwise)."""
+    if x.dtype.kind not in "iuf" and x.dtype.name != "bfloat16":
+        raise errors.InvalidArgumentError(
+            f"Value for attr 'T' of {tf_type_name(x.dtype)} is not in the list of allowed "
+            f"values: {allowed} [Op:{op_type}]"
+        )
+    return x
+
+
+def _integer_divisor(op_type, y):
+    if y.dtype.kind in "iu" and not np.all(y):
+        raise errors.InvalidArgumentError(f"Integer division by zero [Op:{op_type}]")
+
+
+def floordiv(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
+    """floor(x / y) elementwise (tf.math.floordiv, Python's ``//``): integers round toward
+    negative infinity, floats are floor(x / y), as TensorFlow computes them.
+
+    Args:
+        x: an array or Python value (converted alone first, as TensorFlow's floordiv does).
+        y: an array or Python value; a Python number takes x's dtype.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array of x's dtype.
+
+    Raises:
+        InvalidArgumentError: the dtypes differ or are not real numbers, the shapes do not
+            broadcast, or an integer division by zero.
+    """
+    del name
+    x, y = _pair("FloorDiv", x, y)
+    _real("FloorDiv", x)
+    _integer_divisor("FloorDiv", y)
+    if x.dtype.kind in "iu":
+        return _binary("FloorDiv", np.floor_divide, x, y)
+    return _binary("FloorDiv", lambda a, b: np.floor(a / b), x, y)
+
+
+def floormod(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
+    """The remainder of floordiv, with the sign of y (tf.math.floormod, tf.math.mod, Python's
+    ``%``); for floats, fmod(x, y) moved by y when their signs differ, as TensorFlow computes it.
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        y: an array or Python value; a Python number takes x's dtype.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array of x's dtype.
+
+    Raises:
+        InvalidArgumentError: the dtypes differ or are not real numbers, the shapes do not
+            broadcast, or an integer division by zero.
+    """
+    del name
+    x, y = _pair("FloorMod", x, y)
+    _real("FloorMod", x)
+    _integer_divisor("FloorMod", y)
+
+    def remainder(a, b):
+        if a.dtype.kind in "iu":
+            return np.remainder(a, b)
+        truncated = np.fmod(a, b)
+        moved = (truncated != 0) & ((b < 0) != (truncated < 0))
+        return np.where(moved, truncated + b, truncated)
+
+    return _binary("FloorMod", remainder, x, y)
+
+
+mod = floormod
+
+
+def atan2(y: ArrayLike, x: ArrayLike, name: str | None = None) -> np.ndarray:
+    """The angle of the point (x, y) from the positive x axis, in [-pi, pi]
+    (tf.math.atan2), for float dtypes.
+
+    Args:
+        y: the ordinate: an array or Python value.
+        x: the abscissa: an array or Python value; a Python number takes y's dtype.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtypes differ or are not floats, or the shapes do not
+            broadcast.
+    """
+    del name
+    y, x = _pair("Atan2", y, x)
+    _floating("Atan2", y, allowed="bfloat16, half, float, double")
+    return _binary("Atan2", np.arctan2, y, x)
+
+
+def _compare(op_type, ufunc, x, y):
+    x, y = _pair(op_type, x, y)
+    _real(op_type, x, _ORDERED)
+    return _binary(op_type, ufunc, x, y)
+
+
+def less(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
+    """x < y elementwise, as bool (tf.math.less), for real numbers.
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        y: an array or Python value; a Python number takes the other operand's dtype.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A bool numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtypes differ or are not real numbers, or the shapes do
+            not broadcast.
+    """
+    del name
+    return _compare("Less", np.less, x, y)
+
+
+def less_equal(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
+    """x <= y elementwise, as bool (tf.math.less_equal), for real numbers.
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        y: an array or Python value; a Python number takes the other operand's dtype.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A bool numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtypes differ or are not real numbers, or the shapes do
+            not broadcast.
+    """
+    del name
+    return _compare("LessEqual", np.less_equal, x, y)
+
+
+def greater(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
+    """x > y elementwise, as bool (tf.math.greater), for real numbers.
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        y: an array or Python value; a Python number takes the other operand's dtype.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A bool numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtypes differ or are not real numbers, or the shapes do
+            not broadcast.
+    """
+    del name
+    return _compare("Greater", np.greater, x, y)
+
+
+def greater_equal(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
+    """x >= y elementwise, as bool (tf.math.greater_equal), for real numbers.
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        y: an array or Python value; a Python number takes the other operand's dtype.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A bool numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtypes differ or are not real numbers, or the shapes do
+            not broadcast.
+    """
+    del name
+    return _compare("GreaterEqual", np.greater_equal, x, y)
+
+
+def not_equal(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
+    """x != y elementwise, as bool (tf.math.not_equal), for every dtype, strings included.
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        y: an array or Python value; a Python number takes the other operand's dtype.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A bool numpy array.
+
+    Raises:
+        InvalidArgumentError: the dtypes differ, or the shapes do not broadcast.
+    """
+    del name
+    return _binary("NotEqual", np.not_equal, x, y)
 
 
 def divide_no_nan(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
@@ -1311,6 +1535,21 @@ def _div_no_nan_grad(op, grad):
     return [_unbroadcast(divide_no_nan(grad, y), x.shape), _unbroadcast(dy, y.shape)]
 
 
+@RegisterGradient("FloorMod")
+def _floor_mod_grad(op, grad):
+    x, y = (conj(v) for v in op.inputs)
+    dy = multiply(grad, negative(floordiv(x, y)))
+    return [_unbroadcast(grad, x.shape), _unbroadcast(dy, y.shape)]
+
+
+@RegisterGradient("Atan2")
+def _atan2_grad(op, grad):
+    y, x = op.inputs
+    scaled = divide(grad, add(square(x), square(y)))
+    return [_unbroadcast(multiply(x, scaled), y.shape),
+            _unbroadcast(multiply(negative(y), scaled), x.shape)]  # fmt: skip
+
+
 @RegisterGradient("Neg")
 def _neg_grad(op, grad):
     return [negative(grad)]
@@ -1358,12 +1597,14 @@ def _pow_grad(op, grad):
     x != 0), else 0; complex operands conjugated."""
     x, y, z = conj(op.inputs[0]), conj(op.inputs[1]), conj(op.outputs[0])
     one = _const(1, y)
-    gx = multiply(grad, multiply(y, pow(x, subtract(y, one))))
+    # Multiplied in TensorFlow's order (grad first): a zero grad then zeroes an overflowed
+    # factor instead of making 0 * inf = NaN.
+    gx = multiply(multiply(grad, y), pow(x, subtract(y, one)))
     mask = x != 0 if x.dtype.kind == "c" else x > 0
     positive = np.broadcast_to(mask, z.shape)
     safe_x = where(np.broadcast_to(mask, x.shape), x, np.ones_like(x))
     log_x = where(positive, broadcast_to(log(safe_x), z.shape), np.zeros_like(z))
-    gy = multiply(grad, multiply(z, log_x))
+    gy = multiply(multiply(grad, z), log_x)
     return [_unbroadcast(gx, x.shape), _unbroadcast(gy, y.shape)]
 
 
@@ -1569,7 +1810,8 @@ def _identity_grad(op, grad):
     return [grad]
 
 
-for _op_type in ("OneHot", "ArgMax", "ArgMin", "Equal", "StopGradient", "All", "Any"):
+for _op_type in ("OneHot", "ArgMax", "ArgMin", "StopGradient", "All", "Any", "FloorDiv", "Equal",
+                 "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual"):  # fmt: skip
     NotDifferentiable(_op_type)
 
 __all__ = [
@@ -1577,6 +1819,7 @@ __all__ = [
     "add_n",
     "argmax",
     "argmin",
+    "atan2",
     "broadcast_to",
     "cast",
     "conj",
@@ -1589,12 +1832,20 @@ __all__ = [
     "erf",
     "erfc",
     "exp",
+    "floordiv",
+    "floormod",
+    "greater",
+    "greater_equal",
     "identity",
+    "less",
+    "less_equal",
     "log",
     "maximum",
     "minimum",
+    "mod",
     "multiply",
     "negative",
+    "not_equal",
     "one_hot",
     "pow",
     "reciprocal",
@@ -1614,5 +1865,6 @@ __all__ = [
     "subtract",
     "tanh",
     "transpose",
+    "truediv",
     "where",
 ]

@@ -319,6 +319,8 @@ CASES = {
     ),
     "EuclideanNorm": (lambda x: math.reduce_euclidean_norm(x, axis=1), [rand(2, 3)]),
     "DivNoNan": (math.divide_no_nan, [rand(2, 3), rand(3) + 3.0]),
+    "FloorMod": (math.floormod, [rand(2, 3) * 3, np.abs(rand(3)) + 0.7]),
+    "Atan2": (math.atan2, [rand(2, 3), rand(3) + 3.0]),
     "Cumsum": (lambda x: math.cumsum(x, axis=1, exclusive=True), [rand(2, 3)]),
     "Cumprod": (lambda x: math.cumprod(x, axis=-1, reverse=True), [np.abs(rand(2, 3)) + 0.5]),
     "Reshape": (lambda x: math.reshape(x, [3, 2]), [rand(2, 3)]),

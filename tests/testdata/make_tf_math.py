@@ -275,6 +275,35 @@ CASES = {
     "divide_no_nan": "M.divide_no_nan(A, np.array([0.0, 2.0, 0.0], np.float32))",
     "divide_no_nan_ints": "M.divide_no_nan(C(I), C(I))",
     "divide_no_nan_complex": "M.divide_no_nan(Z, np.array([0j, 2j, 1 + 0j], np.complex64))",
+    "truediv_ints": "M.truediv(I, np.array([2, 4, -3], np.int32))",
+    "floordiv": "M.floordiv(np.array([1.0, -1.0, 7.5, 7.0], np.float32), "
+    "np.array([0.1, 0.3, -2.0, 0.0], np.float32))",
+    "floordiv_ints": "M.floordiv(np.array([7, -7, 7, -7], np.int32), "
+    "np.array([2, 2, -2, -2], np.int32))",
+    "floordiv_int8_wraps": "M.floordiv(np.array([-128], np.int8), np.array([-1], np.int8))",
+    "floordiv_python_first": "M.floordiv(7, np.array([2, -2], np.int32))",
+    "floormod_ints": "M.floormod(np.array([7, -7, 7, -7], np.int32), "
+    "np.array([2, 2, -2, -2], np.int32))",
+    "floormod_floats": "M.floormod(np.array([7.5, -7.5, 7.5, -7.5, 4.0, -4.0, 4.0, -1.0], "
+    "np.float32), np.array([2, 2, -2, -2, 2, 2, -2, np.inf], np.float32))",
+    "mod_float64": "M.mod(D, np.array([0.75, -0.5, 0.1], np.float64))",
+    "atan2": "M.atan2(np.array([1.0, -1.0, 0.0, -0.0, 2.0], np.float32), "
+    "np.array([0.0, -2.0, -0.0, -1.0, np.inf], np.float32))",
+    "less": "M.less(A, B)",
+    "less_equal_ints": "M.less_equal(I, np.array([7, 0, 4], np.int32))",
+    "greater_python_first": "M.greater(1.0, A)",
+    "greater_equal": "M.greater_equal(A, np.array([1.5, -2.0, 0.5], np.float32))",
+    "not_equal": "M.not_equal(A, np.array([1.5, 4.0, -1.0], np.float32))",
+    "not_equal_strings": "M.not_equal(C(np.array([b'a', b'b'], object)), "
+    "C(np.array([b'a', b'c'], object)))",
+    "grad_floordiv": "grads(lambda a, b: M.add(M.floordiv(a, b), M.multiply(a, b)), C(A), C(P))",
+    "grad_floormod": "grads(lambda a, b: M.multiply(M.floormod(a, b), a), C(A), C(P))",
+    "grad_atan2": "grads(M.atan2, C(A), C(P))",
+    # a zero upstream gradient meets an overflowed z * log(x): 0, as TF multiplies grad first
+    "grad_pow_float16_overflow": "grads(lambda a, b: M.multiply(M.pow(a, b), "
+    "np.array([0, 1], np.float16)), C(np.array([6, 2], np.float16)), "
+    "C(np.array([6, 2], np.float16)))",
+    "grad_atan2_float64": "grads(M.atan2, C(D), C(D * 2 + 1))",
     "grad_reduce_min": "grads(lambda a: M.reduce_min(M.square(a), axis=1), C(A))",
     "grad_reduce_prod": "grads(lambda a: M.reduce_prod(a, axis=1), C(A))",
     "grad_reduce_prod_zeros": "grads(lambda a: M.reduce_prod(a, axis=0), "
@@ -289,6 +318,13 @@ CASES = {
     # errors
     "error_dtypes": "M.add(C(A), C(D))",
     "error_reduce_all_float": "M.reduce_all(C(A))",
+    "error_floordiv_by_zero": "M.floordiv(I, np.array([1, 0, 1], np.int32))",
+    "error_floormod_by_zero": "M.floormod(I, np.zeros(3, np.int32))",
+    "error_floormod_complex": "M.floormod(Z, W)",
+    "error_floormod_bool": "M.floormod(np.array([True]), np.array([True]))",
+    "error_less_complex": "M.less(Z, W)",
+    "error_greater_bool": "M.greater(np.array([True]), np.array([False]))",
+    "error_atan2_complex": "M.atan2(Z, W)",
     "error_cumsum_axis": "M.cumsum(A, axis=2)",
     "error_min_duplicate_axes": "M.reduce_min(A, axis=[1, 1])",
     "error_dtypes_python_first": "M.add(2.5, C(I))",
