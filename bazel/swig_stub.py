@@ -5,6 +5,8 @@ libraries it loads), and each public name is written from what SWIG's autodoc pu
 docstring: ``Name(type1 arg1, type2 arg2) -> type`` (``%feature("autodoc", "1")``). C++ types
 map to Python ones (integers to int, std::string to str, PyObject * to Any, a wrapped class to
 itself); what has no autodoc line gets ``*args: Any`` and ``-> Any``.
+An extension built with AddressSanitizer (--config=asan) is imported with the ASan runtime
+preloaded, as the instrumented tests load it.
 
 Usage: swig_stub.py --package PKG --module NAME --out OUT.pyi FILE...
 """
@@ -141,6 +143,19 @@ def stub(module):
     return "".join(parts)
 
 
+def _asan_runtime(files):
+    """The soname of the AddressSanitizer runtime a library in `files` links (--config=asan),
+    e.g. libasan.so.8, else None: an uninstrumented Python imports such a module only with that
+    runtime loaded first, and the loader finds a soname in LD_PRELOAD on its own path."""
+    for path in files:
+        if path.endswith(".so"):
+            with open(path, "rb") as f:
+                found = re.search(rb"libasan\.so\.\d+", f.read())
+            if found:
+                return found.group(0).decode()
+    return None
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--package", required=True)
@@ -148,6 +163,12 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("files", nargs="+")
     args = parser.parse_args()
+    runtime = _asan_runtime(args.files)
+    if runtime is not None and os.environ.get("LD_PRELOAD") != runtime:
+        # Run again with the runtime first; CPython's objects alive at exit are not leaks.
+        env = dict(os.environ, LD_PRELOAD=runtime)
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
+        os.execve(sys.executable, [sys.executable, *sys.argv], env)
     root = tempfile.mkdtemp()
     try:
         package = os.path.join(root, args.package)
