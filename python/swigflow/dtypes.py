@@ -11,22 +11,24 @@ import numpy as np
 
 from swigflow.specs import as_dtype
 
-float16 = half = np.dtype(np.float16)
-float32 = np.dtype(np.float32)
-float64 = double = np.dtype(np.float64)
-complex64 = np.dtype(np.complex64)
-complex128 = np.dtype(np.complex128)
-int8 = np.dtype(np.int8)
-int16 = np.dtype(np.int16)
-int32 = np.dtype(np.int32)
-int64 = np.dtype(np.int64)
-uint8 = np.dtype(np.uint8)
-uint16 = np.dtype(np.uint16)
-uint32 = np.dtype(np.uint32)
-uint64 = np.dtype(np.uint64)
-string = np.dtype(object)
+float16: np.dtype = np.dtype(np.float16)
+half: np.dtype = float16
+float32: np.dtype = np.dtype(np.float32)
+float64: np.dtype = np.dtype(np.float64)
+double: np.dtype = float64
+complex64: np.dtype = np.dtype(np.complex64)
+complex128: np.dtype = np.dtype(np.complex128)
+int8: np.dtype = np.dtype(np.int8)
+int16: np.dtype = np.dtype(np.int16)
+int32: np.dtype = np.dtype(np.int32)
+int64: np.dtype = np.dtype(np.int64)
+uint8: np.dtype = np.dtype(np.uint8)
+uint16: np.dtype = np.dtype(np.uint16)
+uint32: np.dtype = np.dtype(np.uint32)
+uint64: np.dtype = np.dtype(np.uint64)
+string: np.dtype = np.dtype(object)
 # Named last: from here on `bool` in this module is the dtype.
-bool = np.dtype(np.bool_)
+bool: np.dtype = np.dtype(np.bool_)
 
 __all__ = [
     "as_dtype",

@@ -1,18 +1,27 @@
 """Elementwise and reduction math with tf.math's names, numpy in and out, recorded on tapes.
 
-What a training step's loss needs: ``add``, ``subtract``, ``multiply``, ``divide``, ``negative``,
-``square``, ``sqrt``, ``exp``, ``log``, ``maximum``, ``minimum``, ``reduce_sum``, ``reduce_mean``,
-``reduce_max``, ``reshape``, ``transpose``, ``cast``, ``one_hot``, ``argmax``, ``argmin``,
-``equal``, and ``add_n``, ``where``, ``broadcast_to``, ``reciprocal``, ``pow``, ``identity``,
-``stop_gradient``, ``conj``, ``divide_no_nan``, ``truediv``, ``floordiv``, ``floormod``
-(``mod``), ``atan2``, the comparisons, the other reductions (``reduce_min``,
-``reduce_prod``, ``reduce_all``, ``reduce_any``, ``reduce_euclidean_norm``, ``count_nonzero``)
-and the running ``cumsum`` and ``cumprod``; ``sigmoid``, ``tanh``, ``erf`` and ``erfc`` are
-native ops (swigflow.ops.gen_nn_ops; complex ``sigmoid`` and ``tanh`` use numpy). Each computes
-with numpy (IEEE arithmetic, so elementwise results equal TensorFlow's; reductions add in numpy's
-order) and is recorded under TensorFlow's op name (AddV2, Sub, Mul, RealDiv, Sum, ...) with its
-gradient registered as in TensorFlow's math_grad. The gradients are written with these same
-functions, so they are differentiable again: higher-order gradients work.
+What a training step's loss needs, and the rest of tf.math's everyday functions:
+
+- arithmetic: ``add``, ``subtract``, ``multiply``, ``divide`` (``truediv``), ``divide_no_nan``,
+  ``floordiv``, ``floormod`` (``mod``), ``negative``, ``reciprocal``, ``pow``, ``add_n``;
+- elementwise functions: ``abs``, ``sign``, ``square``, ``sqrt``, ``rsqrt``, ``exp``,
+  ``expm1``, ``log``, ``log1p``, ``sin``, ``cos``, ``tan``, ``asin``, ``acos``, ``atan``,
+  ``atan2``, ``sinh``, ``cosh``, ``asinh``, ``acosh``, ``atanh``, ``softplus``,
+  ``log_sigmoid``, ``conj``; ``sigmoid``, ``tanh``, ``erf`` and ``erfc`` are native ops
+  (swigflow.ops.gen_nn_ops; complex ``sigmoid`` and ``tanh`` use numpy);
+- comparisons: ``equal``, ``not_equal``, ``less``, ``less_equal``, ``greater``,
+  ``greater_equal``, ``maximum``, ``minimum``, ``where``;
+- reductions: ``reduce_sum``, ``reduce_mean``, ``reduce_max``, ``reduce_min``, ``reduce_prod``,
+  ``reduce_all``, ``reduce_any``, ``reduce_euclidean_norm``, ``count_nonzero``, ``argmax``,
+  ``argmin``, and the running ``cumsum`` and ``cumprod``;
+- shapes and types: ``reshape``, ``transpose``, ``broadcast_to``, ``cast``, ``one_hot``,
+  ``identity``, ``stop_gradient``.
+
+Each computes with numpy (IEEE arithmetic, so elementwise results equal TensorFlow's where both
+round correctly; reductions add in numpy's order) and is recorded under TensorFlow's op name
+(AddV2, Sub, Mul, RealDiv, Sum, ...) with its gradient registered as in TensorFlow's math_grad.
+The gradients are written with these same functions, so they are differentiable again:
+higher-order gradients work.
 
 Operands follow TensorFlow's conversion, with numpy arrays in the part of tensors: arrays keep
 their dtype, a Python value or numpy scalar takes the other operand's dtype (else float32 for
@@ -25,6 +34,7 @@ operands together (``multiply(2.5, float64_array)`` is float64).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
@@ -115,7 +125,9 @@ def _floating(op_type, x, complex_too=False, allowed=None):
         return x
     if x.dtype not in _FLOATS and x.dtype.name != "bfloat16":  # ml_dtypes' bfloat16 too
         if allowed is None:
-            allowed = "half, float, double" + (", complex64, complex128" if complex_too else "")
+            allowed = "bfloat16, half, float, double" + (
+                ", complex64, complex128" if complex_too else ""
+            )
         raise errors.InvalidArgumentError(
             f"Value for attr 'T' of {x.dtype} is not in the list of allowed values: {allowed} "
             f"[Op:{op_type}]"
@@ -344,7 +356,7 @@ def atan2(y: ArrayLike, x: ArrayLike, name: str | None = None) -> np.ndarray:
     """
     del name
     y, x = _pair("Atan2", y, x)
-    _floating("Atan2", y, allowed="bfloat16, half, float, double")
+    _floating("Atan2", y)
     return _binary("Atan2", np.arctan2, y, x)
 
 
@@ -664,6 +676,157 @@ def conj(x: ArrayLike, name: str | None = None) -> np.ndarray:
     if x.dtype.kind != "c":
         return x
     return _op("Conj", [x], np.conj(x))
+
+
+class _UnaryFunction(Protocol):
+    def __call__(self, x: ArrayLike, name: str | None = None) -> np.ndarray: ...
+
+
+def _elementwise(public_name, op_type, compute, summary):
+    """A tf.math function of one float or complex operand, computed by numpy's `compute` and
+    recorded as op_type (its gradient is registered below)."""
+
+    def function(x: ArrayLike, name: str | None = None) -> np.ndarray:
+        del name
+        return _unary(op_type, compute, x)
+
+    function.__name__ = function.__qualname__ = public_name
+    function.__doc__ = f"""{summary} (tf.math.{public_name}), for float and complex dtypes.
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array of x's dtype.
+
+    Raises:
+        InvalidArgumentError: x is not float or complex.
+    """
+    return function
+
+
+sin: _UnaryFunction = _elementwise("sin", "Sin", np.sin, "The sine")
+cos: _UnaryFunction = _elementwise("cos", "Cos", np.cos, "The cosine")
+tan: _UnaryFunction = _elementwise("tan", "Tan", np.tan, "The tangent")
+asin: _UnaryFunction = _elementwise("asin", "Asin", np.arcsin, "The inverse sine")
+acos: _UnaryFunction = _elementwise("acos", "Acos", np.arccos, "The inverse cosine")
+atan: _UnaryFunction = _elementwise("atan", "Atan", np.arctan, "The inverse tangent")
+sinh: _UnaryFunction = _elementwise("sinh", "Sinh", np.sinh, "The hyperbolic sine")
+cosh: _UnaryFunction = _elementwise("cosh", "Cosh", np.cosh, "The hyperbolic cosine")
+asinh: _UnaryFunction = _elementwise("asinh", "Asinh", np.arcsinh, "The inverse hyperbolic sine")
+acosh: _UnaryFunction = _elementwise(
+    "acosh", "Acosh", np.arccosh, "The inverse hyperbolic cosine (NaN below 1)"
+)
+atanh: _UnaryFunction = _elementwise(
+    "atanh", "Atanh", np.arctanh, "The inverse hyperbolic tangent (NaN beyond -1 and 1)"
+)
+expm1: _UnaryFunction = _elementwise("expm1", "Expm1", np.expm1, "exp(x) - 1, exact for small x")
+log1p: _UnaryFunction = _elementwise("log1p", "Log1p", np.log1p, "log(1 + x), exact for small x")
+rsqrt: _UnaryFunction = _elementwise(
+    "rsqrt", "Rsqrt", lambda v: np.ones((), v.dtype) / np.sqrt(v), "1 / sqrt(x)"
+)
+
+
+def softplus(features: ArrayLike, name: str | None = None) -> np.ndarray:
+    """log(exp(x) + 1) without overflow (tf.math.softplus, tf.nn.softplus), for floats.
+
+    Args:
+        features: an array or Python value (converted as swigflow.constant converts it).
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array of the features' dtype.
+
+    Raises:
+        InvalidArgumentError: the features are not floats.
+    """
+    del name
+    x = _floating("Softplus", _tensor(features), allowed="half, bfloat16, float, double")
+    return _unary("Softplus", lambda v: np.logaddexp(np.zeros((), v.dtype), v), x)
+
+
+def log_sigmoid(x: ArrayLike, name: str | None = None) -> np.ndarray:
+    """log(1 / (1 + exp(-x))) without overflow (tf.math.log_sigmoid): -softplus(-x), as
+    TensorFlow computes it.
+
+    Args:
+        x: an array or Python value (converted as swigflow.constant converts it).
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array of x's dtype.
+
+    Raises:
+        InvalidArgumentError: x is not float.
+    """
+    del name
+    return negative(softplus(negative(_tensor(x))))
+
+
+# Abs and Sign take signed integers too (TensorFlow's kernels' lists, in its messages' order).
+_SIGNED = "bfloat16, half, float, double, int8, int16, int32, int64"
+
+
+def _signed(op_type, x, complex_too):
+    if x.dtype.kind == "c" and complex_too:
+        return x
+    if x.dtype.kind not in "if" and x.dtype.name != "bfloat16":
+        allowed = _SIGNED + (", complex64, complex128" if complex_too else "")
+        raise errors.InvalidArgumentError(
+            f"Value for attr 'T' of {tf_type_name(x.dtype)} is not in the list of allowed "
+            f"values: {allowed} [Op:{op_type}]"
+        )
+    return x
+
+
+def abs(x: ArrayLike, name: str | None = None) -> np.ndarray:
+    """|x| elementwise (tf.math.abs); a complex x gives its modulus, in the real dtype of its
+    parts (ComplexAbs), as in TensorFlow.
+
+    Args:
+        x: an array or Python value: signed integers, floats or complex numbers.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        InvalidArgumentError: an unsigned or non-numeric dtype.
+    """
+    del name
+    x = _tensor(x)
+    if x.dtype.kind == "c":
+        return _op("ComplexAbs", [x], np.abs(x))
+    return _unary("Abs", np.abs, _signed("Abs", x, complex_too=False), floating=False)
+
+
+def sign(x: ArrayLike, name: str | None = None) -> np.ndarray:
+    """-1, 0 or 1 by x's sign (tf.math.sign); NaN stays NaN, and a complex x gives x / |x|
+    (0 at 0).
+
+    Args:
+        x: an array or Python value: signed integers, floats or complex numbers.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array of x's dtype.
+
+    Raises:
+        InvalidArgumentError: an unsigned or non-numeric dtype.
+    """
+    del name
+    x = _signed("Sign", _tensor(x), complex_too=True)
+
+    def compute(v):
+        if v.dtype.kind == "c":
+            modulus = np.abs(v).astype(v.dtype)
+            return np.where(
+                modulus == 0, np.zeros((), v.dtype), v / np.where(modulus == 0, 1, modulus)
+            )
+        return np.sign(v)
+
+    return _unary("Sign", compute, x, floating=False)
 
 
 def erf(x: ArrayLike, name: str | None = None) -> np.ndarray:
@@ -1341,8 +1504,8 @@ def transpose(
 
 
 def cast(x: ArrayLike, dtype: DTypeLike, name: str | None = None) -> np.ndarray:
-    """x in `dtype` (tf.cast): floats to integers truncate toward zero; the same dtype returns x
-    itself.
+    """x in `dtype` (tf.cast): floats to integers truncate toward zero, complex numbers to
+    real ones keep the real part; the same dtype returns x itself.
 
     Args:
         x: an array or Python value.
@@ -1357,8 +1520,9 @@ def cast(x: ArrayLike, dtype: DTypeLike, name: str | None = None) -> np.ndarray:
     dtype = np.dtype(dtype)
     if x.dtype == dtype:
         return x
+    value = x.real if x.dtype.kind == "c" and dtype.kind != "c" else x  # the real part, as TF
     with np.errstate(all="ignore"):
-        return _op("Cast", [x], x.astype(dtype), {"DstT": dtype})
+        return _op("Cast", [x], value.astype(dtype), {"DstT": dtype})
 
 
 def one_hot(
@@ -1523,7 +1687,7 @@ def _mul_grad(op, grad):
 
 @RegisterGradient("RealDiv")
 def _real_div_grad(op, grad):
-    x, y = op.inputs
+    x, y = (conj(v) for v in op.inputs)  # complex operands conjugated, as TensorFlow's
     dy = multiply(grad, divide(divide(negative(x), y), y))
     return [_unbroadcast(divide(grad, y), x.shape), _unbroadcast(dy, y.shape)]
 
@@ -1548,6 +1712,105 @@ def _atan2_grad(op, grad):
     scaled = divide(grad, add(square(x), square(y)))
     return [_unbroadcast(multiply(x, scaled), y.shape),
             _unbroadcast(multiply(negative(y), scaled), x.shape)]  # fmt: skip
+
+
+@RegisterGradient("Sin")
+def _sin_grad(op, grad):
+    return [multiply(grad, cos(conj(op.inputs[0])))]
+
+
+@RegisterGradient("Cos")
+def _cos_grad(op, grad):
+    return [multiply(negative(grad), sin(conj(op.inputs[0])))]
+
+
+@RegisterGradient("Tan")
+def _tan_grad(op, grad):
+    return [multiply(grad, square(reciprocal(cos(conj(op.inputs[0])))))]
+
+
+def _one_minus_square(x):
+    x = conj(x)
+    return subtract(_const(1, x), square(x))
+
+
+@RegisterGradient("Asin")
+def _asin_grad(op, grad):
+    return [multiply(grad, reciprocal(sqrt(_one_minus_square(op.inputs[0]))))]
+
+
+@RegisterGradient("Acos")
+def _acos_grad(op, grad):
+    return [multiply(negative(grad), reciprocal(sqrt(_one_minus_square(op.inputs[0]))))]
+
+
+@RegisterGradient("Atan")
+def _atan_grad(op, grad):
+    x = conj(op.inputs[0])
+    return [multiply(grad, reciprocal(add(_const(1, x), square(x))))]
+
+
+@RegisterGradient("Sinh")
+def _sinh_grad(op, grad):
+    return [multiply(grad, cosh(conj(op.inputs[0])))]
+
+
+@RegisterGradient("Cosh")
+def _cosh_grad(op, grad):
+    return [multiply(grad, sinh(conj(op.inputs[0])))]
+
+
+@RegisterGradient("Asinh")
+def _asinh_grad(op, grad):
+    return [divide(grad, cosh(conj(op.outputs[0])))]
+
+
+@RegisterGradient("Acosh")
+def _acosh_grad(op, grad):
+    return [divide(grad, sinh(conj(op.outputs[0])))]
+
+
+@RegisterGradient("Atanh")
+def _atanh_grad(op, grad):
+    return [multiply(grad, reciprocal(_one_minus_square(op.inputs[0])))]
+
+
+@RegisterGradient("Expm1")
+def _expm1_grad(op, grad):
+    return [multiply(grad, exp(conj(op.inputs[0])))]
+
+
+@RegisterGradient("Log1p")
+def _log1p_grad(op, grad):
+    x = conj(op.inputs[0])
+    return [multiply(grad, reciprocal(add(_const(1, x), x)))]
+
+
+@RegisterGradient("Rsqrt")
+def _rsqrt_grad(op, grad):
+    y = conj(op.outputs[0])  # TensorFlow's RsqrtGrad: dy * -0.5 * y ** 3
+    return [multiply(multiply(grad, _const(-0.5, y)), multiply(square(y), y))]
+
+
+@RegisterGradient("Softplus")
+def _softplus_grad(op, grad):
+    return [multiply(grad, sigmoid(op.inputs[0]))]
+
+
+@RegisterGradient("Abs")
+def _abs_grad(op, grad):
+    return [multiply(grad, sign(op.inputs[0]))]
+
+
+@RegisterGradient("ComplexAbs")
+def _complex_abs_grad(op, grad):
+    x = op.inputs[0]
+    return [divide_no_nan(multiply(cast(grad, x.dtype), x), cast(op.outputs[0], x.dtype))]
+
+
+@RegisterGradient("Sign")
+def _sign_grad(op, grad):
+    return [np.zeros_like(op.inputs[0])]
 
 
 @RegisterGradient("Neg")
@@ -1791,11 +2054,10 @@ def _transpose_grad(op, grad):
 
 @RegisterGradient("Cast")
 def _cast_grad(op, grad):
+    # TensorFlow's: between float and complex dtypes the gradient is cast back.
     x = op.inputs[0]
-    floats = [
-        t in _FLOATS or t.name == "bfloat16" for t in (x.dtype, np.dtype(op.get_attr("DstT")))
-    ]
-    if all(floats):
+    dtypes = (x.dtype, np.dtype(op.get_attr("DstT")))
+    if all(t in _FLOATS or t.kind == "c" or t.name == "bfloat16" for t in dtypes):
         return [cast(grad, x.dtype)]
     return [None]
 
@@ -1815,14 +2077,23 @@ for _op_type in ("OneHot", "ArgMax", "ArgMin", "StopGradient", "All", "Any", "Fl
     NotDifferentiable(_op_type)
 
 __all__ = [
+    "abs",
+    "acos",
+    "acosh",
     "add",
     "add_n",
     "argmax",
     "argmin",
+    "asin",
+    "asinh",
+    "atan",
     "atan2",
+    "atanh",
     "broadcast_to",
     "cast",
     "conj",
+    "cos",
+    "cosh",
     "count_nonzero",
     "cumprod",
     "cumsum",
@@ -1832,6 +2103,7 @@ __all__ = [
     "erf",
     "erfc",
     "exp",
+    "expm1",
     "floordiv",
     "floormod",
     "greater",
@@ -1840,6 +2112,8 @@ __all__ = [
     "less",
     "less_equal",
     "log",
+    "log1p",
+    "log_sigmoid",
     "maximum",
     "minimum",
     "mod",
@@ -1858,11 +2132,17 @@ __all__ = [
     "reduce_prod",
     "reduce_sum",
     "reshape",
+    "rsqrt",
     "sigmoid",
+    "sign",
+    "sin",
+    "sinh",
+    "softplus",
     "sqrt",
     "square",
     "stop_gradient",
     "subtract",
+    "tan",
     "tanh",
     "transpose",
     "truediv",

@@ -14,6 +14,7 @@ from numpy.typing import ArrayLike
 
 from swigflow import errors, math
 from swigflow.math import sigmoid as sigmoid  # tf.nn's names for them too (re-exported)
+from swigflow.math import softplus as softplus
 from swigflow.math import tanh as tanh
 from swigflow.ops import RegisterGradient, custom_gradient, gen_nn_ops
 
@@ -963,6 +964,7 @@ __all__ = [
     "sigmoid",
     "softmax",
     "softmax_cross_entropy_with_logits",
+    "softplus",
     "sparse_softmax_cross_entropy_with_logits",
     "tanh",
 ]
