@@ -781,7 +781,7 @@ def _signed(op_type, x, complex_too):
 
 
 def abs(x: ArrayLike, name: str | None = None) -> np.ndarray:
-    """|x| elementwise (tf.math.abs); a complex x gives its modulus, in the real dtype of its
+    """The absolute value elementwise (tf.math.abs); a complex x gives its modulus, in the real dtype of its
     parts (ComplexAbs), as in TensorFlow.
 
     Args:
@@ -802,8 +802,8 @@ def abs(x: ArrayLike, name: str | None = None) -> np.ndarray:
 
 
 def sign(x: ArrayLike, name: str | None = None) -> np.ndarray:
-    """-1, 0 or 1 by x's sign (tf.math.sign); NaN stays NaN, and a complex x gives x / |x|
-    (0 at 0).
+    """-1, 0 or 1 by x's sign (tf.math.sign); NaN stays NaN, and a complex x gives x divided by
+    its modulus (0 at 0).
 
     Args:
         x: an array or Python value: signed integers, floats or complex numbers.
