@@ -92,12 +92,14 @@ from swigflow.math import (
     sinh,
     sqrt,
     square,
+    stack,
     stop_gradient,
     subtract,
     tan,
     tanh,
     transpose,
     truediv,
+    unstack,
     where,
 )
 from swigflow.ops import GradientTape
@@ -192,6 +194,7 @@ __all__ = [
     "specs",
     "sqrt",
     "square",
+    "stack",
     "stop_gradient",
     "string",
     "subtract",
@@ -206,5 +209,6 @@ __all__ = [
     "uint16",
     "uint32",
     "uint64",
+    "unstack",
     "where",
 ]

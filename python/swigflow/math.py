@@ -14,8 +14,8 @@ What a training step's loss needs, and the rest of tf.math's everyday functions:
 - reductions: ``reduce_sum``, ``reduce_mean``, ``reduce_max``, ``reduce_min``, ``reduce_prod``,
   ``reduce_all``, ``reduce_any``, ``reduce_euclidean_norm``, ``count_nonzero``, ``argmax``,
   ``argmin``, and the running ``cumsum`` and ``cumprod``;
-- shapes and types: ``reshape``, ``transpose``, ``broadcast_to``, ``cast``, ``one_hot``,
-  ``identity``, ``stop_gradient``.
+- shapes and types: ``reshape``, ``transpose``, ``broadcast_to``, ``stack``, ``unstack``,
+  ``cast``, ``one_hot``, ``identity``, ``stop_gradient``.
 
 Each computes with numpy (IEEE arithmetic, so elementwise results equal TensorFlow's where both
 round correctly; reductions add in numpy's order) and is recorded under TensorFlow's op name
@@ -781,8 +781,8 @@ def _signed(op_type, x, complex_too):
 
 
 def abs(x: ArrayLike, name: str | None = None) -> np.ndarray:
-    """The absolute value elementwise (tf.math.abs); a complex x gives its modulus, in the real dtype of its
-    parts (ComplexAbs), as in TensorFlow.
+    """The absolute value elementwise (tf.math.abs); a complex x gives its modulus, in the
+    real dtype of its parts (ComplexAbs), as in TensorFlow.
 
     Args:
         x: an array or Python value: signed integers, floats or complex numbers.
@@ -1021,6 +1021,67 @@ def stop_gradient(input: ArrayLike, name: str | None = None) -> np.ndarray:
     del name
     x = _tensor(input)
     return _op("StopGradient", [x], np.array(x))
+
+
+def stack(values: Sequence[ArrayLike], axis: int = 0, name: str | None = None) -> np.ndarray:
+    """The arrays of one shape and dtype joined along a new axis (tf.stack).
+
+    Args:
+        values: a non-empty list of arrays or Python values of one shape and dtype.
+        axis: where the new axis goes, in [-(rank + 1), rank + 1).
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array with one more axis, of length len(values).
+
+    Raises:
+        ValueError: no values, or an axis out of range.
+        InvalidArgumentError: the shapes or dtypes differ.
+    """
+    del name
+    if not len(values):
+        raise ValueError("stack needs at least one value")
+    arrays = _matching("Pack", *values)
+    rank = arrays[0].ndim
+    if not -(rank + 1) <= axis < rank + 1:
+        raise ValueError(f"Argument `axis` = {axis} not in range [{-(rank + 1)}, {rank + 1})")
+    for i, a in enumerate(arrays):
+        if a.shape != arrays[0].shape:
+            raise errors.InvalidArgumentError(
+                f"Shapes of all inputs must match: values[0].shape = {_text(arrays[0].shape)} "
+                f"!= values[{i}].shape = {_text(a.shape)} [Op:Pack]"
+            )
+    axis %= rank + 1
+    return _op("Pack", arrays, np.stack(arrays, axis=axis), {"axis": axis, "N": len(arrays)})
+
+
+def unstack(value: ArrayLike, num: int | None = None, axis: int = 0, name: str | None = None
+            ) -> list[np.ndarray]:  # fmt: skip
+    """The slices of `value` along `axis`, as a list (tf.unstack).
+
+    Args:
+        value: an array of rank 1 or more.
+        num: the length of that axis, checked when given.
+        axis: the axis to take apart; negative counts from the end.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A list of numpy arrays, one per slice.
+
+    Raises:
+        ValueError: a scalar, an axis out of range, or `num` other than the axis' length.
+    """
+    del name
+    x = _tensor(value)
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"Argument `axis` = {axis} not in range [{-x.ndim}, {x.ndim})")
+    axis %= x.ndim
+    if num is not None and num != x.shape[axis]:
+        raise ValueError(f"Cannot unstack {x.shape[axis]} slices as {num}")
+    parts = [np.ascontiguousarray(p) for p in np.moveaxis(x, axis, 0)]
+    if is_recording():
+        record_operation("Unpack", parts, [x], attrs={"axis": axis, "num": len(parts)})
+    return parts
 
 
 def broadcast_to(input: ArrayLike, shape: ArrayLike, name: str | None = None) -> np.ndarray:
@@ -1813,6 +1874,18 @@ def _sign_grad(op, grad):
     return [np.zeros_like(op.inputs[0])]
 
 
+@RegisterGradient("Pack")
+def _pack_grad(op, grad):
+    return unstack(grad, num=op.get_attr("N"), axis=op.get_attr("axis"))
+
+
+@RegisterGradient("Unpack")
+def _unpack_grad(op, *grads):
+    parts = op.outputs
+    return [stack([np.zeros_like(p) if g is None else g for p, g in zip(parts, grads)],
+                  axis=op.get_attr("axis"))]  # fmt: skip
+
+
 @RegisterGradient("Neg")
 def _neg_grad(op, grad):
     return [negative(grad)]
@@ -2140,11 +2213,13 @@ __all__ = [
     "softplus",
     "sqrt",
     "square",
+    "stack",
     "stop_gradient",
     "subtract",
     "tan",
     "tanh",
     "transpose",
     "truediv",
+    "unstack",
     "where",
 ]

@@ -339,6 +339,8 @@ CASES = {
     "LogSigmoid": (math.log_sigmoid, [rand(4)]),
     "Abs": (lambda x: math.multiply(math.abs(x), x), [distinct(3, 4)]),
     "Sign": (lambda x: math.multiply(math.sign(x), math.square(x)), [distinct(3, 4)]),
+    "Pack": (lambda a, b: math.square(math.stack([a, b], axis=1)), [rand(2, 3), rand(2, 3)]),
+    "Unpack": (lambda x: math.multiply(*math.unstack(x, axis=-1)), [rand(3, 2)]),
     "Cumsum": (lambda x: math.cumsum(x, axis=1, exclusive=True), [rand(2, 3)]),
     "Cumprod": (lambda x: math.cumprod(x, axis=-1, reverse=True), [np.abs(rand(2, 3)) + 0.5]),
     "Reshape": (lambda x: math.reshape(x, [3, 2]), [rand(2, 3)]),

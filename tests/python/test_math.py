@@ -36,6 +36,8 @@ ENV = {
     "ONE_HOT": math.one_hot,
     "WHERE": math.where,
     "BROADCAST_TO": math.broadcast_to,
+    "STACK": math.stack,
+    "UNSTACK": math.unstack,
 }
 exec(make_tf_math.INPUTS, ENV)
 

@@ -5,6 +5,7 @@ import re
 
 def bare(message):
     """The message without TensorFlow's eager-function prefix ("{{function_node ...}} ") and
-    its " [Op:Name]" / " name: " tail: the words swigflow's errors say."""
+    its " [Op:Name]" / " name: " tail (with the op's name, where the Python function gives
+    one): the words swigflow's errors say."""
     message = re.sub(r"^\{\{function_node [^}]*\}\} ", "", message)
-    return re.sub(r" \[Op:\w+\]( name: )?$", "", message.removesuffix(" name: "))
+    return re.sub(r" \[Op:\w+\]( name: \w*)?$", "", message.removesuffix(" name: "))

@@ -4,7 +4,8 @@ derivatives, and errors).
 
 Each case is Python source over `M` (the math module), `C` (makes a tensor of an array),
 `grads` (defined below: first and second derivatives through nested tapes), `np`, and
-CAST, RESHAPE, TRANSPOSE, ONE_HOT, WHERE and BROADCAST_TO (tf.cast, tf.reshape, ...). TensorFlow
+CAST, RESHAPE, TRANSPOSE, ONE_HOT, WHERE, BROADCAST_TO, STACK and UNSTACK (tf.cast, tf.reshape,
+...). TensorFlow
 runs it with M = tf.math and NN = tf.nn; tests/python/test_math.py runs the same source with
 swigflow.math and swigflow.nn.
 `ml_dtypes` (TensorFlow's own dependency) gives the bfloat16 arrays. Run once in a throwaway
@@ -378,6 +379,11 @@ CASES = {
     "grad_log_sigmoid": "grads(M.log_sigmoid, C(A))",
     "asin_float64": "M.asin(D * 0.25)",
     "grad_tan_float64": "grads(M.tan, C(D))",
+    "stack": "STACK([A, P])",
+    "stack_axis_last": "STACK([A, P, A], axis=-1)",
+    "unstack": "UNSTACK(A, axis=1)",
+    "grad_stack": "grads(lambda a, p: M.square(STACK([a, p], axis=1)), C(A), C(P))",
+    "grad_unstack": "grads(lambda a: M.multiply(UNSTACK(a)[1], UNSTACK(a)[0]), C(A))",
     "grad_reduce_min": "grads(lambda a: M.reduce_min(M.square(a), axis=1), C(A))",
     "grad_reduce_prod": "grads(lambda a: M.reduce_prod(a, axis=1), C(A))",
     "grad_reduce_prod_zeros": "grads(lambda a: M.reduce_prod(a, axis=0), "
@@ -392,6 +398,7 @@ CASES = {
     # errors
     "error_dtypes": "M.add(C(A), C(D))",
     "error_reduce_all_float": "M.reduce_all(C(A))",
+    "error_stack_shapes": "STACK([C(A), C(B)])",
     "error_abs_uint8": "M.abs(np.array([1], np.uint8))",
     "error_sign_uint8": "M.sign(np.array([1], np.uint8))",
     "error_sin_int": "M.sin(I)",
@@ -497,6 +504,8 @@ def main():
         "ONE_HOT": tf.one_hot,
         "WHERE": tf.where,
         "BROADCAST_TO": tf.broadcast_to,
+        "STACK": tf.stack,
+        "UNSTACK": tf.unstack,
     }
     exec(INPUTS, env)
     golden = {name: run_case(source, env) for name, source in CASES.items()}

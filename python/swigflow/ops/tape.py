@@ -227,22 +227,24 @@ class GradientTape:
     ) -> Any:
         """The Jacobian of `target` with respect to each source, shaped target.shape +
         source.shape, as ``tf.GradientTape.jacobian`` (one backward pass per target element;
-        the result is not itself recorded).
+        the result is recorded on enclosing tapes, so it can be differentiated again).
 
         Args:
             target: an array.
             sources: an array, or a list, tuple, dict or nest of them.
             unconnected_gradients: as gradient()'s.
             parallel_iterations: accepted for TensorFlow's signature; unused.
-            experimental_use_pfor: accepted for TensorFlow's signature; unused.
+            experimental_use_pfor: False asks for a persistent tape, as in TensorFlow.
 
         Returns:
             The Jacobians, in the structure of `sources`.
 
         Raises:
-            RuntimeError: a non-persistent tape that was used already.
+            RuntimeError: a non-persistent tape that was used already, or
+                experimental_use_pfor=False on one.
         """
-        del parallel_iterations, experimental_use_pfor
+        del parallel_iterations
+        self._check_persistent("jacobian", experimental_use_pfor, "")
         unconnected = _unconnected(unconnected_gradients)
         self._start_gradient()
         flat, rebuild = _leaves(sources)
@@ -256,10 +258,12 @@ class GradientTape:
         result = []
         for i, source in enumerate(flat):
             shape = (*target_array.shape, *np.shape(source))
-            if any(row[i] is None for row in rows):
+            if not rows:  # an empty target: an empty Jacobian, as TensorFlow gives
+                result.append(np.zeros(shape, _gradient_for(source, None).dtype))
+            elif any(row[i] is None for row in rows):
                 result.append(None)
-                continue
-            result.append(np.stack([row[i] for row in rows]).reshape(shape))
+            else:  # stacked by recorded ops, so an enclosing tape can differentiate it
+                result.append(math.reshape(math.stack([row[i] for row in rows]), shape))
         return rebuild(result)
 
     def batch_jacobian(
@@ -273,26 +277,31 @@ class GradientTape:
         """The Jacobian of each example of `target` by the same example of `source`, as
         ``tf.GradientTape.batch_jacobian``: target[i] may depend on source[i] only; the result
         is shaped [batch] + target.shape[1:] + source.shape[1:] (one backward pass per element
-        of an example of the target; the result is not itself recorded).
+        of an example of the target; the result is recorded on enclosing tapes).
 
         Raises:
-          ValueError: the target is a scalar, or the two batch dimensions differ.
+          ValueError: the target or the source has rank below 2, or their batch dimensions
+            differ.
+          RuntimeError: experimental_use_pfor=False on a tape that is not persistent (as
+            TensorFlow: that algorithm needs one).
 
         Args:
             target: an array [batch, ...].
             source: an array [batch, ...].
             unconnected_gradients: as gradient()'s.
             parallel_iterations: accepted for TensorFlow's signature; unused.
-            experimental_use_pfor: accepted for TensorFlow's signature; unused.
+            experimental_use_pfor: False asks for a persistent tape, as in TensorFlow.
 
         Returns:
             An array.
         """
-        del parallel_iterations, experimental_use_pfor
+        del parallel_iterations
+        self._check_persistent("batch_jacobian", experimental_use_pfor, " ")
         unconnected = _unconnected(unconnected_gradients)
         target_array, source_shape = np.asarray(target), np.shape(source)
-        if target_array.ndim == 0 or not source_shape:
-            raise ValueError("batch_jacobian needs a target and a source of rank 1 or more")
+        for shape in (target_array.shape, source_shape):
+            if len(shape) < 2:
+                raise ValueError(f"Shape {shape} must have rank at least 2")
         if target_array.shape[0] != source_shape[0]:
             raise ValueError(
                 f"Need first dimension of target shape ({target_array.shape}) and source shape "
@@ -309,13 +318,23 @@ class GradientTape:
             (row,) = self._gradients([target], [seed], [source], unconnected, final=False)
             rows.append(row)
         self._finish_gradient()
-        if any(row is None for row in rows) or (not rows and unconnected.value == "none"):
+        if any(row is None for row in rows):
             return None
         shape = (batch, *target_array.shape[1:], *source_shape[1:])
-        if not rows:
+        if not rows:  # examples of no elements: an empty Jacobian, as TensorFlow gives
             return np.zeros(shape, _gradient_for(source, None).dtype)
-        per_example = np.stack([r.reshape(batch, source_inner) for r in rows], axis=1)
-        return per_example.reshape(shape)
+        # stacked by recorded ops, so an enclosing tape can differentiate it
+        per_example = math.stack([math.reshape(r, [batch, source_inner]) for r in rows], axis=1)
+        return math.reshape(per_example, shape)
+
+    def _check_persistent(self, method, use_pfor, gap):
+        # TensorFlow computes these without pfor by one gradient per row, which needs a
+        # persistent tape; swigflow has that one algorithm, so it asks the same.
+        if not self._persistent and not use_pfor:
+            raise RuntimeError(
+                f"GradientTape must be created with persistent=True to compute the {method} "
+                f"with eager execution enabled and {gap}with experimental_use_pfor set to False."
+            )
 
     def _start_gradient(self):
         if self._used and not self._persistent:
