@@ -9,8 +9,11 @@ What a training step's loss needs, and the rest of tf.math's everyday functions:
   ``atan2``, ``sinh``, ``cosh``, ``asinh``, ``acosh``, ``atanh``, ``softplus``,
   ``log_sigmoid``, ``conj``; ``sigmoid``, ``tanh``, ``erf`` and ``erfc`` are native ops
   (swigflow.ops.gen_nn_ops; complex ``sigmoid`` and ``tanh`` use numpy);
-- comparisons: ``equal``, ``not_equal``, ``less``, ``less_equal``, ``greater``,
-  ``greater_equal``, ``maximum``, ``minimum``, ``where``;
+- comparisons and logic: ``equal``, ``not_equal``, ``less``, ``less_equal``, ``greater``,
+  ``greater_equal``, ``maximum``, ``minimum``, ``where``, ``logical_and``, ``logical_or``,
+  ``logical_xor``, ``logical_not``, ``is_finite``, ``is_inf``, ``is_nan``;
+- rounding: ``floor``, ``ceil``, ``rint``, ``round``; complex parts: ``complex``, ``real``,
+  ``imag``, ``angle``; ``polyval``;
 - reductions: ``reduce_sum``, ``reduce_mean``, ``reduce_max``, ``reduce_min``, ``reduce_prod``,
   ``reduce_all``, ``reduce_any``, ``reduce_euclidean_norm``, ``count_nonzero``, ``argmax``,
   ``argmin``, and the running ``cumsum`` and ``cumprod``;
@@ -678,6 +681,250 @@ def conj(x: ArrayLike, name: str | None = None) -> np.ndarray:
     return _op("Conj", [x], np.conj(x))
 
 
+def _real_floating(op_type, x):
+    return _floating(op_type, _tensor(x), allowed="bfloat16, half, float, double")
+
+
+def is_finite(x: ArrayLike, name: str | None = None) -> np.ndarray:
+    """Whether each element is neither infinite nor NaN (tf.math.is_finite), for floats.
+
+    Args:
+        x: a float array or Python value.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A bool numpy array.
+
+    Raises:
+        InvalidArgumentError: x is not float.
+    """
+    del name
+    return _unary("IsFinite", np.isfinite, _real_floating("IsFinite", x), floating=False)
+
+
+def is_inf(x: ArrayLike, name: str | None = None) -> np.ndarray:
+    """Whether each element is infinite (tf.math.is_inf), for floats.
+
+    Args:
+        x: a float array or Python value.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A bool numpy array.
+
+    Raises:
+        InvalidArgumentError: x is not float.
+    """
+    del name
+    return _unary("IsInf", np.isinf, _real_floating("IsInf", x), floating=False)
+
+
+def is_nan(x: ArrayLike, name: str | None = None) -> np.ndarray:
+    """Whether each element is NaN (tf.math.is_nan), for floats.
+
+    Args:
+        x: a float array or Python value.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A bool numpy array.
+
+    Raises:
+        InvalidArgumentError: x is not float.
+    """
+    del name
+    return _unary("IsNan", np.isnan, _real_floating("IsNan", x), floating=False)
+
+
+def floor(x: ArrayLike, name: str | None = None) -> np.ndarray:
+    """The largest integer not above each element (tf.math.floor), for floats.
+
+    Args:
+        x: a float array or Python value.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array of x's dtype.
+
+    Raises:
+        InvalidArgumentError: x is not float.
+    """
+    del name
+    return _unary("Floor", np.floor, _real_floating("Floor", x), floating=False)
+
+
+def ceil(x: ArrayLike, name: str | None = None) -> np.ndarray:
+    """The smallest integer not below each element (tf.math.ceil), for floats.
+
+    Args:
+        x: a float array or Python value.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array of x's dtype.
+
+    Raises:
+        InvalidArgumentError: x is not float.
+    """
+    del name
+    return _unary("Ceil", np.ceil, _real_floating("Ceil", x), floating=False)
+
+
+def rint(x: ArrayLike, name: str | None = None) -> np.ndarray:
+    """The nearest integer to each element, halves to even (tf.math.rint), for floats.
+
+    Args:
+        x: a float array or Python value.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array of x's dtype.
+
+    Raises:
+        InvalidArgumentError: x is not float.
+    """
+    del name
+    return _unary("Rint", np.rint, _real_floating("Rint", x), floating=False)
+
+
+def round(x: ArrayLike, name: str | None = None) -> np.ndarray:
+    """The nearest integer to each element, halves to even (tf.math.round, banker's rounding);
+    integers are returned as they are.
+
+    Args:
+        x: an array or Python value of numbers.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array of x's dtype.
+
+    Raises:
+        InvalidArgumentError: x is not a number.
+    """
+    del name
+    x = _tensor(x)
+    if x.dtype.kind in "iu":
+        return x
+    return _unary("Round", np.rint, _real_floating("Round", x), floating=False)
+
+
+def complex(real: ArrayLike, imag: ArrayLike, name: str | None = None) -> np.ndarray:
+    """real + imag * 1j elementwise, broadcasting (tf.complex): float32 parts make complex64,
+    float64 parts complex128.
+
+    Args:
+        real: the real parts: a float32 or float64 array, or a Python value.
+        imag: the imaginary parts, of real's dtype (each part is converted alone: a Python
+            float is float32).
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A complex numpy array.
+
+    Raises:
+        TypeError: the parts' dtypes differ or are not float32 or float64.
+        InvalidArgumentError: the shapes do not broadcast.
+    """
+    del name
+    real, imag = _tensor(real), _tensor(imag)  # each converted alone, as TensorFlow's
+    if real.dtype != imag.dtype or real.dtype not in (np.float32, np.float64):
+        raise TypeError(
+            "The `real` and `imag` components have incorrect types: "
+            f"{real.dtype.name} {imag.dtype.name}. They must be consistent, and one of "
+            "[tf.float32, tf.float64]"
+        )
+    real, imag = _pair("Complex", real, imag)
+    target = np.complex64 if real.dtype == np.float32 else np.complex128
+    return _binary("Complex", lambda a, b: (a + np.asarray(1j, target) * b).astype(target), real,
+                   imag)  # fmt: skip
+
+
+def real(input: ArrayLike, name: str | None = None) -> np.ndarray:
+    """The real parts of a complex tensor (tf.math.real); a real tensor is returned as it is.
+
+    Args:
+        input: an array or Python value.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array of the parts' real dtype.
+    """
+    del name
+    x = _tensor(input)
+    if x.dtype.kind != "c":
+        return x
+    return _op("Real", [x], np.ascontiguousarray(x.real))
+
+
+def imag(input: ArrayLike, name: str | None = None) -> np.ndarray:
+    """The imaginary parts of a complex tensor (tf.math.imag); zeros for a real one.
+
+    Args:
+        input: an array or Python value.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array of the parts' real dtype.
+    """
+    del name
+    x = _tensor(input)
+    if x.dtype.kind != "c":
+        return np.zeros_like(x)
+    return _op("Imag", [x], np.ascontiguousarray(x.imag))
+
+
+def angle(input: ArrayLike, name: str | None = None) -> np.ndarray:
+    """The argument of each complex element, in [-pi, pi] (tf.math.angle); for a float tensor,
+    pi where it is negative and 0 elsewhere.
+
+    Args:
+        input: a complex or float array, or a Python value.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array of the parts' real dtype.
+
+    Raises:
+        TypeError: an integer tensor (pi has no integer value), as in TensorFlow.
+    """
+    del name
+    x = _tensor(input)
+    if x.dtype.kind == "c":
+        return _op("Angle", [x], np.ascontiguousarray(np.angle(x).astype(x.real.dtype)))
+    if x.dtype.kind not in "f" and x.dtype.name != "bfloat16":
+        raise TypeError(f"Cannot convert {np.pi!r} to EagerTensor of dtype {x.dtype.name}")
+    return where(less(x, _const(0, x)), np.full(x.shape, np.pi, x.dtype), np.zeros_like(x))
+
+
+def polyval(coeffs: Sequence[ArrayLike], x: ArrayLike, name: str | None = None) -> np.ndarray:
+    """coeffs[0] * x**(n-1) + ... + coeffs[n-1] by Horner's rule (tf.math.polyval), with
+    recorded ops, so it is differentiable.
+
+    Args:
+        coeffs: a list of arrays or Python values (highest degree first); empty gives zeros.
+        x: an array or Python value.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A numpy array.
+
+    Raises:
+        ValueError: coeffs is not a list.
+        InvalidArgumentError: the dtypes differ or the shapes do not broadcast.
+    """
+    del name
+    if not isinstance(coeffs, list):
+        raise ValueError(f"Argument coeffs must be list type. Received type {type(coeffs)}.")
+    x = _tensor(x)
+    if not coeffs:
+        return np.zeros_like(x)
+    terms = [_tensor(c) for c in coeffs]
+    p = terms[0]
+    for c in terms[1:]:
+        p = add(c, multiply(p, x))
+    return p
+
+
 class _UnaryFunction(Protocol):
     def __call__(self, x: ArrayLike, name: str | None = None) -> np.ndarray: ...
 
@@ -1299,14 +1546,91 @@ def reduce_prod(
                    keepdims)  # fmt: skip
 
 
-def _logical(op_type, input_tensor):
+def _logical(op_type, input_tensor, index=0):
     x = _tensor(input_tensor, np.bool_)
     if x.dtype != np.bool_:
         raise errors.InvalidArgumentError(
-            f"cannot compute {op_type} as input #0(zero-based) was expected to be a bool tensor "
-            f"but is a {tf_type_name(x.dtype)} tensor [Op:{op_type}]"
+            f"cannot compute {op_type} as input #{index}(zero-based) was expected to be a bool "
+            f"tensor but is a {tf_type_name(x.dtype)} tensor [Op:{op_type}]"
         )
     return x
+
+
+def _logical_pair(op_type, x, y):
+    x, y = _logical(op_type, x), _logical(op_type, y, 1)
+    return _pair(op_type, x, y)
+
+
+def logical_and(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
+    """x and y elementwise, for bool tensors (tf.math.logical_and), broadcasting.
+
+    Args:
+        x: a bool array or Python value.
+        y: a bool array or Python value.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A bool numpy array.
+
+    Raises:
+        InvalidArgumentError: an operand that is not bool, or shapes that do not broadcast.
+    """
+    del name
+    return _binary("LogicalAnd", np.logical_and, *_logical_pair("LogicalAnd", x, y))
+
+
+def logical_or(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
+    """x or y elementwise, for bool tensors (tf.math.logical_or), broadcasting.
+
+    Args:
+        x: a bool array or Python value.
+        y: a bool array or Python value.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A bool numpy array.
+
+    Raises:
+        InvalidArgumentError: an operand that is not bool, or shapes that do not broadcast.
+    """
+    del name
+    return _binary("LogicalOr", np.logical_or, *_logical_pair("LogicalOr", x, y))
+
+
+def logical_xor(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
+    """x or y but not both, elementwise (tf.math.logical_xor): TensorFlow's
+    (x or y) and not (x and y).
+
+    Args:
+        x: a bool array or Python value.
+        y: a bool array or Python value.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A bool numpy array.
+
+    Raises:
+        InvalidArgumentError: an operand that is not bool, or shapes that do not broadcast.
+    """
+    del name
+    return logical_and(logical_or(x, y), logical_not(logical_and(x, y)))
+
+
+def logical_not(x: ArrayLike, name: str | None = None) -> np.ndarray:
+    """Not x elementwise, for a bool tensor (tf.math.logical_not).
+
+    Args:
+        x: a bool array or Python value.
+        name: accepted for TensorFlow's signature; unused.
+
+    Returns:
+        A bool numpy array.
+
+    Raises:
+        InvalidArgumentError: x is not bool.
+    """
+    del name
+    return _unary("LogicalNot", np.logical_not, _logical("LogicalNot", x), floating=False)
 
 
 def reduce_all(
@@ -1886,6 +2210,29 @@ def _unpack_grad(op, *grads):
                   axis=op.get_attr("axis"))]  # fmt: skip
 
 
+@RegisterGradient("Complex")
+def _complex_grad(op, grad):
+    x, y = op.inputs
+    return [_unbroadcast(real(grad), x.shape), _unbroadcast(imag(grad), y.shape)]
+
+
+@RegisterGradient("Real")
+def _real_grad(op, grad):
+    return [complex(grad, np.zeros_like(grad))]
+
+
+@RegisterGradient("Imag")
+def _imag_grad(op, grad):
+    return [complex(np.zeros_like(grad), grad)]
+
+
+@RegisterGradient("Angle")
+def _angle_grad(op, grad):
+    x = op.inputs[0]
+    z = reciprocal(complex(imag(x), real(x)))  # TensorFlow's: -grad / (im + re * 1j)
+    return [multiply(negative(complex(grad, np.zeros_like(grad))), z)]
+
+
 @RegisterGradient("Neg")
 def _neg_grad(op, grad):
     return [negative(grad)]
@@ -2146,7 +2493,9 @@ def _identity_grad(op, grad):
 
 
 for _op_type in ("OneHot", "ArgMax", "ArgMin", "StopGradient", "All", "Any", "FloorDiv", "Equal",
-                 "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual"):  # fmt: skip
+                 "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd",
+                 "LogicalOr", "LogicalNot", "IsFinite", "IsInf", "IsNan", "Floor", "Ceil",
+                 "Rint", "Round"):  # fmt: skip
     NotDifferentiable(_op_type)
 
 __all__ = [
@@ -2155,6 +2504,7 @@ __all__ = [
     "acosh",
     "add",
     "add_n",
+    "angle",
     "argmax",
     "argmin",
     "asin",
@@ -2164,6 +2514,8 @@ __all__ = [
     "atanh",
     "broadcast_to",
     "cast",
+    "ceil",
+    "complex",
     "conj",
     "cos",
     "cosh",
@@ -2177,16 +2529,25 @@ __all__ = [
     "erfc",
     "exp",
     "expm1",
+    "floor",
     "floordiv",
     "floormod",
     "greater",
     "greater_equal",
     "identity",
+    "imag",
+    "is_finite",
+    "is_inf",
+    "is_nan",
     "less",
     "less_equal",
     "log",
     "log1p",
     "log_sigmoid",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
     "maximum",
     "minimum",
     "mod",
@@ -2194,7 +2555,9 @@ __all__ = [
     "negative",
     "not_equal",
     "one_hot",
+    "polyval",
     "pow",
+    "real",
     "reciprocal",
     "reduce_all",
     "reduce_any",
@@ -2205,6 +2568,8 @@ __all__ = [
     "reduce_prod",
     "reduce_sum",
     "reshape",
+    "rint",
+    "round",
     "rsqrt",
     "sigmoid",
     "sign",

@@ -341,6 +341,13 @@ CASES = {
     "Sign": (lambda x: math.multiply(math.sign(x), math.square(x)), [distinct(3, 4)]),
     "Pack": (lambda a, b: math.square(math.stack([a, b], axis=1)), [rand(2, 3), rand(2, 3)]),
     "Unpack": (lambda x: math.multiply(*math.unstack(x, axis=-1)), [rand(3, 2)]),
+    "Complex": (
+        lambda a, b: math.real(math.multiply(math.complex(a, b), math.complex(b, a))),
+        [rand(2, 3), rand(3)],
+    ),
+    "Imag": (lambda a, b: math.imag(math.square(math.complex(a, b))), [rand(3), rand(3)]),
+    "Angle": (lambda a, b: math.angle(math.complex(a, b)), [rand(3), np.abs(rand(3)) + 0.5]),
+    "Polyval": (lambda c, x: math.polyval([c, x, c], x), [rand(3), rand(3)]),
     "Cumsum": (lambda x: math.cumsum(x, axis=1, exclusive=True), [rand(2, 3)]),
     "Cumprod": (lambda x: math.cumprod(x, axis=-1, reverse=True), [np.abs(rand(2, 3)) + 0.5]),
     "Reshape": (lambda x: math.reshape(x, [3, 2]), [rand(2, 3)]),

@@ -38,6 +38,7 @@ ENV = {
     "BROADCAST_TO": math.broadcast_to,
     "STACK": math.stack,
     "UNSTACK": math.unstack,
+    "COMPLEX": math.complex,
 }
 exec(make_tf_math.INPUTS, ENV)
 
@@ -62,7 +63,8 @@ ULPS = {"exp": 4, "exp_float64": 4, "log": 4, "log_zero": 4, "grad_exp": 4, "gra
         "grad_acos_complex": 2, "grad_asin_complex": 2, "grad_asinh_complex": 2,
         "grad_acosh_complex": 12, "grad_atan_complex": 8, "expm1_complex": 1, "grad_expm1": 1,
         "log1p_complex": 1, "grad_log1p_complex": 1, "rsqrt_complex": 1, "grad_rsqrt": 2,
-        "grad_divide_complex": 5, "grad_softplus": 2, "grad_log_sigmoid": 7}  # fmt: skip
+        "grad_divide_complex": 5, "grad_softplus": 2, "grad_log_sigmoid": 7,
+        "grad_angle": 4}  # fmt: skip
 
 
 # Second derivatives of the losses cancel (g - sum(g * softmax)): compared to an absolute

@@ -4,8 +4,8 @@ derivatives, and errors).
 
 Each case is Python source over `M` (the math module), `C` (makes a tensor of an array),
 `grads` (defined below: first and second derivatives through nested tapes), `np`, and
-CAST, RESHAPE, TRANSPOSE, ONE_HOT, WHERE, BROADCAST_TO, STACK and UNSTACK (tf.cast, tf.reshape,
-...). TensorFlow
+CAST, RESHAPE, TRANSPOSE, ONE_HOT, WHERE, BROADCAST_TO, STACK, UNSTACK and COMPLEX (tf.cast,
+tf.reshape, ...). TensorFlow
 runs it with M = tf.math and NN = tf.nn; tests/python/test_math.py runs the same source with
 swigflow.math and swigflow.nn.
 `ml_dtypes` (TensorFlow's own dependency) gives the bfloat16 arrays. Run once in a throwaway
@@ -384,6 +384,34 @@ CASES = {
     "unstack": "UNSTACK(A, axis=1)",
     "grad_stack": "grads(lambda a, p: M.square(STACK([a, p], axis=1)), C(A), C(P))",
     "grad_unstack": "grads(lambda a: M.multiply(UNSTACK(a)[1], UNSTACK(a)[0]), C(A))",
+    "logical_and": "M.logical_and(np.array([True, True, False]), np.array([True, False, False]))",
+    "logical_or_broadcast": "M.logical_or(np.array([[True], [False]]), np.array([False, True]))",
+    "logical_xor": "M.logical_xor(np.array([True, False, True]), np.array([True, True, False]))",
+    "logical_not": "M.logical_not(np.array([True, False]))",
+    "is_finite": "M.is_finite(np.array([1.0, np.inf, -np.inf, np.nan], np.float32))",
+    "is_inf": "M.is_inf(np.array([1.0, np.inf, -np.inf, np.nan], np.float64))",
+    "is_nan": "M.is_nan(np.array([1.0, np.inf, -np.inf, np.nan], np.float16))",
+    "floor": "M.floor(np.array([-1.5, -0.5, 0.5, 1.5, -0.0], np.float32))",
+    "ceil": "M.ceil(np.array([-1.5, -0.5, 0.5, 1.5, -0.0], np.float64))",
+    "rint": "M.rint(np.array([-1.5, -0.5, 0.5, 1.5, 2.5, 0.5000001], np.float32))",
+    "round": "M.round(np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 1.7], np.float64))",
+    "round_ints": "M.round(I)",
+    "complex": "COMPLEX(A, P)",
+    "complex_python_imag": "COMPLEX(D, 2.0)",
+    "real": "M.real(Z)",
+    "imag": "M.imag(Z)",
+    "real_of_real": "M.real(I)",
+    "imag_of_real": "M.imag(A)",
+    "angle": "M.angle(Z)",
+    "angle_real": "M.angle(np.array([-1.0, 0.0, 2.0, -0.0], np.float32))",
+    "polyval": "M.polyval([C(A), C(P), C(B)], C(P))",
+    "polyval_empty": "M.polyval([], C(A))",
+    "grad_complex": "grads(lambda a, b: M.real(M.multiply(COMPLEX(a, b), COMPLEX(b, a))), C(A), "
+    "C(P))",
+    "grad_real_imag": "grads(lambda z: M.add(M.square(M.real(z)), M.imag(z)), C(Z))",
+    "grad_angle": "grads(M.angle, C(Z))",
+    "grad_polyval": "grads(lambda x: M.polyval([C(A), C(G), C(B)], x), C(P))",
+    "grad_floor": "grads(lambda a: M.add(M.floor(a), M.square(a)), C(A))",
     "grad_reduce_min": "grads(lambda a: M.reduce_min(M.square(a), axis=1), C(A))",
     "grad_reduce_prod": "grads(lambda a: M.reduce_prod(a, axis=1), C(A))",
     "grad_reduce_prod_zeros": "grads(lambda a: M.reduce_prod(a, axis=0), "
@@ -399,6 +427,13 @@ CASES = {
     "error_dtypes": "M.add(C(A), C(D))",
     "error_reduce_all_float": "M.reduce_all(C(A))",
     "error_stack_shapes": "STACK([C(A), C(B)])",
+    "error_logical_and_float": "M.logical_and(C(A), C(A))",
+    "error_is_nan_int": "M.is_nan(I)",
+    "error_floor_int": "M.floor(I)",
+    "error_complex_dtypes": "COMPLEX(A, D)",
+    "error_complex_ints": "COMPLEX(I, I)",
+    "error_angle_int": "M.angle(I)",
+    "error_polyval_dict": "M.polyval({}, C(A))",
     "error_abs_uint8": "M.abs(np.array([1], np.uint8))",
     "error_sign_uint8": "M.sign(np.array([1], np.uint8))",
     "error_sin_int": "M.sin(I)",
@@ -506,6 +541,7 @@ def main():
         "BROADCAST_TO": tf.broadcast_to,
         "STACK": tf.stack,
         "UNSTACK": tf.unstack,
+        "COMPLEX": tf.complex,
     }
     exec(INPUTS, env)
     golden = {name: run_case(source, env) for name, source in CASES.items()}
