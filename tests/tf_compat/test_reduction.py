@@ -386,7 +386,8 @@ def test_prod_degenerate(dtype):
 
 
 def _compare_extreme(op, numpy_op, x, axes):
-    """Min/MaxReductionTest._compareAll: numpy reduces one axis at a time, from the last."""
+    """Min/Max/All/AnyReductionTest._compareAll: numpy reduces one axis at a time, from the
+    last; the axes are an int32 array."""
     for keepdims in (False, True):
         expected = x
         if axes is None:
@@ -395,6 +396,7 @@ def _compare_extreme(op, numpy_op, x, axes):
             for axis in axes[::-1]:
                 expected = numpy_op(expected, axis=axis, keepdims=keepdims)
         got = op(x, None if axes is None else np.array(axes, np.int32), keepdims)
+        assert got.dtype == x.dtype
         np.testing.assert_allclose(got.astype(np.float64), np.asarray(expected, np.float64))
         assert got.shape == np.shape(expected)
 
@@ -451,16 +453,7 @@ def test_logical_3d(op, numpy_op, threshold):
     """AllReductionTest and AnyReductionTest.testAll3D."""
     x = (np.random.default_rng(0).uniform(0, 1, 30) > threshold).reshape([2, 3, 5])
     for axes in AXES_3D:
-        for keepdims in (False, True):
-            expected = x
-            if axes is None:
-                expected = numpy_op(expected, keepdims=keepdims)
-            else:
-                for axis in axes[::-1]:
-                    expected = numpy_op(expected, axis=axis, keepdims=keepdims)
-            got = op(x, None if axes is None else np.array(axes, np.int32), keepdims)
-            assert got.dtype == np.bool_
-            np.testing.assert_array_equal(got, expected)
+        _compare_extreme(op, numpy_op, x, axes)
 
 
 @pytest.mark.parametrize("op,expected", [(sf.reduce_all, True), (sf.reduce_any, False)],
