@@ -2,21 +2,17 @@
 tests/testdata/make_tf_constant.py, each giving TF's dtype, shape and values, or TF's error
 class and message."""
 
-import importlib.util
 import json
 import os
 
+import generators
 import pytest
 
 import swigflow as sf
 from swigflow.specs import dtype_name
 
 TESTDATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testdata")
-_spec = importlib.util.spec_from_file_location(
-    "make_tf_constant", os.path.join(TESTDATA, "make_tf_constant.py")
-)
-make_tf_constant = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(make_tf_constant)
+make_tf_constant = generators.load("make_tf_constant")
 
 with open(os.path.join(TESTDATA, "tf_constant", "golden.json")) as f:
     GOLDEN = json.load(f)

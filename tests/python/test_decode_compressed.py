@@ -3,13 +3,13 @@ make_tf_decode_compressed.py's cases, run with swigflow), tensorflow/python/kern
 io_ops/decode_compressed_op_test.py's cases, and what swigflow refuses beyond TensorFlow
 (incomplete streams, results past the size limit)."""
 
-import importlib.util
 import json
 import os
 import re
 import sys
 import zlib
 
+import generators
 import numpy as np
 import pytest
 from tf_messages import bare
@@ -18,11 +18,7 @@ from swigflow import errors, io
 from swigflow.io import compressed
 
 TESTDATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testdata")
-_SPEC = importlib.util.spec_from_file_location(
-    "make_tf_decode_compressed", os.path.join(TESTDATA, "make_tf_decode_compressed.py")
-)
-generator = importlib.util.module_from_spec(_SPEC)  # the case table (TF only when run)
-_SPEC.loader.exec_module(generator)
+generator = generators.load("make_tf_decode_compressed")  # the case table
 with open(os.path.join(TESTDATA, "tf_decode_compressed", "golden.json")) as f:
     GOLDEN = json.load(f)
 

@@ -2,22 +2,18 @@
 tests/testdata/make_tf_gfile.py (a directory whose name holds a space, dots and brackets),
 each returning TF's value or raising TF's error class; and the same face over file:// URLs."""
 
-import importlib.util
 import json
 import os
 import re
 
+import generators
 import pytest
 
 import swigflow as sf
 from swigflow.io import gfile
 
 TESTDATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testdata")
-_spec = importlib.util.spec_from_file_location(
-    "make_tf_gfile", os.path.join(TESTDATA, "make_tf_gfile.py")
-)
-make_tf_gfile = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(make_tf_gfile)
+make_tf_gfile = generators.load("make_tf_gfile")
 
 with open(os.path.join(TESTDATA, "tf_gfile", "local.json")) as f:
     GOLDEN = json.load(f)

@@ -4,10 +4,10 @@ decoded by decode_gif and decode_image as TensorFlow decoded them, bytes and err
 plus the limits TensorFlow does not have."""
 
 import hashlib
-import importlib.util
 import json
 import os
 
+import generators
 import numpy as np
 import pytest
 from tf_messages import bare
@@ -17,11 +17,7 @@ from swigflow import errors, image, io
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testdata", "tf_gif")
 with open(os.path.join(HERE, "golden.json")) as f:
     GOLDEN = json.load(f)
-_SPEC = importlib.util.spec_from_file_location(
-    "make_tf_gif", os.path.join(HERE, "..", "make_tf_gif.py")
-)
-generator = importlib.util.module_from_spec(_SPEC)  # its GIF writer (TF only when run)
-_SPEC.loader.exec_module(generator)
+generator = generators.load("make_tf_gif")  # its GIF writer
 
 CALLS = {
     "decode_gif": lambda data: io.decode_gif(data),

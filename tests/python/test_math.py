@@ -2,10 +2,10 @@
 dtypes, first and second derivatives, errors), run with swigflow, plus the rules TF's golden
 cannot show (0-d results, shape errors, recording)."""
 
-import importlib.util
 import json
 import os
 
+import generators
 import numpy as np
 import pytest
 from tf_messages import bare
@@ -13,11 +13,7 @@ from tf_messages import bare
 from swigflow import errors, math, nn, ops
 
 TESTDATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testdata")
-_SPEC = importlib.util.spec_from_file_location(
-    "make_tf_math", os.path.join(TESTDATA, "make_tf_math.py")
-)
-make_tf_math = importlib.util.module_from_spec(_SPEC)  # the case table (TF only when run)
-_SPEC.loader.exec_module(make_tf_math)
+make_tf_math = generators.load("make_tf_math")  # the case table
 
 with open(os.path.join(TESTDATA, "tf_math", "golden.json")) as f:
     GOLDEN = json.load(f)

@@ -2,20 +2,16 @@
 and data format on uint8, float32 and float64 images of rank 3 and 4
 (tests/testdata/make_keras_preprocess.py), bit for bit; and Keras' errors."""
 
-import importlib.util
 import os
 
+import generators
 import numpy as np
 import pytest
 
 from swigflow import image
 
 TESTDATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testdata")
-_spec = importlib.util.spec_from_file_location(
-    "make_keras_preprocess", os.path.join(TESTDATA, "make_keras_preprocess.py")
-)
-make_keras_preprocess = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(make_keras_preprocess)
+make_keras_preprocess = generators.load("make_keras_preprocess")
 GOLDEN = np.load(os.path.join(TESTDATA, "keras_preprocess", "golden.npz"))
 CASES = [
     (name, mode) for name in make_keras_preprocess.inputs() for mode in make_keras_preprocess.MODES

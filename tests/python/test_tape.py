@@ -2,11 +2,11 @@
 swigflow's names (arrays for constants), each giving TF's value and dtype, or TF's error class
 and message. Also what swigflow's arrays-as-variables model gives where TF has variables."""
 
-import importlib.util
 import json
 import os
 import types
 
+import generators
 import numpy as np
 import pytest
 from tf_messages import bare
@@ -14,11 +14,7 @@ from tf_messages import bare
 import swigflow as sf
 
 TESTDATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testdata")
-_spec = importlib.util.spec_from_file_location(
-    "make_tf_tape", os.path.join(TESTDATA, "make_tf_tape.py")
-)
-make_tf_tape = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(make_tf_tape)
+make_tf_tape = generators.load("make_tf_tape")
 
 with open(os.path.join(TESTDATA, "tf_tape", "golden.json")) as f:
     GOLDEN = json.load(f)

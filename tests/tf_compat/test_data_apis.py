@@ -15,11 +15,11 @@ are raised here when the offending element is reached (swigflow datasets carry n
 specs); sample_from_datasets draws from its own stream, not tf.data's Philox sequence.
 """
 
-import importlib.util
 import json
 import logging
 import os
 
+import generators
 import numpy as np
 import pytest
 from tf_test_util import as_py, verify_checkpoints
@@ -36,12 +36,7 @@ with open(os.path.join(TESTDATA, "tf_data_apis", "golden.json")) as f:
 
 def _generator():
     """make_tf_data_apis.py (it imports TensorFlow only when run): its run_case and plain."""
-    spec = importlib.util.spec_from_file_location(
-        "make_tf_data_apis", os.path.join(TESTDATA, "make_tf_data_apis.py")
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return generators.load("make_tf_data_apis")
 
 
 GENERATOR = _generator()

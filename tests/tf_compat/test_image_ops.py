@@ -4,11 +4,11 @@ list_files_test.py (testEmptyDirectory): argument errors with TensorFlow 2.21's 
 (checked against TF 2.21 by hand: a scalar or 1 or 3 elements, floats and None, 0 and negative
 dimensions, an empty folder)."""
 
-import importlib.util
 import json
 import os
 import re
 
+import generators
 import numpy as np
 import pytest
 
@@ -53,12 +53,7 @@ def test_list_files_empty_directory(tmp_path):
 
 # crop_to_bounding_box, central_crop and the flips against TF 2.21 on images of every rank,
 # empty ones and ones without channels (tests/testdata/make_tf_image_checks.py).
-_CHECKS_SPEC = importlib.util.spec_from_file_location(
-    "make_tf_image_checks",
-    os.path.join(os.path.dirname(__file__), "..", "testdata", "make_tf_image_checks.py"),
-)
-make_tf_image_checks = importlib.util.module_from_spec(_CHECKS_SPEC)
-_CHECKS_SPEC.loader.exec_module(make_tf_image_checks)
+make_tf_image_checks = generators.load("make_tf_image_checks")
 with open(
     os.path.join(os.path.dirname(__file__), "..", "testdata", "tf_image_checks", "golden.json")
 ) as _f:
