@@ -363,33 +363,27 @@ def atan2(y: ArrayLike, x: ArrayLike, name: str | None = None) -> np.ndarray:
     return _binary("Atan2", np.arctan2, y, x)
 
 
-def _compare(op_type, ufunc, x, y):
-    x, y = _pair(op_type, x, y)
-    _real(op_type, x, _ORDERED)
-    return _binary(op_type, ufunc, x, y)
+class _UnaryFunction(Protocol):
+    def __call__(self, x: ArrayLike, name: str | None = None) -> np.ndarray: ...
 
 
-def less(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
-    """x < y elementwise, as bool (tf.math.less), for real numbers.
-
-    Args:
-        x: an array or Python value (converted as swigflow.constant converts it).
-        y: an array or Python value; a Python number takes the other operand's dtype.
-        name: accepted for TensorFlow's signature; unused.
-
-    Returns:
-        A bool numpy array.
-
-    Raises:
-        InvalidArgumentError: the dtypes differ or are not real numbers, or the shapes do
-            not broadcast.
-    """
-    del name
-    return _compare("Less", np.less, x, y)
+class _BinaryFunction(Protocol):
+    def __call__(self, x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray: ...
 
 
-def less_equal(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
-    """x <= y elementwise, as bool (tf.math.less_equal), for real numbers.
+def _comparison(public_name, op_type, ufunc, symbol):
+    """tf.math's ordering comparison `public_name` (x `symbol` y), recorded as op_type, for
+    real numbers."""
+
+    def function(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
+        del name
+        x, y = _pair(op_type, x, y)
+        _real(op_type, x, _ORDERED)
+        return _binary(op_type, ufunc, x, y)
+
+    function.__name__ = function.__qualname__ = public_name
+    function.__doc__ = f"""x {symbol} y elementwise, as bool (tf.math.{public_name}), for real
+    numbers.
 
     Args:
         x: an array or Python value (converted as swigflow.constant converts it).
@@ -403,46 +397,15 @@ def less_equal(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarra
         InvalidArgumentError: the dtypes differ or are not real numbers, or the shapes do
             not broadcast.
     """
-    del name
-    return _compare("LessEqual", np.less_equal, x, y)
+    return function
 
 
-def greater(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
-    """x > y elementwise, as bool (tf.math.greater), for real numbers.
-
-    Args:
-        x: an array or Python value (converted as swigflow.constant converts it).
-        y: an array or Python value; a Python number takes the other operand's dtype.
-        name: accepted for TensorFlow's signature; unused.
-
-    Returns:
-        A bool numpy array.
-
-    Raises:
-        InvalidArgumentError: the dtypes differ or are not real numbers, or the shapes do
-            not broadcast.
-    """
-    del name
-    return _compare("Greater", np.greater, x, y)
-
-
-def greater_equal(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
-    """x >= y elementwise, as bool (tf.math.greater_equal), for real numbers.
-
-    Args:
-        x: an array or Python value (converted as swigflow.constant converts it).
-        y: an array or Python value; a Python number takes the other operand's dtype.
-        name: accepted for TensorFlow's signature; unused.
-
-    Returns:
-        A bool numpy array.
-
-    Raises:
-        InvalidArgumentError: the dtypes differ or are not real numbers, or the shapes do
-            not broadcast.
-    """
-    del name
-    return _compare("GreaterEqual", np.greater_equal, x, y)
+less: _BinaryFunction = _comparison("less", "Less", np.less, "<")
+less_equal: _BinaryFunction = _comparison("less_equal", "LessEqual", np.less_equal, "<=")
+greater: _BinaryFunction = _comparison("greater", "Greater", np.greater, ">")
+greater_equal: _BinaryFunction = _comparison(
+    "greater_equal", "GreaterEqual", np.greater_equal, ">="
+)
 
 
 def not_equal(x: ArrayLike, y: ArrayLike, name: str | None = None) -> np.ndarray:
@@ -685,106 +648,52 @@ def _real_floating(op_type, x):
     return _floating(op_type, _tensor(x), allowed="bfloat16, half, float, double")
 
 
-def is_finite(x: ArrayLike, name: str | None = None) -> np.ndarray:
-    """Whether each element is neither infinite nor NaN (tf.math.is_finite), for floats.
+def _of_floats(public_name, op_type, compute, summary, returns):
+    """tf.math's `public_name` of one float operand (no complex), computed by numpy's
+    `compute` and recorded as op_type."""
+
+    def function(x: ArrayLike, name: str | None = None) -> np.ndarray:
+        del name
+        return _unary(op_type, compute, _real_floating(op_type, x), floating=False)
+
+    function.__name__ = function.__qualname__ = public_name
+    function.__doc__ = f"""{summary} (tf.math.{public_name}), for floats.
 
     Args:
         x: a float array or Python value.
         name: accepted for TensorFlow's signature; unused.
 
     Returns:
-        A bool numpy array.
+        {returns}
 
     Raises:
         InvalidArgumentError: x is not float.
     """
-    del name
-    return _unary("IsFinite", np.isfinite, _real_floating("IsFinite", x), floating=False)
+    return function
 
 
-def is_inf(x: ArrayLike, name: str | None = None) -> np.ndarray:
-    """Whether each element is infinite (tf.math.is_inf), for floats.
-
-    Args:
-        x: a float array or Python value.
-        name: accepted for TensorFlow's signature; unused.
-
-    Returns:
-        A bool numpy array.
-
-    Raises:
-        InvalidArgumentError: x is not float.
-    """
-    del name
-    return _unary("IsInf", np.isinf, _real_floating("IsInf", x), floating=False)
-
-
-def is_nan(x: ArrayLike, name: str | None = None) -> np.ndarray:
-    """Whether each element is NaN (tf.math.is_nan), for floats.
-
-    Args:
-        x: a float array or Python value.
-        name: accepted for TensorFlow's signature; unused.
-
-    Returns:
-        A bool numpy array.
-
-    Raises:
-        InvalidArgumentError: x is not float.
-    """
-    del name
-    return _unary("IsNan", np.isnan, _real_floating("IsNan", x), floating=False)
-
-
-def floor(x: ArrayLike, name: str | None = None) -> np.ndarray:
-    """The largest integer not above each element (tf.math.floor), for floats.
-
-    Args:
-        x: a float array or Python value.
-        name: accepted for TensorFlow's signature; unused.
-
-    Returns:
-        A numpy array of x's dtype.
-
-    Raises:
-        InvalidArgumentError: x is not float.
-    """
-    del name
-    return _unary("Floor", np.floor, _real_floating("Floor", x), floating=False)
-
-
-def ceil(x: ArrayLike, name: str | None = None) -> np.ndarray:
-    """The smallest integer not below each element (tf.math.ceil), for floats.
-
-    Args:
-        x: a float array or Python value.
-        name: accepted for TensorFlow's signature; unused.
-
-    Returns:
-        A numpy array of x's dtype.
-
-    Raises:
-        InvalidArgumentError: x is not float.
-    """
-    del name
-    return _unary("Ceil", np.ceil, _real_floating("Ceil", x), floating=False)
-
-
-def rint(x: ArrayLike, name: str | None = None) -> np.ndarray:
-    """The nearest integer to each element, halves to even (tf.math.rint), for floats.
-
-    Args:
-        x: a float array or Python value.
-        name: accepted for TensorFlow's signature; unused.
-
-    Returns:
-        A numpy array of x's dtype.
-
-    Raises:
-        InvalidArgumentError: x is not float.
-    """
-    del name
-    return _unary("Rint", np.rint, _real_floating("Rint", x), floating=False)
+is_finite: _UnaryFunction = _of_floats(
+    "is_finite", "IsFinite", np.isfinite, "Whether each element is neither infinite nor NaN",
+    "A bool numpy array.",
+)  # fmt: skip
+is_inf: _UnaryFunction = _of_floats(
+    "is_inf", "IsInf", np.isinf, "Whether each element is infinite", "A bool numpy array."
+)
+is_nan: _UnaryFunction = _of_floats(
+    "is_nan", "IsNan", np.isnan, "Whether each element is NaN", "A bool numpy array."
+)
+floor: _UnaryFunction = _of_floats(
+    "floor", "Floor", np.floor, "The largest integer not above each element",
+    "A numpy array of x's dtype.",
+)  # fmt: skip
+ceil: _UnaryFunction = _of_floats(
+    "ceil", "Ceil", np.ceil, "The smallest integer not below each element",
+    "A numpy array of x's dtype.",
+)  # fmt: skip
+rint: _UnaryFunction = _of_floats(
+    "rint", "Rint", np.rint, "The nearest integer to each element, halves to even",
+    "A numpy array of x's dtype.",
+)  # fmt: skip
 
 
 def round(x: ArrayLike, name: str | None = None) -> np.ndarray:
@@ -923,10 +832,6 @@ def polyval(coeffs: Sequence[ArrayLike], x: ArrayLike, name: str | None = None) 
     for c in terms[1:]:
         p = add(c, multiply(p, x))
     return p
-
-
-class _UnaryFunction(Protocol):
-    def __call__(self, x: ArrayLike, name: str | None = None) -> np.ndarray: ...
 
 
 def _elementwise(public_name, op_type, compute, summary):
