@@ -14,19 +14,6 @@ KNOWN_FALSE_POSITIVES = [
     "-Wno-error=array-bounds",
 ]
 
-# libstdc++ linked into the wheel's shared objects, its symbols hidden by their version scripts:
-# they then need glibc (and libgcc_s, which manylinux allows) alone, so the manylinux tag follows
-# glibc (Debian 12's libstdc++.so would ask for manylinux_2_35). libgcc stays shared: GCC 12's
-# static unwinder calls _dl_find_object (glibc 2.35). --as-needed drops the toolchain's own
-# -lstdc++, which comes later on the command line and is no longer used. Each such object also
-# links //native/framework:cxx_runtime_compat.
-STATIC_CXX_RUNTIME_LINKOPTS = [
-    "-Wl,-Bstatic",
-    "-lstdc++",
-    "-Wl,-Bdynamic",
-    "-Wl,--as-needed",
-]
-
 SWIGFLOW_COPTS = [
     "-Wall",
     "-Wextra",
