@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -45,35 +47,39 @@ Status TakePythonError(const std::string& url) {
   return status;
 }
 
+// A remote reader. One that lends blocks (reader.block_at) is read from the block holding the
+// offset, which it fetched ahead: the bytes are copied from there without the GIL, and Python
+// is called once per block rather than once per read. Other reads go to reader.read_at.
 class PyReadFile : public io::RandomAccessFile {
  public:
-  PyReadFile(std::string url, PyObject* reader)
-      : RandomAccessFile(std::move(url)), reader_(reader) {}
+  PyReadFile(std::string url, PyObject* reader, bool lends)
+      : RandomAccessFile(std::move(url)), reader_(reader), lends_(lends) {}
+
+  ~PyReadFile() override {
+    if (!lent_.held) return;
+    Gil gil;
+    if (gil.ok()) PyBuffer_Release(&lent_.view);  // else the interpreter is gone with it
+  }
+
+  bool ReadsFromMemory() const override { return lends_; }
 
   Status Read(uint64_t offset, size_t n, char* dst, size_t* bytes_read) const override {
     *bytes_read = 0;
-    if (n == 0) return Status::OK();
-    Gil gil;
-    if (!gil.ok()) return Finalizing(path());
-    unsigned long long got = 0;
-    {
-      TempView buffer(dst, n, PyBUF_WRITE);
-      if (buffer.get() == nullptr) return TakePythonError(path());
-      const Ref result(PyObject_CallMethod(reader_.get(), "read_at", "KO",
-                                           static_cast<unsigned long long>(offset), buffer.get()));
-      if (result != nullptr) got = PyLong_AsUnsignedLongLong(result.get());
+    size_t done = 0;
+    while (lends_ && done < n) {
+      const size_t copied = CopyLent(offset + done, n - done, dst + done);
+      done += copied;
+      *bytes_read = done;
+      if (copied > 0) continue;
+      bool lent = false;
+      SWIGFLOW_RETURN_IF_ERROR(Borrow(offset + done, &lent));
+      if (!lent) break;  // past the end, or not read in order: read_at reads it as asked
     }
-    if (InterruptPending()) return KeepInterrupt(path());  // raised again as itself
-    if (PyErr_Occurred()) {
-      const Status raised = TakePythonError(path());
-      return Status(raised.code(), raised.message() + " (reading " + std::to_string(n) +
-                                       " bytes at offset " + std::to_string(offset) + ")");
-    }
-    if (got > n) {
-      return errors::Internal(path(), ": read_at returned ", got, " bytes for a buffer of ", n);
-    }
-    *bytes_read = static_cast<size_t>(got);
-    return Status::OK();
+    if (done == n) return Status::OK();
+    size_t got = 0;
+    const Status s = ReadAt(offset + done, n - done, dst + done, &got);
+    *bytes_read = done + got;
+    return s;
   }
 
   Status Size(uint64_t* size) const override {
@@ -87,7 +93,97 @@ class PyReadFile : public io::RandomAccessFile {
   }
 
  private:
+  // The block lent last: the file's bytes [start, start + view.len), until the next is lent.
+  struct Lent {
+    unsigned long long start = 0;  // (as PyArg_ParseTuple's "K" writes it)
+    Py_buffer view{};
+    bool held = false;
+  };
+
+  // Copies up to n bytes at `offset` from the lent block: how many (0: it does not hold them).
+  size_t CopyLent(uint64_t offset, size_t n, char* dst) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    const uint64_t length = lent_.held ? static_cast<uint64_t>(lent_.view.len) : 0;
+    if (offset < lent_.start || offset - lent_.start >= length) return 0;
+    const uint64_t at = offset - lent_.start;
+    const size_t copy = static_cast<size_t>(std::min<uint64_t>(n, length - at));
+    std::memcpy(dst, static_cast<const char*>(lent_.view.buf) + at, copy);
+    return copy;
+  }
+
+  // Has the reader lend the block holding `offset` (*lent false: it declined). The block lent
+  // before is given back first: the reader has dropped it from its read-ahead memory already.
+  Status Borrow(uint64_t offset, bool* lent) const {
+    Gil gil;  // taken before mu_, never while holding it
+    if (!gil.ok()) return Finalizing(path());
+    Replace(Lent());
+    const Ref block(PyObject_CallMethod(reader_.get(), "block_at", "K",
+                                        static_cast<unsigned long long>(offset)));
+    if (block == nullptr) return Raised(offset, 0);
+    *lent = block.get() != Py_None;
+    if (!*lent) return Status::OK();
+    Lent next;
+    PyObject* buffer = nullptr;
+    if (!PyArg_ParseTuple(block.get(), "KO;block_at returns (start, buffer) or None", &next.start,
+                          &buffer) ||
+        PyObject_GetBuffer(buffer, &next.view, PyBUF_SIMPLE) != 0) {
+      return Raised(offset, 0);
+    }
+    next.held = true;
+    const uint64_t end = next.start + static_cast<uint64_t>(next.view.len);
+    if (offset < next.start || offset >= end) {
+      PyBuffer_Release(&next.view);
+      return errors::Internal(path(), ": block_at(", offset, ") lent bytes [", next.start, ", ",
+                              end, ")");
+    }
+    Replace(next);
+    return Status::OK();
+  }
+
+  // Lends `block` in place of the block lent now, which is given back. Needs the GIL.
+  void Replace(Lent block) const {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      std::swap(lent_, block);
+    }
+    if (block.held) PyBuffer_Release(&block.view);
+  }
+
+  Status ReadAt(uint64_t offset, size_t n, char* dst, size_t* bytes_read) const {
+    *bytes_read = 0;
+    if (n == 0) return Status::OK();
+    Gil gil;
+    if (!gil.ok()) return Finalizing(path());
+    unsigned long long got = 0;
+    {
+      TempView buffer(dst, n, PyBUF_WRITE);
+      if (buffer.get() == nullptr) return TakePythonError(path());
+      const Ref result(PyObject_CallMethod(reader_.get(), "read_at", "KO",
+                                           static_cast<unsigned long long>(offset), buffer.get()));
+      if (result != nullptr) got = PyLong_AsUnsignedLongLong(result.get());
+    }
+    if (PyErr_Occurred() || InterruptPending()) return Raised(offset, n);
+    if (got > n) {
+      return errors::Internal(path(), ": read_at returned ", got, " bytes for a buffer of ", n);
+    }
+    *bytes_read = static_cast<size_t>(got);
+    return Status::OK();
+  }
+
+  // The Status of the error the reader raised reading `n` bytes (0: a block) at `offset`. Needs
+  // the GIL.
+  Status Raised(uint64_t offset, size_t n) const {
+    if (InterruptPending()) return KeepInterrupt(path());  // raised again as itself
+    const Status raised = TakePythonError(path());
+    const std::string what = n > 0 ? std::to_string(n) + " bytes" : "the block";
+    return Status(raised.code(), raised.message() + " (reading " + what + " at offset " +
+                                     std::to_string(offset) + ")");
+  }
+
   SharedRef reader_;
+  const bool lends_;
+  mutable std::mutex mu_;  // guards lent_
+  mutable Lent lent_;
 };
 
 // Buffers appends (writer.write per kBufferSize bytes: few Python calls, the large parts an
@@ -181,6 +277,7 @@ class PyRemoteFileSystem : public io::RemoteFileSystem {
     PyObject* reader;
     std::string local;
     int is_path;
+    bool lends = false;
     {
       Gil gil;
       if (!gil.ok()) return Finalizing(url);
@@ -191,10 +288,12 @@ class PyRemoteFileSystem : public io::RemoteFileSystem {
       if (is_path != 0) {
         const Ref path(reader);  // a str: only the path it holds is kept
         if (is_path < 0) return TakePythonError(url);
+      } else {
+        lends = PyObject_HasAttrString(reader, "block_at") != 0;
       }
     }
     if (is_path > 0) return io::OpenCachedCopy(url, std::move(local), file, size);
-    auto opened = std::make_unique<PyReadFile>(url, reader);
+    auto opened = std::make_unique<PyReadFile>(url, reader, lends);
     if (size != nullptr) SWIGFLOW_RETURN_IF_ERROR(opened->Size(size));
     *file = std::move(opened);
     return Status::OK();

@@ -5,7 +5,10 @@
 //
 // The objects, as gfile.py makes them:
 //   opener.open_read(url) -> reader: reader.size (int), reader.read_at(offset, buffer) -> int
-//     (fills the writable memoryview `buffer` from `offset`; fewer bytes only at the end).
+//     (fills the writable memoryview `buffer` from `offset`; fewer bytes only at the end), and
+//     optionally reader.block_at(offset) -> (start, buffer) or None: the bytes [start, start +
+//     len(buffer)) of the file, `offset` among them, which reads are then copied from until one
+//     leaves them (None: read_at reads what is asked). The buffer must not change while held.
 //   opener.open_write(url) -> writer: writer.write(buffer), writer.close() (commits: the file
 //     appears), writer.discard() (drops a file not closed).
 // Errors they raise become Statuses: a swigflow.errors.OpError keeps its code and message;

@@ -43,6 +43,11 @@ class RandomAccessFile {
   // Tells the kernel the file will be read from start to end (a larger readahead window).
   virtual void AdviseSequential() const {}
 
+  // Whether Read() copies from memory the file already holds (a remote reader's block,
+  // fetched ahead): a stream then reads straight into its caller's memory, as a buffer in
+  // between would only add a copy.
+  virtual bool ReadsFromMemory() const { return false; }
+
   const std::string& path() const { return path_; }
   // Whether Size() says how many bytes Read() gives: false for a device, pipe or /proc entry.
   virtual bool regular() const { return true; }

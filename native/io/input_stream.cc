@@ -9,7 +9,9 @@ namespace swigflow {
 namespace io {
 
 FileInputStream::FileInputStream(std::unique_ptr<RandomAccessFile> file, size_t buffer_size)
-    : file_(std::move(file)), capacity_(std::max<size_t>(buffer_size, 1)) {}
+    : file_(std::move(file)),
+      unbuffered_(file_->ReadsFromMemory()),
+      capacity_(std::max<size_t>(buffer_size, 1)) {}
 
 Status FileInputStream::ReadFile(size_t n, char* dst, size_t* got) {
   if (reads_++ == 1) file_->AdviseSequential();
@@ -32,7 +34,7 @@ Status FileInputStream::Read(size_t n, char* dst, size_t* bytes_read) {
     }
     if (at_end) break;
     size_t got = 0;
-    if (n - done >= std::min(kDirectRead, capacity_)) {  // straight into the destination
+    if (unbuffered_ || n - done >= std::min(kDirectRead, capacity_)) {  // straight in
       Status s = ReadFile(n - done, dst + done, &got);
       at_end = got < n - done;
       done += got;

@@ -32,7 +32,8 @@ class InputStream {
 // is drained, the rest of a read of at least kDirectRead bytes goes straight into the caller's
 // memory (one copy from the page cache). After such a read the buffer refills by only
 // kSmallRefill bytes, so the header between two large records does not drag the next payload
-// through the buffer.
+// through the buffer. A file that reads from memory (RandomAccessFile::ReadsFromMemory) is
+// never buffered.
 class FileInputStream : public InputStream {
  public:
   static constexpr size_t kDefaultBufferSize = 1 << 20;
@@ -60,6 +61,7 @@ class FileInputStream : public InputStream {
   }
 
   const std::unique_ptr<RandomAccessFile> file_;
+  const bool unbuffered_;  // file_->ReadsFromMemory()
   // Allocated at the first buffered read: many files never need it.
   std::unique_ptr<char[]> buffer_;
   const size_t capacity_;

@@ -21,7 +21,10 @@ import os
 import queue
 import threading
 import time
+import weakref
 from typing import Any
+
+import numpy as np
 
 # Weight of the newest measurement in Pace's moving averages.
 _SMOOTHING = 0.25
@@ -70,6 +73,55 @@ class Memory:
 
 # What every remote reader of the process holds (gfile.read_ahead_memory reports it).
 MEMORY = Memory()
+
+
+class Buffers:
+    """Block buffers used again. Memory new to the process costs a page fault and the kernel's
+    zeroing per page, 0.2-2 s per GB on the 2-core VMs benchmarked (bench/remote_bench.py),
+    where a block's body takes ~0.3 s per GB to arrive; and glibc gives freed 8 MiB blocks back
+    to the kernel (a trimmed heap, an unmapped chunk) often enough that every block was new
+    memory. take() lends a buffer from a free list; when nothing refers to it any more (the
+    array lent, and every view of it, gone: the store's answer, the read-ahead block, the
+    native reader's view), it goes back to the list, which keeps at most `most()` bytes (a
+    callable: the read-ahead budget, read when used)."""
+
+    def __init__(self, most: Any) -> None:
+        self._most = most
+        # Reentrant: a collection run by an allocation under it may end a lent array.
+        self._lock = threading.RLock()
+        self._free = {}  # size -> [arrays]
+        self._held = 0  # bytes in the free lists
+
+    def take(self, n: int) -> Any:
+        """A writable uint8 array of n bytes, not zeroed."""
+        with self._lock:
+            free = self._free.get(n)
+            memory = free.pop() if free else None
+            if memory is not None:
+                self._held -= n
+        if memory is None:
+            # Not zeroed (the body overwrites it), and one this large is backed by huge pages
+            # where the kernel allows (numpy asks for them): fewer page faults.
+            memory = np.empty(n, np.uint8)
+        lent = memory.view()  # the object whose end gives `memory` back
+        weakref.finalize(lent, self._give, memory).atexit = False
+        return lent
+
+    def _give(self, memory):
+        with self._lock:
+            if self._held + memory.nbytes <= self._most():
+                self._free.setdefault(memory.nbytes, []).append(memory)
+                self._held += memory.nbytes
+
+    def held(self) -> int:
+        """Bytes in the free lists."""
+        with self._lock:
+            return self._held
+
+    def clear(self) -> None:
+        with self._lock:
+            self._free.clear()
+            self._held = 0
 
 
 class Pace:

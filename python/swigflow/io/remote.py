@@ -68,6 +68,8 @@ def _fetched(url, fetch, start, end):
 
 
 _FETCH_POOL = read_ahead.DaemonPool(gfile.READ_AHEAD_THREADS, "sf-fetch")
+# The buffers HTTP(S) bodies are read into, used again within the read-ahead budget.
+_BUFFERS = read_ahead.Buffers(gfile.read_ahead_bytes)
 
 
 def _fetch_span(url, ranges, start, end, requests):
@@ -159,6 +161,30 @@ class _Reader:
             return m
 
         return _retrying(self._url, expected, fetched)
+
+    def block_at(self, offset):
+        """(start, buffer): the read-ahead block holding byte `offset`, for a native reader going
+        through the file in order, which copies its reads from there (swig/py_file_system.cc),
+        calling here once per block; None where read_at is to read what is asked (a caller's
+        file object, the end of the file, a jump elsewhere)."""
+        if self._fetch is None or not 0 <= offset < self.size:
+            return None
+        k = offset // gfile.READ_BLOCK_SIZE
+        start, end = self._span(k)
+        with self._lock:
+            in_order = offset == 0 or offset == self._expected
+            # The reader reads on from the block's end (read_at's idea of in order as well).
+            self._expected = end if in_order else None
+            if not in_order:
+                self._drop_blocks(None)
+                return None
+        try:
+            data = self._block(k)
+        except BaseException:
+            with self._lock:
+                self._drop_blocks(None)
+            raise
+        return start, data
 
     def cancel(self):
         """Abandons the reads: one waiting on a block fails at once with CancelledError, and
@@ -354,7 +380,14 @@ class _Ranges:
         url = str(self._fs.encode_url(self._path))
         try:
             return http_ranges.get_range(
-                url, start, end, self._pin, headers, self._timeout, requests or self._requests
+                url,
+                start,
+                end,
+                self._pin,
+                headers,
+                self._timeout,
+                requests or self._requests,
+                _BUFFERS.take,
             )
         except http_ranges.Changed as e:
             raise gfile.changed_error(self._url, e.what) from None
@@ -405,7 +438,7 @@ class _Ranges:
                 )
             except http_ranges.NotAnAnswer as e:
                 raise self._not_an_answer(start, end, e.what) from None
-            buffer = bytearray(end - start)
+            buffer = _BUFFERS.take(end - start)
             view, n = memoryview(buffer), 0
             async for chunk in r.content.iter_any():
                 if skip >= len(chunk):
