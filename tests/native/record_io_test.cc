@@ -16,6 +16,7 @@
 
 #include "swigflow/io/crc32c.h"
 #include "swigflow/io/file_system.h"
+#include "swigflow/io/input_stream.h"
 #include "swigflow/io/record_format.h"
 #include "swigflow/io/record_reader.h"
 #include "swigflow/io/record_scan.h"
@@ -634,6 +635,57 @@ TEST(FileSystemTest, DamageInACachedCopyDeletesIt) {
   std::ifstream gone(path);
   EXPECT_FALSE(gone.good());
   SetRemoteFileSystem(nullptr);
+}
+
+// Bytes in memory, as a remote reader's lent block is; logs each read (offset, size).
+class MemoryFile : public RandomAccessFile {
+ public:
+  MemoryFile(std::string data, bool from_memory, std::vector<std::pair<uint64_t, size_t>>* reads)
+      : RandomAccessFile("mem://x"),
+        data_(std::move(data)),
+        from_memory_(from_memory),
+        reads_(reads) {}
+  Status Read(uint64_t offset, size_t n, char* dst, size_t* bytes_read) const override {
+    reads_->emplace_back(offset, n);
+    *bytes_read = offset < data_.size() ? std::min(n, data_.size() - offset) : 0;
+    std::copy_n(data_.data() + std::min<uint64_t>(offset, data_.size()), *bytes_read, dst);
+    return Status::OK();
+  }
+  Status Size(uint64_t* size) const override {
+    *size = data_.size();
+    return Status::OK();
+  }
+  bool ReadsFromMemory() const override { return from_memory_; }
+
+ private:
+  const std::string data_;
+  const bool from_memory_;
+  std::vector<std::pair<uint64_t, size_t>>* const reads_;
+};
+
+TEST(FileInputStreamTest, AFileThatReadsFromMemoryIsNotBuffered) {
+  std::string data(3000, '\0');
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 7);
+  for (const bool from_memory : {false, true}) {
+    std::vector<std::pair<uint64_t, size_t>> reads;
+    FileInputStream stream(std::make_unique<MemoryFile>(data, from_memory, &reads), 1024);
+    std::string got;
+    for (const size_t n : {12, 100, 2000, 4, 5000}) {  // the last one runs past the end
+      std::string part(n, '?');
+      size_t read = 0;
+      ASSERT_TRUE(stream.Read(n, &part[0], &read).ok());
+      got.append(part, 0, read);
+    }
+    EXPECT_EQ(got, data);
+    if (from_memory) {  // each read straight into the caller's memory, as asked
+      const std::vector<std::pair<uint64_t, size_t>> asked = {
+          {0, 12}, {12, 100}, {112, 2000}, {2112, 4}, {2116, 5000}};
+      EXPECT_EQ(reads, asked);
+    } else {  // the small reads refill the buffer (1024 bytes), the large one bypasses it
+      ASSERT_GE(reads.size(), 2u);
+      EXPECT_EQ(reads[0], std::make_pair(uint64_t{0}, size_t{1024}));
+    }
+  }
 }
 
 }  // namespace

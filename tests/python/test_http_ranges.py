@@ -4,6 +4,7 @@ closed, redirects, TLS, and blocks dropped while their request is running. Serve
 127.0.0.1, started by each test."""
 
 import contextlib
+import io
 import os
 import shutil
 import signal
@@ -15,7 +16,7 @@ import time
 
 import http_store
 import pytest
-from http_store import CountingHandler, RangeHandler
+from http_store import CountingHandler, RangeHandler, SlowBodyHandler
 
 import swigflow as sf
 from swigflow.io import gfile, http_ranges
@@ -325,3 +326,30 @@ def _exit_code(pid, within_s):
             return os.waitstatus_to_exitcode(status)
         time.sleep(0.05)
     return None
+
+
+class _KeptAliveSlowHandler(SlowBodyHandler):
+    protocol_version = "HTTP/1.1"  # connections kept alive between answers
+
+
+@pytest.mark.parametrize("extra", [-1, 0, 1, 2, 5000, 2 * http_ranges.LOW_WATER + 17])
+def test_a_body_read_in_low_water_steps_never_waits_for_bytes_that_never_come(tmp_path, extra):
+    """Bodies trickled at 640 KB/s, of sizes around where the low-water mark comes off (the
+    mark plus the response's own buffer): each arrives whole well within a 3 s timeout, where
+    a mark above what is left to come would stall it until the timeout; and so does the
+    connection's next, small answer, which no mark left over may hold back."""
+    size = http_ranges.LOW_WATER + io.DEFAULT_BUFFER_SIZE + extra
+    data = os.urandom(size + 100)
+    (tmp_path / "f").write_bytes(data)
+    server, base = http_store.start(tmp_path, _KeptAliveSlowHandler)
+    pin = http_ranges.Pin({"size": len(data)})
+    requests = http_ranges.Requests()
+    try:
+        for start, end in ((0, size), (size, size + 100)):  # the second on the same connection
+            began = time.monotonic()
+            got = http_ranges.get_range(f"{base}/f", start, end, pin, {}, 3.0, requests)
+            assert bytes(got) == data[start:end]
+            # 64 KiB every 100 ms: the time the body takes to come, plus a margin.
+            assert time.monotonic() - began < 0.1 * ((end - start) // 65536 + 1) + 1.0
+    finally:
+        server.shutdown()

@@ -66,6 +66,26 @@ def test_pace_sizes_the_window_from_arrival_over_reading_time(monkeypatch):
     assert pace.window(4) == 4
 
 
+def test_block_buffers_are_used_again_once_nothing_refers_to_them():
+    buffers = read_ahead.Buffers(lambda: 2 * MIB)
+    first = buffers.take(MIB)
+    first[:] = 7
+    address = first.ctypes.data
+    view = memoryview(first)[10:]  # what the native reader holds of a lent block
+    del first
+    second = buffers.take(MIB)
+    assert second.ctypes.data != address  # the first is still seen through `view`
+    assert view[0] == 7
+    del view
+    assert buffers.held() == MIB
+    again = buffers.take(MIB)
+    assert again.ctypes.data == address and buffers.held() == 0
+    more = [buffers.take(MIB) for _ in range(3)]
+    del second, again, more
+    assert buffers.held() == 2 * MIB  # the most kept
+    assert buffers.take(MIB // 2).nbytes == MIB // 2  # another size: a buffer of its own
+
+
 @pytest.fixture
 def store(tmp_path):
     pytest.importorskip("aiohttp", reason="fsspec's http:// needs aiohttp (swigflow[remote])")

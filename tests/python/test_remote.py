@@ -7,6 +7,9 @@ import io
 import itertools
 import json
 import os
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 import tracemalloc
@@ -496,6 +499,89 @@ def test_a_file_read_in_order_is_read_ahead_over_several_requests(tmp_path, monk
         assert server.most_of["/s.tfrecord"] == 1
     finally:
         server.shutdown()
+
+
+_LENDING_CHILD = textwrap.dedent(
+    """
+    import json, sys
+    import swigflow as sf
+    from swigflow import errors, pywrap_swigflow
+
+    data = open(sys.argv[1], "rb").read()
+    BLOCK = 64 << 10
+    calls = {"block_at": 0, "read_at": 0}
+
+    class Reader:  # lends blocks of BLOCK bytes; lend(offset, start) says which, if any
+        size = len(data)
+
+        def __init__(self, lend):
+            self.lend = lend
+
+        def block_at(self, offset):
+            calls["block_at"] += 1
+            start = self.lend(offset, offset // BLOCK * BLOCK)
+            return None if start is None else (start, memoryview(data)[start : start + BLOCK])
+
+        def read_at(self, offset, buffer):
+            calls["read_at"] += 1
+            n = max(0, min(len(buffer), self.size - offset))
+            buffer[:n] = data[offset : offset + n]
+            return n
+
+    ways = {
+        "lends": lambda offset, start: start if offset < len(data) else None,
+        "declines": lambda offset, start: None,
+        "lends a block without the offset": lambda offset, start: start + BLOCK,
+    }
+
+    class Opener:
+        def open_read(self, url, group=0):
+            return Reader(ways[url.removeprefix("lend://")])
+
+        def cancel_reads(self, group):
+            pass
+
+    pywrap_swigflow.SetRemoteOpener(Opener())
+    out = {}
+    for way in ways:
+        calls.update(block_at=0, read_at=0)
+        try:
+            got = list(sf.io.tf_record_iterator("lend://" + way))
+            out[way] = [len(got), calls["block_at"], calls["read_at"]]
+        except errors.OpError as e:
+            out[way] = [type(e).__name__, str(e)]
+    print(json.dumps(out))
+    """
+)
+
+
+def test_a_native_reader_copies_from_lent_blocks_one_python_call_per_block(tmp_path):
+    """A remote reader that lends blocks (block_at, as swigflow.io.remote's does with its
+    read-ahead blocks): the native reader copies what it reads from them, calling Python once
+    per block; one that declines is read as asked (read_at, a call per read); a block that
+    does not hold the offset asked for is an InternalError naming the file and offset."""
+    path = tmp_path / "r.tfrecord"
+    records = _records(1000, size=1000)  # ~1 MB: 16 blocks of 64 KiB
+    _write_local(path, records)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run(
+        [sys.executable, "-c", _LENDING_CHILD, str(path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    got = json.loads(out.stdout.splitlines()[-1])
+    blocks = -(-path.stat().st_size // (64 << 10))
+    count, block_at, read_at = got["lends"]
+    assert count == len(records)
+    assert block_at == blocks + 1 and read_at == 1  # + the look past the end
+    count, block_at, read_at = got["declines"]
+    assert count == len(records) and read_at >= 2 * len(records)  # a header and a payload each
+    kind, message = got["lends a block without the offset"]
+    assert kind == "InternalError"
+    assert "lend://lends a block without the offset: block_at(0) lent bytes [65536, " in message
 
 
 def test_http_is_read_only_and_missing_files_are_not_found(http_root):

@@ -79,9 +79,10 @@ def read_ahead_bytes() -> int:
 READ_ATTEMPTS = 6
 READ_BACKOFF_S = 0.05
 READ_BACKOFF_CAP_S = 2.0
-# An HTTP(S) server silent for this long (connecting, or between bytes of a body) fails the
-# request, a transient fault retried as above, where aiohttp would wait 5 minutes. Used unless
-# fsspec's configuration gives the http file system client_kwargs of its own.
+# An HTTP(S) server silent for this long (connecting, or between bytes of a body; on plain
+# HTTP, sending fewer than http_ranges.LOW_WATER bytes of a body) fails the request, a
+# transient fault retried as above, where aiohttp would wait 5 minutes. Used unless fsspec's
+# configuration gives the http file system client_kwargs of its own.
 STALL_TIMEOUT_S = 30.0
 
 FILE_OBJECT_SCHEME = "fileobj"

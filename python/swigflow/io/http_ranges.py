@@ -284,7 +284,7 @@ class _LowWater:
     """Sizes a body's reads, with the socket's low-water mark set to match: the mark is
     LOW_WATER while what is asked leaves at least that much of the body still to arrive beyond
     the response's own buffer, so that no wait is for bytes that never come; the body's end is
-    read with no mark (1)."""
+    read with no mark (1), which leaves none for the connection's next answer."""
 
     def __init__(self, sock):
         self._sock = sock
@@ -298,15 +298,6 @@ class _LowWater:
         beyond = LOW_WATER + io.DEFAULT_BUFFER_SIZE
         self._set(LOW_WATER if self._plain and rest is not None and rest > beyond + 1 else 1)
         return room if self.mark == 1 else min(room, rest - beyond)
-
-    def clear(self):
-        """Sets the mark back to 1 (a reused connection's next answer is small): False if it
-        could not be (the connection must not be reused)."""
-        try:
-            self._set(1)
-        except OSError:
-            return False
-        return True
 
     def _set(self, mark):
         if mark != self.mark:
@@ -377,8 +368,10 @@ def get_range(
                 n += got
             if n < len(view) and requests.aborted:
                 raise Aborted()  # the shut-down socket read as an end
+            # A body read to its end was ended with no mark, as the connection's next (small)
+            # answer must be read.
             reusable = r.status == 206 and r.length == 0 and not r.will_close
-            reusable = reusable and low_water.clear()
+            reusable = reusable and low_water.mark == 1
             return view[:n]
     finally:
         if reusable:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import math
+import mmap
 import os
 import queue
 import threading
@@ -100,9 +101,11 @@ class Buffers:
             if memory is not None:
                 self._held -= n
         if memory is None:
-            # Not zeroed (the body overwrites it), and one this large is backed by huge pages
-            # where the kernel allows (numpy asks for them): fewer page faults.
-            memory = np.empty(n, np.uint8)
+            # Pages of its own, given back to the kernel when it is dropped. Not numpy's
+            # allocation: numpy asks for huge pages, whose first touch (2 MiB zeroed at a time)
+            # cost the benchmark's first epoch more system time, and less predictably, than
+            # small pages.
+            memory = np.frombuffer(mmap.mmap(-1, n, flags=mmap.MAP_PRIVATE), np.uint8)
         lent = memory.view()  # the object whose end gives `memory` back
         weakref.finalize(lent, self._give, memory).atexit = False
         return lent
