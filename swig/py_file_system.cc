@@ -50,15 +50,15 @@ Status TakePythonError(const std::string& url) {
 // A remote reader. One that lends blocks (reader.block_at) is read from the block holding the
 // offset, which it fetched ahead: the bytes are copied from there without the GIL, and Python
 // is called once per block rather than once per read. Other reads go to reader.read_at.
-class PyReadFile : public io::RandomAccessFile {
+class ReaderFile : public io::RandomAccessFile {
  public:
-  PyReadFile(std::string url, PyObject* reader, bool lends)
+  ReaderFile(std::string url, PyObject* reader, bool lends)
       : RandomAccessFile(std::move(url)), reader_(reader), lends_(lends) {}
 
-  ~PyReadFile() override {
-    if (!lent_.held) return;
+  ~ReaderFile() override {
+    if (!lent_.held()) return;
     Gil gil;
-    if (gil.ok()) PyBuffer_Release(&lent_.view);  // else the interpreter is gone with it
+    if (gil.ok()) lent_.Release();  // else the interpreter is gone with it
   }
 
   bool ReadsFromMemory() const override { return lends_; }
@@ -93,21 +93,13 @@ class PyReadFile : public io::RandomAccessFile {
   }
 
  private:
-  // The block lent last: the file's bytes [start, start + view.len), until the next is lent.
-  struct Lent {
-    unsigned long long start = 0;  // (as PyArg_ParseTuple's "K" writes it)
-    Py_buffer view{};
-    bool held = false;
-  };
-
   // Copies up to n bytes at `offset` from the lent block: how many (0: it does not hold them).
   size_t CopyLent(uint64_t offset, size_t n, char* dst) const {
     std::lock_guard<std::mutex> lock(mu_);
-    const uint64_t length = lent_.held ? static_cast<uint64_t>(lent_.view.len) : 0;
-    if (offset < lent_.start || offset - lent_.start >= length) return 0;
-    const uint64_t at = offset - lent_.start;
-    const size_t copy = static_cast<size_t>(std::min<uint64_t>(n, length - at));
-    std::memcpy(dst, static_cast<const char*>(lent_.view.buf) + at, copy);
+    if (offset < lent_start_ || offset - lent_start_ >= lent_.size()) return 0;
+    const uint64_t at = offset - lent_start_;
+    const size_t copy = static_cast<size_t>(std::min<uint64_t>(n, lent_.size() - at));
+    std::memcpy(dst, lent_.data() + at, copy);
     return copy;
   }
 
@@ -116,37 +108,40 @@ class PyReadFile : public io::RandomAccessFile {
   Status Borrow(uint64_t offset, bool* lent) const {
     Gil gil;  // taken before mu_, never while holding it
     if (!gil.ok()) return Finalizing(path());
-    Replace(Lent());
+    HeldBuffer none;
+    Lend(0, &none);
     const Ref block(PyObject_CallMethod(reader_.get(), "block_at", "K",
                                         static_cast<unsigned long long>(offset)));
     if (block == nullptr) return Raised(offset, 0);
     *lent = block.get() != Py_None;
     if (!*lent) return Status::OK();
-    Lent next;
+    unsigned long long start = 0;
     PyObject* buffer = nullptr;
-    if (!PyArg_ParseTuple(block.get(), "KO;block_at returns (start, buffer) or None", &next.start,
+    HeldBuffer next;
+    if (!PyArg_ParseTuple(block.get(), "KO;block_at returns (start, buffer) or None", &start,
                           &buffer) ||
-        PyObject_GetBuffer(buffer, &next.view, PyBUF_SIMPLE) != 0) {
+        !next.Take(buffer)) {
       return Raised(offset, 0);
     }
-    next.held = true;
-    const uint64_t end = next.start + static_cast<uint64_t>(next.view.len);
-    if (offset < next.start || offset >= end) {
-      PyBuffer_Release(&next.view);
-      return errors::Internal(path(), ": block_at(", offset, ") lent bytes [", next.start, ", ",
-                              end, ")");
+    if (offset < start || offset - start >= next.size()) {
+      const uint64_t end = start + next.size();
+      next.Release();
+      return errors::Internal(path(), ": block_at(", offset, ") lent bytes [", start, ", ", end,
+                              ")");
     }
-    Replace(next);
+    Lend(start, &next);
     return Status::OK();
   }
 
-  // Lends `block` in place of the block lent now, which is given back. Needs the GIL.
-  void Replace(Lent block) const {
+  // Lends `*block` (the file's bytes from `start`) in place of the block lent now, which is
+  // given back. Needs the GIL.
+  void Lend(uint64_t start, HeldBuffer* block) const {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      std::swap(lent_, block);
+      lent_start_ = start;
+      lent_.Swap(block);
     }
-    if (block.held) PyBuffer_Release(&block.view);
+    block->Release();
   }
 
   Status ReadAt(uint64_t offset, size_t n, char* dst, size_t* bytes_read) const {
@@ -182,20 +177,21 @@ class PyReadFile : public io::RandomAccessFile {
 
   SharedRef reader_;
   const bool lends_;
-  mutable std::mutex mu_;  // guards lent_
-  mutable Lent lent_;
+  mutable std::mutex mu_;  // guards the lent block
+  mutable uint64_t lent_start_ = 0;
+  mutable HeldBuffer lent_;
 };
 
 // Buffers appends (writer.write per kBufferSize bytes: few Python calls, the large parts an
 // object store wants); Close() commits, destruction without it discards.
-class PyWriteFile : public io::OutputStream {
+class WriterStream : public io::OutputStream {
  public:
   static constexpr size_t kBufferSize = 8 << 20;
 
-  PyWriteFile(std::string url, PyObject* writer) : url_(std::move(url)), writer_(writer) {
+  WriterStream(std::string url, PyObject* writer) : url_(std::move(url)), writer_(writer) {
     buffer_.reserve(kBufferSize);
   }
-  ~PyWriteFile() override {
+  ~WriterStream() override {
     if (open_) Call("discard").ok();  // never closed: the file must not appear
   }
 
@@ -266,9 +262,9 @@ class PyWriteFile : public io::OutputStream {
   bool open_ = true;
 };
 
-class PyRemoteFileSystem : public io::RemoteFileSystem {
+class OpenerFileSystem : public io::RemoteFileSystem {
  public:
-  explicit PyRemoteFileSystem(PyObject* opener) : opener_(opener) {}  // steals
+  explicit OpenerFileSystem(PyObject* opener) : opener_(opener) {}  // steals
 
   // open_read returns a reader object, or a str: the path of a local copy (a shard cache's),
   // which is read natively (io::OpenCachedCopy).
@@ -293,7 +289,7 @@ class PyRemoteFileSystem : public io::RemoteFileSystem {
       }
     }
     if (is_path > 0) return io::OpenCachedCopy(url, std::move(local), file, size);
-    auto opened = std::make_unique<PyReadFile>(url, reader, lends);
+    auto opened = std::make_unique<ReaderFile>(url, reader, lends);
     if (size != nullptr) SWIGFLOW_RETURN_IF_ERROR(opened->Size(size));
     *file = std::move(opened);
     return Status::OK();
@@ -309,7 +305,7 @@ class PyRemoteFileSystem : public io::RemoteFileSystem {
     if (!gil.ok()) return Finalizing(url);
     PyObject* writer = PyObject_CallMethod(opener_.get(), "open_write", "N", UrlObject(url));
     if (writer == nullptr) return TakePythonError(url);
-    *file = std::make_unique<PyWriteFile>(url, writer);
+    *file = std::make_unique<WriterStream>(url, writer);
     return Status::OK();
   }
 
@@ -325,7 +321,7 @@ void SetRemoteOpener(PyObject* opener) {
     return;
   }
   Py_INCREF(opener);
-  io::SetRemoteFileSystem(std::make_shared<PyRemoteFileSystem>(opener));
+  io::SetRemoteFileSystem(std::make_shared<OpenerFileSystem>(opener));
 }
 
 }  // namespace python

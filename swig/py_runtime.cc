@@ -178,6 +178,17 @@ BytesView::~BytesView() {
   if (ok_) PyBuffer_Release(&view_);
 }
 
+bool HeldBuffer::Take(PyObject* object) {
+  Release();
+  held_ = PyObject_GetBuffer(object, &view_, PyBUF_C_CONTIGUOUS) == 0;
+  return held_;
+}
+
+void HeldBuffer::Release() {
+  if (held_) PyBuffer_Release(&view_);
+  held_ = false;
+}
+
 RecordView::~RecordView() {
   if (view_.obj != nullptr) PyBuffer_Release(&view_);
   Py_XDECREF(serialized_);

@@ -199,6 +199,34 @@ class BytesView {
   bool ok_ = false;
 };
 
+// A contiguous read-only view of a bytes-like object kept past the call that gave it (a remote
+// reader's lent block): taken and released explicitly, both under the GIL, and swapped between
+// holders in between. One still held when it is destroyed is left held (the interpreter may be
+// gone).
+class HeldBuffer {
+ public:
+  HeldBuffer() = default;
+  HeldBuffer(const HeldBuffer&) = delete;
+  HeldBuffer& operator=(const HeldBuffer&) = delete;
+
+  // False, with a Python error set, when `object` exports no contiguous buffer. Needs the GIL.
+  bool Take(PyObject* object);
+  // Gives the view back, if held. Needs the GIL.
+  void Release();
+  void Swap(HeldBuffer* other) {
+    std::swap(view_, other->view_);
+    std::swap(held_, other->held_);
+  }
+
+  bool held() const { return held_; }
+  const char* data() const { return static_cast<const char*>(view_.buf); }
+  size_t size() const { return held_ ? static_cast<size_t>(view_.len) : 0; }
+
+ private:
+  Py_buffer view_ = {};
+  bool held_ = false;
+};
+
 // A TFRecord payload to write: the buffer of a bytes-like object, or of the deterministic
 // serialization of a protobuf message (anything with SerializeToString: swigflow.train.Example,
 // TensorFlow's tf.train.Example), held until destruction.
