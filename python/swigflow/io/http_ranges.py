@@ -286,6 +286,10 @@ class _LowWater:
     the response's own buffer, so that no wait is for bytes that never come; the body's end is
     read with no mark (1), which leaves none for the connection's next answer."""
 
+    # What must be left to come: the mark, and the buffer the file object over the socket may
+    # already hold of the body.
+    _BEYOND = LOW_WATER + io.DEFAULT_BUFFER_SIZE
+
     def __init__(self, sock):
         self._sock = sock
         self._plain = type(sock) is socket.socket  # not TLS: its socket's bytes are not the body's
@@ -294,8 +298,7 @@ class _LowWater:
     def ask(self, rest, room):
         """How many bytes to ask the response for next, with the body's `rest` bytes to come
         (None: unknown) and `room` bytes free in the buffer."""
-        # The file object over the socket may hold up to a buffer of the body already.
-        beyond = LOW_WATER + io.DEFAULT_BUFFER_SIZE
+        beyond = self._BEYOND
         self._set(LOW_WATER if self._plain and rest is not None and rest > beyond + 1 else 1)
         return room if self.mark == 1 else min(room, rest - beyond)
 

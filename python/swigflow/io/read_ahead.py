@@ -79,12 +79,12 @@ MEMORY = Memory()
 class Buffers:
     """Block buffers used again. Memory new to the process costs a page fault and the kernel's
     zeroing per page, 0.2-2 s per GB on the 2-core VMs benchmarked (bench/remote_bench.py),
-    where a block's body takes ~0.3 s per GB to arrive; and glibc gives freed 8 MiB blocks back
-    to the kernel (a trimmed heap, an unmapped chunk) often enough that every block was new
-    memory. take() lends a buffer from a free list; when nothing refers to it any more (the
-    array lent, and every view of it, gone: the store's answer, the read-ahead block, the
-    native reader's view), it goes back to the list, which keeps at most `most()` bytes (a
-    callable: the read-ahead budget, read when used)."""
+    where a block's body takes ~0.3 s per GB to arrive; whether the allocator keeps freed 8 MiB
+    blocks depends on its settings (swigflow.io.tf_record's RetainFreedMemory, MALLOC_*), so
+    the blocks are kept here. take() lends a buffer from a free list; when nothing refers to it
+    any more (the array lent, and every view of it, gone: the store's answer, the read-ahead
+    block, the native reader's view), it goes back to the list, which keeps at most `most()`
+    bytes (a callable: the read-ahead budget, read when used)."""
 
     def __init__(self, most: Any) -> None:
         self._most = most
@@ -120,11 +120,6 @@ class Buffers:
         """Bytes in the free lists."""
         with self._lock:
             return self._held
-
-    def clear(self) -> None:
-        with self._lock:
-            self._free.clear()
-            self._held = 0
 
 
 class Pace:

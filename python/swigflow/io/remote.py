@@ -125,23 +125,10 @@ class _Reader:
 
     def read_at(self, offset, buffer):
         n = len(buffer)
-        if self._fetch is not None and 0 <= offset < self.size:
-            with self._lock:
-                # A read from the start, or one that follows the last: a reader going through
-                # the file in order (a jump elsewhere is a random reader's, read as it asks).
-                in_order = offset == 0 or offset == self._expected
-                self._expected = offset + n
-                if not in_order:
-                    self._drop_blocks(None)
-            if in_order:
-                try:
-                    return self._read_ahead(offset, buffer)
-                except BaseException:
-                    # Blocks ahead of a failed read are not wanted: an error (kept with its
-                    # traceback, which holds this reader) must not keep their memory.
-                    with self._lock:
-                        self._drop_blocks(None)
-                    raise
+        fetched_ahead = self._fetch is not None and 0 <= offset < self.size
+        if fetched_ahead and self._in_order(offset, offset + n):
+            with self._dropping_on_error():
+                return self._read_ahead(offset, buffer)
         expected = max(0, min(n, self.size - offset))
         if self._fetch is None:  # a caller's file object
 
@@ -171,20 +158,32 @@ class _Reader:
             return None
         k = offset // gfile.READ_BLOCK_SIZE
         start, end = self._span(k)
+        if not self._in_order(offset, end):  # the reader reads on from the block's end
+            return None
+        with self._dropping_on_error():
+            return start, self._block(k)
+
+    def _in_order(self, offset, following):
+        """Whether a read at `offset` is from the start or follows the last one: a reader going
+        through the file in order (a jump elsewhere is a random reader's, read as it asks, and
+        drops the blocks read ahead). The next read in order is then at `following`."""
         with self._lock:
             in_order = offset == 0 or offset == self._expected
-            # The reader reads on from the block's end (read_at's idea of in order as well).
-            self._expected = end if in_order else None
+            self._expected = following
             if not in_order:
                 self._drop_blocks(None)
-                return None
+        return in_order
+
+    @contextlib.contextmanager
+    def _dropping_on_error(self):
+        # Blocks ahead of a failed read are not wanted: an error (kept with its traceback,
+        # which holds this reader) must not keep their memory.
         try:
-            data = self._block(k)
+            yield
         except BaseException:
             with self._lock:
                 self._drop_blocks(None)
             raise
-        return start, data
 
     def cancel(self):
         """Abandons the reads: one waiting on a block fails at once with CancelledError, and
