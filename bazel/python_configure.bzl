@@ -2,6 +2,8 @@
 
 From PYTHON_BIN_PATH (written into .bazelrc.user by ./configure) it derives:
   :python_headers   Python.h and friends, for the SWIG wrapper;
+  defs.bzl          PY_LIMITED_API: Py_LIMITED_API's value for `limited_api`, the oldest CPython
+                    whose stable ABI the bindings keep to (//swig:bindings defines it);
   :numpy_headers    numpy's C API headers;
   :py_toolchain     a py_runtime_pair toolchain, so py_test runs under this interpreter;
   :python3          a launcher for build scripts (the wheel builder), so setup.py sees the same
@@ -71,6 +73,10 @@ sh_binary(
 def _fail(message):
     fail("swigflow: python_configure: %s\nRun ./configure to (re)create the virtual environment." % message)
 
+def _hex_byte(n):
+    digits = "0123456789abcdef"
+    return digits[n // 16] + digits[n % 16]
+
 def _python_configure_impl(repository_ctx):
     python = repository_ctx.os.environ.get("PYTHON_BIN_PATH", "")
     if not python:
@@ -83,6 +89,10 @@ def _python_configure_impl(repository_ctx):
     info = json.decode(result.stdout)
     if not info["numpy_include"]:
         _fail("numpy is not installed for %s" % python)
+    floor = [int(part) for part in repository_ctx.attr.limited_api.split(".")]
+    if [int(part) for part in info["version"].split(".")] < floor:
+        _fail("%s is Python %s; the build needs %s or later (its stable ABI)" %
+              (python, info["version"], repository_ctx.attr.limited_api))
     if not repository_ctx.path(info["include"] + "/Python.h").exists:
         _fail("no Python.h in %s (install the Python development headers)" % info["include"])
 
@@ -93,10 +103,20 @@ def _python_configure_impl(repository_ctx):
     repository_ctx.file("python3.sh", '#!/bin/sh\nexec "%s" "$@"\n' % python, executable = True)
     repository_ctx.file("WORKSPACE", 'workspace(name = "%s")\n' % repository_ctx.name)
     repository_ctx.file("BUILD", _BUILD.format(python = python))
-    repository_ctx.file("defs.bzl", 'PYTHON_BIN_PATH = "%s"\nPYTHON_VERSION = "%s"\n' % (python, info["version"]))
+    repository_ctx.file("defs.bzl", "".join([
+        'PYTHON_BIN_PATH = "%s"\n' % python,
+        'PYTHON_VERSION = "%s"\n' % info["version"],
+        'PY_LIMITED_API = "0x%s%s0000"\n' % (_hex_byte(floor[0]), _hex_byte(floor[1])),
+    ]))
 
 python_configure = repository_rule(
     implementation = _python_configure_impl,
+    attrs = {
+        "limited_api": attr.string(
+            mandatory = True,
+            doc = "The oldest CPython (major.minor) whose stable ABI the extension targets.",
+        ),
+    },
     environ = ["PYTHON_BIN_PATH"],
     local = True,
     doc = "Python headers, numpy headers and a py toolchain from the interpreter in PYTHON_BIN_PATH.",

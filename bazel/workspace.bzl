@@ -51,7 +51,12 @@ def swigflow_workspace():
     offline_coverage_tools(name = "remote_coverage_tools")
 
     # The toolchain pieces ./configure prepared.
-    python_configure(name = "local_config_python")
+    python_configure(
+        name = "local_config_python",
+        # The stable ABI the bindings keep to: 3.11's, where the buffer protocol joined the
+        # limited API (the wheel's floor, pkg/setup.py's python_requires).
+        limited_api = "3.11",
+    )
     swig_configure(name = "local_config_swig")
     protoc_configure(name = "local_config_protoc")
 

@@ -35,7 +35,7 @@ PyObject* FeatureToPy(const ex::Feature& f) {
         break;
     }
     if (v == nullptr) return nullptr;
-    PyList_SET_ITEM(values.get(), i, v);
+    PyList_SetItem(values.get(), i, v);
   }
   return Py_BuildValue("(iN)", static_cast<int>(f.kind), values.release());
 }
@@ -58,12 +58,12 @@ PyObject* FeatureMapToPy(const ex::FeatureMap& map) {
 
 bool KeyFromPy(PyObject* key, std::string* out) {
   if (!PyUnicode_Check(key)) {
-    PyErr_Format(PyExc_TypeError, "feature keys must be str, not %.100s", Py_TYPE(key)->tp_name);
+    PyErr_Format(PyExc_TypeError, "feature keys must be str, not %.100s", TypeName(key).c_str());
     return false;
   }
   const Ref utf8(PyUnicode_AsEncodedString(key, "utf-8", "surrogateescape"));
   if (utf8 == nullptr) return false;
-  out->assign(PyBytes_AS_STRING(utf8.get()), static_cast<size_t>(PyBytes_GET_SIZE(utf8.get())));
+  out->assign(BytesOf(utf8.get()));
   return true;
 }
 
@@ -77,20 +77,19 @@ bool FeatureFromPy(PyObject* item, ex::Feature* f) {
     return false;
   }
   f->SetKind(static_cast<ex::Feature::Kind>(kind));
-  const Ref seq(PySequence_Fast(values, "feature values must be a sequence"));
-  if (seq == nullptr) return false;
-  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.get());
-  PyObject** items = PySequence_Fast_ITEMS(seq.get());
+  const FastItems items(values, "feature values must be a sequence");
+  if (!items.ok()) return false;
+  const Py_ssize_t n = items.size();
   bool ok = true;
   for (Py_ssize_t i = 0; ok && i < n; ++i) {
-    PyObject* v = items[i];
+    PyObject* v = items.item(i);
     switch (f->kind) {
       case ex::Feature::Kind::kBytes: {
         char* data;
         Py_ssize_t size;
         if (!PyBytes_Check(v)) {
           PyErr_Format(PyExc_TypeError, "bytes_list values must be bytes, not %.100s",
-                       Py_TYPE(v)->tp_name);
+                       TypeName(v).c_str());
           ok = false;
         } else if (PyBytes_AsStringAndSize(v, &data, &size) == 0) {
           f->bytes_list.emplace_back(data, static_cast<size_t>(size));
@@ -218,7 +217,7 @@ PyObject* DecodeSequenceExample(const char* data, size_t n) {
     for (size_t i = 0; i < features.size(); ++i) {
       PyObject* f = FeatureToPy(features[i]);
       if (f == nullptr) return nullptr;
-      PyList_SET_ITEM(list.get(), static_cast<Py_ssize_t>(i), f);
+      PyList_SetItem(list.get(), static_cast<Py_ssize_t>(i), f);
     }
     if (PyDict_SetItem(lists.get(), k.get(), list.get()) != 0) return nullptr;
   }
@@ -285,11 +284,10 @@ bool ColumnFromPy(PyObject* item, long long n, Column* c) {
     for (npy_intp i = 0; i < size; ++i) {
       if (items[i] == nullptr || !PyBytes_Check(items[i])) {
         PyErr_Format(PyExc_TypeError, "column %s: bytes_list values must be bytes, not %.100s",
-                     c->key.c_str(), items[i] == nullptr ? "NULL" : Py_TYPE(items[i])->tp_name);
+                     c->key.c_str(), items[i] == nullptr ? "NULL" : TypeName(items[i]).c_str());
         return false;
       }
-      c->bytes.emplace_back(PyBytes_AS_STRING(items[i]),
-                            static_cast<size_t>(PyBytes_GET_SIZE(items[i])));
+      c->bytes.emplace_back(BytesOf(items[i]));
     }
   }
   return true;
@@ -304,11 +302,11 @@ PyObject* EncodeExampleColumns(PyObject* columns, long long n) {
   }
   std::vector<Column> cols;
   {
-    const Ref seq(PySequence_Fast(columns, "columns must be a sequence"));
-    if (seq == nullptr) return nullptr;
-    cols.resize(static_cast<size_t>(PySequence_Fast_GET_SIZE(seq.get())));
+    const FastItems items(columns, "columns must be a sequence");
+    if (!items.ok()) return nullptr;
+    cols.resize(static_cast<size_t>(items.size()));
     for (size_t j = 0; j < cols.size(); ++j) {
-      PyObject* item = PySequence_Fast_GET_ITEM(seq.get(), static_cast<Py_ssize_t>(j));
+      PyObject* item = items.item(static_cast<Py_ssize_t>(j));
       if (!ColumnFromPy(item, n, &cols[j])) return nullptr;
     }
   }
@@ -368,27 +366,27 @@ PyObject* ParseExampleBatch(PyObject* serialized, const std::vector<ex::FeatureS
   // A tuple holds a reference to every record while the GIL is released.
   const Ref records(PySequence_Tuple(serialized));
   if (records == nullptr) return nullptr;
-  const Py_ssize_t n = PyTuple_GET_SIZE(records.get());
+  const Py_ssize_t n = PyTuple_Size(records.get());
   std::vector<std::string_view> views(static_cast<size_t>(n));
   std::vector<std::string> name_list;
   Ref result;
   bool ok = true;
   for (Py_ssize_t i = 0; ok && i < n; ++i) {
-    PyObject* item = PyTuple_GET_ITEM(records.get(), i);
+    PyObject* item = PyTuple_GetItem(records.get(), i);
     if (!PyBytes_Check(item)) {
       PyErr_Format(PyExc_TypeError, "serialized examples must be bytes, not %.100s (record %zd)",
-                   Py_TYPE(item)->tp_name, i);
+                   TypeName(item).c_str(), i);
       ok = false;
     } else {
-      views[i] = std::string_view(PyBytes_AS_STRING(item), PyBytes_GET_SIZE(item));
+      views[i] = BytesOf(item);
     }
   }
   if (ok && names != Py_None) {
-    const Ref name_items(PySequence_Fast(names, "example_names must be a sequence"));
-    ok = name_items != nullptr;
-    for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(name_items.get()); ++i) {
+    const FastItems name_items(names, "example_names must be a sequence");
+    ok = name_items.ok();
+    for (Py_ssize_t i = 0; ok && i < name_items.size(); ++i) {
       name_list.emplace_back();
-      ok = KeyFromPy(PySequence_Fast_GET_ITEM(name_items.get(), i), &name_list.back());
+      ok = KeyFromPy(name_items.item(i), &name_list.back());
     }
   }
   if (ok) {
@@ -407,7 +405,7 @@ PyObject* ParseExampleBatch(PyObject* serialized, const std::vector<ex::FeatureS
           result.reset();
           ReleaseAll(&objects[i]);  // not taken over
         } else {
-          PyList_SET_ITEM(result.get(), static_cast<Py_ssize_t>(i), item);
+          PyList_SetItem(result.get(), static_cast<Py_ssize_t>(i), item);
         }
       }
     }
@@ -560,16 +558,16 @@ PyObject* ParseExampleRows(PyObject* serialized, const std::vector<ex::FeatureSp
                            PyObject* dtypes, bool python_scalars, int num_threads) {
   const Ref records(PySequence_Tuple(serialized));
   if (records == nullptr) return nullptr;
-  const Ref types(PySequence_Fast(dtypes, "dtypes must be a sequence"));
-  if (types == nullptr) return nullptr;
-  if (PySequence_Fast_GET_SIZE(types.get()) != static_cast<Py_ssize_t>(specs.size())) {
+  const FastItems types(dtypes, "dtypes must be a sequence");
+  if (!types.ok()) return nullptr;
+  if (types.size() != static_cast<Py_ssize_t>(specs.size())) {
     PyErr_SetString(PyExc_ValueError, "ParseExampleRows needs one dtype per spec");
     return nullptr;
   }
   std::vector<PyArray_Descr*> descrs(specs.size());
   std::vector<int> type_nums(specs.size());
   for (size_t j = 0; j < specs.size(); ++j) {
-    PyObject* t = PySequence_Fast_GET_ITEM(types.get(), static_cast<Py_ssize_t>(j));
+    PyObject* t = types.item(static_cast<Py_ssize_t>(j));
     if (!PyArray_DescrCheck(t) ||
         !RowTypeSupported(reinterpret_cast<PyArray_Descr*>(t)->type_num, specs[j].dtype) ||
         specs[j].type == ex::FeatureSpec::Type::kFixedLenSequence) {
@@ -580,17 +578,16 @@ PyObject* ParseExampleRows(PyObject* serialized, const std::vector<ex::FeatureSp
     descrs[j] = reinterpret_cast<PyArray_Descr*>(t);
     type_nums[j] = descrs[j]->type_num;
   }
-  const Py_ssize_t n = PyTuple_GET_SIZE(records.get());
+  const Py_ssize_t n = PyTuple_Size(records.get());
   std::vector<std::string_view> views(static_cast<size_t>(n));
   for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* item = PyTuple_GET_ITEM(records.get(), i);
+    PyObject* item = PyTuple_GetItem(records.get(), i);
     if (!PyBytes_Check(item)) {
       PyErr_Format(PyExc_TypeError, "serialized examples must be bytes, not %.100s (record %zd)",
-                   Py_TYPE(item)->tp_name, i);
+                   TypeName(item).c_str(), i);
       return nullptr;
     }
-    views[static_cast<size_t>(i)] =
-        std::string_view(PyBytes_AS_STRING(item), static_cast<size_t>(PyBytes_GET_SIZE(item)));
+    views[static_cast<size_t>(i)] = BytesOf(item);
   }
   std::vector<ex::ParsedFeature> parsed;
   const Status s = WithoutGil(

@@ -36,11 +36,11 @@ Status TakePythonError(const std::string& url) {
   if (value != nullptr) {
     const Ref code(PyObject_GetAttrString(value, "error_code"));
     const Ref text(PyObject_Str(value));
-    const char* message = text != nullptr ? PyUnicode_AsUTF8(text.get()) : nullptr;
+    const char* message = text != nullptr ? PyUnicode_AsUTF8AndSize(text.get(), nullptr) : nullptr;
     if (code != nullptr && PyLong_Check(code.get()) && message != nullptr) {
       status = Status(static_cast<error::Code>(PyLong_AsLong(code.get())), message);
     } else if (message != nullptr) {
-      status = Status(error::UNKNOWN, url + ": " + Py_TYPE(value)->tp_name + ": " + message);
+      status = Status(error::UNKNOWN, url + ": " + TypeName(value) + ": " + message);
     }
     PyErr_Clear();  // from the attribute lookup or the conversion
   }

@@ -206,12 +206,11 @@ PyObject* ImageSampleDistortedBoundingBox(long long height, long long width, PyO
                                           unsigned long long seed) {
   std::vector<sfi::BoundingBox> list;
   {
-    const Ref items(PySequence_Fast(boxes, "boxes must be a sequence"));
-    if (items == nullptr) return nullptr;
-    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(items.get()); ++i) {
+    const FastItems items(boxes, "boxes must be a sequence");
+    if (!items.ok()) return nullptr;
+    for (Py_ssize_t i = 0; i < items.size(); ++i) {
       sfi::BoundingBox b;
-      if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(items.get(), i), "ffff", &b.ymin, &b.xmin,
-                            &b.ymax, &b.xmax)) {
+      if (!PyArg_ParseTuple(items.item(i), "ffff", &b.ymin, &b.xmin, &b.ymax, &b.xmax)) {
         return nullptr;
       }
       list.push_back(b);
@@ -229,14 +228,14 @@ PyObject* ImageDecodeBatch(PyObject* contents, unsigned long long seed, long lon
   const sfi::BatchDecodeOptions& o = options;
   const Status valid = sfi::CheckBatchDecodeOptions(o);
   if (!valid.ok()) return StatusResult(valid);
-  const Ref items(PySequence_Fast(contents, "contents must be a sequence of bytes"));
-  if (items == nullptr) return nullptr;
-  const Py_ssize_t n = PySequence_Fast_GET_SIZE(items.get());
+  const FastItems items(contents, "contents must be a sequence of bytes");
+  if (!items.ok()) return nullptr;
+  const Py_ssize_t n = items.size();
   std::vector<std::string_view> views(static_cast<size_t>(n));
   for (Py_ssize_t i = 0; i < n; ++i) {
     char* data;
     Py_ssize_t size;
-    if (PyBytes_AsStringAndSize(PySequence_Fast_GET_ITEM(items.get(), i), &data, &size) < 0) {
+    if (PyBytes_AsStringAndSize(items.item(i), &data, &size) < 0) {
       return nullptr;
     }
     views[static_cast<size_t>(i)] = std::string_view(data, static_cast<size_t>(size));

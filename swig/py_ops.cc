@@ -37,7 +37,7 @@ int NumpyType(swigflow::DataType type) {
 bool TensorFromNumpy(PyObject* object, swigflow::Tensor* out) {
   if (!PyArray_Check(object)) {
     PyErr_Format(PyExc_TypeError, "op inputs must be numpy arrays, not %.100s",
-                 Py_TYPE(object)->tp_name);
+                 TypeName(object).c_str());
     return false;
   }
   PyArrayObject* array = reinterpret_cast<PyArrayObject*>(object);
@@ -88,17 +88,17 @@ bool AttrFromPy(PyObject* value, swigflow::AttrValue* out) {
     if (v == -1 && PyErr_Occurred()) return false;
     *out = static_cast<int64_t>(v);
   } else if (PyFloat_Check(value)) {
-    *out = static_cast<float>(PyFloat_AS_DOUBLE(value));
+    *out = static_cast<float>(PyFloat_AsDouble(value));
   } else if (PyUnicode_Check(value)) {
-    const char* s = PyUnicode_AsUTF8(value);
+    const char* s = PyUnicode_AsUTF8AndSize(value, nullptr);
     if (s == nullptr) return false;
     *out = std::string(s);
   } else if (PyList_Check(value) || PyTuple_Check(value)) {
-    const Ref items(PySequence_Fast(value, ""));
-    if (items == nullptr) return false;
+    const FastItems items(value, "");
+    if (!items.ok()) return false;
     std::vector<int64_t> list;
-    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(items.get()); ++i) {
-      PyObject* item = PySequence_Fast_GET_ITEM(items.get(), i);
+    for (Py_ssize_t i = 0; i < items.size(); ++i) {
+      PyObject* item = items.item(i);
       if (!PyLong_Check(item) || PyBool_Check(item)) {
         PyErr_SetString(PyExc_TypeError, "list attributes hold ints only");
         return false;
@@ -154,11 +154,11 @@ PyObject* RunOp(const char* name, PyObject* inputs, PyObject* attrs) {
   std::vector<swigflow::Tensor> tensors;
   bool ok = true;
   {
-    const Ref items(PySequence_Fast(inputs, "inputs must be a sequence of numpy arrays"));
-    if (items == nullptr) return nullptr;
-    tensors.resize(static_cast<size_t>(PySequence_Fast_GET_SIZE(items.get())));
+    const FastItems items(inputs, "inputs must be a sequence of numpy arrays");
+    if (!items.ok()) return nullptr;
+    tensors.resize(static_cast<size_t>(items.size()));
     for (size_t i = 0; ok && i < tensors.size(); ++i) {
-      PyObject* item = PySequence_Fast_GET_ITEM(items.get(), static_cast<Py_ssize_t>(i));
+      PyObject* item = items.item(static_cast<Py_ssize_t>(i));
       ok = TensorFromNumpy(item, &tensors[i]);
     }
   }
@@ -171,7 +171,7 @@ PyObject* RunOp(const char* name, PyObject* inputs, PyObject* attrs) {
     PyObject *key, *value;
     Py_ssize_t pos = 0;
     while (ok && PyDict_Next(attrs, &pos, &key, &value)) {
-      const char* k = PyUnicode_AsUTF8(key);
+      const char* k = PyUnicode_AsUTF8AndSize(key, nullptr);
       swigflow::AttrValue v;
       ok = k != nullptr && AttrFromPy(value, &v);
       if (ok) attr_map[k] = std::move(v);
@@ -228,8 +228,8 @@ Status NamedOps(PyObject* op_names, std::vector<const OpDef*>* ops) {
     return Status::OK();
   }
   if (!PyList_Check(op_names)) return errors::InvalidArgument("op names must be a list or None");
-  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(op_names); ++i) {
-    const char* name = PyUnicode_AsUTF8(PyList_GET_ITEM(op_names, i));
+  for (Py_ssize_t i = 0; i < PyList_Size(op_names); ++i) {
+    const char* name = PyUnicode_AsUTF8AndSize(PyList_GetItem(op_names, i), nullptr);
     if (name == nullptr) {
       PyErr_Clear();
       return errors::InvalidArgument("op names must be str");

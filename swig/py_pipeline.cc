@@ -48,27 +48,27 @@ PyObject* ImagesToArray(const image::BatchDecodeOptions& o, data::Element* e) {
 PyObject* AddSourceFiles(data::PipelineOptions* options, PyObject* paths, PyObject* offsets) {
   if (!PyList_Check(paths) ||
       (offsets != Py_None &&
-       (!PyList_Check(offsets) || PyList_GET_SIZE(offsets) != PyList_GET_SIZE(paths)))) {
+       (!PyList_Check(offsets) || PyList_Size(offsets) != PyList_Size(paths)))) {
     PyErr_SetString(PyExc_TypeError,
                     "AddSourceFiles: a list of paths, and None or as many offsets");
     return nullptr;
   }
-  const Py_ssize_t n = PyList_GET_SIZE(paths);
+  const Py_ssize_t n = PyList_Size(paths);
   options->files.reserve(options->files.size() + static_cast<size_t>(n));
   for (Py_ssize_t i = 0; i < n; ++i) {
     data::SourceFile file;
-    if (!PathFromPy(PyList_GET_ITEM(paths, i), &file.path)) return nullptr;
-    PyObject* seek = offsets != Py_None ? PyList_GET_ITEM(offsets, i) : nullptr;
+    if (!PathFromPy(PyList_GetItem(paths, i), &file.path)) return nullptr;
+    PyObject* seek = offsets != Py_None ? PyList_GetItem(offsets, i) : nullptr;
     if (seek != nullptr && PyBytes_Check(seek)) {
       auto index = std::make_shared<io::SeekIndex>();
-      const std::string bytes(PyBytes_AS_STRING(seek), static_cast<size_t>(PyBytes_GET_SIZE(seek)));
+      const std::string bytes(BytesOf(seek));
       const Status s = io::ParseSeekIndex(bytes, file.path + " (seek index)", index.get());
       if (!s.ok()) return StatusResult(s);
       file.offsets.assign(index->records.offsets.begin(), index->records.offsets.end());
       file.seek_index = std::move(index);
       file.indexed = true;
     } else if (offsets != Py_None) {
-      const Ref array(PyArray_FROMANY(PyList_GET_ITEM(offsets, i), NPY_UINT64, 1, 1,
+      const Ref array(PyArray_FROMANY(PyList_GetItem(offsets, i), NPY_UINT64, 1, 1,
                                       NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST));
       if (array == nullptr) return nullptr;
       const auto* begin = static_cast<const uint64_t*>(PyArray_DATA(ArrayOf(array)));

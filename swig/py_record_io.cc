@@ -103,14 +103,15 @@ PyObject* PyRecordReader::ReadBatch(size_t max_records, size_t max_bytes) {
     const Ref record(PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(length)));
     if (record == nullptr) return nullptr;
     uint64_t offset = 0;
-    s = WithoutGil([&] { return reader_->ReadLarge(PyBytes_AS_STRING(record.get()), &offset); });
+    char* data = PyBytes_AsString(record.get());  // a new bytes object: ours to fill
+    s = WithoutGil([&] { return reader_->ReadLarge(data, &offset); });
     if (!s.ok()) break;
     if (PyList_Append(list.get(), record.get()) < 0) return nullptr;
     ++records;
     bytes += length;
   }
   // Damage after some records: they come now, the error with the next call (sticky).
-  if (!s.ok() && !errors::IsOutOfRange(s) && PyList_GET_SIZE(list.get()) == 0) {
+  if (!s.ok() && !errors::IsOutOfRange(s) && PyList_Size(list.get()) == 0) {
     return StatusResult(s);
   }
   return list.release();

@@ -2,11 +2,14 @@
 #define SWIGFLOW_DEFINE_NUMPY_API
 #include "swig/py_runtime.h"
 
+#include <dlfcn.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -94,7 +97,9 @@ void RegisterExceptionFactory(PyObject* factory) {
     return;
   }
   Py_INCREF(factory);
-  Py_XSETREF(g_exception_factory, factory);
+  PyObject* old = g_exception_factory;
+  g_exception_factory = factory;
+  Py_XDECREF(old);
 }
 
 Status StatusForTesting(int code, const std::string& message) {
@@ -108,12 +113,23 @@ void ReleaseAll(std::vector<PyObject*>* items) {
 
 namespace {
 
+// Py_IsFinalizing is public from Python 3.13, _Py_IsFinalizing before; neither is in the limited
+// API, so the running interpreter's is looked up (the one module serves every version). Without
+// it, CloseNativeCalls (run at exit, before finalizing) is the only guard.
+using IsFinalizingFunction = int (*)();
+
+IsFinalizingFunction FindIsFinalizing() {
+  for (const char* name : {"Py_IsFinalizing", "_Py_IsFinalizing"}) {
+    if (void* found = dlsym(RTLD_DEFAULT, name)) {
+      return reinterpret_cast<IsFinalizingFunction>(found);
+    }
+  }
+  return nullptr;
+}
+
 bool Finalizing() {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsFinalizing();
-#else
-  return _Py_IsFinalizing();
-#endif
+  static const IsFinalizingFunction is_finalizing = FindIsFinalizing();
+  return is_finalizing != nullptr && is_finalizing() != 0;
 }
 
 // Scopes of Gil that are ok (inside Python, or about to be), and whether CloseNativeCalls ran.
@@ -201,7 +217,7 @@ bool RecordView::Set(PyObject* record) {
     if (serialize == nullptr) {
       PyErr_Format(PyExc_TypeError,
                    "a record must be bytes-like or a protobuf message, not '%.200s'%s",
-                   Py_TYPE(record)->tp_name, PyUnicode_Check(record) ? " (encode it first)" : "");
+                   TypeName(record).c_str(), PyUnicode_Check(record) ? " (encode it first)" : "");
       return false;
     }
     // Deterministic: map keys sorted, so equal messages give equal bytes, as the native writers.
@@ -217,12 +233,36 @@ bool RecordView::Set(PyObject* record) {
   return PyObject_GetBuffer(source, &view_, PyBUF_C_CONTIGUOUS) == 0;
 }
 
+std::string TypeName(PyObject* object) {
+  const Ref name(PyType_GetName(Py_TYPE(object)));
+  Py_ssize_t size = 0;
+  const char* text = name != nullptr ? PyUnicode_AsUTF8AndSize(name.get(), &size) : nullptr;
+  if (text == nullptr) {
+    PyErr_Clear();  // a message's detail: never the error reported
+    return "?";
+  }
+  return std::string(text, static_cast<size_t>(size));
+}
+
+std::string_view BytesOf(PyObject* bytes) {
+  char* data = nullptr;
+  Py_ssize_t size = 0;
+  PyBytes_AsStringAndSize(bytes, &data, &size);  // cannot fail for a bytes object
+  return std::string_view(data, static_cast<size_t>(size));
+}
+
+FastItems::FastItems(PyObject* object, const char* message)
+    : items_(PySequence_Fast(object, message)) {
+  if (items_ == nullptr) return;
+  is_list_ = PyList_Check(items_.get());
+  size_ = is_list_ ? PyList_Size(items_.get()) : PyTuple_Size(items_.get());
+}
+
 bool PathFromPy(PyObject* object, std::string* out) {
   PyObject* converted = nullptr;
   if (!PyUnicode_FSConverter(object, &converted)) return false;
   const Ref encoded(converted);
-  out->assign(PyBytes_AS_STRING(encoded.get()),
-              static_cast<size_t>(PyBytes_GET_SIZE(encoded.get())));
+  out->assign(BytesOf(encoded.get()));
   return true;
 }
 
@@ -233,10 +273,10 @@ int PathFromStr(PyObject* object, std::string* out) {
 
 bool BytesVectorFromPy(PyObject* object, const char* what, std::vector<std::string>* out) {
   const std::string message = std::string(what) + " must be a sequence of bytes";
-  const Ref items(PySequence_Fast(object, message.c_str()));
-  if (items == nullptr) return false;
-  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(items.get()); ++i) {
-    BytesView view(PySequence_Fast_GET_ITEM(items.get(), i));
+  const FastItems items(object, message.c_str());
+  if (!items.ok()) return false;
+  for (Py_ssize_t i = 0; i < items.size(); ++i) {
+    BytesView view(items.item(i));
     if (!view.ok()) return false;
     out->emplace_back(static_cast<const char*>(view.data()), view.size());
   }

@@ -1,6 +1,10 @@
 // What every binding in swig/ shares: the Python and numpy C APIs included one way, Status ->
 // Python exceptions, running C++ without the GIL, and numpy arrays that own C++ buffers.
 //
+// The bindings use Python's limited API only (Py_LIMITED_API, set by the build), so that one
+// extension module serves every CPython from the floor on: no macro that reads an object's
+// layout (PyList_GET_ITEM, PyBytes_AS_STRING, tp_name), but the functions and the helpers below.
+//
 // Include this header first in a binding .cc file (Python.h must precede the standard headers).
 // The numpy C API table is one symbol for the whole extension module: py_runtime.cc defines it
 // and ImportNumpy() fills it when the module initialises.
@@ -24,6 +28,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -82,7 +87,7 @@ Status WithoutGil(F&& fn) {
 //
 // Binding code owns its references through these, never by a Py_DECREF of its own: a reference
 // is released however the scope is left, and taken out with release() only where the C API
-// steals it ("N" in Py_BuildValue, PyList_SET_ITEM, a return).
+// steals it ("N" in Py_BuildValue, PyList_SetItem, a return).
 
 struct Decref {
   void operator()(PyObject* object) const { Py_DECREF(object); }
@@ -255,6 +260,33 @@ bool PathFromPy(PyObject* object, std::string* out);
 // with a Python error set when the str cannot be a path.
 int PathFromStr(PyObject* object, std::string* out);
 
+// The name of `object`'s type, for messages ("int", "numpy.ndarray").
+std::string TypeName(PyObject* object);
+
+// The bytes of a bytes object (PyBytes_Check), valid while it lives.
+std::string_view BytesOf(PyObject* bytes);
+
+// The items of a sequence as PySequence_Fast gives them (a list or a tuple), borrowed from it.
+// ok() is false, with a Python error set (a TypeError with `message` for a non-sequence), when
+// the sequence could not be read.
+class FastItems {
+ public:
+  FastItems(PyObject* object, const char* message);
+  FastItems(const FastItems&) = delete;
+  FastItems& operator=(const FastItems&) = delete;
+
+  bool ok() const { return items_ != nullptr; }
+  Py_ssize_t size() const { return size_; }
+  PyObject* item(Py_ssize_t i) const {
+    return is_list_ ? PyList_GetItem(items_.get(), i) : PyTuple_GetItem(items_.get(), i);
+  }
+
+ private:
+  Ref items_;
+  bool is_list_ = false;
+  Py_ssize_t size_ = 0;
+};
+
 // Copies of the buffers of a sequence of bytes-like objects; false with a Python error set (a
 // TypeError naming `what` when `object` is not a sequence).
 bool BytesVectorFromPy(PyObject* object, const char* what, std::vector<std::string>* out);
@@ -276,7 +308,7 @@ PyObject* NewList(size_t n, Make&& make) {
     if (item == nullptr) {
       Py_CLEAR(list);
     } else {
-      PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), item);
+      PyList_SetItem(list, static_cast<Py_ssize_t>(i), item);  // steals; cannot fail here
     }
   }
   return list;
