@@ -38,7 +38,10 @@ def _py_wrap_cc_impl(ctx):
     compilation_contexts = [info.compilation_context for info in cc_infos]
 
     args = ctx.actions.args()
-    args.add_all(["-c++", "-python", "-builtin", "-Werror"])
+
+    # Proxy classes, not -builtin: SWIG's builtin types need the full C API, its proxies compile
+    # against the limited one (Py_LIMITED_API, from the Python headers' target).
+    args.add_all(["-c++", "-python", "-Werror"])
     args.add("-module", ctx.attr.module_name)
     args.add("-o", ctx.outputs.cc_out)
     args.add("-outdir", ctx.outputs.py_out.dirname)

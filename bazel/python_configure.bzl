@@ -1,9 +1,9 @@
 """Repository rule that pins one Python interpreter for the whole build (TF's python_configure shape).
 
 From PYTHON_BIN_PATH (written into .bazelrc.user by ./configure) it derives:
-  :python_headers   Python.h and friends, for the SWIG wrapper;
-  defs.bzl          PY_LIMITED_API: Py_LIMITED_API's value for `limited_api`, the oldest CPython
-                    whose stable ABI the bindings keep to (//swig:bindings defines it);
+  :python_headers   Python.h and friends, for the SWIG wrapper and its bindings, limited to the
+                    stable ABI of `limited_api` (Py_LIMITED_API): the one extension module then
+                    loads in every CPython from that version on;
   :numpy_headers    numpy's C API headers;
   :py_toolchain     a py_runtime_pair toolchain, so py_test runs under this interpreter;
   :python3          a launcher for build scripts (the wheel builder), so setup.py sees the same
@@ -35,6 +35,7 @@ package(default_visibility = ["//visibility:public"])
 cc_library(
     name = "python_headers",
     hdrs = glob(["python_include/**/*.h"]),
+    defines = ["Py_LIMITED_API={limited_api}"],
     includes = ["python_include"],
 )
 
@@ -102,12 +103,11 @@ def _python_configure_impl(repository_ctx):
     # A launcher rather than a symlink: a venv's interpreter finds its pyvenv.cfg only by its own path.
     repository_ctx.file("python3.sh", '#!/bin/sh\nexec "%s" "$@"\n' % python, executable = True)
     repository_ctx.file("WORKSPACE", 'workspace(name = "%s")\n' % repository_ctx.name)
-    repository_ctx.file("BUILD", _BUILD.format(python = python))
-    repository_ctx.file("defs.bzl", "".join([
-        'PYTHON_BIN_PATH = "%s"\n' % python,
-        'PYTHON_VERSION = "%s"\n' % info["version"],
-        'PY_LIMITED_API = "0x%s%s0000"\n' % (_hex_byte(floor[0]), _hex_byte(floor[1])),
-    ]))
+    repository_ctx.file("BUILD", _BUILD.format(
+        python = python,
+        limited_api = "0x%s%s0000" % (_hex_byte(floor[0]), _hex_byte(floor[1])),
+    ))
+    repository_ctx.file("defs.bzl", 'PYTHON_BIN_PATH = "%s"\nPYTHON_VERSION = "%s"\n' % (python, info["version"]))
 
 python_configure = repository_rule(
     implementation = _python_configure_impl,

@@ -53,8 +53,8 @@ def swigflow_workspace():
     # The toolchain pieces ./configure prepared.
     python_configure(
         name = "local_config_python",
-        # The stable ABI the bindings keep to: 3.11's, where the buffer protocol joined the
-        # limited API (the wheel's floor, pkg/setup.py's python_requires).
+        # The stable ABI the extension keeps to: 3.11's, where the buffer protocol joined the
+        # limited API. The wheel's floor: pkg/setup.py reads it from the built module.
         limited_api = "3.11",
     )
     swig_configure(name = "local_config_swig")

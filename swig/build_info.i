@@ -8,6 +8,10 @@ int CxxAbiFlag() {
   return -1;  // not libstdc++
 #endif
 }
+
+// The stable ABI the module keeps to (Py_LIMITED_API, e.g. 0x030b0000 for 3.11): the oldest
+// CPython it loads in, which the wheel's tag and Requires-Python state (pkg/setup.py).
+long LimitedApiVersion() { return Py_LIMITED_API; }
 %}
 
 // The thread-count rule, so Python splits its work as the native pool does.

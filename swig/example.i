@@ -36,6 +36,8 @@
 %ignore swigflow::example::Feature::float_list;
 %ignore swigflow::example::Feature::int64_list;
 %immutable swigflow::example::FeatureSpec::shape;  // SetShape sets row_size with it
+// (Not SWIG's sequence conversion, which looks for a proxy's `this` in the list first.)
+%apply std::vector<int64_t> INT64_ARRAY_IN { std::vector<int64_t> dims };
 %immutable swigflow::example::FeatureSpec::row_size;
 %include "swigflow/example/example.h"
 %include "swigflow/example/parse.h"

@@ -17,8 +17,11 @@
   if ($result == nullptr) SWIG_fail;
 }
 
-// And in-arguments come from a 1-D int64 array or any sequence of ints.
+// And in-arguments come from a 1-D int64 array or any sequence of ints, by reference or value.
 %typemap(in) const std::vector<int64_t>& INT64_ARRAY_IN (std::vector<int64_t> temp) {
   if (!swigflow::python::Int64VectorFromPy($input, &temp)) SWIG_fail;
   $1 = &temp;
+}
+%typemap(in) std::vector<int64_t> INT64_ARRAY_IN {
+  if (!swigflow::python::Int64VectorFromPy($input, &$1)) SWIG_fail;
 }

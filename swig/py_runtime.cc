@@ -308,6 +308,16 @@ PyObject* Int64Array(const std::vector<int64_t>& values) {
 }
 
 bool Int64VectorFromPy(PyObject* object, std::vector<int64_t>* out) {
+  if (PyList_Check(object) || PyTuple_Check(object)) {  // a shape: no array made for it
+    const FastItems items(object, "");
+    out->resize(static_cast<size_t>(items.size()));
+    for (Py_ssize_t i = 0; i < items.size(); ++i) {
+      const long long value = PyLong_AsLongLong(items.item(i));
+      if (value == -1 && PyErr_Occurred()) return false;
+      (*out)[static_cast<size_t>(i)] = value;
+    }
+    return true;
+  }
   const Ref array(PyArray_FROMANY(object, NPY_INT64, 1, 1, NPY_ARRAY_CARRAY_RO));
   if (array == nullptr) return false;
   const auto* data = static_cast<const int64_t*>(PyArray_DATA(ArrayOf(array)));

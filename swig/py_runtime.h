@@ -319,7 +319,8 @@ PyObject* NewList(size_t n, Make&& make) {
 // A new 1-D int64 array with a copy of `values`. Needs the GIL.
 PyObject* Int64Array(const std::vector<int64_t>& values);
 
-// A copy of a 1-D int64 array (or of any sequence of ints); false with a Python error set.
+// A copy of a 1-D int64 array, list or tuple of ints (or of any sequence numpy takes as one);
+// false with a Python error set.
 bool Int64VectorFromPy(PyObject* object, std::vector<int64_t>* out);
 
 // A 1-D object array that takes over the references in `items` (emptied), even on failure.

@@ -3,6 +3,7 @@
 import importlib
 import os
 import re
+import types
 
 import swigflow
 from swigflow import pywrap_swigflow
@@ -44,7 +45,19 @@ def test_low_level_module_lives_in_package():
     assert pywrap_swigflow.__name__ == "swigflow.pywrap_swigflow"
     extension = importlib.import_module("swigflow._pywrap_swigflow")
     assert extension.__file__.endswith("_pywrap_swigflow.so")
-    # -builtin: wrapped classes are extension types deriving from SWIG's object type (so each
-    # call checks `self` by subtype, not by SWIG 4.5's slow type-name fallback for proxies).
-    bases = [c.__name__ for c in pywrap_swigflow.RecordWriter.__mro__]
-    assert bases == ["RecordWriter", "SwigPyObject", "object"]
+    # Python's stable ABI (3.11's): SWIG's proxy classes over one module for every CPython.
+    assert pywrap_swigflow.LimitedApiVersion() == 0x030B0000
+    assert pywrap_swigflow.flat is extension
+
+
+def test_method_binds_the_extension_function_to_this():
+    # The per-call paths hand the extension a proxy's `this`, not the proxy (see flat).
+    spec = pywrap_swigflow.FeatureSpec()
+    set_key = pywrap_swigflow.method(spec, "key_set")
+    assert set_key.__func__ is pywrap_swigflow.flat.FeatureSpec_key_set
+    assert set_key.__self__ is spec.this
+    set_key("label")
+    assert spec.key == "label"
+    # Not a proxy (a closed handle's stand-in): its own attribute.
+    stand_in = types.SimpleNamespace(Read=len)
+    assert pywrap_swigflow.method(stand_in, "Read") is len

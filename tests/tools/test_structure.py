@@ -443,7 +443,7 @@ BINDING_BUDGETS = {
     "base.i": (3, 3),
     "example.i": (2, 0),
     "image.i": (2, 0),
-    "ndarray.i": (3, 0),
+    "ndarray.i": (4, 0),
     "record_io.i": (5, 0),
     "status.i": (1, 0),
     "py_example.cc": (0, 85),

@@ -109,6 +109,7 @@ class TFRecordDataSource:
         with self._lock:  # threads share the source: each file is added once, to its own slot
             if self._files is None:
                 self._files, self._slots = _pywrap.PyRecordFiles(), np.full(len(self._paths), -1)
+                self._read_many = _pywrap.method(self._files, "ReadMany")
                 self._opened = 0
             for f in np.unique(files[self._slots[files] < 0]):
                 seek = self._seek_indexes[f]
@@ -118,8 +119,8 @@ class TFRecordDataSource:
                     self._files.AddSeekable(self._paths[f], seek, self._paths[f])
                 self._slots[f] = self._opened
                 self._opened += 1
-            native, slots = self._files, self._slots[files]
-        records = native.ReadMany(
+            read_many, slots = self._read_many, self._slots[files]
+        records = read_many(
             np.ascontiguousarray(slots, np.int64),
             np.ascontiguousarray(self._offsets[picks]),
             np.ascontiguousarray(self._lengths[picks]),
@@ -161,7 +162,7 @@ class TFRecordDataSource:
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state["_files"] = None  # native handles stay in their process
-        for name in ("_slots", "_opened", "_lock"):
+        for name in ("_slots", "_opened", "_lock", "_read_many"):
             state.pop(name, None)
         return state
 

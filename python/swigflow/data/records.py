@@ -523,10 +523,11 @@ class _NativeRecords(Dataset, IteratorSeeds):
     def _elements(self, pipeline, state, base, plan, images):
         c = self._steps
         view = c.zero_copy and plan is None
-        next_element = pipeline.NextView if view else pipeline.Next
+        next_element = _pywrap.method(pipeline, "NextView" if view else "Next")
+        damages = _pywrap.method(pipeline, "TakeDamages")
         while True:
             item = next_element()
-            for kind, offset, message in pipeline.TakeDamages():
+            for kind, offset, message in damages():
                 log.warning("skipped damaged data (%s at %d): %s", kind, offset, message)
             if item is None:
                 return

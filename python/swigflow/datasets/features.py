@@ -1294,7 +1294,7 @@ class _DecodePlan:
         """The native parse plan, the dtype each native spec's values come in, and how each
         flat key's value is made from an example's values (_value_maker)."""
         plan = feature_spec.ParsePlan(self.parse_spec())
-        dtypes = [None] * len(plan.specs)
+        dtypes = [None] * plan.count
         self._makers, self._direct = {}, {}
         for key, info in self.infos.items():
             maker, direct = _value_maker(plan, key, info, dtypes)

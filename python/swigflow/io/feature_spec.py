@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import operator
+import types
 import typing
 from collections.abc import Sequence
 from typing import Any, ClassVar
@@ -424,6 +425,16 @@ def _sequence(spec, padding, values, counts, batch):
     return out
 
 
+def _native_spec(key, spec_type, dtype):
+    """A new swigflow::example::FeatureSpec, as the extension's own handle: a plan is made on
+    every parse_example call, and the flat setters skip the proxy (pywrap_swigflow.flat)."""
+    native = _pywrap.flat.new_FeatureSpec()
+    _pywrap.flat.FeatureSpec_key_set(native, key)
+    _pywrap.flat.FeatureSpec_type_set(native, spec_type)
+    _pywrap.flat.FeatureSpec_dtype_set(native, KIND_OF_DTYPE[dtype])
+    return native
+
+
 def _unique(keys):
     return list(dict.fromkeys(keys))
 
@@ -443,7 +454,10 @@ class ParsePlan:
         if not isinstance(features, dict) or not features:
             raise ValueError("features must be a non-empty dict of feature specs")
         self.features: dict[str, Any] = dict(features)
-        self.specs: Any = _pywrap.FeatureSpecVector()
+        # The extension's own handle of a new FeatureSpecVector (the flat functions take it).
+        self.specs: Any = _pywrap.flat.new_FeatureSpecVector()
+        self._append = types.MethodType(_pywrap.flat.FeatureSpecVector_append, self.specs)
+        self.count = 0  # specs appended
         self._dense = {}  # key -> native spec index
         self._raw = {}  # key -> (native spec index, dtype)
         self._builders = []  # (key, builder(parsed, batch))
@@ -484,22 +498,19 @@ class ParsePlan:
             raise ValueError(
                 "Unsupported: FixedLenSequenceFeature requires allow_missing to be True."
             )
-        native = _pywrap.FeatureSpec()
-        native.key = key
-        native.type = _SPEC_TYPE[type(spec)]
-        native.dtype = KIND_OF_DTYPE[spec.dtype]
-        native.SetShape(list(spec.shape))
+        native = _native_spec(key, _SPEC_TYPE[type(spec)], spec.dtype)
+        flat = _pywrap.flat
+        flat.FeatureSpec_SetShape(native, list(spec.shape))
         if not sequence and spec.default_value is not None:
-            native.has_default = True
+            flat.FeatureSpec_has_default_set(native, True)
             values = _default_values(spec)
             if spec.dtype == "string":
-                native.default_bytes = values
+                flat.FeatureSpec_default_bytes_set(native, values)
             elif spec.dtype == "float32":
-                native.default_float = values
+                flat.FeatureSpec_default_float_set(native, values)
             else:
-                native.default_int64 = values
-        index = len(self.specs)
-        self.specs.append(native)
+                flat.FeatureSpec_default_int64_set(native, values)
+        index = self._add(native)
         self._dense[key] = index
         if sequence:
             padding = padding_value(spec)  # checked once, here
@@ -515,14 +526,14 @@ class ParsePlan:
                     f"Conflicting type <dtype: '{dtype}'> vs <dtype: '{known}'> for feature {key}."
                 )
             return index
-        native = _pywrap.FeatureSpec()
-        native.key = key
-        native.type = _SPEC_TYPE[VarLenFeature]
-        native.dtype = KIND_OF_DTYPE[dtype]
-        index = len(self.specs)
-        self.specs.append(native)
+        index = self._add(_native_spec(key, _SPEC_TYPE[VarLenFeature], dtype))
         self._raw[key] = (index, dtype)
         return index
+
+    def _add(self, native):
+        self._append(native)
+        self.count += 1
+        return self.count - 1
 
     @staticmethod
     def _sparse_builder(index):

@@ -439,6 +439,7 @@ class TFRecordFile(collections.abc.Sequence[bytes]):
             index_path = self._index_path
         else:
             self._file = _pywrap.PyRecordFile.Open(self._path)
+            self._read_at = _pywrap.method(self._file, "Read")
             if index_path is not None:  # asked for: it must describe the file
                 self._offsets, self._lengths = read_index(index_path, self._path)
                 problem = index_mismatch(self._path, self._offsets, self._lengths)
@@ -475,6 +476,7 @@ class TFRecordFile(collections.abc.Sequence[bytes]):
                 index = build_seek_index(self._path, self._compression)
             opened = open_seekable(self._path, index, index_path or self._path, self._compression)
         self._file, self._offsets, self._lengths = opened
+        self._read_at = _pywrap.method(self._file, "Read")
         self._seek_index = index
         self._index_path = index_path
 
@@ -493,7 +495,7 @@ class TFRecordFile(collections.abc.Sequence[bytes]):
         return self._read(i)
 
     def _read(self, i):
-        return self._file.Read(int(self._offsets[i]), int(self._lengths[i]))
+        return self._read_at(int(self._offsets[i]), int(self._lengths[i]))
 
     def __iter__(self) -> Iterator[bytes]:
         # In file order a sequential reader is faster than one pread per record.
@@ -534,6 +536,7 @@ class TFRecordFile(collections.abc.Sequence[bytes]):
     def close(self) -> None:
         """Releases the file; later reads raise FailedPreconditionError."""
         self._file = ClosedHandle("TFRecordFile", self._path)
+        self._read_at = self._file.Read
 
     def __enter__(self) -> TFRecordFile:
         return self

@@ -80,14 +80,14 @@ def parse_example(
         names = [os.fsdecode(n) if isinstance(n, bytes) else str(n) for n in example_names]
     specs = plan.specs
     try:
-        parsed = _pywrap.ParseExampleBatch(records, specs, names, _pywrap.DefaultThreadCount())
+        parsed = _pywrap.ParseExampleBatch(records, specs, names, _threads(len(records)))
     except TypeError:
         if not any(isinstance(r, (str, message.Message)) for r in records):
             raise
         # str records are tf.string values (their UTF-8 bytes); Example messages are taken as
         # their serialization. Checked only on this slow path.
         records = [record_bytes(r) for r in records]
-        parsed = _pywrap.ParseExampleBatch(records, specs, names, _pywrap.DefaultThreadCount())
+        parsed = _pywrap.ParseExampleBatch(records, specs, names, _threads(len(records)))
     return plan.assemble(parsed, len(records))
 
 
@@ -102,8 +102,14 @@ def parse_example_rows(
     features are arrays of their shape; features read raw (``plan.raw_index``) are 1-D arrays
     of the record's values. `plan` is a ParsePlan without FixedLenSequenceFeatures."""
     records = [r if type(r) is bytes else bytes(r) for r in serialized]
-    threads = _pywrap.DefaultThreadCount() if len(records) > 8 else 1
+    threads = _threads(len(records))
     return _pywrap.ParseExampleRows(records, plan.specs, dtypes, bool(python_scalars), threads)
+
+
+def _threads(records):
+    """Threads to parse `records` examples with: one for a few, where a pool's hand-offs (and
+    asking the system for its CPU count, ~8 us) cost more than the parse."""
+    return _pywrap.DefaultThreadCount() if records > 8 else 1
 
 
 def parse_single_example(

@@ -77,11 +77,13 @@ class TFRecordScanner:
         self.records = 0  # intact records yielded so far
 
     def __iter__(self) -> Iterator[tuple[int, bytes | None]]:
+        read = _pywrap.method(self._scanner, "ReadBatch")
+        damages = _pywrap.method(self._scanner, "TakeDamages")
         while True:
-            batch = self._scanner.ReadBatch(self._BATCH, self._payloads)
+            batch = read(self._BATCH, self._payloads)
             self.damages.extend(
                 RecordDamage(self._path, record, offset, resume, kind, message)
-                for kind, offset, resume, record, message in self._scanner.TakeDamages()
+                for kind, offset, resume, record, message in damages()
             )
             if not batch:
                 return

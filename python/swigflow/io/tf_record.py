@@ -274,7 +274,7 @@ class TFRecordWriter:
         self._path = gfile.as_path(path)
         self._writer = _pywrap.RecordWriter.Create(self._path, native)
         # One native call per record: the bound method replaces the documented one below.
-        self.write = self._writer.WriteRecord
+        self.write = _pywrap.method(self._writer, "WriteRecord")
 
     def write(self, record: Any) -> None:
         """Appends ``record``: bytes or any bytes-like object (bytearray, memoryview, ...), or a
@@ -439,7 +439,7 @@ class TFRecordReader:
         return RecordBuffer(*view)
 
     def __iter__(self) -> Iterator[bytes]:
-        read = self._reader.ReadBatch
+        read = _pywrap.method(self._reader, "ReadBatch")
         while True:
             batch = read(_ITER_RECORDS, _ITER_BYTES)
             if not batch:
