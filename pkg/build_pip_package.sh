@@ -12,6 +12,8 @@
 # the symbol versions the two .so files need from glibc and libstdc++ and tags the wheel
 # manylinux_2_X_x86_64 for the lowest glibc that has them all. Third-party libraries (libjpeg-turbo,
 # libpng) are linked statically; auditwheel fails if anything outside the manylinux policy is left.
+# The extension keeps to Python's stable ABI, so setup.py tags the wheel cp3X-abi3 (one wheel for
+# every CPython from 3.X on), and abi3audit checks the symbols behind that claim.
 #
 # Reproducible: the same inputs give a byte-identical wheel. Files are staged with fixed modes,
 # the zip timestamps come from SOURCE_DATE_EPOCH (default: 2000-01-01) and the wheel lists files
@@ -115,5 +117,11 @@ if "$python" -m zipfile -l "$repaired/$tagged" | grep -q '\.libs/'; then
   "$python" -m zipfile -l "$repaired/$tagged" | grep '\.libs/' >&2
   exit 1
 fi
+# The abi3 tag is a claim: every Python symbol the shared objects use is in that stable ABI.
+"$scripts/abi3audit" --strict "$repaired/$tagged" >"$stage/abi3audit.log" 2>&1 || {
+  cat "$stage/abi3audit.log" >&2
+  echo "build_pip_package: $tagged uses symbols outside its stable ABI (abi3audit, above)" >&2
+  exit 1
+}
 mv -f "$repaired/$tagged" "$dest/$tagged"
 echo "$dest/$tagged"

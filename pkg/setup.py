@@ -1,10 +1,12 @@
 """setuptools script for the swigflow wheel; run by build_pip_package on a staged tree.
 
-The extension module is already built by Bazel: this script only packages it. Declaring the
-distribution as binary makes the wheel's tag that of the interpreter running this script
-(e.g. cp311-cp311-linux_x86_64) instead of py3-none-any.
+The extension module is already built by Bazel: this script only packages it. It keeps to
+Python's stable ABI (Py_LIMITED_API, set in bazel/workspace.bzl), so the wheel is tagged
+cp3X-abi3 for the oldest CPython the module loads in, which Requires-Python states too; declaring
+the distribution as binary keeps the tag from being py3-none-any.
 """
 
+import importlib.util
 import os
 import re
 
@@ -22,6 +24,19 @@ def _version():
 def _long_description():
     with open(os.path.join(_HERE, "README.md"), encoding="utf-8") as f:
         return f.read()
+
+
+def _limited_api():
+    """(major, minor) of the stable ABI the built module keeps to, from its build info."""
+    path = os.path.join(_HERE, "swigflow", "_pywrap_swigflow.so")
+    spec = importlib.util.spec_from_file_location("_pywrap_swigflow", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    version = module.LimitedApiVersion()  # Py_LIMITED_API: 0x030b0000 for 3.11
+    return version >> 24, (version >> 16) & 0xFF
+
+
+_FLOOR = _limited_api()
 
 
 class BinaryDistribution(Distribution):
@@ -50,9 +65,10 @@ setup(
             "*.pyi",
         ]
     },
-    # What CI tests: Debian 12's Python 3.11 and Debian 13's 3.13. Each wheel is tagged for the
-    # interpreter that built it (cp311-cp311, cp313-cp313); ruff's target-version matches.
-    python_requires=">=3.11",
+    # One wheel for every CPython from the floor on (.ci/python_versions installs and runs it on
+    # each it finds); ruff's target-version matches the floor.
+    python_requires=f">={_FLOOR[0]}.{_FLOOR[1]}",
+    options={"bdist_wheel": {"py_limited_api": f"cp{_FLOOR[0]}{_FLOOR[1]}"}},
     # protobuf: swigflow.train's messages (swigflow/proto); the floor is the oldest release CI
     # tests (.ci/protobuf_floor), the ceiling the next major version, untested.
     install_requires=["numpy>=1.23", "protobuf>=4.25,<8"],
@@ -82,6 +98,7 @@ setup(
         "Programming Language :: Python :: 3",
         "Programming Language :: Python :: 3 :: Only",
         "Programming Language :: Python :: 3.11",
+        "Programming Language :: Python :: 3.12",
         "Programming Language :: Python :: 3.13",
         "Operating System :: POSIX :: Linux",
         "Topic :: Scientific/Engineering :: Artificial Intelligence",

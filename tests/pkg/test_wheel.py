@@ -14,14 +14,18 @@ import numpy
 import pytest
 
 import swigflow
+from swigflow import pywrap_swigflow
 
 RUNFILES = os.environ.get("RUNFILES_DIR") or os.environ["TEST_SRCDIR"]
 BUILDER = os.path.join(RUNFILES, "org_swigflow", "pkg", "build_pip_package")
-TAG = f"cp{sys.version_info[0]}{sys.version_info[1]}"
+# One wheel for every CPython from the stable ABI's floor on: cp311-abi3.
+_LIMITED = pywrap_swigflow.LimitedApiVersion()
+FLOOR = (_LIMITED >> 24, (_LIMITED >> 16) & 0xFF)
+TAG = f"cp{FLOOR[0]}{FLOOR[1]}"
 # auditwheel's tag: manylinux_2_X for the lowest glibc X whose symbol versions cover the two .so
 # files' needs (glibc's and libstdc++'s), never above the glibc building it.
 WHEEL_NAME = re.compile(
-    rf"swigflow-{re.escape(swigflow.__version__)}-{TAG}-{TAG}-manylinux_2_(\d+)_x86_64\.whl"
+    rf"swigflow-{re.escape(swigflow.__version__)}-{TAG}-abi3-manylinux_2_(\d+)_x86_64\.whl"
 )
 HEADERS = [
     "swigflow/include/swigflow/framework/op.h",
@@ -58,7 +62,7 @@ def test_name_and_tag(wheel):
     with zipfile.ZipFile(wheel) as z:
         meta = z.read(f"swigflow-{swigflow.__version__}.dist-info/WHEEL").decode()
         names = z.namelist()
-    assert f"Tag: {TAG}-{TAG}-manylinux_2_{glibc_minor}_x86_64" in meta
+    assert f"Tag: {TAG}-abi3-manylinux_2_{glibc_minor}_x86_64" in meta
     assert "Root-Is-Purelib: false" in meta
     # Third-party libraries are linked statically: auditwheel grafted nothing in.
     assert not [n for n in names if ".libs/" in n]
@@ -99,8 +103,10 @@ def test_contents(wheel):
             expected = 0o755 if name.endswith(".so") else 0o644
             assert stat.S_IMODE(mode) == expected, f"{name}: {oct(stat.S_IMODE(mode))}"
         assert "BUILD" not in name.split("/") and "__pycache__" not in name
+    assert FLOOR == (3, 11)
     assert "Requires-Python: >=3.11" in metadata
-    assert "Classifier: Programming Language :: Python :: 3.11" in metadata
+    for version in ("3.11", "3.12", "3.13"):  # what .ci/python_versions runs the wheel on
+        assert f"Classifier: Programming Language :: Python :: {version}" in metadata
     assert "Requires-Dist: numpy" in metadata
     assert (
         "Requires-Dist: protobuf<8,>=4.25" in metadata
