@@ -37,7 +37,7 @@
 %ignore swigflow::example::Feature::int64_list;
 %immutable swigflow::example::FeatureSpec::shape;  // SetShape sets row_size with it
 // (Not SWIG's sequence conversion, which looks for a proxy's `this` in the list first.)
-%apply std::vector<int64_t> INT64_ARRAY_IN { std::vector<int64_t> dims };
+%apply std::vector<int64_t> INT64_ARRAY_IN { std::vector<int64_t> dims, std::vector<int64_t> shape };
 %immutable swigflow::example::FeatureSpec::row_size;
 %include "swigflow/example/example.h"
 %include "swigflow/example/parse.h"
@@ -48,6 +48,7 @@
 %rename("%s") swigflow::python::DecodeSequenceExample;
 %rename("%s") swigflow::python::EncodeExample;
 %rename("%s") swigflow::python::EncodeExampleColumns;
+%rename("%s") swigflow::python::AppendFeatureSpec;
 %rename("%s") swigflow::python::ParseExampleBatch;
 %rename("%s") swigflow::python::ParseExampleRows;
 %include "swig/py_example.h"

@@ -361,6 +361,21 @@ PyObject* ParsedToPy(const ex::FeatureSpec& spec, ex::ParsedFeature* parsed,
   return Py_BuildValue("(NN)", values.release(), counts.release());
 }
 
+Status AppendFeatureSpec(std::vector<ex::FeatureSpec>* specs, const std::string& key, int type,
+                         int kind, std::vector<int64_t> shape) {
+  if (type < 0 || type > static_cast<int>(ex::FeatureSpec::Type::kRagged) ||
+      kind < static_cast<int>(ex::Feature::Kind::kBytes) ||
+      kind > static_cast<int>(ex::Feature::Kind::kInt64)) {
+    return errors::InvalidArgument("AppendFeatureSpec: no spec type ", type, " or kind ", kind);
+  }
+  ex::FeatureSpec& spec = specs->emplace_back();
+  spec.key = key;
+  spec.type = static_cast<ex::FeatureSpec::Type>(type);
+  spec.dtype = static_cast<ex::Feature::Kind>(kind);
+  spec.SetShape(std::move(shape));
+  return Status::OK();
+}
+
 PyObject* ParseExampleBatch(PyObject* serialized, const std::vector<ex::FeatureSpec>& specs,
                             PyObject* names, int num_threads) {
   // A tuple holds a reference to every record while the GIL is released.

@@ -7,6 +7,8 @@
 #ifndef SWIGFLOW_SWIG_PY_EXAMPLE_H_
 #define SWIGFLOW_SWIG_PY_EXAMPLE_H_
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "swig/py_runtime.h"
@@ -30,6 +32,13 @@ PyObject* EncodeExample(PyObject* features);
 // kBytes) and splits the n + 1 int64 bounds of each row's values in it (a row with none has an
 // empty Feature of that kind). Returns a list of n bytes objects. Encoding runs without the GIL.
 PyObject* EncodeExampleColumns(PyObject* columns, long long n);
+
+// Appends to `specs` a FeatureSpec of `key`, spec type `type` (a FeatureSpec::Type), feature
+// kind `kind` (a Feature::Kind) and `shape` (FeatureSpec::SetShape's), without a default: a parse
+// plan's one call per feature, made on every parse_example call (setting each field through the
+// wrapper's setters took six). InvalidArgumentError for a type or kind out of range.
+Status AppendFeatureSpec(std::vector<example::FeatureSpec>* specs, const std::string& key, int type,
+                         int kind, std::vector<int64_t> shape);
 
 // parse_example's fast path: [(values, counts)] per spec, values as numpy arrays (objects
 // holding bytes for strings), counts per example (empty for FixedLen: row_size each).

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import operator
-import types
 import typing
 from collections.abc import Sequence
 from typing import Any, ClassVar
@@ -425,16 +424,6 @@ def _sequence(spec, padding, values, counts, batch):
     return out
 
 
-def _native_spec(key, spec_type, dtype):
-    """A new swigflow::example::FeatureSpec, as the extension's own handle: a plan is made on
-    every parse_example call, and the flat setters skip the proxy (pywrap_swigflow.flat)."""
-    native = _pywrap.flat.new_FeatureSpec()
-    _pywrap.flat.FeatureSpec_key_set(native, key)
-    _pywrap.flat.FeatureSpec_type_set(native, spec_type)
-    _pywrap.flat.FeatureSpec_dtype_set(native, KIND_OF_DTYPE[dtype])
-    return native
-
-
 def _unique(keys):
     return list(dict.fromkeys(keys))
 
@@ -456,7 +445,6 @@ class ParsePlan:
         self.features: dict[str, Any] = dict(features)
         # The extension's own handle of a new FeatureSpecVector (the flat functions take it).
         self.specs: Any = _pywrap.flat.new_FeatureSpecVector()
-        self._append = types.MethodType(_pywrap.flat.FeatureSpecVector_append, self.specs)
         self.count = 0  # specs appended
         self._dense = {}  # key -> native spec index
         self._raw = {}  # key -> (native spec index, dtype)
@@ -498,19 +486,10 @@ class ParsePlan:
             raise ValueError(
                 "Unsupported: FixedLenSequenceFeature requires allow_missing to be True."
             )
-        native = _native_spec(key, _SPEC_TYPE[type(spec)], spec.dtype)
-        flat = _pywrap.flat
-        flat.FeatureSpec_SetShape(native, list(spec.shape))
+        defaults = None
         if not sequence and spec.default_value is not None:
-            flat.FeatureSpec_has_default_set(native, True)
-            values = _default_values(spec)
-            if spec.dtype == "string":
-                flat.FeatureSpec_default_bytes_set(native, values)
-            elif spec.dtype == "float32":
-                flat.FeatureSpec_default_float_set(native, values)
-            else:
-                flat.FeatureSpec_default_int64_set(native, values)
-        index = self._add(native)
+            defaults = _default_values(spec)
+        index = self._add(key, _SPEC_TYPE[type(spec)], spec.dtype, spec.shape, defaults)
         self._dense[key] = index
         if sequence:
             padding = padding_value(spec)  # checked once, here
@@ -526,12 +505,27 @@ class ParsePlan:
                     f"Conflicting type <dtype: '{dtype}'> vs <dtype: '{known}'> for feature {key}."
                 )
             return index
-        index = self._add(_native_spec(key, _SPEC_TYPE[VarLenFeature], dtype))
+        index = self._add(key, _SPEC_TYPE[VarLenFeature], dtype)
         self._raw[key] = (index, dtype)
         return index
 
-    def _add(self, native):
-        self._append(native)
+    def _add(self, key, spec_type, dtype, shape=(), defaults=None):
+        """Appends a native FeatureSpec (a plan is made on every parse_example call: one native
+        call per feature); its index."""
+        kind = KIND_OF_DTYPE[dtype]
+        if defaults is None:
+            _pywrap.AppendFeatureSpec(self.specs, key, spec_type, kind, list(shape))
+        else:  # the default's field by name, through the extension's own setters
+            flat = _pywrap.flat
+            native = flat.new_FeatureSpec()
+            flat.FeatureSpec_key_set(native, key)
+            flat.FeatureSpec_type_set(native, spec_type)
+            flat.FeatureSpec_dtype_set(native, kind)
+            flat.FeatureSpec_SetShape(native, list(shape))
+            flat.FeatureSpec_has_default_set(native, True)
+            setter = {"string": "bytes", "float32": "float"}.get(dtype, "int64")
+            getattr(flat, f"FeatureSpec_default_{setter}_set")(native, defaults)
+            flat.FeatureSpecVector_append(self.specs, native)
         self.count += 1
         return self.count - 1
 
