@@ -28,8 +28,6 @@ OPTIONAL = ("swigflow.data.grain", "swigflow.data.torch", "swigflow.ray.")
 def check_imports():
     count = 0
     for info in pkgutil.walk_packages(swigflow.__path__, "swigflow."):
-        if info.name == "swigflow.libswigflow_framework":  # the C++ library, not a module
-            continue
         try:
             importlib.import_module(info.name)
         except ImportError:

@@ -32,9 +32,9 @@ def _headers_label(dep):
 def swigflow_cc_library(name, copts = [], hdrs = [], deps = [], visibility = None, **kwargs):
     """A C++ library under native/, plus `<name>_hdrs`: its headers alone.
 
-    The code itself is linked once, into libswigflow_framework.so; the Python extension and
-    custom op libraries compile against the `_hdrs` twins and link that shared library, so that
-    every user of the op registry sees the same one.
+    The code itself is linked once, into the extension module _pywrap_swigflow.so; the bindings
+    and custom op libraries compile against the `_hdrs` twins, and custom op libraries link that
+    module, so that every user of the op registry sees the same one.
     """
     cc_library(
         name = name,
@@ -75,7 +75,7 @@ def swigflow_cc_test(name, deps = [], copts = [], **kwargs):
 def swigflow_custom_op_library(name, srcs, deps = [], copts = [], **kwargs):
     """A shared library of ops and kernels for swigflow.load_op_library, built in the tree.
 
-    It compiles against the headers only and links libswigflow_framework.so, so its
+    It compiles against the headers only and links _pywrap_swigflow.so, so its
     REGISTER_OP / REGISTER_KERNEL go into the one registry the Python package uses.
 
     Args:

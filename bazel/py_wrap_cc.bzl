@@ -158,6 +158,7 @@ def py_wrap_cc(
         copts = [],
         linkopts = [],
         data = [],
+        version_script = None,
         **kwargs):
     """A Python extension module `_<name>.so`, its SWIG shim `<name>.py` and stub `<name>.pyi`.
 
@@ -171,11 +172,13 @@ def py_wrap_cc(
       copts: extra flags for compiling the generated .cc.
       linkopts: extra flags for linking the .so (e.g. an rpath to shared libraries it uses).
       data: files the module needs at run time (e.g. those shared libraries).
+      version_script: a linker version script for the .so, for a module that other libraries
+        link against and so exports an API besides its PyInit (which the script must export);
+        by default one is generated that exports PyInit alone.
       **kwargs: passed to the py_library (visibility, tags, ...).
     """
     module_name = name.split("/")[-1]
     shared_object = "_%s.so" % module_name
-    version_script = "%s_exports.lds" % module_name
     python_headers = "@local_config_python//:python_headers"
 
     _py_wrap_cc(
@@ -186,11 +189,13 @@ def py_wrap_cc(
         module_name = module_name,
         py_module_name = module_name,
     )
-    _exported_symbols(
-        name = name + "_exports",
-        out = version_script,
-        symbols = ["PyInit_" + shared_object[:-len(".so")]],
-    )
+    if version_script == None:
+        version_script = "%s_exports.lds" % module_name
+        _exported_symbols(
+            name = name + "_exports",
+            out = version_script,
+            symbols = ["PyInit_" + shared_object[:-len(".so")]],
+        )
     cc_binary(
         name = shared_object,
         srcs = [module_name + ".cc"],

@@ -70,7 +70,7 @@ def swigflow_workspace():
     )
 
     # Linked statically (the archives are position-independent): the wheel needs no system
-    # libjpeg, libpng or giflib, and libswigflow_framework.so's version script keeps their
+    # libjpeg, libpng or giflib, and _pywrap_swigflow.so's version script keeps their
     # symbols hidden.
     debian_static_library(
         name = "libjpeg_turbo",

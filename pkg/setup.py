@@ -58,7 +58,6 @@ setup(
     package_data={
         "swigflow": [
             "_pywrap_swigflow.so",
-            "libswigflow_framework.so",
             "include/**/*.h",
             "proto/*.proto",
             "py.typed",

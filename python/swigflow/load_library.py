@@ -1,9 +1,9 @@
 """swigflow.load_op_library: ops and kernels from a user's shared library, like
 tf.load_op_library.
 
-The library is built against the installed package (see swigflow.sysconfig) and links
-libswigflow_framework.so, so its REGISTER_OP / REGISTER_KERNEL register into the same registry
-that swigflow.ops.run uses.
+The library is built against the installed package (see swigflow.sysconfig) and links the
+extension module _pywrap_swigflow.so, where all of swigflow's native code is, so its REGISTER_OP /
+REGISTER_KERNEL register into the same registry that swigflow.ops.run uses.
 """
 
 from __future__ import annotations

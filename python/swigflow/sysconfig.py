@@ -1,8 +1,9 @@
 """Where the installed package keeps its C++ headers and libraries, like ``tf.sysconfig``.
 
 Code that includes swigflow's headers must be compiled with the same C++ standard and the same
-libstdc++ ABI as the package, and op libraries link the package's libswigflow_framework.so (so
-that their ops land in the registry the package uses)::
+libstdc++ ABI as the package, and op libraries link the package's extension module
+_pywrap_swigflow.so, which holds all its native code (so that their ops land in the registry the
+package uses)::
 
     flags=$(python -c 'import swigflow.sysconfig as s
     print(*s.get_compile_flags(), *s.get_link_flags())')
@@ -39,6 +40,6 @@ def get_compile_flags() -> list[str]:
 
 
 def get_link_flags() -> list[str]:
-    """Linker flags for code built against the package's native libraries: libswigflow_framework
-    and an rpath to it."""
-    return ["-L" + get_lib(), "-lswigflow_framework", "-Wl,-rpath," + get_lib()]
+    """Linker flags for code built against the package's native code: the extension module
+    _pywrap_swigflow.so (by file name: it has no lib prefix) and an rpath to it."""
+    return ["-L" + get_lib(), "-l:_pywrap_swigflow.so", "-Wl,-rpath," + get_lib()]

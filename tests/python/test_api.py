@@ -34,10 +34,10 @@ def test_link_flags_point_at_package():
     lib = swigflow.sysconfig.get_lib()
     assert swigflow.sysconfig.get_link_flags() == [
         "-L" + lib,
-        "-lswigflow_framework",
+        "-l:_pywrap_swigflow.so",
         "-Wl,-rpath," + lib,
     ]
-    assert os.path.exists(os.path.join(lib, "libswigflow_framework.so"))
+    assert os.path.exists(os.path.join(lib, "_pywrap_swigflow.so"))
 
 
 def test_low_level_module_lives_in_package():

@@ -10,6 +10,7 @@ import swigflow
 LIBRARY = os.path.join(
     os.path.dirname(__file__), "..", "..", "examples", "custom_op", "zero_out.so"
 )
+THROWING = os.path.join(os.path.dirname(__file__), "throwing_op.so")
 
 
 def test_zero_out_from_the_bazel_built_library():
@@ -33,3 +34,22 @@ def test_zero_out_from_the_bazel_built_library():
 def test_missing_library_is_not_found(tmp_path):
     with pytest.raises(swigflow.errors.NotFoundError, match="cannot load op library"):
         swigflow.load_op_library(str(tmp_path / "missing.so"))
+
+
+def test_exceptions_from_a_kernel_cross_into_the_module():
+    """A kernel built with the system's libstdc++ throws into the module, which carries its own
+    (linked statically): each is caught by type, even when caught and rethrown again inside the
+    module, and ends as the typed error; the process goes on (as often as it happens)."""
+    module = swigflow.load_op_library(THROWING)
+    for _ in range(3):
+        with pytest.raises(swigflow.errors.ResourceExhaustedError, match="OOM when allocating"):
+            module.throw_from_kernel(np.array([0], np.int32))
+        with pytest.raises(
+            swigflow.errors.ResourceExhaustedError, match=r"std::length_error: vector::reserve"
+        ):
+            module.throw_from_kernel(np.array([1], np.int32))
+        with pytest.raises(
+            swigflow.errors.InternalError, match="C\\+\\+ exception: kernel gave up"
+        ):
+            module.throw_from_kernel(np.array([2], np.int32))
+    assert module.throw_from_kernel(np.array([7, 8], np.int32)).shape == (2,)
