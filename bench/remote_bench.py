@@ -42,9 +42,12 @@ Rows, each in a process of its own (so its CPU time and peak RSS are its own), t
 - swigflow over ``s3://`` on moto's S3 server (no latency or bandwidth cap: s3fs's path);
 - the same files on local disk: a new process's first epoch, and epoch 2 of one dataset.
 Reported per row: MB/s of file bytes and records/s (best of --repeats; the first cached epochs:
-one run), CPU seconds per GB, peak RSS and its growth over the process's RSS before the read;
-swigflow's rows also the most read-ahead memory held at once. Then each row's ratio to the
-ceiling at the same concurrency, and the cached epochs' to local disk.
+one run), CPU seconds per GB with the kernel's share of them (system time: page faults, socket
+copies, wake-ups), minor page faults per MB (each a page the process touched for the first time
+in the row, ~2.5 us of system time on the 2-core VMs), peak RSS and its growth over the
+process's RSS before the read; swigflow's rows also the most read-ahead memory held at once.
+Then each row's ratio to the ceiling at the same concurrency, and the cached epochs' to local
+disk.
 """
 
 import argparse
@@ -361,16 +364,19 @@ def _memory_status():
 
 
 class _Clock:
-    """Wall and CPU time of a row: from when the row starts, or restart()."""
+    """Wall time, CPU time, the kernel's share of it and page faults of a row: from when the row
+    starts, or restart()."""
 
     def restart(self):
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        self.cpu = usage.ru_utime + usage.ru_stime
+        self.usage = resource.getrusage(resource.RUSAGE_SELF)
         self.start = time.perf_counter()
 
     def read(self):
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        return time.perf_counter() - self.start, usage.ru_utime + usage.ru_stime - self.cpu
+        """(seconds, CPU seconds, of which system, minor page faults)."""
+        usage, start = resource.getrusage(resource.RUSAGE_SELF), self.usage
+        system = usage.ru_stime - start.ru_stime
+        cpu = usage.ru_utime - start.ru_utime + system
+        return time.perf_counter() - self.start, cpu, system, usage.ru_minflt - start.ru_minflt
 
 
 _CLOCK = _Clock()
@@ -407,7 +413,7 @@ def _child(fn, args, env, out):
     base = _memory_status()[0]
     _CLOCK.restart()
     total, records, digest = fn(*args)
-    seconds, cpu = _CLOCK.read()
+    seconds, cpu, system, faults = _CLOCK.read()
     out.put(
         dict(
             bytes=total,
@@ -415,6 +421,8 @@ def _child(fn, args, env, out):
             digest=digest,
             seconds=seconds,
             cpu=cpu,
+            system=system,
+            faults=faults,
             base=base,
             peak=_memory_status()[1],
             held=gfile.read_ahead_memory().peak,
@@ -588,14 +596,16 @@ def s3_row(rows, args, paths, blocks, env):
 
 def report(rows, expected):
     print(
-        f"\n{'reader':62} {'MB/s':>7} {'records/s':>10} {'CPU s/GB':>9} "
-        f"{'peak RSS MiB':>13} {'growth':>7} {'read-ahead held':>16}"
+        f"\n{'reader':62} {'MB/s':>7} {'records/s':>10} {'CPU s/GB':>9} {'(system)':>9} "
+        f"{'faults/MB':>10} {'peak RSS MiB':>13} {'growth':>7} {'read-ahead held':>16}"
     )
     for label, r in rows.items():
         held = f"{r['held'] / MIB:14.0f}  " if r["held"] else f"{'':16}"
+        gb = r["bytes"] / 1e9
         print(
             f"{label:62} {r['bytes'] / r['seconds'] / 1e6:7,.0f} "
-            f"{r['records'] / r['seconds']:10,.0f} {r['cpu'] / (r['bytes'] / 1e9):9.2f} "
+            f"{r['records'] / r['seconds']:10,.0f} {r['cpu'] / gb:9.2f} {r['system'] / gb:9.2f} "
+            f"{r['faults'] / (gb * 1e3):10,.0f} "
             f"{r['peak'] / MIB:13,.0f} {(r['peak'] - r['base']) / MIB:7,.0f} {held}"
         )
     for label, r in rows.items():
