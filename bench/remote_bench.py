@@ -7,7 +7,7 @@ fixed latency per request and a bandwidth cap per response (like one S3 connecti
 how Mosaic Streaming (boto3, ``S3_ENDPOINT_URL``) reads the same store. A second store of the
 same files injects faults: HTTP 500s, connections reset mid-body and stalled bodies, each at its
 own rate per request. Run with the installed wheel plus aiohttp (swigflow[remote]), and
-optionally mosaicml-streaming, moto[server] and s3fs:
+optionally mosaicml-streaming, moto[server] and s3fs, gcsfs and gcp-storage-emulator:
 
     /tmp/bench/bin/python bench/remote_bench.py [--files 8] [--file-mb 40] [--latency-ms 20]
         [--response-mbps 100] [--repeats 2] [--read-ahead-mib 256]
@@ -39,7 +39,8 @@ Rows, each in a process of its own (so its CPU time and peak RSS are its own), t
 - Mosaic Streaming's ``StreamingDataset`` over the same records converted to MDS shards of the
   same size, read from the same store (``s3://`` through ``S3_ENDPOINT_URL``): epoch 1, which
   downloads into its cache, and epoch 2 from its cache;
-- swigflow over ``s3://`` on moto's S3 server (no latency or bandwidth cap: s3fs's path);
+- swigflow over ``s3://`` on moto's S3 server and over ``gs://`` on gcp-storage-emulator's (no
+  latency or bandwidth cap: s3fs's and gcsfs's paths; each server bounds its row);
 - the same files on local disk: a new process's first epoch, and epoch 2 of one dataset.
 Reported per row: MB/s of file bytes and records/s (best of --repeats; the first cached epochs:
 one run), CPU seconds per GB with the kernel's share of them (system time: page faults, socket
@@ -554,6 +555,7 @@ def main():
                         )
         store.terminate()
         s3_row(rows, args, paths, blocks, env)
+        gs_row(rows, args, paths, blocks, env)
         rows["local disk: TFRecordDataset, num_parallel_reads=8"] = measure(
             args.repeats, swigflow_epoch, paths, 8, blocks, env=env
         )
@@ -594,6 +596,43 @@ def s3_row(rows, args, paths, blocks, env):
     server.stop()
 
 
+def gs_row(rows, args, paths, blocks, env):
+    """swigflow over gs:// on gcp-storage-emulator's server, if it and gcsfs are installed."""
+    # No probe of the bucket's type over gRPC, which the emulator does not serve (read when gcsfs
+    # is imported).
+    os.environ["GCSFS_EXPERIMENTAL_ZB_HNS_SUPPORT"] = "false"
+    try:
+        import fsspec
+        import gcsfs  # noqa: F401  (gs:// for fsspec)
+        from gcp_storage_emulator.server import create_server
+    except ImportError as e:
+        print(f"gs:// row skipped: {e} (pip install gcsfs gcp-storage-emulator)")
+        return
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = create_server("127.0.0.1", port, in_memory=True, default_bucket="bench")
+    server.start()
+    # fsspec's configuration from the environment (FSSPEC_GS_*), here and in each row's process.
+    gs_env = dict(
+        env,
+        FSSPEC_GS_ENDPOINT_URL=f"http://127.0.0.1:{port}",
+        FSSPEC_GS_TOKEN="anon",
+        FSSPEC_GS_PROJECT="bench",
+        GCSFS_EXPERIMENTAL_ZB_HNS_SUPPORT="false",
+    )
+    os.environ.update(gs_env)
+    fsspec.config.set_conf_env(fsspec.config.conf)
+    fs = fsspec.filesystem("gs", skip_instance_cache=True)
+    for p in paths:
+        fs.put_file(p, f"bench/{os.path.basename(p)}")
+    urls = [f"gs://bench/{os.path.basename(p)}" for p in paths]
+    rows["swigflow over gs:// (GCS emulator, no caps), 8 reads"] = measure(
+        args.repeats, swigflow_epoch, urls, 8, blocks, env=gs_env
+    )
+    server.stop()
+
+
 def report(rows, expected):
     print(
         f"\n{'reader':62} {'MB/s':>7} {'records/s':>10} {'CPU s/GB':>9} {'(system)':>9} "
@@ -630,6 +669,7 @@ def report(rows, expected):
         if not k.startswith(("ceiling", "local disk", "fsspec"))
         and k not in cached
         and "s3://" not in k
+        and "gs://" not in k
     ]
     print()
     for label in remote:
