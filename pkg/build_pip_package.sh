@@ -9,9 +9,9 @@
 # interpreter ./configure chose, so the wheel's tags match the .so inside it.
 #
 # The wheel is then checked and tagged by auditwheel (pinned in requirements/build.txt): it reads
-# the symbol versions the two .so files need from glibc and libstdc++ and tags the wheel
-# manylinux_2_X_x86_64 for the lowest glibc that has them all. Third-party libraries (libjpeg-turbo,
-# libpng) are linked statically; auditwheel fails if anything outside the manylinux policy is left.
+# the symbol versions the extension module needs and tags the wheel manylinux_2_X_x86_64 for the
+# lowest glibc that has them all. libstdc++ and the third-party libraries (libjpeg-turbo, libpng)
+# are linked statically; auditwheel fails if anything outside the manylinux policy is left.
 # The extension keeps to Python's stable ABI, so setup.py tags the wheel cp3X-abi3 (one wheel for
 # every CPython from 3.X on), and abi3audit checks the symbols behind that claim.
 #

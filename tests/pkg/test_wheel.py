@@ -22,8 +22,9 @@ BUILDER = os.path.join(RUNFILES, "org_swigflow", "pkg", "build_pip_package")
 _LIMITED = pywrap_swigflow.LimitedApiVersion()
 FLOOR = (_LIMITED >> 24, (_LIMITED >> 16) & 0xFF)
 TAG = f"cp{FLOOR[0]}{FLOOR[1]}"
-# auditwheel's tag: manylinux_2_X for the lowest glibc X whose symbol versions cover the two .so
-# file's needs. libstdc++ is linked in (//native/framework:static_libstdcxx), so X is glibc's alone.
+# auditwheel's tag: manylinux_2_X for the lowest glibc X whose symbol versions cover the extension
+# module's needs. libstdc++ is linked in (//native/framework:static_libstdcxx), so X is glibc's
+# alone.
 WHEEL_NAME = re.compile(
     rf"swigflow-{re.escape(swigflow.__version__)}-{TAG}-abi3-manylinux_2_(\d+)_x86_64\.whl"
 )
