@@ -38,8 +38,8 @@ void MakeRoom(std::string* data, size_t more) {
 
 // Taken chunks kept for the readers to fill again. A reader woken to refill the window reads
 // kWakeBatch files or more, each into a chunk of its own: keeping that many means small files
-// are read without allocating. In bytes, as many as the active files' full chunks that a
-// pipeline of 8 parallel reads takes in turn: a chunk given back to the allocator returns to its
+// are read without allocating. In bytes, two full chunks for each of a pipeline's 8 parallel
+// reads, which the consumer takes in turn: a chunk given back to the allocator returns to its
 // reader thread's arena, so another reader's next chunk was new memory (and its page faults), in
 // every arena (bench/remote_bench.py: 400 faults per MB read remotely, 105 from local disk).
 constexpr size_t kSpareChunks = 2 * FileReaders::kWakeBatch;

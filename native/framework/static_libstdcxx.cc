@@ -1,5 +1,5 @@
-// The shared objects of the wheel carry their own libstdc++ (linked from libstdc++.a, kept local
-// by their version scripts), so they load on systems with an older one. Every symbol that copy
+// The extension module carries its own libstdc++ (linked from libstdc++.a, kept local by its
+// version script), so it loads on systems with an older one. Every symbol that copy
 // takes from glibc must then exist on the oldest glibc the wheel's tag names (2.34).
 //
 // One does not: GCC 12's std::random_device calls arc4random, new in glibc 2.36, and libstdc++.a
