@@ -131,8 +131,8 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
   for (int threads : {1, 2}) {
     swigflow::data::FileReaders readers([&](uint32_t i) -> const std::string& { return paths[i]; },
-                                        options, /*stop_at_damage=*/true, threads, nullptr,
-                                        nullptr);
+                                        options, /*stop_at_damage=*/true, threads,
+                                        /*open_ahead=*/0, nullptr, nullptr);
     size_t records = 0;
     const Cost cost = Best(rounds, [&] {
       readers.Begin(order, /*active=*/4);

@@ -59,8 +59,9 @@ READ_AHEAD_THREADS = 32
 # The memory budget of read-ahead: the blocks requested ahead by every remote file of the
 # process hold at most READ_AHEAD_BYTES between them, each file at most an equal share. The
 # block a reader waits for is always requested, so the bytes held stay under READ_AHEAD_BYTES
-# plus one block per file being read. None: SWIGFLOW_READ_AHEAD_BYTES (a size, as the
-# command line writes them: 256MB, 1GiB), read when a remote file is read, else 256 MiB.
+# plus one block per file being read; within it, what is held grows only as far as readers
+# wait (read_ahead.Memory.limit). None: SWIGFLOW_READ_AHEAD_BYTES (a size, as the command line
+# writes them: 256MB, 1GiB), read when a remote file is read, else 256 MiB.
 READ_AHEAD_BYTES: int | None = None
 READ_AHEAD_BYTES_ENV = "SWIGFLOW_READ_AHEAD_BYTES"
 DEFAULT_READ_AHEAD_BYTES = 256 << 20

@@ -8,9 +8,15 @@ measured as the file is read (:class:`Pace`). A reader slower than the store kee
 ahead; a reader that waits on the store widens its window up to the most allowed.
 
 Every block requested and not yet read past is counted in one :class:`Memory` for the process:
-a block ahead is requested only within the budget, and within an equal share of it per file
+a block ahead is requested only within its limit, and within an equal share of it per file
 holding blocks, so no file starves the others. The block a reader waits for is always
-requested (progress), so the bytes held stay under the budget plus one block per file read.
+requested (progress), so the bytes held stay under the limit plus one block per file read.
+The limit starts at START_BLOCKS blocks and grows by a block each time a reader finds the block
+it moves on to not there yet (the read-ahead was short), up to the budget: readers slower than
+the store, which never wait, hold what they use rather than the whole budget. Each block's
+buffer is memory the process touches for the first time, whose page faults cost about as much
+system time as the socket's copy into it (bench/remote_bench.py), so what is not needed is not
+held.
 """
 
 from __future__ import annotations
@@ -30,6 +36,12 @@ import numpy as np
 # Weight of the newest measurement in Pace's moving averages.
 _SMOOTHING = 0.25
 
+# Blocks the process's read-ahead may hold before any reader has waited (Memory.limit). On
+# bench/remote_bench.py's 6 x 39 MB behind 30 ms (Zen 3, 2 cores, 8 files at once) a new
+# process's epoch held 96 MiB at most rather than 223, at the same speed, for 2.1-2.2 CPU s/GB
+# rather than 2.6-3.1; with 8 blocks it held as much but, waiting on the store, read 20% slower.
+START_BLOCKS = 16
+
 
 class Memory:
     """Bytes of read-ahead blocks held (requested, or arrived and not yet read past) by each
@@ -38,8 +50,21 @@ class Memory:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._held = {}  # owner id -> bytes
+        self._grown = 0  # bytes the limit has grown by (late())
         self.total: Any = 0
         self.peak: Any = 0
+
+    def limit(self, budget: Any, block: Any) -> Any:
+        """What the blocks ahead may hold now: START_BLOCKS blocks of `block` bytes, plus what
+        late() added, within `budget`."""
+        return min(budget, START_BLOCKS * block + self._grown)
+
+    def late(self, budget: Any, block: Any) -> None:
+        """A reader found the block it moved on to not there yet: the limit grows by a block,
+        up to `budget`."""
+        with self._lock:
+            if START_BLOCKS * block + self._grown < budget:
+                self._grown += block
 
     def take(self, owner: Any, n: Any, budget: Any, needed: Any = False) -> bool:
         """Counts `n` more bytes for `owner` and returns True, unless the block is not
@@ -86,27 +111,31 @@ class Buffers:
     block, the native reader's view), it goes back to the list, which keeps at most `most()`
     bytes (a callable: the read-ahead budget, read when used)."""
 
-    def __init__(self, most: Any) -> None:
+    def __init__(self, most: Any, unit: Any = None) -> None:
         self._most = most
+        self._unit = unit
         # Reentrant: a collection run by an allocation under it may end a lent array.
         self._lock = threading.RLock()
         self._free = {}  # size -> [arrays]
         self._held = 0  # bytes in the free lists
 
     def take(self, n: int) -> Any:
-        """A writable uint8 array of n bytes, not zeroed."""
+        """A writable uint8 array of n bytes, not zeroed: a view of a buffer of `unit()` bytes
+        (a callable, read when used) where n is no more, so that a file's last, shorter block
+        uses a buffer again rather than touching one of its own."""
+        size = n if self._unit is None else max(n, self._unit())
         with self._lock:
-            free = self._free.get(n)
+            free = self._free.get(size)
             memory = free.pop() if free else None
             if memory is not None:
-                self._held -= n
+                self._held -= size
         if memory is None:
             # Pages of its own, given back to the kernel when it is dropped. Not numpy's
             # allocation: numpy asks for huge pages, whose first touch (2 MiB zeroed at a time)
             # cost the benchmark's first epoch more system time, and less predictably, than
             # small pages.
-            memory = np.frombuffer(mmap.mmap(-1, n, flags=mmap.MAP_PRIVATE), np.uint8)
-        lent = memory.view()  # the object whose end gives `memory` back
+            memory = np.frombuffer(mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE), np.uint8)
+        lent = memory[:n]  # the object whose end gives `memory` back
         weakref.finalize(lent, self._give, memory).atexit = False
         return lent
 

@@ -69,7 +69,7 @@ def _fetched(url, fetch, start, end):
 
 _FETCH_POOL = read_ahead.DaemonPool(gfile.READ_AHEAD_THREADS, "sf-fetch")
 # The buffers HTTP(S) bodies are read into, used again within the read-ahead budget.
-_BUFFERS = read_ahead.Buffers(gfile.read_ahead_bytes)
+_BUFFERS = read_ahead.Buffers(gfile.read_ahead_bytes, lambda: gfile.READ_BLOCK_SIZE)
 
 
 def _fetch_span(url, ranges, start, end, requests):
@@ -110,6 +110,7 @@ class _Reader:
         self._pace = read_ahead.Pace()
         self._budget = gfile.read_ahead_bytes() if ranges is not None else 0
         self._wanted = None  # the block the reader is in
+        self._refused = False  # a block ahead was not requested: the memory limit was reached
         self._cancelled = False  # cancel(): its pipeline stopped; no read waits any more
 
     def _read_once(self, offset, buffer):
@@ -223,7 +224,9 @@ class _Reader:
         not), as a request on the store's event loop when it has one (direct: cancel() aborts
         it; tried once), else as _fetch_block, with its retries, on the shared pool. Lock held."""
         start, end = self._span(k)
-        if not read_ahead.MEMORY.take(self._id, end - start, self._budget, needed):
+        limit = read_ahead.MEMORY.limit(self._budget, gfile.READ_BLOCK_SIZE)
+        if not read_ahead.MEMORY.take(self._id, end - start, limit, needed):
+            self._refused = True
             return False
         future, direct, requests = self._ranges.submit(start, end), True, None
         if future is None:
@@ -271,6 +274,8 @@ class _Reader:
                 if k != self._wanted:
                     self._wanted = k
                     self._pace.wanted()
+                    if k > 0 and self._late(k):
+                        read_ahead.MEMORY.late(self._budget, gfile.READ_BLOCK_SIZE)
                 self._drop_blocks(k)
                 ahead = max(1, self._pace.window(gfile.READ_AHEAD_BLOCKS))
                 for j in range(k, min(last, k + ahead - 1) + 1):
@@ -282,6 +287,12 @@ class _Reader:
             except (concurrent.futures.CancelledError, errors.CancelledError):
                 self._check_cancelled()
                 continue  # another thread sharing the file moved on and dropped it: ask again
+
+    def _late(self, k):
+        """Whether block k, which the reader moves on to, is not there yet while the memory
+        limit kept blocks ahead from being requested since the last block. Lock held."""
+        refused, self._refused = self._refused, False
+        return refused and (k not in self._blocks or not self._blocks[k][0].done())
 
     def _read_ahead(self, offset, buffer):
         done = 0
