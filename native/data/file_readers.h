@@ -45,12 +45,47 @@
 namespace swigflow {
 namespace data {
 
-// One record on its way through the pipeline. A damaged one carries its damage instead.
-struct Record {
-  std::string payload;
+// One record on its way through the pipeline. A damaged one carries its damage instead. Its
+// payload is lent by its source (bytes of the source's chunk, valid until the source's next
+// Next): the assembler copies it once, into the batch. A record kept longer (the shuffle
+// buffer) is given bytes of its own first (Own).
+class Record {
+ public:
+  Record() = default;
+  Record(Record&& other) noexcept { *this = std::move(other); }
+  Record& operator=(Record&& other) noexcept {
+    if (this == &other) return *this;  // the shuffle buffer's last slot, moved onto itself
+    owns_ = other.owns_;
+    owned_ = std::move(other.owned_);
+    payload_ = owns_ ? std::string_view(owned_) : other.payload_;  // short strings move
+    file = other.file;
+    offset = other.offset;
+    damage = std::move(other.damage);
+    return *this;
+  }
+
+  std::string_view payload() const { return payload_; }
+  // Lends `payload` (bytes the caller keeps valid while the record refers to them).
+  void Lend(std::string_view payload) {
+    payload_ = payload;
+    owns_ = false;
+  }
+  // Copies the payload into the record's own memory, so that it outlives the source's chunk.
+  void Own() {
+    if (owns_) return;
+    owned_.assign(payload_);
+    payload_ = owned_;
+    owns_ = true;
+  }
+
   uint32_t file = 0;
   uint64_t offset = 0;
   std::unique_ptr<io::RecordDamage> damage;  // set on a damaged record (kept small: records move)
+
+ private:
+  std::string_view payload_;
+  std::string owned_;
+  bool owns_ = false;
 };
 
 // Consecutive records, their payloads end to end in one buffer: a reader allocates nothing per
@@ -84,10 +119,10 @@ struct Chunk {
     const size_t begin = i == 0 ? 0 : entries[i - 1].end;
     return std::string_view(data).substr(begin, entries[i].end - begin);
   }
-  // Entry i as a record of its own (its damage moves there).
+  // Entry i as a record, its payload lent from here (its damage moves there).
   void Get(size_t i, Record* record) {
     Entry& e = entries[i];
-    record->payload.assign(payload(i));
+    record->Lend(payload(i));
     record->file = e.file;
     record->offset = e.offset;
     record->damage = std::move(e.damage);

@@ -348,8 +348,9 @@ class Pipeline::Impl {
     return false;
   }
 
-  // The next record in output order: through the shuffle buffer when there is one. After an
-  // error the records still buffered are dropped, as tf.data's shuffle drops them.
+  // The next record in output order: through the shuffle buffer when there is one; its payload
+  // is valid until the next call. After an error the records still buffered are dropped, as
+  // tf.data's shuffle drops them.
   bool Next(Epoch* e, Record* record) {
     if (!e->buffered) return Pull(e, record);
     while (!e->source_done && !e->shuffle.full()) {
@@ -358,11 +359,13 @@ class Pipeline::Impl {
         e->source_done = true;
         break;
       }
+      next.Own();  // buffered past the source's next record
       e->shuffle.Add(std::move(next));
     }
     if (!e->source_done) {
       Record next;
       if (Pull(e, &next)) {
+        next.Own();
         *record = e->shuffle.Take(&next);
       } else {
         e->source_done = true;
@@ -414,7 +417,7 @@ class Pipeline::Impl {
           batch->files.reserve(records);
           batch->offsets.reserve(records);
         }
-        batch->data += record.payload;
+        batch->data += record.payload();
         batch->ends.push_back(batch->data.size());
         batch->files.push_back(record.file);
         batch->offsets.push_back(record.offset);

@@ -31,8 +31,8 @@ inline uint64_t EpochSeed(uint64_t seed, bool reshuffle, int64_t epoch, uint64_t
 template <typename T>
 void PrefetchContents(const T&) {}
 inline void PrefetchContents(const Record& record) {
-  const char* p = record.payload.data();
-  const size_t n = std::min<size_t>(record.payload.size(), 512);
+  const char* p = record.payload().data();
+  const size_t n = std::min<size_t>(record.payload().size(), 512);
   for (size_t i = 0; i < n; i += 64) __builtin_prefetch(p + i);
 }
 
