@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "swigflow/io/file.h"
@@ -48,8 +49,9 @@ Status TakePythonError(const std::string& url) {
 }
 
 // A remote reader. One that lends blocks (reader.block_at) is read from the block holding the
-// offset, which it fetched ahead: the bytes are copied from there without the GIL, and Python
-// is called once per block rather than once per read. Other reads go to reader.read_at.
+// offset, which it fetched ahead: the bytes are copied from there (or lent in place, Lend)
+// without the GIL, and Python is called once per block rather than once per read. Other reads
+// go to reader.read_at.
 class ReaderFile : public io::RandomAccessFile {
  public:
   ReaderFile(std::string url, PyObject* reader, bool lends)
@@ -82,6 +84,22 @@ class ReaderFile : public io::RandomAccessFile {
     return s;
   }
 
+  Status Lend(uint64_t offset, size_t n, std::string_view* view) const override {
+    *view = {};
+    if (!lends_) return Status::OK();
+    if (!Holds(offset)) {  // the reader moved past the block lent: the next one
+      bool lent = false;
+      SWIGFLOW_RETURN_IF_ERROR(Borrow(offset, &lent));
+      if (!lent) return Status::OK();
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (offset < lent_start_) return Status::OK();
+    const uint64_t at = offset - lent_start_;
+    if (at > lent_.size() || n > lent_.size() - at) return Status::OK();  // runs into the next
+    *view = std::string_view(lent_.data() + at, n);
+    return Status::OK();
+  }
+
   Status Size(uint64_t* size) const override {
     Gil gil;
     if (!gil.ok()) return Finalizing(path());
@@ -93,6 +111,11 @@ class ReaderFile : public io::RandomAccessFile {
   }
 
  private:
+  bool Holds(uint64_t offset) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return offset >= lent_start_ && offset - lent_start_ < lent_.size();
+  }
+
   // Copies up to n bytes at `offset` from the lent block: how many (0: it does not hold them).
   size_t CopyLent(uint64_t offset, size_t n, char* dst) const {
     std::lock_guard<std::mutex> lock(mu_);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "swigflow/framework/status.h"
@@ -47,6 +48,16 @@ class RandomAccessFile {
   // fetched ahead): a stream then reads straight into its caller's memory, as a buffer in
   // between would only add a copy.
   virtual bool ReadsFromMemory() const { return false; }
+
+  // Bytes [offset, offset + n) in place, in memory the file holds (*view; empty where it holds
+  // them in no one piece: Read them). A view stays valid until the next call on this file. One
+  // reader at a time: a reader's Lend may give back memory another reader's view is on.
+  virtual Status Lend(uint64_t offset, size_t n, std::string_view* view) const {
+    (void)offset;
+    (void)n;
+    *view = {};
+    return Status::OK();
+  }
 
   const std::string& path() const { return path_; }
   // Whether Size() says how many bytes Read() gives: false for a device, pipe or /proc entry.

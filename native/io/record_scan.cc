@@ -20,6 +20,9 @@ using record_format::kHeaderSize;
 namespace {
 
 constexpr size_t kReadChunk = 1 << 20;
+// What a scanner reading in place reads into its buffer at a time: only what straddles two of
+// the file's blocks (or what damage makes it go through) is read there.
+constexpr size_t kInPlaceChunk = 64 << 10;
 // While resynchronizing, a candidate header claiming more than this (or than the largest intact
 // record seen so far, if larger) is taken for noise: checking it would buffer that much. So the
 // memory a resync holds is bounded by the file's own records, never by what damage claims.
@@ -55,13 +58,15 @@ Status RecordScanner::Open(const std::string& path, const RecordOptions& options
   if (options.compression == Compression::kNone) direct.buffer_size = 0;
   SWIGFLOW_RETURN_IF_ERROR(OpenRecordStream(path, direct, &file_size, &stream, &file));
   bool sized = false;
+  bool in_place = false;
   if (options.compression != Compression::kNone) {
     file_size = kUnknownSize;
   } else {
     sized = static_cast<const FileInputStream&>(*stream).file().regular();
+    in_place = file->ReadsFromMemory();
   }
-  scanner->reset(
-      new RecordScanner(path, std::move(stream), file, file_size, sized, std::move(buffer)));
+  scanner->reset(new RecordScanner(path, std::move(stream), file, file_size, sized, in_place,
+                                   std::move(buffer)));
   return Status::OK();
 }
 
@@ -91,7 +96,8 @@ Status RecordScanner::Fill(uint64_t n, uint64_t* available) {
     // An uncompressed file's lengths were checked against its size, so n bytes exist. In a
     // compressed stream they may not: grow by at most what is already buffered, so memory stays
     // within twice the data actually there, whatever a header claims.
-    uint64_t want = std::max<uint64_t>(n - (buffer_.size() - head_), kReadChunk);
+    uint64_t want =
+        std::max<uint64_t>(n - (buffer_.size() - head_), in_place_ ? kInPlaceChunk : kReadChunk);
     if (file_size_ == kUnknownSize) {
       want = std::min<uint64_t>(want, std::max<uint64_t>(kReadChunk, buffer_.size()));
     } else if (sized_) {  // the data is the file as it was at Open
@@ -180,7 +186,41 @@ Status RecordScanner::Next(uint64_t* offset, std::string* record) {
   return Status::OK();
 }
 
+Status RecordScanner::NextInPlace(uint64_t* offset, std::string_view* record, bool* found) {
+  *found = false;
+  if (!in_place_ || head_ != buffer_.size() || ended_) return Status::OK();
+  const uint64_t start = position();
+  std::string_view framed;
+  SWIGFLOW_RETURN_IF_ERROR(file_->Lend(start, kHeaderSize, &framed));
+  uint64_t length;
+  if (framed.size() != kHeaderSize || !record_format::DecodeHeader(framed.data(), &length) ||
+      !record_format::Fits(length, start + kHeaderSize, file_size_)) {
+    return Status::OK();
+  }
+  const uint64_t size = kHeaderSize + length + kFooterSize;
+  SWIGFLOW_RETURN_IF_ERROR(file_->Lend(start, static_cast<size_t>(size), &framed));
+  if (framed.size() != size ||
+      !record_format::PayloadMatches(framed.data() + kHeaderSize, length,
+                                     framed.data() + kHeaderSize + length)) {
+    return Status::OK();
+  }
+  // Nothing is buffered: the stream goes on after the record.
+  buffer_.clear();
+  head_ = 0;
+  base_ = start + size;
+  static_cast<FileInputStream&>(*stream_).Seek(base_);
+  *offset = start;
+  *record = framed.substr(kHeaderSize, static_cast<size_t>(length));
+  ++records_;
+  largest_record_ = std::max(largest_record_, length);
+  *found = true;
+  return Status::OK();
+}
+
 Status RecordScanner::Next(uint64_t* offset, std::string_view* record) {
+  bool found = false;
+  SWIGFLOW_RETURN_IF_ERROR(NextInPlace(offset, record, &found));
+  if (found) return Status::OK();
   for (;;) {
     const uint64_t start = position();
     uint64_t available;

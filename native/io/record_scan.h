@@ -88,16 +88,21 @@ class RecordScanner {
   static constexpr uint64_t kUnknownSize = UINT64_MAX;  // compressed: the data's size is unknown
 
   RecordScanner(std::string path, std::unique_ptr<InputStream> stream, const RandomAccessFile* file,
-                uint64_t file_size, bool sized, std::string buffer)
+                uint64_t file_size, bool sized, bool in_place, std::string buffer)
       : path_(std::move(path)),
         stream_(std::move(stream)),
         file_(file),
         file_size_(file_size),
         sized_(sized),
+        in_place_(in_place),
         buffer_(std::move(buffer)) {
     buffer_.clear();
   }
 
+  // The next record read in place (true: *offset, *record viewing it until the next call),
+  // where nothing is buffered and the file lends the whole record, intact. False leaves all as
+  // it was: the record is read through the buffer (and any damage told there).
+  Status NextInPlace(uint64_t* offset, std::string_view* record, bool* found);
   // Makes at least n bytes from the read position available, unless the data ends first.
   // Returns how many are (at most n).
   Status Fill(uint64_t n, uint64_t* available);
@@ -124,6 +129,9 @@ class RecordScanner {
   const RandomAccessFile* const file_;  // under stream_: reports damage (Reported)
   const uint64_t file_size_;  // bounds lengths in uncompressed files; kUnknownSize otherwise
   const bool sized_;          // a regular uncompressed file: the data ends at file_size_
+  // An uncompressed file that reads from memory (a remote reader's blocks): its records are
+  // checked and returned where they lie (NextInPlace), not copied into buffer_ first.
+  const bool in_place_;
   // buffer_[head_, end) holds the decompressed bytes [position(), ...); base_ is the position of
   // buffer_[0].
   std::string buffer_;

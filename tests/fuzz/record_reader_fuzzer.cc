@@ -11,14 +11,18 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "swigflow/io/crc32c.h"
 #include "swigflow/io/file.h"
+#include "swigflow/io/file_system.h"
 #include "swigflow/io/record_format.h"
 #include "swigflow/io/record_index.h"
 #include "swigflow/io/record_reader.h"
@@ -75,9 +79,26 @@ void OpenBoth(const std::string& path, io::Compression compression,
   Require(s.ok(), s, "Open");
 }
 
+// Every record and damage a scan finds, its messages without the path.
+struct Scan {
+  std::vector<std::pair<uint64_t, std::string>> records;
+  std::vector<std::string> damages;
+};
+
+void AddDamages(const io::RecordScanner& scanner, const std::string& path, Scan* scan) {
+  for (const io::RecordDamage& d : scanner.damages()) {
+    std::string message = d.message;
+    for (size_t at; (at = message.find(path)) != std::string::npos;) message.erase(at, path.size());
+    scan->damages.push_back(std::to_string(static_cast<int>(d.kind)) + " " +
+                            std::to_string(d.offset) + " " + std::to_string(d.resume) + " " +
+                            std::to_string(d.records_before) + " " + message);
+  }
+}
+
 // The scanner never fails on damage; its intact records are the reader's up to the first
-// damage, and its damaged stretches are ordered and inside the data.
-void ScanEverything(const std::string& path, io::Compression compression) {
+// damage, and its damaged stretches are ordered and inside the data. Returns what it found.
+Scan ScanEverything(const std::string& path, io::Compression compression) {
+  Scan scan;
   std::unique_ptr<io::RecordScanner> scanner;
   std::unique_ptr<io::RecordReader> reader;
   OpenBoth(path, compression, &scanner, &reader);
@@ -98,6 +119,7 @@ void ScanEverything(const std::string& path, io::Compression compression) {
       Require(reader_ok && reader_offset == offset && expected == record, s,
               "scanner agrees with the reader before any damage");
     }
+    scan.records.emplace_back(offset, std::move(record));
   }
   Require(errors::IsOutOfRange(s), s, "RecordScanner::Next");
   uint64_t previous = 0;
@@ -105,6 +127,107 @@ void ScanEverything(const std::string& path, io::Compression compression) {
     Require(d.offset >= previous && d.resume >= d.offset, s, "damage stretches are ordered");
     previous = d.resume;
   }
+  AddDamages(*scanner, path, &scan);
+  return scan;
+}
+
+// The fuzz input served as a remote file that lends it in blocks of `block` bytes, as a remote
+// reader lends its read-ahead blocks: each Lend of another block copies it into fresh memory
+// and frees the one before, so that a view kept past its time is a use after free (ASan).
+class LendingFile : public io::RandomAccessFile {
+ public:
+  LendingFile(std::string url, std::shared_ptr<const std::string> data, size_t block)
+      : RandomAccessFile(std::move(url)), data_(std::move(data)), block_(block) {}
+
+  Status Read(uint64_t offset, size_t n, char* dst, size_t* bytes_read) const override {
+    const size_t at = static_cast<size_t>(std::min<uint64_t>(offset, data_->size()));
+    *bytes_read = std::min(n, data_->size() - at);
+    if (*bytes_read > 0) std::memcpy(dst, data_->data() + at, *bytes_read);
+    return Status::OK();
+  }
+  Status Size(uint64_t* size) const override {
+    *size = data_->size();
+    return Status::OK();
+  }
+  bool ReadsFromMemory() const override { return true; }
+  Status Lend(uint64_t offset, size_t n, std::string_view* view) const override {
+    *view = {};
+    if (offset >= data_->size()) return Status::OK();
+    const uint64_t start = offset - offset % block_;
+    if (lent_ == nullptr || start != lent_start_) {
+      lent_.reset();  // the block before goes first, as a remote reader's does
+      lent_size_ = static_cast<size_t>(std::min<uint64_t>(block_, data_->size() - start));
+      lent_.reset(new char[lent_size_]);
+      std::memcpy(lent_.get(), data_->data() + start, lent_size_);
+      lent_start_ = start;
+    }
+    const size_t at = static_cast<size_t>(offset - start);
+    if (n <= lent_size_ - at) *view = std::string_view(lent_.get() + at, n);
+    return Status::OK();
+  }
+
+ private:
+  const std::shared_ptr<const std::string> data_;
+  const size_t block_;
+  mutable std::unique_ptr<char[]> lent_;
+  mutable uint64_t lent_start_ = 0;
+  mutable size_t lent_size_ = 0;
+};
+
+class LendingFileSystem : public io::RemoteFileSystem {
+ public:
+  LendingFileSystem(std::shared_ptr<const std::string> data, size_t block)
+      : data_(std::move(data)), block_(block) {}
+  Status OpenRead(const std::string& url, std::unique_ptr<io::RandomAccessFile>* file,
+                  uint64_t* size) override {
+    file->reset(new LendingFile(url, data_, block_));
+    if (size != nullptr) *size = data_->size();
+    return Status::OK();
+  }
+  Status OpenWrite(const std::string& url, std::unique_ptr<io::OutputStream>*) override {
+    return errors::Unimplemented(url, ": read only");
+  }
+
+ private:
+  const std::shared_ptr<const std::string> data_;
+  const size_t block_;
+};
+
+Scan ScanAll(const std::string& path, bool stop_at_damage) {
+  std::unique_ptr<io::RecordScanner> scanner;
+  Status s = io::RecordScanner::Open(path, io::RecordOptions(), &scanner);
+  Require(s.ok(), s, "RecordScanner::Open");
+  scanner->set_stop_at_damage(stop_at_damage);
+  Scan scan;
+  for (;;) {
+    uint64_t offset;
+    std::string record;
+    s = scanner->Next(&offset, &record);
+    if (!s.ok()) break;
+    scan.records.emplace_back(offset, std::move(record));
+  }
+  Require(errors::IsOutOfRange(s), s, "RecordScanner::Next");
+  AddDamages(*scanner, path, &scan);
+  return scan;
+}
+
+// Records read in place from lent blocks (RecordScanner::NextInPlace), those straddling two
+// blocks read through the buffer: the scan finds what a scan of the local file finds, with
+// blocks smaller than a header or blocks holding many records (one of them per input for a
+// full scan, whose resynchronizing is most of the fuzzer's time).
+void ScanInPlace(const std::string& path, const uint8_t* data, size_t size, const Scan& full) {
+  const auto bytes = std::make_shared<const std::string>(reinterpret_cast<const char*>(data), size);
+  for (bool stop : {false, true}) {
+    const Scan local = stop ? ScanAll(path, stop) : full;
+    for (size_t block : {size_t{7}, size_t{4096}}) {
+      if (!stop && block != (size % 2 == 1 ? 7 : 4096)) continue;
+      io::SetRemoteFileSystem(std::make_shared<LendingFileSystem>(bytes, block));
+      const Scan lent = ScanAll("lend://fuzz", stop);
+      Require(lent.records == local.records && lent.damages == local.damages, Status::OK(),
+              "a scan in place finds what a local scan finds");
+    }
+  }
+  io::SetRemoteFileSystem(nullptr);
 }
 
 // In stop-at-damage mode (what raising pipelines use), the scanner returns exactly the reader's
@@ -205,13 +328,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const std::string path = "/proc/self/fd/" + std::to_string(fd);
 
+  Scan full;  // the uncompressed scan's
   for (io::Compression c :
        {io::Compression::kNone, io::Compression::kZlib, io::Compression::kGzip}) {
     ReadEverything(path, c);
-    ScanEverything(path, c);
+    Scan scan = ScanEverything(path, c);
+    if (c == io::Compression::kNone) full = std::move(scan);
     ScanToFirstDamage(path, c);
     if (c != io::Compression::kNone) SeekEverything(path, c, data, size);
   }
+  ScanInPlace(path, data, size, full);
 
   io::RecordIndex index;
   Status s = io::ScanRecords(path, &index);
