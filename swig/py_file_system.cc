@@ -86,17 +86,20 @@ class ReaderFile : public io::RandomAccessFile {
 
   Status Lend(uint64_t offset, size_t n, std::string_view* view) const override {
     *view = {};
-    if (!lends_) return Status::OK();
-    if (!Holds(offset)) {  // the reader moved past the block lent: the next one
-      bool lent = false;
+    for (bool borrowed = false; lends_; borrowed = true) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        const std::string_view held = HeldAt(offset);
+        if (!held.empty()) {
+          if (n <= held.size()) *view = held.substr(0, n);  // else it runs into the next block
+          return Status::OK();
+        }
+      }
+      if (borrowed) break;
+      bool lent = false;  // the reader moved past the block lent: the next one
       SWIGFLOW_RETURN_IF_ERROR(Borrow(offset, &lent));
-      if (!lent) return Status::OK();
+      if (!lent) break;
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    if (offset < lent_start_) return Status::OK();
-    const uint64_t at = offset - lent_start_;
-    if (at > lent_.size() || n > lent_.size() - at) return Status::OK();  // runs into the next
-    *view = std::string_view(lent_.data() + at, n);
     return Status::OK();
   }
 
@@ -111,18 +114,19 @@ class ReaderFile : public io::RandomAccessFile {
   }
 
  private:
-  bool Holds(uint64_t offset) const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return offset >= lent_start_ && offset - lent_start_ < lent_.size();
+  // The lent block's bytes from `offset` to its end (empty: it does not hold `offset`). mu_ held.
+  std::string_view HeldAt(uint64_t offset) const {
+    if (offset < lent_start_ || offset - lent_start_ >= lent_.size()) return {};
+    const size_t at = static_cast<size_t>(offset - lent_start_);
+    return std::string_view(lent_.data() + at, lent_.size() - at);
   }
 
   // Copies up to n bytes at `offset` from the lent block: how many (0: it does not hold them).
   size_t CopyLent(uint64_t offset, size_t n, char* dst) const {
     std::lock_guard<std::mutex> lock(mu_);
-    if (offset < lent_start_ || offset - lent_start_ >= lent_.size()) return 0;
-    const uint64_t at = offset - lent_start_;
-    const size_t copy = static_cast<size_t>(std::min<uint64_t>(n, lent_.size() - at));
-    std::memcpy(dst, lent_.data() + at, copy);
+    const std::string_view held = HeldAt(offset);
+    const size_t copy = std::min(n, held.size());
+    if (copy > 0) std::memcpy(dst, held.data(), copy);
     return copy;
   }
 

@@ -12,11 +12,11 @@ a block ahead is requested only within its limit, and within an equal share of i
 holding blocks, so no file starves the others. The block a reader waits for is always
 requested (progress), so the bytes held stay under the limit plus one block per file read.
 The limit starts at START_BLOCKS blocks and grows by a block each time a reader finds the block
-it moves on to not there yet (the read-ahead was short), up to the budget: readers slower than
-the store, which never wait, hold what they use rather than the whole budget. Each block's
-buffer is memory the process touches for the first time, whose page faults cost about as much
-system time as the socket's copy into it (bench/remote_bench.py), so what is not needed is not
-held.
+it moves on to not there yet while the limit had kept blocks ahead back, up to the budget:
+readers slower than the store, which never wait, hold what they use rather than the budget.
+Each block's buffer is memory the process touches for the first time, whose page faults cost
+about as much system time as the socket's copy into it (bench/remote_bench.py), so what is not
+needed is not held.
 """
 
 from __future__ import annotations
@@ -60,10 +60,10 @@ class Memory:
         return min(budget, START_BLOCKS * block + self._grown)
 
     def late(self, budget: Any, block: Any) -> None:
-        """A reader found the block it moved on to not there yet: the limit grows by a block,
-        up to `budget`."""
+        """A reader found the block it moved on to not there yet, the limit having kept blocks
+        ahead back: the limit grows by a block, up to `budget`."""
         with self._lock:
-            if START_BLOCKS * block + self._grown < budget:
+            if self.limit(budget, block) < budget:
                 self._grown += block
 
     def take(self, owner: Any, n: Any, budget: Any, needed: Any = False) -> bool:
