@@ -132,7 +132,8 @@ int main(int argc, char** argv) {
   for (int threads : {1, 2}) {
     swigflow::data::FileReaders readers([&](uint32_t i) -> const std::string& { return paths[i]; },
                                         options, /*stop_at_damage=*/true, threads,
-                                        /*open_ahead=*/0, nullptr, nullptr);
+                                        /*open_ahead=*/0, nullptr, nullptr,
+                                        swigflow::data::NewChunkBuffers());
     size_t records = 0;
     const Cost cost = Best(rounds, [&] {
       readers.Begin(order, /*active=*/4);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -14,24 +15,33 @@ namespace swigflow {
 namespace python {
 namespace {
 
-// (data, ends) over the element's buffer, which a capsule owning the element keeps alive.
-PyObject* RecordsToView(std::unique_ptr<data::Element> e) {
-  std::vector<int64_t> ends(e->size() + 1, 0);
-  for (size_t i = 0; i < e->size(); ++i) ends[i + 1] = static_cast<int64_t>(e->ends[i]);
-  const char* bytes = e->data.data();
-  const size_t size = e->data.size();
-  PyObject* owner = OwningCapsule(e.release());
+// (data, ends): the records end to end in one read-only uint8 array (copied once, without the
+// GIL), and their n + 1 boundaries in it.
+PyObject* RecordsToView(const data::Element& e) {
+  std::vector<int64_t> ends(e.size() + 1, 0);
+  for (size_t i = 0; i < e.size(); ++i) {
+    ends[i + 1] = ends[i] + static_cast<int64_t>(e.records[i].size());
+  }
+  auto bytes = std::make_unique<std::string>();
+  const Status s = WithoutGil([&] {
+    bytes->reserve(static_cast<size_t>(ends.back()));
+    for (std::string_view r : e.records) bytes->append(r);
+    return Status::OK();
+  });
+  if (!s.ok()) return StatusResult(s);
+  const char* data = bytes->data();
+  const size_t size = bytes->size();
+  PyObject* owner = OwningCapsule(bytes.release());
   if (owner == nullptr) return nullptr;
-  PyObject* data = ReadOnlyBytesArray(bytes, size, owner);
-  if (data == nullptr) return nullptr;
-  return Py_BuildValue("(NN)", data, Int64Array(ends));
+  PyObject* array = ReadOnlyBytesArray(data, size, owner);
+  if (array == nullptr) return nullptr;
+  return Py_BuildValue("(NN)", array, Int64Array(ends));
 }
 
 PyObject* RecordsToPy(const data::Element& e) {
   return NewList(e.size(), [&](size_t i) {
-    const size_t begin = i == 0 ? 0 : e.ends[i - 1];
-    return PyBytes_FromStringAndSize(e.data.data() + begin,
-                                     static_cast<Py_ssize_t>(e.ends[i] - begin));
+    return PyBytes_FromStringAndSize(e.records[i].data(),
+                                     static_cast<Py_ssize_t>(e.records[i].size()));
   });
 }
 
@@ -155,7 +165,7 @@ PyObject* PyPipeline::NextAs(Payload kind) {
   const long long epoch = e->epoch, position = e->position;
   PyObject* payload = kind == Payload::kParsed  ? ParsedToPyList(e.get())
                       : kind == Payload::kBytes ? RecordsToPy(*e)
-                                                : RecordsToView(std::move(e));
+                                                : RecordsToView(*e);
   if (payload == nullptr) return nullptr;
   return Py_BuildValue("(NnLL)", payload, records, epoch, position);
 }

@@ -38,8 +38,8 @@ class PyPipeline {
   PyObject* Next();
 
   // Next() for records without a bytes object each: payload is (data, ends), a read-only uint8
-  // array over the element's own buffer (which the array keeps alive: no copy) and the n + 1
-  // int64 boundaries of the records in it.
+  // array holding the records end to end (one copy, made without the GIL) and the n + 1 int64
+  // boundaries of the records in it.
   PyObject* NextView();
 
   // Damage skipped since the last call: [(kind, offset, message)].

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -36,32 +37,43 @@ void MakeRoom(std::string* data, size_t more) {
   }
 }
 
-// Taken chunks kept for the readers to fill again. A reader woken to refill the window reads
-// kWakeBatch files or more, each into a chunk of its own: keeping that many means small files
-// are read without allocating. In bytes, two full chunks for each of a pipeline's 8 parallel
-// reads, which the consumer takes in turn: a chunk given back to the allocator returns to its
-// reader thread's arena, so another reader's next chunk was new memory (and its page faults), in
-// every arena (bench/remote_bench.py: 400 faults per MB read remotely, 105 from local disk).
+// Taken chunks kept for the readers to fill again (their record entries; buffers come from the
+// pool). A reader woken to refill the window reads kWakeBatch files or more, each into a chunk of
+// its own: keeping that many means small files are read without allocating.
 constexpr size_t kSpareChunks = 2 * FileReaders::kWakeBatch;
-constexpr size_t kSpareBytes = 8 * 2 * kChunkReserve;
+constexpr size_t kSpareBytes = kSpareChunks * kChunkRecords * sizeof(Chunk::Entry);
+
+// Idle chunk buffers a pipeline keeps: about what 8 parallel reads have in flight, their chunks
+// ahead and those the elements in the queues refer to. A buffer given back to the allocator
+// returns to the arena of the thread that made it, so another reader's next buffer is memory new
+// to the process, with a page fault per 4 KiB. (bench/remote_bench.py, 8 files: ~55 MiB of buffers
+// circulate; a pool of 20 MiB gave as many back as it kept: 86 page faults per MB read, 72 with
+// this one.)
+constexpr size_t kIdleBufferBytes = size_t{64} << 20;
 
 // The heap memory a chunk holds.
 size_t Capacity(const Chunk& chunk) {
-  return chunk.data.capacity() + chunk.entries.capacity() * sizeof(Chunk::Entry);
+  return (chunk.data != nullptr ? chunk.data->capacity() : 0) +
+         chunk.entries.capacity() * sizeof(Chunk::Entry);
 }
 
 }  // namespace
 
+std::shared_ptr<ChunkBuffers> NewChunkBuffers() {
+  return ChunkBuffers::Create(kIdleBufferBytes, kMaxSpareBuffer);
+}
+
 FileReaders::FileReaders(std::function<const std::string&(uint32_t)> path,
                          const io::RecordOptions& options, bool stop_at_damage, int threads,
                          size_t open_ahead, StageCounters* counters,
-                         std::atomic<int64_t>* take_wait_ns)
+                         std::atomic<int64_t>* take_wait_ns, std::shared_ptr<ChunkBuffers> buffers)
     : path_(std::move(path)),
       options_(options),
       stop_at_damage_(stop_at_damage),
       open_ahead_(open_ahead),
       counters_(counters),
-      take_wait_ns_(take_wait_ns) {
+      take_wait_ns_(take_wait_ns),
+      buffers_(std::move(buffers)) {
   spares_.reserve(kSpareChunks);
   try {
     for (int t = 0; t < std::max(threads, 1); ++t) threads_.emplace_back([this] { Run(); });
@@ -148,7 +160,8 @@ FileReaders::Job* FileReaders::Pick() {
 }
 
 bool FileReaders::Take(size_t k, Chunk* chunk) {
-  Chunk dropped;  // freed after the lock
+  chunk->Clear();  // before the lock: a buffer elements hold is let go (to its pool, maybe)
+  Chunk dropped;   // freed after the lock
   bool wake_reader = false;
   std::unique_lock<std::mutex> lock(mu_);
   auto it = window_.find(k);
@@ -250,8 +263,8 @@ void FileReaders::Run() {
     }
     lock.unlock();
     const int64_t start = counters_ != nullptr ? NowNs() : 0;
-    if (chunk.data.capacity() > kMaxSpareBuffer) chunk = Chunk();
     chunk.Clear();
+    chunk.Prepare(buffers_.get());
     ReadChunk(job, &chunk, &spare);
     if (counters_ != nullptr) CountChunk(chunk, NowNs() - start);
     lock.lock();
@@ -302,7 +315,7 @@ void FileReaders::ReadChunk(Job* job, Chunk* chunk, std::string* spare) {
       const Status next = job->scanner->Next(&offset, &payload);
       for (io::RecordDamage& d : job->scanner->TakeDamages()) chunk->AddDamage(file, std::move(d));
       if (!next.ok()) return next;
-      MakeRoom(&chunk->data, payload.size());
+      MakeRoom(chunk->data.get(), payload.size());
       chunk->Add(file, offset, payload);
       if (chunk->size() >= kChunkRecords || chunk->bytes() >= kChunkBytes) return Status::OK();
     }

@@ -36,6 +36,7 @@
 #include <thread>
 #include <vector>
 
+#include "swigflow/data/chunk.h"
 #include "swigflow/data/pipeline_stats.h"
 #include "swigflow/framework/status.h"
 #include "swigflow/io/file_system.h"
@@ -45,100 +46,16 @@
 namespace swigflow {
 namespace data {
 
-// One record on its way through the pipeline. A damaged one carries its damage instead. Its
-// payload is lent by its source (bytes of the source's chunk, valid until the source's next
-// Next): the assembler copies it once, into the batch. A record kept longer (the shuffle
-// buffer) is given bytes of its own first (Own).
-class Record {
- public:
-  Record() = default;
-  Record(Record&& other) noexcept { *this = std::move(other); }
-  Record& operator=(Record&& other) noexcept {
-    if (this == &other) return *this;  // the shuffle buffer's last slot, moved onto itself
-    owns_ = other.owns_;
-    owned_ = std::move(other.owned_);
-    payload_ = owns_ ? std::string_view(owned_) : other.payload_;  // short strings move
-    file = other.file;
-    offset = other.offset;
-    damage = std::move(other.damage);
-    return *this;
-  }
-
-  std::string_view payload() const { return payload_; }
-  // Lends `payload` (bytes the caller keeps valid while the record refers to them).
-  void Lend(std::string_view payload) {
-    payload_ = payload;
-    owns_ = false;
-  }
-  // Copies the payload into the record's own memory, so that it outlives the source's chunk.
-  void Own() {
-    if (owns_) return;
-    owned_.assign(payload_);
-    payload_ = owned_;
-    owns_ = true;
-  }
-
-  uint32_t file = 0;
-  uint64_t offset = 0;
-  std::unique_ptr<io::RecordDamage> damage;  // set on a damaged record (kept small: records move)
-
- private:
-  std::string_view payload_;
-  std::string owned_;
-  bool owns_ = false;
-};
-
-// Consecutive records, their payloads end to end in one buffer: a reader allocates nothing per
-// record, and the consumer copies each payload into memory of its own thread. (A payload
-// allocated by a reader and freed by the consumer costs a malloc arena lock that both contend
-// for.) Chunks go back to the readers to be filled again.
-struct Chunk {
-  struct Entry {
-    uint64_t offset = 0;
-    size_t end = 0;  // the payload is data[the previous entry's end, end)
-    uint32_t file = 0;
-    std::unique_ptr<io::RecordDamage> damage;  // set on a damaged record, which has no payload
-  };
-  std::string data;
-  std::vector<Entry> entries;
-  bool end = false;  // the file (or the worker's share) has no more records
-  Status status;     // a failure to read at all (not damage)
-
-  size_t size() const { return entries.size(); }
-  size_t bytes() const { return data.size(); }
-  void Add(uint32_t file, uint64_t offset, std::string_view payload) {
-    data.append(payload);
-    entries.push_back({offset, data.size(), file, nullptr});
-  }
-  void AddDamage(uint32_t file, io::RecordDamage damage) {
-    const uint64_t offset = damage.offset;
-    entries.push_back(
-        {offset, data.size(), file, std::make_unique<io::RecordDamage>(std::move(damage))});
-  }
-  std::string_view payload(size_t i) const {
-    const size_t begin = i == 0 ? 0 : entries[i - 1].end;
-    return std::string_view(data).substr(begin, entries[i].end - begin);
-  }
-  // Entry i as a record, its payload lent from here (its damage moves there).
-  void Get(size_t i, Record* record) {
-    Entry& e = entries[i];
-    record->Lend(payload(i));
-    record->file = e.file;
-    record->offset = e.offset;
-    record->damage = std::move(e.damage);
-  }
-  // Empty again, keeping the memory.
-  void Clear() {
-    data.clear();
-    entries.clear();
-    end = false;
-    status = Status::OK();
-  }
-};
-
+// A chunk ends at whichever comes first.
 constexpr size_t kChunkRecords = 256;
 constexpr size_t kChunkBytes = 1 << 20;
-constexpr size_t kChunksAhead = 4;
+// Chunks read ahead per open file. Two keep a reader a chunk ahead of the consumer; more only
+// hold memory, since the elements now hold chunks too (bench/remote_bench.py, 8 files: 4 cost
+// 20 MiB more and 14 more page faults per MB read, for the same throughput).
+constexpr size_t kChunksAhead = 2;
+
+// The pool of a pipeline's chunk buffers (file_readers.cc says how much it keeps idle).
+std::shared_ptr<ChunkBuffers> NewChunkBuffers();
 
 class FileReaders {
  public:
@@ -146,10 +63,11 @@ class FileReaders {
   // the rest of a file at its first damage (or raises), so nothing after it is read.
   // open_ahead: files started after the active ones whatever is queued (above). Damage is
   // passed on as damaged records, in order. The readers count their work in `counters` and the
-  // consumer's waits in Take in `take_wait_ns` (both outlive this; null: not counted).
+  // consumer's waits in Take in `take_wait_ns` (both outlive this; null: not counted). Chunks
+  // are filled in buffers from `buffers` (null: the allocator's).
   FileReaders(std::function<const std::string&(uint32_t)> path, const io::RecordOptions& options,
               bool stop_at_damage, int threads, size_t open_ahead, StageCounters* counters,
-              std::atomic<int64_t>* take_wait_ns);
+              std::atomic<int64_t>* take_wait_ns, std::shared_ptr<ChunkBuffers> buffers);
   ~FileReaders();  // stops and joins every thread, even mid-read
 
   FileReaders(const FileReaders&) = delete;
@@ -217,6 +135,7 @@ class FileReaders {
   const size_t open_ahead_;
   StageCounters* const counters_;
   std::atomic<int64_t>* const take_wait_ns_;
+  const std::shared_ptr<ChunkBuffers> buffers_;
   // The remote files the reader threads open belong to it: Stop() abandons their reads.
   const uint64_t read_group_ = io::NewReadGroup();
 

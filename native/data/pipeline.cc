@@ -40,6 +40,7 @@ class Pipeline::Impl {
   explicit Impl(PipelineOptions options)
       : o_(std::move(options)),
         indexed_(AllIndexed(o_)),
+        buffers_(NewChunkBuffers()),
         raw_(std::max(o_.prefetch, 1)),
         parsed_(std::max(o_.prefetch, 1)),
         out_(std::max(o_.prefetch, 1)) {
@@ -58,7 +59,7 @@ class Pipeline::Impl {
           path, o_.record_options, o_.on_error != OnError::kSkipRecord,
           Readers(o_.cycle_length, remote) + (remote ? OpenAhead(o_.cycle_length) : 0),
           remote ? OpenAhead(o_.cycle_length) : 0, o_.collect_stats ? &read_ : nullptr,
-          o_.collect_stats ? &assemble_.input_wait_ns : nullptr);
+          o_.collect_stats ? &assemble_.input_wait_ns : nullptr, buffers_);
       // The stages' pools are their own: sharing one would serialize decoding whenever a parse
       // holds it. They do not spin between jobs, since every core is wanted by another stage.
       const int threads = ThreadPool::Default()->num_threads();
@@ -317,7 +318,7 @@ class Pipeline::Impl {
       *position = static_cast<int64_t>(skipped);
       e->source = std::make_unique<IndexedRecords>(
           o_, std::move(order), random_files_.get(), o_.collect_stats ? &read_ : nullptr,
-          o_.collect_stats ? &assemble_.input_wait_ns : nullptr);
+          o_.collect_stats ? &assemble_.input_wait_ns : nullptr, buffers_);
     } else {
       e->source = std::make_unique<InterleavedFiles>(o_, readers_.get(), std::move(files));
     }
@@ -378,53 +379,108 @@ class Pipeline::Impl {
     return true;
   }
 
+  // The element being assembled. A record is referenced where it lies (its buffer held), or
+  // copied into bytes of the element's own where holding its chunk would keep many times the
+  // record's bytes alive: sharding by record keeps one record in num_shards.
+  class Batch {
+   public:
+    explicit Batch(size_t batch_size) : batch_size_(batch_size) {}
+
+    bool empty() const { return element_ == nullptr || element_->size() == 0; }
+    size_t size() const { return element_ == nullptr ? 0 : element_->size(); }
+
+    void Add(const Record& record, bool copy) {
+      if (element_ == nullptr) {
+        element_ = std::make_unique<Element>();
+        const size_t records = std::min<size_t>(batch_size_, 4096);
+        element_->records.reserve(records);
+        element_->files.reserve(records);
+        element_->offsets.reserve(records);
+      }
+      Element& e = *element_;
+      const std::string_view payload = record.payload();
+      if (copy) {
+        // A batch's copied bytes are about the last one's: reserving them up front saves the
+        // string's doublings, each a copy of everything appended so far.
+        if (copied_.capacity() == 0) copied_.reserve(expected_copied_);
+        copied_at_.push_back({e.records.size(), copied_.size(), payload.size()});
+        copied_.append(payload);
+        e.records.emplace_back();  // set by Take: copied_ moves while it grows
+      } else {
+        // One reference per buffer, as far as a look at the last few finds (an interleave takes
+        // its files' chunks in turn).
+        const std::shared_ptr<std::string>& holder = record.holder();
+        const size_t look = std::min<size_t>(e.held.size(), kHeldLookBack);
+        if (std::find(e.held.end() - static_cast<ptrdiff_t>(look), e.held.end(), holder) ==
+            e.held.end()) {
+          e.held.push_back(holder);
+        }
+        e.records.push_back(payload);
+      }
+      e.files.push_back(record.file);
+      e.offsets.push_back(record.offset);
+    }
+
+    // The element assembled so far; the next Add starts another.
+    std::unique_ptr<Element> Take() {
+      if (!copied_at_.empty()) {
+        expected_copied_ = copied_.size() + copied_.size() / 8;
+        auto own = std::make_shared<const std::string>(std::move(copied_));
+        for (const Copied& c : copied_at_) {
+          element_->records[c.record] = std::string_view(*own).substr(c.offset, c.size);
+        }
+        element_->held.push_back(std::move(own));
+        copied_ = std::string();
+        copied_at_.clear();
+      }
+      return std::move(element_);
+    }
+
+   private:
+    static constexpr size_t kHeldLookBack = 16;
+    struct Copied {
+      size_t record;
+      size_t offset;
+      size_t size;
+    };
+    const size_t batch_size_;
+    std::unique_ptr<Element> element_;
+    std::string copied_;
+    std::vector<Copied> copied_at_;
+    size_t expected_copied_ = 0;
+  };
+
   // Emits `batch` (if it holds records) as the state (epoch, position); a short last batch is
   // dropped under drop_remainder. False once the pipeline stops.
-  bool Flush(std::unique_ptr<Element>* batch, int64_t epoch, int64_t position) {
-    if (*batch == nullptr || (*batch)->size() == 0) return true;
+  bool Flush(Batch* batch, int64_t epoch, int64_t position) {
+    if (batch->empty()) return true;
+    std::unique_ptr<Element> element = batch->Take();
     if (o_.batch_size > 0 && o_.drop_remainder &&
-        (*batch)->size() < static_cast<size_t>(o_.batch_size)) {
-      batch->reset();
+        element->size() < static_cast<size_t>(o_.batch_size)) {
       return true;
     }
-    (*batch)->epoch = epoch;
-    (*batch)->position = position;
-    return Emit(std::move(*batch));
+    element->epoch = epoch;
+    element->position = position;
+    return Emit(std::move(element));
   }
 
   // Runs the epochs: records into batches (across epochs when batch_across_epochs), each
   // element tagged with the state right after it, then the end or the first error.
   void AssembleEpochs() {
-    std::unique_ptr<Element> batch;
     const size_t batch_size = o_.batch_size > 0 ? static_cast<size_t>(o_.batch_size) : 1;
-    // A batch's bytes are about the last one's: reserving them up front saves the string's
-    // doublings, each a copy of everything appended so far (megabytes for image batches).
-    size_t expected_bytes = 0;
+    Batch batch(batch_size);
     int64_t epoch = o_.start_epoch;
     int64_t position = 0;
     for (; o_.epochs < 0 || epoch < o_.epochs; ++epoch) {
       const int64_t skip = epoch == o_.start_epoch ? o_.start_position : 0;
       std::unique_ptr<Epoch> e = StartEpoch(epoch, skip, &position);
+      const bool copy = e->by_record && !e->at_offsets;
       Record record;
       while (Next(e.get(), &record)) {
         if (cancelled_) return;
         if (position++ < skip) continue;  // resuming: emitted before the checkpoint
-        if (batch == nullptr) {
-          batch = std::make_unique<Element>();
-          batch->data.reserve(expected_bytes);
-          const size_t records = std::min<size_t>(batch_size, 4096);
-          batch->ends.reserve(records);
-          batch->files.reserve(records);
-          batch->offsets.reserve(records);
-        }
-        batch->data += record.payload();
-        batch->ends.push_back(batch->data.size());
-        batch->files.push_back(record.file);
-        batch->offsets.push_back(record.offset);
-        if (batch->size() >= batch_size) {
-          expected_bytes = batch->data.size() + batch->data.size() / 8;
-          if (!Flush(&batch, epoch, position)) return;
-        }
+        batch.Add(record, copy);
+        if (batch.size() >= batch_size && !Flush(&batch, epoch, position)) return;
       }
       if (cancelled_) return;
       if (!e->error.ok()) {
@@ -467,15 +523,6 @@ class Pipeline::Impl {
     parse_end_ = NowNs();
   }
 
-  static std::vector<std::string_view> RecordViews(const Element& e) {
-    std::vector<std::string_view> views(e.size());
-    for (size_t i = 0; i < e.size(); ++i) {
-      const size_t begin = i == 0 ? 0 : e.ends[i - 1];
-      views[i] = std::string_view(e.data.data() + begin, e.ends[i] - begin);
-    }
-    return views;
-  }
-
   // Decodes the images of one parsed element; applies on_error to those that fail.
   Status DecodeElement(Element* e) {
     const size_t n = e->size();
@@ -513,23 +560,22 @@ class Pipeline::Impl {
     // Their parsed features go too: parsed again, cheaper and simpler than cutting every kind of
     // feature.
     if (e->size() == 0) return Status::OK();
-    return example::ParseExampleBatch(RecordViews(*e), o_.specs, nullptr, 1, &e->parsed);
+    return example::ParseExampleBatch(e->records, o_.specs, nullptr, 1, &e->parsed);
   }
 
   // Parses one element. When the batch fails to parse, the records that fail alone are found
   // and named (file and offset); on_error then raises the first or drops them all, as for
   // damaged records. A batch that fails only as a whole raises as it is.
   Status ParseElement(Element* e, int threads) {
-    Status status = example::ParseExampleBatch(RecordViews(*e), o_.specs, nullptr, threads,
-                                               &e->parsed, parse_pool_.get());
+    Status status = example::ParseExampleBatch(e->records, o_.specs, nullptr, threads, &e->parsed,
+                                               parse_pool_.get());
     if (status.ok() || !errors::IsInvalidArgument(status)) return status;
-    const std::vector<std::string_view> views = RecordViews(*e);
     const size_t n = e->size();
     std::vector<bool> keep(n, true);
     size_t dropped = 0;
     for (size_t i = 0; i < n; ++i) {
       std::vector<example::ParsedFeature> one;
-      const Status alone = example::ParseExampleBatch({views[i]}, o_.specs, nullptr, 1, &one);
+      const Status alone = example::ParseExampleBatch({e->records[i]}, o_.specs, nullptr, 1, &one);
       if (alone.ok()) continue;
       std::string message = alone.message() + " (the record at offset " +
                             std::to_string(e->offsets[i]) + " in " + o_.files[e->files[i]].path +
@@ -545,7 +591,7 @@ class Pipeline::Impl {
     DropRecords(keep, 0, e);
     e->parsed.clear();
     if (e->size() == 0) return Status::OK();
-    return example::ParseExampleBatch(RecordViews(*e), o_.specs, nullptr, threads, &e->parsed,
+    return example::ParseExampleBatch(e->records, o_.specs, nullptr, threads, &e->parsed,
                                       parse_pool_.get());
   }
 
@@ -565,28 +611,21 @@ class Pipeline::Impl {
   // decoded images (`image_bytes` each; 0 when there are none yet). Parsed features are left
   // for the caller to redo.
   static void DropRecords(const std::vector<bool>& keep, size_t image_bytes, Element* e) {
-    const std::vector<std::string_view> views = RecordViews(*e);
-    std::string data;
-    std::vector<size_t> ends;
-    std::vector<uint32_t> files;
-    std::vector<uint64_t> offsets;
     size_t kept = 0;
     for (size_t i = 0; i < keep.size(); ++i) {
       if (!keep[i]) continue;
-      data.append(views[i]);
-      ends.push_back(data.size());
-      files.push_back(e->files[i]);
-      offsets.push_back(e->offsets[i]);
+      e->records[kept] = e->records[i];
+      e->files[kept] = e->files[i];
+      e->offsets[kept] = e->offsets[i];
       if (image_bytes != 0 && kept != i) {
         std::memmove(&e->images[kept * image_bytes], &e->images[i * image_bytes], image_bytes);
       }
       ++kept;
     }
     if (image_bytes != 0) e->images.resize(kept * image_bytes);
-    e->data = std::move(data);
-    e->ends = std::move(ends);
-    e->files = std::move(files);
-    e->offsets = std::move(offsets);
+    e->records.resize(kept);
+    e->files.resize(kept);
+    e->offsets.resize(kept);
   }
 
   void DecodeImages() {
@@ -615,6 +654,9 @@ class Pipeline::Impl {
   bool Compressed() const { return o_.record_options.compression != io::Compression::kNone; }
 
   const bool indexed_;
+  // Chunk buffers, shared with the elements whose records lie in them (first: those outlive
+  // every other member).
+  const std::shared_ptr<ChunkBuffers> buffers_;
   std::atomic<bool> cancelled_{false};
   // Statistics (pipeline_stats.h): counters of the stages, and when their threads ended.
   const int64_t start_ns_ = NowNs();
@@ -640,6 +682,12 @@ class Pipeline::Impl {
   std::thread parser_;
   std::thread assembler_;  // last: starts once everything it uses exists
 };
+
+size_t Element::bytes() const {
+  size_t n = 0;
+  for (std::string_view r : records) n += r.size();
+  return n;
+}
 
 Status Pipeline::Create(PipelineOptions options, std::unique_ptr<Pipeline>* pipeline) {
   if (options.num_shards < 1 || options.shard_index < 0 ||

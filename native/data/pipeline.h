@@ -1,6 +1,6 @@
 // The native part of swigflow.data: TFRecord files in, batches of parsed Examples out, with every
-// step on threads of its own (no GIL): parallel reads, sharding, shuffling, batching into one
-// buffer, parsing, prefetching.
+// step on threads of its own (no GIL): parallel reads, sharding, shuffling, batching (records
+// left where the readers put them), parsing, prefetching.
 //
 // One epoch is, in order:
 //   1. the files of this shard: all of them, or with shard_files and at least as many files as
@@ -29,6 +29,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -41,18 +42,24 @@
 namespace swigflow {
 namespace data {
 
-// One output element: records back to back in `data`, and their parsed features when parsing.
+// One output element: its records, and their parsed features when parsing.
 struct Element {
-  std::string data;
-  std::vector<size_t> ends;                    // record i is data[ends[i-1], ends[i])
-  std::vector<example::ParsedFeature> parsed;  // string views point into data
+  // Record i's bytes. They lie where the readers put them, in buffers `held` keeps alive (a
+  // chunk's, whose other records may belong to other elements), or in bytes of the element's own
+  // (also in `held`): records are not copied into the element unless holding their chunk would
+  // keep many times their bytes alive (sharding by record).
+  std::vector<std::string_view> records;
+  std::vector<std::shared_ptr<const std::string>> held;
+  std::vector<example::ParsedFeature> parsed;  // string views point into the records
   std::vector<uint32_t> files;                 // record i's file (index into options.files)
   std::vector<uint64_t> offsets;               // and its offset there
   // With decode_images: the decoded images, DecodedImageBytes(options.image) each.
   example::NumberVector<uint8_t> images;
   int64_t epoch = 0;     // the state right after this element
   int64_t position = 0;  // records of `epoch` emitted up to and including this element
-  size_t size() const { return ends.size(); }
+  size_t size() const { return records.size(); }
+  // The records' bytes end to end.
+  size_t bytes() const;
 };
 
 class Pipeline {

@@ -143,12 +143,14 @@ int IndexedWorkers(int cycle_length) { return std::clamp(cycle_length, 1, 8); }
 
 IndexedRecords::IndexedRecords(const PipelineOptions& o, std::vector<RecordSlot> order,
                                io::FileCache* files, StageCounters* counters,
-                               std::atomic<int64_t>* pop_wait_ns)
+                               std::atomic<int64_t>* pop_wait_ns,
+                               std::shared_ptr<ChunkBuffers> buffers)
     : options_(o),
       order_(std::move(order)),
       files_(files),
       counters_(counters),
-      pop_wait_ns_(pop_wait_ns) {
+      pop_wait_ns_(pop_wait_ns),
+      buffers_(std::move(buffers)) {
   const size_t chunks = (order_.size() + kChunkRecords - 1) / kChunkRecords;
   const size_t workers = std::max<size_t>(
       1, std::min<size_t>(IndexedWorkers(o.cycle_length), std::max<size_t>(chunks, 1)));
@@ -217,6 +219,7 @@ void IndexedRecords::Read(size_t worker) {
   for (size_t c = worker; c * kChunkRecords < order_.size(); c += workers) {
     const int64_t start = counters_ != nullptr ? NowNs() : 0;
     Chunk chunk;
+    chunk.Prepare(buffers_.get());
     const size_t end = std::min(order_.size(), (c + 1) * kChunkRecords);
     for (size_t i = c * kChunkRecords; i < end && chunk.status.ok(); ++i) {
       const RecordSlot& slot = order_[i];

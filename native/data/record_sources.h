@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "swigflow/data/bounded_queue.h"
+#include "swigflow/data/chunk.h"
 #include "swigflow/data/file_readers.h"
 #include "swigflow/data/pipeline_options.h"
 #include "swigflow/data/pipeline_stats.h"
@@ -84,9 +85,11 @@ int IndexedWorkers(int cycle_length);
 class IndexedRecords : public Source {
  public:
   // The workers count their reads in `counters`; the consumer's waits go to `pop_wait_ns`
-  // (null: not counted). `o`, `files` and the counters outlive this source.
+  // (null: not counted). `o`, `files` and the counters outlive this source. Chunks are filled in
+  // buffers from `buffers`.
   IndexedRecords(const PipelineOptions& o, std::vector<RecordSlot> order, io::FileCache* files,
-                 StageCounters* counters, std::atomic<int64_t>* pop_wait_ns);
+                 StageCounters* counters, std::atomic<int64_t>* pop_wait_ns,
+                 std::shared_ptr<ChunkBuffers> buffers);
   ~IndexedRecords() override;
 
   bool Next(Record* record, Status* status) override;
@@ -102,6 +105,7 @@ class IndexedRecords : public Source {
   io::FileCache* const files_;
   StageCounters* const counters_;
   std::atomic<int64_t>* const pop_wait_ns_;
+  const std::shared_ptr<ChunkBuffers> buffers_;
   std::vector<std::unique_ptr<BoundedQueue<Chunk>>> queues_;
   std::vector<std::thread> threads_;
   Chunk chunk_;

@@ -12,10 +12,12 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "swigflow/data/bounded_queue.h"
+#include "swigflow/data/chunk.h"
 #include "swigflow/data/file_readers.h"
 #include "swigflow/example/example.h"
 #include "swigflow/io/record_index.h"
@@ -75,12 +77,7 @@ Outcome RunAll(const PipelineOptions& options, size_t max_elements = SIZE_MAX) {
     std::unique_ptr<Element> e;
     run.end = pipeline->Next(&e);
     if (!run.end.ok()) break;
-    std::vector<std::string> records;
-    for (size_t i = 0; i < e->size(); ++i) {
-      const size_t begin = i == 0 ? 0 : e->ends[i - 1];
-      records.push_back(e->data.substr(begin, e->ends[i] - begin));
-    }
-    run.elements.push_back(records);
+    run.elements.emplace_back(e->records.begin(), e->records.end());
     run.states.emplace_back(e->epoch, e->position);
   }
   run.damages = pipeline->TakeDamages();
@@ -146,7 +143,7 @@ TEST_P(FileReadersTest, OneThreadServesEveryOpenFile) {
   const std::vector<SourceFile> files = MakeFiles("readers", counts, false);
   FileReaders readers([&](uint32_t i) -> const std::string& { return files[i].path; },
                       io::RecordOptions(), true, /*threads=*/1, /*open_ahead=*/GetParam(),
-                      /*counters=*/nullptr, /*take_wait_ns=*/nullptr);
+                      /*counters=*/nullptr, /*take_wait_ns=*/nullptr, NewChunkBuffers());
   for (int round = 0; round < 2; ++round) {  // the threads carry over to the next sequence
     std::vector<uint32_t> order = {0, 1, 2, 3, 4, 5, 6, 7, 8};
     readers.Begin(order, 3);
@@ -464,6 +461,123 @@ TEST(PipelineStatsTest, QueueCountsBlockedTimeAndFill) {
   EXPECT_GE(s.push_wait_ns, 40'000'000);
   EXPECT_EQ(s.pop_wait_ns, 0);                         // never blocked: each pop found an item
   EXPECT_NEAR(s.mean_fill, (2 + 2 + 1) / 3.0, 1e-12);  // held when each pop came
+}
+
+// Whether every byte of `record` lies in one of `buffers`.
+bool LiesIn(std::string_view record,
+            const std::vector<std::shared_ptr<const std::string>>& buffers) {
+  for (const auto& b : buffers) {
+    if (b != nullptr && record.data() >= b->data() &&
+        record.data() + record.size() <= b->data() + b->size()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Elements refer to the chunks their records lie in, and keep them alive: every record is read
+// after the pipeline is gone (ASan would see a chunk freed under it), and most records are not
+// copied. Sharding by record copies them instead (holding a chunk for one record in n would
+// keep n times the bytes), as does the shuffle buffer, into exactly the element's own bytes.
+TEST(PipelineTest, ElementsHoldTheirRecordsAfterThePipelineIsGone) {
+  const std::vector<int> counts = {700, 300, 0, 1, 900};
+  const auto files = MakeFiles("held", counts, false);
+  PipelineOptions whole = Options(files);
+  whole.cycle_length = 3;
+  whole.batch_size = 100;
+  const std::vector<std::string> expected = RunAll(whole).Records();
+  ASSERT_EQ(expected.size(), 1901u);
+
+  struct Case {
+    int shards;
+    int buffer;
+  };
+  for (const Case c : {Case{1, 0}, Case{3, 0}, Case{1, 50}}) {
+    PipelineOptions o = whole;
+    o.num_shards = c.shards;
+    o.shuffle_buffer = c.buffer;
+    std::vector<std::unique_ptr<Element>> elements;
+    {
+      std::unique_ptr<Pipeline> pipeline;
+      ASSERT_TRUE(Pipeline::Create(o, &pipeline).ok());
+      for (;;) {
+        std::unique_ptr<Element> e;
+        const Status s = pipeline->Next(&e);
+        if (errors::IsOutOfRange(s)) break;
+        ASSERT_TRUE(s.ok()) << s.ToString();
+        elements.push_back(std::move(e));
+      }
+    }
+    std::multiset<std::string> seen;
+    std::vector<std::string> in_order;
+    for (const auto& e : elements) {
+      ASSERT_EQ(e->files.size(), e->size());
+      ASSERT_EQ(e->offsets.size(), e->size());
+      size_t bytes = 0;
+      for (std::string_view r : e->records) {
+        EXPECT_TRUE(LiesIn(r, e->held)) << r;
+        seen.emplace(r);
+        in_order.emplace_back(r);
+        bytes += r.size();
+      }
+      EXPECT_EQ(e->bytes(), bytes);
+      if (c.shards > 1) {  // copied: one buffer of exactly the records' bytes
+        ASSERT_EQ(e->held.size(), 1u);
+        EXPECT_EQ(e->held[0]->size(), bytes);
+      } else if (c.buffer > 0) {  // each record its own bytes
+        EXPECT_EQ(e->held.size(), e->size());
+      } else {  // left in their chunks: a reference to each (at most two per slot here)
+        EXPECT_LE(e->held.size(), 2u * 3);
+      }
+    }
+    if (c.shards > 1) {
+      std::vector<std::string> shard0;
+      for (size_t k = 0; k < expected.size(); k += c.shards) shard0.push_back(expected[k]);
+      EXPECT_EQ(in_order, shard0);
+    } else if (c.buffer > 0) {
+      EXPECT_EQ(seen, std::multiset<std::string>(expected.begin(), expected.end()));
+    } else {
+      EXPECT_EQ(in_order, expected);
+    }
+  }
+}
+
+TEST(ChunkBuffersTest, BuffersComeBackWhenTheLastHolderLetsGo) {
+  auto pool = ChunkBuffers::Create(/*max_bytes=*/3000, /*max_buffer=*/2000);
+  std::shared_ptr<std::string> a = pool->Get();
+  a->assign(1000, 'a');
+  const std::string* a_memory = a.get();
+  std::shared_ptr<const std::string> element_ref = a;  // an element still holds it
+  a.reset();
+  EXPECT_EQ(pool->idle_bytes(), 0u);
+  element_ref.reset();  // the last holder: back to the pool, empty, its memory kept
+  EXPECT_GE(pool->idle_bytes(), 1000u);
+  std::shared_ptr<std::string> again = pool->Get();
+  EXPECT_EQ(again.get(), a_memory);
+  EXPECT_TRUE(again->empty());
+  EXPECT_GE(again->capacity(), 1000u);
+  EXPECT_EQ(pool->idle_bytes(), 0u);
+
+  // Too large a buffer goes back to the allocator, as does one past the idle bound.
+  std::shared_ptr<std::string> huge = pool->Get();
+  huge->reserve(5000);
+  huge.reset();
+  EXPECT_EQ(pool->idle_bytes(), 0u);
+  std::vector<std::shared_ptr<std::string>> many;
+  for (int i = 0; i < 4; ++i) {
+    many.push_back(pool->Get());
+    many.back()->reserve(1500);
+  }
+  many.clear();
+  EXPECT_LE(pool->idle_bytes(), 3000u);
+  EXPECT_GT(pool->idle_bytes(), 0u);
+
+  // A buffer outliving everything else that refers to the pool still returns to it safely.
+  std::shared_ptr<std::string> last = pool->Get();
+  last->assign("still here");
+  pool.reset();
+  EXPECT_EQ(*last, "still here");
+  last.reset();
 }
 
 }  // namespace

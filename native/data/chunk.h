@@ -1,0 +1,163 @@
+// Records on their way from the readers to the elements: chunks of consecutive records in one
+// buffer, which the elements whose records lie there keep alive (ChunkBuffers), so that a
+// record's bytes are copied once between the file and Python (into the Python object), not once
+// per stage.
+#ifndef SWIGFLOW_DATA_CHUNK_H_
+#define SWIGFLOW_DATA_CHUNK_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "swigflow/framework/status.h"
+#include "swigflow/io/record_scan.h"
+
+namespace swigflow {
+namespace data {
+
+// A pool of chunk buffers. Each buffer comes back here when the last chunk or element holding it
+// lets go (on whatever thread), and is filled again: memory that stays with the pipeline, where a
+// buffer given back to the allocator is returned to the arena of the thread that made it, and
+// another reader's next buffer is memory new to the process, with a page fault per 4 KiB.
+// Thread-safe; the buffers keep the pool alive (an element may outlive its pipeline).
+class ChunkBuffers : public std::enable_shared_from_this<ChunkBuffers> {
+ public:
+  // Keeps at most `max_bytes` of idle buffers, none larger than `max_buffer` (a file of huge
+  // records): the rest go back to the allocator.
+  static std::shared_ptr<ChunkBuffers> Create(size_t max_bytes, size_t max_buffer);
+
+  // An empty buffer, a used one when there is one.
+  std::shared_ptr<std::string> Get();
+
+  size_t idle_bytes() const;
+
+ private:
+  ChunkBuffers(size_t max_bytes, size_t max_buffer)
+      : max_bytes_(max_bytes), max_buffer_(max_buffer) {}
+  void Put(std::string* buffer);
+
+  const size_t max_bytes_;
+  const size_t max_buffer_;
+  mutable std::mutex mu_;
+  std::vector<std::unique_ptr<std::string>> idle_;  // guarded by mu_
+  size_t idle_bytes_ = 0;                           // their capacity; guarded by mu_
+};
+
+// One record on its way through the pipeline. A damaged one carries its damage instead. Its
+// payload lies in a buffer that holder() keeps alive: its source's chunk (lent until the
+// source's next Next; an element that takes the record takes a reference to the buffer, not a
+// copy), or its own once it is kept longer (the shuffle buffer: Own).
+class Record {
+ public:
+  Record() = default;
+  Record(Record&& other) noexcept { *this = std::move(other); }
+  Record& operator=(Record&& other) noexcept {
+    if (this == &other) return *this;  // the shuffle buffer's last slot, moved onto itself
+    payload_ = other.payload_;         // an owned payload lies on the heap: it does not move
+    lent_from_ = other.lent_from_;
+    owned_ = std::move(other.owned_);
+    file = other.file;
+    offset = other.offset;
+    damage = std::move(other.damage);
+    return *this;
+  }
+
+  std::string_view payload() const { return payload_; }
+  // The buffer the payload lies in: a reference to it keeps the payload valid.
+  const std::shared_ptr<std::string>& holder() const {
+    return lent_from_ != nullptr ? *lent_from_ : owned_;
+  }
+  // Lends `payload`, bytes of the buffer `*from` (which the caller keeps while the record
+  // refers to it).
+  void Lend(std::string_view payload, const std::shared_ptr<std::string>* from) {
+    payload_ = payload;
+    lent_from_ = from;
+    owned_.reset();
+  }
+  // Copies the payload into a buffer of the record's own, so that it outlives the source's
+  // chunk (and pins no chunk).
+  void Own() {
+    if (lent_from_ == nullptr) return;
+    owned_ = std::make_shared<std::string>(payload_);
+    payload_ = *owned_;
+    lent_from_ = nullptr;
+  }
+
+  uint32_t file = 0;
+  uint64_t offset = 0;
+  std::unique_ptr<io::RecordDamage> damage;  // set on a damaged record (kept small: records move)
+
+ private:
+  std::string_view payload_;
+  const std::shared_ptr<std::string>* lent_from_ = nullptr;
+  std::shared_ptr<std::string> owned_;
+};
+
+// Consecutive records, their payloads end to end in one buffer: a reader allocates nothing per
+// record. Chunks go back to the readers to be filled again, in a buffer from the ChunkBuffers;
+// theirs returns there when the last element whose records lie in it lets go.
+struct Chunk {
+  struct Entry {
+    uint64_t offset = 0;
+    size_t end = 0;  // the payload is data[the previous entry's end, end)
+    uint32_t file = 0;
+    std::unique_ptr<io::RecordDamage> damage;  // set on a damaged record, which has no payload
+  };
+  std::shared_ptr<std::string> data;  // null until the first payload, or Prepare
+  std::vector<Entry> entries;
+  bool end = false;  // the file (or the worker's share) has no more records
+  Status status;     // a failure to read at all (not damage)
+
+  size_t size() const { return entries.size(); }
+  size_t bytes() const { return data != nullptr ? data->size() : 0; }
+  // A buffer to fill from `buffers` (null: the allocator's) if the chunk has none.
+  void Prepare(ChunkBuffers* buffers) {
+    if (data == nullptr)
+      data = buffers != nullptr ? buffers->Get() : std::make_shared<std::string>();
+  }
+  void Add(uint32_t file, uint64_t offset, std::string_view payload) {
+    Prepare(nullptr);
+    data->append(payload);
+    entries.push_back({offset, data->size(), file, nullptr});
+  }
+  void AddDamage(uint32_t file, io::RecordDamage damage) {
+    const uint64_t offset = damage.offset;
+    entries.push_back(
+        {offset, bytes(), file, std::make_unique<io::RecordDamage>(std::move(damage))});
+  }
+  std::string_view payload(size_t i) const {
+    const size_t begin = i == 0 ? 0 : entries[i - 1].end;
+    return std::string_view(*data).substr(begin, entries[i].end - begin);
+  }
+  // Entry i as a record, its payload lent from here (its damage moves there).
+  void Get(size_t i, Record* record) {
+    Entry& e = entries[i];
+    if (e.damage == nullptr) {
+      record->Lend(payload(i), &data);
+    } else {
+      record->Lend(std::string_view(), &data);
+    }
+    record->file = e.file;
+    record->offset = e.offset;
+    record->damage = std::move(e.damage);
+  }
+  // Empty again. The buffer goes back to its pool once no element refers to it either: the
+  // pool's lock orders the last reader of its bytes before the next writer (a chunk that saw
+  // itself the only holder and refilled its buffer would not be).
+  void Clear() {
+    data.reset();
+    entries.clear();
+    end = false;
+    status = Status::OK();
+  }
+};
+
+}  // namespace data
+}  // namespace swigflow
+
+#endif  // SWIGFLOW_DATA_CHUNK_H_
