@@ -12,7 +12,7 @@ optionally mosaicml-streaming, moto[server] and s3fs, gcsfs and gcp-storage-emul
     /tmp/bench/bin/python bench/remote_bench.py [--files 8] [--file-mb 40] [--latency-ms 20]
         [--response-mbps 100] [--repeats 2] [--read-ahead-mib 256]
         [--error-rate 0.02] [--reset-rate 0.02] [--stall-rate 0.01] [--stall-s 8]
-        [--stall-timeout-s 4] [--quick]
+        [--stall-timeout-s 4] [--quick] [--transports]
 
 Mosaic Streaming 0.13 pins numpy < 2.2 and pulls a CUDA torch; beside a CPU-only torch it was
 installed with ``pip install --no-deps mosaicml-streaming`` plus boto3, xxhash<4, zstd, brotli,
@@ -23,6 +23,10 @@ Rows, each in a process of its own (so its CPU time and peak RSS are its own), t
 (records of 100 KB):
 - the ceiling: a plain parallel downloader, N threads of 8 MiB range GETs over keep-alive
   connections (http.client), at 8 and 16 threads;
+- with --transports, the ceiling's GETs through each candidate transport that is installed,
+  8 and 16 at once: swigflow's own (``swigflow.io.http_ranges``, without the read-ahead),
+  obstore (Rust's object_store), libcurl (through pycurl, a Python callback per MiB) and
+  aiohttp on one event loop (``pip install obstore pycurl``);
 - fsspec's own reads: each file read whole with ``fs.cat_file``, 8 at a time;
 - swigflow ``TFRecordDataset(urls, num_parallel_reads=P)`` for P = 1 and 8 (every record read,
   CRCs checked), read-ahead as configured (``--read-ahead-mib``: SWIGFLOW_READ_AHEAD_BYTES), and
@@ -272,6 +276,139 @@ def ceiling(port, names, sizes, threads):
     return total, total // (RECORD + 16), None
 
 
+def _ranges(names, sizes):
+    return [
+        (name, start, min(CHUNK, size - start))
+        for name, size in zip(names, sizes)
+        for start in range(0, size, CHUNK)
+    ]
+
+
+def http_ranges_reads(port, names, sizes, threads):
+    """The ceiling's GETs through swigflow's own transport (swigflow.io.http_ranges: a body read
+    into one buffer of the range's size, SO_RCVLOWAT wake-ups), without the read-ahead."""
+    from swigflow.io import http_ranges
+
+    requests = http_ranges.Requests()
+
+    def get(job):
+        name, start, length = job
+        pin = http_ranges.Pin({})
+        url = f"http://127.0.0.1:{port}/{name}"
+        data = http_ranges.get_range(url, start, start + length, pin, {}, 30.0, requests)
+        assert len(data) == length
+        return length
+
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        total = sum(pool.map(get, _ranges(names, sizes)))
+    return total, total // (RECORD + 16), None
+
+
+def obstore_reads(port, names, sizes, threads):
+    """The ceiling's GETs through obstore (Rust's object_store; bytes come back in a buffer of
+    Rust's, without a Python copy), `threads` calls at a time."""
+    import obstore
+    from obstore.store import HTTPStore
+
+    store = HTTPStore.from_url(f"http://127.0.0.1:{port}", client_options={"allow_http": True})
+
+    def get(job):
+        name, start, length = job
+        data = obstore.get_range(store, name, start=start, length=length)
+        assert len(memoryview(data)) == length
+        return length
+
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        total = sum(pool.map(get, _ranges(names, sizes)))
+    return total, total // (RECORD + 16), None
+
+
+def pycurl_reads(port, names, sizes, threads):
+    """The ceiling's GETs through libcurl (pycurl), a keep-alive handle per thread, each body
+    written into one buffer of its size by a Python callback per 1 MiB received (what a native
+    libcurl transport would do in C, without the callbacks)."""
+    import pycurl
+
+    local = threading.local()
+
+    def get(job):
+        name, start, length = job
+        if not hasattr(local, "curl"):
+            local.curl = pycurl.Curl()
+            local.curl.setopt(pycurl.BUFFERSIZE, MIB)
+        curl = local.curl
+        buffer = np.empty(length, np.uint8)
+        view = memoryview(buffer)
+        done = 0
+
+        def write(chunk):
+            nonlocal done
+            view[done : done + len(chunk)] = chunk
+            done += len(chunk)
+
+        curl.setopt(pycurl.URL, f"http://127.0.0.1:{port}/{name}")
+        curl.setopt(pycurl.RANGE, f"{start}-{start + length - 1}")
+        curl.setopt(pycurl.WRITEFUNCTION, write)
+        curl.perform()
+        assert done == length
+        return length
+
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        total = sum(pool.map(get, _ranges(names, sizes)))
+    return total, total // (RECORD + 16), None
+
+
+def aiohttp_reads(port, names, sizes, concurrency):
+    """The ceiling's GETs on one asyncio loop through aiohttp (fsspec's HTTP backend), at most
+    `concurrency` at a time, each body read whole."""
+    import asyncio
+
+    import aiohttp
+
+    async def run():
+        limit = asyncio.Semaphore(concurrency)
+        connector = aiohttp.TCPConnector(limit=concurrency)
+        async with aiohttp.ClientSession(connector=connector) as session:
+
+            async def get(job):
+                name, start, length = job
+                headers = {"Range": f"bytes={start}-{start + length - 1}"}
+                async with (
+                    limit,
+                    session.get(f"http://127.0.0.1:{port}/{name}", headers=headers) as r,
+                ):
+                    data = await r.read()
+                assert len(data) == length
+                return length
+
+            return sum(await asyncio.gather(*(get(j) for j in _ranges(names, sizes))))
+
+    total = asyncio.run(run())
+    return total, total // (RECORD + 16), None
+
+
+TRANSPORTS = {
+    "swigflow's http_ranges": http_ranges_reads,
+    "obstore": obstore_reads,
+    "libcurl (pycurl)": pycurl_reads,
+    "aiohttp": aiohttp_reads,
+}
+
+
+def transport_rows(rows, repeats, port, names, sizes):
+    """The ceiling's GETs through each candidate transport (those installed), 8 and 16 at once."""
+    for name, fn in TRANSPORTS.items():
+        try:
+            fn(port, names[:1], [min(sizes[0], CHUNK)], 1)  # installed, and it works here
+        except ImportError as e:
+            print(f"transport row {name} skipped: {e}")
+            continue
+        for threads in (8, 16):
+            rows[f"transport: {name}, {threads} at once"] = measure(
+                repeats, fn, port, names, sizes, threads
+            )
+
+
 def fsspec_reads(urls):
     import fsspec
 
@@ -469,6 +606,12 @@ def main():
         help="only the ceilings, swigflow's plain epochs and local disk (no faults, caches, "
         "Mosaic Streaming or s3://)",
     )
+    parser.add_argument(
+        "--transports",
+        action="store_true",
+        help="also the ceiling's GETs through each candidate transport that is installed "
+        "(swigflow's http_ranges, obstore, libcurl through pycurl, aiohttp)",
+    )
     args = parser.parse_args()
     import swigflow
     from swigflow.io import gfile
@@ -499,6 +642,8 @@ def main():
             rows[f"ceiling: {threads} threads of 8 MiB range GETs"] = measure(
                 args.repeats, ceiling, port, names, sizes, threads
             )
+        if args.transports:
+            transport_rows(rows, args.repeats, port, names, sizes)
         rows["fsspec cat_file, 8 files at a time"] = measure(args.repeats, fsspec_reads, urls)
         for parallel in (1, 8):
             rows[f"swigflow TFRecordDataset, num_parallel_reads={parallel}"] = measure(
@@ -666,7 +811,7 @@ def report(rows, expected):
     remote = [
         k
         for k in rows
-        if not k.startswith(("ceiling", "local disk", "fsspec"))
+        if not k.startswith(("ceiling", "local disk", "fsspec", "transport"))
         and k not in cached
         and "s3://" not in k
         and "gs://" not in k
