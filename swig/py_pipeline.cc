@@ -15,25 +15,37 @@ namespace swigflow {
 namespace python {
 namespace {
 
-// (data, ends): the records end to end in one read-only uint8 array (copied once, without the
-// GIL), and their n + 1 boundaries in it.
-PyObject* RecordsToView(const data::Element& e) {
-  std::vector<int64_t> ends(e.size() + 1, 0);
-  for (size_t i = 0; i < e.size(); ++i) {
-    ends[i + 1] = ends[i] + static_cast<int64_t>(e.records[i].size());
+// (data, ends): the records end to end in one read-only uint8 array and their n + 1 boundaries
+// in it. The array views the element's own buffer when the records lie there in order
+// (PipelineOptions::contiguous; the array keeps the element alive), else holds a copy made
+// without the GIL.
+PyObject* RecordsToView(std::unique_ptr<data::Element> e) {
+  std::vector<int64_t> ends(e->size() + 1, 0);
+  for (size_t i = 0; i < e->size(); ++i) {
+    ends[i + 1] = ends[i] + static_cast<int64_t>(e->records[i].size());
   }
-  auto bytes = std::make_unique<std::string>();
-  const Status s = WithoutGil([&] {
-    bytes->reserve(static_cast<size_t>(ends.back()));
-    for (std::string_view r : e.records) bytes->append(r);
-    return Status::OK();
-  });
-  if (!s.ok()) return StatusResult(s);
-  const char* data = bytes->data();
-  const size_t size = bytes->size();
-  PyObject* owner = OwningCapsule(bytes.release());
+  const size_t size = static_cast<size_t>(ends.back());
+  const char* bytes = e->held.size() == 1 ? e->held[0]->data() : nullptr;
+  bool in_place = bytes != nullptr && e->held[0]->size() == size;
+  for (size_t i = 0; in_place && i < e->size(); ++i) {
+    in_place = e->records[i].data() == bytes + ends[i];
+  }
+  PyObject* owner;
+  if (in_place) {
+    owner = OwningCapsule(e.release());
+  } else {
+    auto copy = std::make_unique<std::string>();
+    const Status s = WithoutGil([&] {
+      copy->reserve(size);
+      for (std::string_view r : e->records) copy->append(r);
+      return Status::OK();
+    });
+    if (!s.ok()) return StatusResult(s);
+    bytes = copy->data();
+    owner = OwningCapsule(copy.release());
+  }
   if (owner == nullptr) return nullptr;
-  PyObject* array = ReadOnlyBytesArray(data, size, owner);
+  PyObject* array = ReadOnlyBytesArray(bytes, size, owner);
   if (array == nullptr) return nullptr;
   return Py_BuildValue("(NN)", array, Int64Array(ends));
 }
@@ -165,7 +177,7 @@ PyObject* PyPipeline::NextAs(Payload kind) {
   const long long epoch = e->epoch, position = e->position;
   PyObject* payload = kind == Payload::kParsed  ? ParsedToPyList(e.get())
                       : kind == Payload::kBytes ? RecordsToPy(*e)
-                                                : RecordsToView(*e);
+                                                : RecordsToView(std::move(e));
   if (payload == nullptr) return nullptr;
   return Py_BuildValue("(NnLL)", payload, records, epoch, position);
 }

@@ -38,7 +38,8 @@ class PyPipeline {
   PyObject* Next();
 
   // Next() for records without a bytes object each: payload is (data, ends), a read-only uint8
-  // array holding the records end to end (one copy, made without the GIL) and the n + 1 int64
+  // array holding the records end to end (the element's own buffer with
+  // PipelineOptions::contiguous, which the array keeps alive; else a copy) and the n + 1 int64
   // boundaries of the records in it.
   PyObject* NextView();
 

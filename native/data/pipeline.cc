@@ -474,7 +474,7 @@ class Pipeline::Impl {
     for (; o_.epochs < 0 || epoch < o_.epochs; ++epoch) {
       const int64_t skip = epoch == o_.start_epoch ? o_.start_position : 0;
       std::unique_ptr<Epoch> e = StartEpoch(epoch, skip, &position);
-      const bool copy = e->by_record && !e->at_offsets;
+      const bool copy = o_.contiguous || (e->by_record && !e->at_offsets);
       Record record;
       while (Next(e.get(), &record)) {
         if (cancelled_) return;

@@ -56,6 +56,10 @@ struct PipelineOptions {
   int64_t batch_size = 0;  // 0: one record per element
   bool drop_remainder = false;
   bool batch_across_epochs = false;  // a batch may hold the end of one epoch and the next's start
+  // Each element's records end to end in one buffer of its own (Element::held[0]), copied there
+  // by the assembler, for a consumer that wants them as one array; else they are left in the
+  // readers' chunks where that is cheaper.
+  bool contiguous = false;
   bool parse = false;
   std::vector<example::FeatureSpec> specs;
   // Decode the images of specs[image_spec] (a FixedLen scalar string) after parsing; on_error

@@ -478,7 +478,8 @@ bool LiesIn(std::string_view record,
 // Elements refer to the chunks their records lie in, and keep them alive: every record is read
 // after the pipeline is gone (ASan would see a chunk freed under it), and most records are not
 // copied. Sharding by record copies them instead (holding a chunk for one record in n would
-// keep n times the bytes), as does the shuffle buffer, into exactly the element's own bytes.
+// keep n times the bytes), into exactly the element's own bytes, as does `contiguous`; the
+// shuffle buffer's records own their bytes.
 TEST(PipelineTest, ElementsHoldTheirRecordsAfterThePipelineIsGone) {
   const std::vector<int> counts = {700, 300, 0, 1, 900};
   const auto files = MakeFiles("held", counts, false);
@@ -491,11 +492,14 @@ TEST(PipelineTest, ElementsHoldTheirRecordsAfterThePipelineIsGone) {
   struct Case {
     int shards;
     int buffer;
+    bool contiguous;
   };
-  for (const Case c : {Case{1, 0}, Case{3, 0}, Case{1, 50}}) {
+  for (const Case c : {Case{1, 0, false}, Case{3, 0, false}, Case{1, 50, false}, Case{1, 0, true},
+                       Case{1, 50, true}}) {
     PipelineOptions o = whole;
     o.num_shards = c.shards;
     o.shuffle_buffer = c.buffer;
+    o.contiguous = c.contiguous;
     std::vector<std::unique_ptr<Element>> elements;
     {
       std::unique_ptr<Pipeline> pipeline;
@@ -521,9 +525,14 @@ TEST(PipelineTest, ElementsHoldTheirRecordsAfterThePipelineIsGone) {
         bytes += r.size();
       }
       EXPECT_EQ(e->bytes(), bytes);
-      if (c.shards > 1) {  // copied: one buffer of exactly the records' bytes
+      if (c.shards > 1 || c.contiguous) {  // copied: the records end to end in one buffer
         ASSERT_EQ(e->held.size(), 1u);
         EXPECT_EQ(e->held[0]->size(), bytes);
+        size_t at = 0;
+        for (std::string_view r : e->records) {
+          EXPECT_EQ(r.data(), e->held[0]->data() + at);
+          at += r.size();
+        }
       } else if (c.buffer > 0) {  // each record its own bytes
         EXPECT_EQ(e->held.size(), e->size());
       } else {  // left in their chunks: a reference to each (at most two per slot here)

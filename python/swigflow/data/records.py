@@ -496,6 +496,9 @@ class _NativeRecords(Dataset, IteratorSeeds):
             image_seed = c.decode_seed if c.decode_seed is not None else state["seed"][1]
             options.image_seed = seed_bits(image_seed)
         options.collect_stats = _stats.collecting()
+        # zero_copy views each batch as one array: the assembler copies its records into one
+        # (on its own thread), rather than the consumer.
+        options.contiguous = c.zero_copy and plan is None
         with self._cache_registration(files):
             yield from self._run(options, files, offsets, state, base)
 
