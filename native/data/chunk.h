@@ -117,8 +117,9 @@ struct Chunk {
   size_t bytes() const { return data != nullptr ? data->size() : 0; }
   // A buffer to fill from `buffers` (null: the allocator's) if the chunk has none.
   void Prepare(ChunkBuffers* buffers) {
-    if (data == nullptr)
+    if (data == nullptr) {
       data = buffers != nullptr ? buffers->Get() : std::make_shared<std::string>();
+    }
   }
   void Add(uint32_t file, uint64_t offset, std::string_view payload) {
     Prepare(nullptr);
@@ -137,11 +138,7 @@ struct Chunk {
   // Entry i as a record, its payload lent from here (its damage moves there).
   void Get(size_t i, Record* record) {
     Entry& e = entries[i];
-    if (e.damage == nullptr) {
-      record->Lend(payload(i), &data);
-    } else {
-      record->Lend(std::string_view(), &data);
-    }
+    record->Lend(e.damage == nullptr ? payload(i) : std::string_view(), &data);
     record->file = e.file;
     record->offset = e.offset;
     record->damage = std::move(e.damage);

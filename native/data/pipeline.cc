@@ -380,8 +380,9 @@ class Pipeline::Impl {
   }
 
   // The element being assembled. A record is referenced where it lies (its buffer held), or
-  // copied into bytes of the element's own where holding its chunk would keep many times the
-  // record's bytes alive: sharding by record keeps one record in num_shards.
+  // copied into bytes of the element's own: where holding its chunk would keep many times the
+  // record's bytes alive (sharding by record keeps one record in num_shards), and where the
+  // consumer wants the records end to end (PipelineOptions::contiguous).
   class Batch {
    public:
     explicit Batch(size_t batch_size) : batch_size_(batch_size) {}
