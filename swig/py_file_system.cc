@@ -49,7 +49,8 @@ Status TakePythonError(const std::string& url) {
 }
 
 // A remote reader. One that lends blocks (reader.block_at) is read from the block holding the
-// offset, which it fetched ahead: the bytes are copied from there (or lent in place, Lend)
+// offset, which it fetched ahead: the bytes are copied from there (or lent in place, Lend, with
+// a reference that keeps the block for the records a pipeline's chunks take where they lie)
 // without the GIL, and Python is called once per block rather than once per read. Other reads
 // go to reader.read_at.
 class ReaderFile : public io::RandomAccessFile {
@@ -58,9 +59,11 @@ class ReaderFile : public io::RandomAccessFile {
       : RandomAccessFile(std::move(url)), reader_(reader), lends_(lends) {}
 
   ~ReaderFile() override {
-    if (!lent_.held()) return;
+    if (lent_ == nullptr) return;
     Gil gil;
-    if (gil.ok()) lent_.Release();  // else the interpreter is gone with it
+    if (!gil.ok()) return;  // the interpreter is gone with the block
+    lent_.reset();
+    ReleaseLentBuffers();
   }
 
   bool ReadsFromMemory() const override { return lends_; }
@@ -84,14 +87,19 @@ class ReaderFile : public io::RandomAccessFile {
     return s;
   }
 
-  Status Lend(uint64_t offset, size_t n, std::string_view* view) const override {
+  Status Lend(uint64_t offset, size_t n, std::string_view* view,
+              std::shared_ptr<const void>* keeper) const override {
     *view = {};
+    if (keeper != nullptr) keeper->reset();
     for (bool borrowed = false; lends_; borrowed = true) {
       {
         std::lock_guard<std::mutex> lock(mu_);
         const std::string_view held = HeldAt(offset);
         if (!held.empty()) {
-          if (n <= held.size()) *view = held.substr(0, n);  // else it runs into the next block
+          if (n <= held.size()) {  // else it runs into the next block
+            *view = held.substr(0, n);
+            if (keeper != nullptr) *keeper = lent_;
+          }
           return Status::OK();
         }
       }
@@ -116,9 +124,11 @@ class ReaderFile : public io::RandomAccessFile {
  private:
   // The lent block's bytes from `offset` to its end (empty: it does not hold `offset`). mu_ held.
   std::string_view HeldAt(uint64_t offset) const {
-    if (offset < lent_start_ || offset - lent_start_ >= lent_.size()) return {};
+    if (lent_ == nullptr || offset < lent_start_ || offset - lent_start_ >= lent_->size()) {
+      return {};
+    }
     const size_t at = static_cast<size_t>(offset - lent_start_);
-    return std::string_view(lent_.data() + at, lent_.size() - at);
+    return std::string_view(lent_->data() + at, lent_->size() - at);
   }
 
   // Copies up to n bytes at `offset` from the lent block: how many (0: it does not hold them).
@@ -137,6 +147,7 @@ class ReaderFile : public io::RandomAccessFile {
     if (!gil.ok()) return Finalizing(path());
     HeldBuffer none;
     Lend(0, &none);
+    ReleaseLentBuffers();  // blocks whose last holder let go without the GIL, this one's too
     const Ref block(PyObject_CallMethod(reader_.get(), "block_at", "K",
                                         static_cast<unsigned long long>(offset)));
     if (block == nullptr) return Raised(offset, 0);
@@ -160,15 +171,17 @@ class ReaderFile : public io::RandomAccessFile {
     return Status::OK();
   }
 
-  // Lends `*block` (the file's bytes from `start`) in place of the block lent now, which is
-  // given back. Needs the GIL.
+  // Lends `*block` (the file's bytes from `start`; taken) in place of the block lent now, which
+  // is given back once no chunk refers to it either. Needs the GIL.
   void Lend(uint64_t start, HeldBuffer* block) const {
+    std::shared_ptr<const HeldBuffer> next, previous;
+    if (block->held()) next = ShareHeldBuffer(block);
     {
       std::lock_guard<std::mutex> lock(mu_);
       lent_start_ = start;
-      lent_.Swap(block);
+      previous = std::move(lent_);
+      lent_ = std::move(next);
     }
-    block->Release();
   }
 
   Status ReadAt(uint64_t offset, size_t n, char* dst, size_t* bytes_read) const {
@@ -206,7 +219,7 @@ class ReaderFile : public io::RandomAccessFile {
   const bool lends_;
   mutable std::mutex mu_;  // guards the lent block
   mutable uint64_t lent_start_ = 0;
-  mutable HeldBuffer lent_;
+  mutable std::shared_ptr<const HeldBuffer> lent_;
 };
 
 // Buffers appends (writer.write per kBufferSize bytes: few Python calls, the large parts an

@@ -16,17 +16,17 @@ namespace python {
 namespace {
 
 // (data, ends): the records end to end in one read-only uint8 array and their n + 1 boundaries
-// in it. The array views the element's own buffer when the records lie there in order
-// (PipelineOptions::contiguous; the array keeps the element alive), else holds a copy made
-// without the GIL.
+// in it. The array views the records where they lie when each starts where the one before ends
+// (PipelineOptions::contiguous: the element's own buffer; the array keeps the element, which
+// holds them, alive), else holds a copy made without the GIL.
 PyObject* RecordsToView(std::unique_ptr<data::Element> e) {
   std::vector<int64_t> ends(e->size() + 1, 0);
   for (size_t i = 0; i < e->size(); ++i) {
     ends[i + 1] = ends[i] + static_cast<int64_t>(e->records[i].size());
   }
   const size_t size = static_cast<size_t>(ends.back());
-  const char* bytes = e->held.size() == 1 ? e->held[0]->data() : nullptr;
-  bool in_place = bytes != nullptr && e->held[0]->size() == size;
+  const char* bytes = e->size() > 0 ? e->records[0].data() : nullptr;
+  bool in_place = bytes != nullptr;
   for (size_t i = 0; in_place && i < e->size(); ++i) {
     in_place = e->records[i].data() == bytes + ends[i];
   }
@@ -122,6 +122,12 @@ PyPipeline::PyPipeline(std::unique_ptr<data::Pipeline> pipeline,
       image_spec_(options.decode_images ? static_cast<int64_t>(options.image_spec) : -1),
       image_options_(options.image) {}
 
+PyPipeline::~PyPipeline() {
+  pipeline_.reset();
+  Gil gil;
+  if (gil.ok()) ReleaseLentBuffers();
+}
+
 PyObject* PyPipeline::Next() { return NextAs(parsing_ ? Payload::kParsed : Payload::kBytes); }
 
 PyObject* PyPipeline::NextView() { return NextAs(Payload::kView); }
@@ -171,6 +177,7 @@ PyObject* PyPipeline::NextAs(Payload kind) {
     if (!errors::IsDeadlineExceeded(s)) break;
     if (PyErr_CheckSignals() < 0) return nullptr;
   }
+  ReleaseLentBuffers();  // remote blocks the pipeline's threads let go of
   if (errors::IsOutOfRange(s)) Py_RETURN_NONE;
   if (!s.ok()) return StatusResult(s);
   const Py_ssize_t records = static_cast<Py_ssize_t>(e->size());

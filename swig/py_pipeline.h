@@ -29,8 +29,9 @@ void Permutation(size_t n, unsigned long long seed, std::vector<int64_t>* permut
 class PyPipeline {
  public:
   static Status Create(const data::PipelineOptions& options, std::unique_ptr<PyPipeline>* pipeline);
-  // Stops and joins the pipeline's threads (call without the GIL).
-  ~PyPipeline() = default;
+  // Stops and joins the pipeline's threads (call without the GIL), then releases the remote
+  // blocks they let go of.
+  ~PyPipeline();
 
   // (payload, records, epoch, position) of the next element, None at the end. payload:
   // parse_example's [(values, counts)] per spec when parsing, else the records as a list of

@@ -8,6 +8,9 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -203,6 +206,61 @@ bool HeldBuffer::Take(PyObject* object) {
 void HeldBuffer::Release() {
   if (held_) PyBuffer_Release(&view_);
   held_ = false;
+}
+
+namespace {
+
+std::mutex g_lent_mu;
+std::vector<HeldBuffer*>* g_lent_left = nullptr;  // guarded by g_lent_mu; never freed (exit)
+std::atomic<bool> g_any_lent_left{false};
+
+// PyGILState_Check is not in the limited API either: looked up the same way. Without it every
+// buffer waits for ReleaseLentBuffers.
+using HoldsGilFunction = int (*)();
+
+bool HoldsGil() {
+  static const auto holds_gil =
+      reinterpret_cast<HoldsGilFunction>(dlsym(RTLD_DEFAULT, "PyGILState_Check"));
+  return holds_gil != nullptr && holds_gil() != 0;
+}
+
+void LetGo(HeldBuffer* buffer) {
+  if (!g_closed.load() && Py_IsInitialized() && !Finalizing() && HoldsGil()) {
+    buffer->Release();
+    delete buffer;
+    return;
+  }
+  std::lock_guard<std::mutex> lock(g_lent_mu);
+  try {  // a deleter must not throw: out of memory, the view is left held (leaked)
+    if (g_lent_left == nullptr) g_lent_left = new std::vector<HeldBuffer*>();
+    g_lent_left->push_back(buffer);
+  } catch (const std::bad_alloc&) {
+    return;
+  }
+  g_any_lent_left.store(true);
+}
+
+}  // namespace
+
+std::shared_ptr<const HeldBuffer> ShareHeldBuffer(HeldBuffer* buffer) {
+  auto shared = std::make_unique<HeldBuffer>();
+  shared->Swap(buffer);
+  return std::shared_ptr<const HeldBuffer>(
+      shared.release(), [](const HeldBuffer* b) { LetGo(const_cast<HeldBuffer*>(b)); });
+}
+
+void ReleaseLentBuffers() {
+  if (!g_any_lent_left.load()) return;
+  std::vector<HeldBuffer*> left;
+  {
+    std::lock_guard<std::mutex> lock(g_lent_mu);
+    std::swap(left, *g_lent_left);
+    g_any_lent_left.store(false);
+  }
+  for (HeldBuffer* b : left) {
+    b->Release();  // (may run Python code: a finalizer giving the block back)
+    delete b;
+  }
 }
 
 RecordView::~RecordView() {

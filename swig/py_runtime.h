@@ -232,6 +232,14 @@ class HeldBuffer {
   bool held_ = false;
 };
 
+// Takes *buffer's view into a buffer that native holders on any thread share (the pipeline's
+// chunks and elements whose records lie in a remote reader's block). The last holder to let go
+// releases it at once when it holds the GIL; one without the GIL leaves it to the next
+// ReleaseLentBuffers instead of waiting for the GIL (up to a switch interval) on a reader thread.
+std::shared_ptr<const HeldBuffer> ShareHeldBuffer(HeldBuffer* buffer);
+// Releases the shared buffers left by holders without the GIL. Needs the GIL.
+void ReleaseLentBuffers();
+
 // A TFRecord payload to write: the buffer of a bytes-like object, or of the deterministic
 // serialization of a protobuf message (anything with SerializeToString: swigflow.train.Example,
 // TensorFlow's tf.train.Example), held until destruction.

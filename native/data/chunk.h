@@ -49,9 +49,10 @@ class ChunkBuffers : public std::enable_shared_from_this<ChunkBuffers> {
 };
 
 // One record on its way through the pipeline. A damaged one carries its damage instead. Its
-// payload lies in a buffer that holder() keeps alive: its source's chunk (lent until the
-// source's next Next; an element that takes the record takes a reference to the buffer, not a
-// copy), or its own once it is kept longer (the shuffle buffer: Own).
+// payload lies in a buffer that holder() keeps alive: its source's chunk, or memory the chunk
+// refers to (a remote reader's block), lent until the source's next Next (an element that takes
+// the record takes a reference to the buffer, not a copy), or its own once it is kept longer
+// (the shuffle buffer: Own).
 class Record {
  public:
   Record() = default;
@@ -69,12 +70,12 @@ class Record {
 
   std::string_view payload() const { return payload_; }
   // The buffer the payload lies in: a reference to it keeps the payload valid.
-  const std::shared_ptr<std::string>& holder() const {
+  const std::shared_ptr<const void>& holder() const {
     return lent_from_ != nullptr ? *lent_from_ : owned_;
   }
   // Lends `payload`, bytes of the buffer `*from` (which the caller keeps while the record
   // refers to it).
-  void Lend(std::string_view payload, const std::shared_ptr<std::string>* from) {
+  void Lend(std::string_view payload, const std::shared_ptr<const void>* from) {
     payload_ = payload;
     lent_from_ = from;
     owned_.reset();
@@ -83,8 +84,9 @@ class Record {
   // chunk (and pins no chunk).
   void Own() {
     if (lent_from_ == nullptr) return;
-    owned_ = std::make_shared<std::string>(payload_);
-    payload_ = *owned_;
+    auto own = std::make_shared<const std::string>(payload_);
+    payload_ = *own;
+    owned_ = std::move(own);
     lent_from_ = nullptr;
   }
 
@@ -94,64 +96,96 @@ class Record {
 
  private:
   std::string_view payload_;
-  const std::shared_ptr<std::string>* lent_from_ = nullptr;
-  std::shared_ptr<std::string> owned_;
+  const std::shared_ptr<const void>* lent_from_ = nullptr;
+  std::shared_ptr<const void> owned_;
 };
 
-// Consecutive records, their payloads end to end in one buffer: a reader allocates nothing per
-// record. Chunks go back to the readers to be filled again, in a buffer from the ChunkBuffers;
-// theirs returns there when the last element whose records lie in it lets go.
+// Consecutive records: payloads copied end to end into one buffer of the chunk's own (`data`: a
+// reader allocates nothing per record), or left where the file lent them (a remote reader's
+// block, kept by a reference in `holders`). Chunks go back to the readers to be filled again,
+// in a buffer from the ChunkBuffers; theirs returns there, and a lent block to its reader, when
+// the last element whose records lie in it lets go.
 struct Chunk {
   struct Entry {
     uint64_t offset = 0;
-    size_t end = 0;  // the payload is data[the previous entry's end, end)
+    const char* lent = nullptr;  // a lent payload's bytes; else it is data[begin, begin + size)
+    size_t begin = 0;
+    size_t size = 0;
     uint32_t file = 0;
+    uint32_t holder = 0;                       // holders[holder] keeps the payload
     std::unique_ptr<io::RecordDamage> damage;  // set on a damaged record, which has no payload
   };
-  std::shared_ptr<std::string> data;  // null until the first payload, or Prepare
+  std::shared_ptr<std::string> data;  // null until the first copied payload, or Prepare
+  // What the payloads lie in: `data` (as the first, once there is one), then lent buffers.
+  std::vector<std::shared_ptr<const void>> holders;
   std::vector<Entry> entries;
   bool end = false;  // the file (or the worker's share) has no more records
   Status status;     // a failure to read at all (not damage)
 
   size_t size() const { return entries.size(); }
-  size_t bytes() const { return data != nullptr ? data->size() : 0; }
-  // A buffer to fill from `buffers` (null: the allocator's) if the chunk has none.
+  // The payloads' bytes.
+  size_t bytes() const { return bytes_; }
+  // A buffer to copy payloads into from `buffers` (null: the allocator's) if the chunk has none.
   void Prepare(ChunkBuffers* buffers) {
     if (data == nullptr) {
       data = buffers != nullptr ? buffers->Get() : std::make_shared<std::string>();
+      data_holder_ = holders.size();
+      holders.push_back(data);
     }
   }
+  // Appends a copy of `payload`.
   void Add(uint32_t file, uint64_t offset, std::string_view payload) {
     Prepare(nullptr);
+    entries.push_back({offset, nullptr, data->size(), payload.size(), file,
+                       static_cast<uint32_t>(data_holder_), nullptr});
     data->append(payload);
-    entries.push_back({offset, data->size(), file, nullptr});
+    bytes_ += payload.size();
+  }
+  // Refers to `payload` where it lies, in memory `keeper` keeps valid.
+  void AddLent(uint32_t file, uint64_t offset, std::string_view payload,
+               std::shared_ptr<const void> keeper) {
+    if (holders.empty() || holders.back() != keeper) holders.push_back(std::move(keeper));
+    entries.push_back({offset, payload.data(), 0, payload.size(), file,
+                       static_cast<uint32_t>(holders.size() - 1), nullptr});
+    bytes_ += payload.size();
   }
   void AddDamage(uint32_t file, io::RecordDamage damage) {
     const uint64_t offset = damage.offset;
     entries.push_back(
-        {offset, bytes(), file, std::make_unique<io::RecordDamage>(std::move(damage))});
+        {offset, nullptr, 0, 0, file, 0, std::make_unique<io::RecordDamage>(std::move(damage))});
   }
   std::string_view payload(size_t i) const {
-    const size_t begin = i == 0 ? 0 : entries[i - 1].end;
-    return std::string_view(*data).substr(begin, entries[i].end - begin);
+    const Entry& e = entries[i];
+    if (e.lent != nullptr) return std::string_view(e.lent, e.size);
+    return e.size == 0 ? std::string_view() : std::string_view(*data).substr(e.begin, e.size);
   }
   // Entry i as a record, its payload lent from here (its damage moves there).
   void Get(size_t i, Record* record) {
     Entry& e = entries[i];
-    record->Lend(e.damage == nullptr ? payload(i) : std::string_view(), &data);
+    if (e.damage == nullptr) {
+      record->Lend(payload(i), &holders[e.holder]);
+    } else {
+      record->Lend(std::string_view(), nullptr);
+    }
     record->file = e.file;
     record->offset = e.offset;
     record->damage = std::move(e.damage);
   }
-  // Empty again. The buffer goes back to its pool once no element refers to it either: the
-  // pool's lock orders the last reader of its bytes before the next writer (a chunk that saw
-  // itself the only holder and refilled its buffer would not be).
+  // Empty again. The buffers go back to their pools (or readers) once no element refers to them
+  // either: the pool's lock orders the last reader of its bytes before the next writer (a chunk
+  // that saw itself the only holder and refilled its buffer would not be).
   void Clear() {
     data.reset();
+    holders.clear();
     entries.clear();
+    bytes_ = 0;
     end = false;
     status = Status::OK();
   }
+
+ private:
+  size_t bytes_ = 0;
+  size_t data_holder_ = 0;  // holders[data_holder_] is `data`
 };
 
 }  // namespace data

@@ -264,7 +264,6 @@ void FileReaders::Run() {
     lock.unlock();
     const int64_t start = counters_ != nullptr ? NowNs() : 0;
     chunk.Clear();
-    chunk.Prepare(buffers_.get());
     ReadChunk(job, &chunk, &spare);
     if (counters_ != nullptr) CountChunk(chunk, NowNs() - start);
     lock.lock();
@@ -309,14 +308,20 @@ void FileReaders::ReadChunk(Job* job, Chunk* chunk, std::string* spare) {
       job->scanner->set_stop_at_damage(stop_at_damage_);
       if (counters_ != nullptr) AddTo(&counters_->files, 1);
     }
+    std::shared_ptr<const void> keeper;
     for (;;) {
       uint64_t offset;
       std::string_view payload;
-      const Status next = job->scanner->Next(&offset, &payload);
+      const Status next = job->scanner->Next(&offset, &payload, &keeper);
       for (io::RecordDamage& d : job->scanner->TakeDamages()) chunk->AddDamage(file, std::move(d));
       if (!next.ok()) return next;
-      MakeRoom(chunk->data.get(), payload.size());
-      chunk->Add(file, offset, payload);
+      if (keeper != nullptr) {  // where the file lent it (a remote reader's block): no copy
+        chunk->AddLent(file, offset, payload, std::move(keeper));
+      } else {
+        chunk->Prepare(buffers_.get());
+        MakeRoom(chunk->data.get(), payload.size());
+        chunk->Add(file, offset, payload);
+      }
       if (chunk->size() >= kChunkRecords || chunk->bytes() >= kChunkBytes) return Status::OK();
     }
   });

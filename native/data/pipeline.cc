@@ -410,7 +410,7 @@ class Pipeline::Impl {
       } else {
         // One reference per buffer, as far as a look at the last few finds (an interleave takes
         // its files' chunks in turn).
-        const std::shared_ptr<std::string>& holder = record.holder();
+        const std::shared_ptr<const void>& holder = record.holder();
         const size_t look = std::min<size_t>(e.held.size(), kHeldLookBack);
         if (std::find(e.held.end() - static_cast<ptrdiff_t>(look), e.held.end(), holder) ==
             e.held.end()) {

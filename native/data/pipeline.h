@@ -45,12 +45,12 @@ namespace data {
 // One output element: its records, and their parsed features when parsing.
 struct Element {
   // Record i's bytes. They lie where the readers put them, in buffers `held` keeps alive (a
-  // chunk's, whose other records may belong to other elements), or in bytes of the element's own
-  // (also in `held`): records are not copied into the element unless holding their chunk would
-  // keep many times their bytes alive (sharding by record), or options.contiguous asks for it
-  // (then `held` is that one buffer, the records end to end in it).
+  // chunk's or a remote reader's block, whose other records may belong to other elements), or in
+  // bytes of the element's own (also in `held`): records are not copied into the element unless
+  // holding their chunk would keep many times their bytes alive (sharding by record), or
+  // options.contiguous asks for it (then `held` is that one buffer, the records end to end in it).
   std::vector<std::string_view> records;
-  std::vector<std::shared_ptr<const std::string>> held;
+  std::vector<std::shared_ptr<const void>> held;
   std::vector<example::ParsedFeature> parsed;  // string views point into the records
   std::vector<uint32_t> files;                 // record i's file (index into options.files)
   std::vector<uint64_t> offsets;               // and its offset there

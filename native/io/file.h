@@ -50,12 +50,16 @@ class RandomAccessFile {
   virtual bool ReadsFromMemory() const { return false; }
 
   // Bytes [offset, offset + n) in place, in memory the file holds (*view; empty where it holds
-  // them in no one piece: Read them). A view stays valid until the next call on this file. One
-  // reader at a time: a reader's Lend may give back memory another reader's view is on.
-  virtual Status Lend(uint64_t offset, size_t n, std::string_view* view) const {
+  // them in no one piece: Read them). A view stays valid until the next call on this file, or,
+  // where *keeper (when not null) is set, as long as that reference to the memory is held (null
+  // where the file gives none). One reader at a time: a reader's Lend may give back memory
+  // another reader's view is on.
+  virtual Status Lend(uint64_t offset, size_t n, std::string_view* view,
+                      std::shared_ptr<const void>* keeper) const {
     (void)offset;
     (void)n;
     *view = {};
+    if (keeper != nullptr) keeper->reset();
     return Status::OK();
   }
 

@@ -186,19 +186,20 @@ Status RecordScanner::Next(uint64_t* offset, std::string* record) {
   return Status::OK();
 }
 
-Status RecordScanner::NextInPlace(uint64_t* offset, std::string_view* record, bool* found) {
+Status RecordScanner::NextInPlace(uint64_t* offset, std::string_view* record,
+                                  std::shared_ptr<const void>* keeper, bool* found) {
   *found = false;
   if (!in_place_ || head_ != buffer_.size() || ended_) return Status::OK();
   const uint64_t start = position();
   std::string_view framed;
-  SWIGFLOW_RETURN_IF_ERROR(file_->Lend(start, kHeaderSize, &framed));
+  SWIGFLOW_RETURN_IF_ERROR(file_->Lend(start, kHeaderSize, &framed, nullptr));
   uint64_t length;
   if (framed.size() != kHeaderSize || !record_format::DecodeHeader(framed.data(), &length) ||
       !record_format::Fits(length, start + kHeaderSize, file_size_)) {
     return Status::OK();
   }
   const uint64_t size = kHeaderSize + length + kFooterSize;
-  SWIGFLOW_RETURN_IF_ERROR(file_->Lend(start, static_cast<size_t>(size), &framed));
+  SWIGFLOW_RETURN_IF_ERROR(file_->Lend(start, static_cast<size_t>(size), &framed, keeper));
   if (framed.size() != size ||
       !record_format::PayloadMatches(framed.data() + kHeaderSize, length,
                                      framed.data() + kHeaderSize + length)) {
@@ -217,10 +218,12 @@ Status RecordScanner::NextInPlace(uint64_t* offset, std::string_view* record, bo
   return Status::OK();
 }
 
-Status RecordScanner::Next(uint64_t* offset, std::string_view* record) {
+Status RecordScanner::Next(uint64_t* offset, std::string_view* record,
+                           std::shared_ptr<const void>* keeper) {
   bool found = false;
-  SWIGFLOW_RETURN_IF_ERROR(NextInPlace(offset, record, &found));
+  SWIGFLOW_RETURN_IF_ERROR(NextInPlace(offset, record, keeper, &found));
   if (found) return Status::OK();
+  if (keeper != nullptr) keeper->reset();  // the payload is read into buffer_
   for (;;) {
     const uint64_t start = position();
     uint64_t available;

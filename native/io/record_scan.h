@@ -66,7 +66,10 @@ class RecordScanner {
   // The next intact record: *record views its payload in the scanner's buffer until the next
   // call. OUT_OF_RANGE at the end of the data. Damage met on the way is appended to damages(),
   // not returned; the only errors returned are failures to read the file at all.
-  Status Next(uint64_t* offset, std::string_view* record);
+  Status Next(uint64_t* offset, std::string_view* record) { return Next(offset, record, nullptr); }
+  // The same; *keeper (when not null) is set where the payload lies in memory the file lent (a
+  // remote reader's block), to a reference that keeps it valid past the next call, else null.
+  Status Next(uint64_t* offset, std::string_view* record, std::shared_ptr<const void>* keeper);
   // The same, copying the payload into *record unless that is null.
   Status Next(uint64_t* offset, std::string* record);
 
@@ -102,7 +105,8 @@ class RecordScanner {
   // The next record read in place (true: *offset, *record viewing it until the next call),
   // where nothing is buffered and the file lends the whole record, intact. False leaves all as
   // it was: the record is read through the buffer (and any damage told there).
-  Status NextInPlace(uint64_t* offset, std::string_view* record, bool* found);
+  Status NextInPlace(uint64_t* offset, std::string_view* record,
+                     std::shared_ptr<const void>* keeper, bool* found);
   // Makes at least n bytes from the read position available, unless the data ends first.
   // Returns how many are (at most n).
   Status Fill(uint64_t n, uint64_t* available);

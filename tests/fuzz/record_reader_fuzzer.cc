@@ -150,26 +150,31 @@ class LendingFile : public io::RandomAccessFile {
     return Status::OK();
   }
   bool ReadsFromMemory() const override { return true; }
-  Status Lend(uint64_t offset, size_t n, std::string_view* view) const override {
+  Status Lend(uint64_t offset, size_t n, std::string_view* view,
+              std::shared_ptr<const void>* keeper) const override {
     *view = {};
+    if (keeper != nullptr) keeper->reset();
     if (offset >= data_->size()) return Status::OK();
     const uint64_t start = offset - offset % block_;
     if (lent_ == nullptr || start != lent_start_) {
       lent_.reset();  // the block before goes first, as a remote reader's does
       lent_size_ = static_cast<size_t>(std::min<uint64_t>(block_, data_->size() - start));
-      lent_.reset(new char[lent_size_]);
+      lent_.reset(new char[lent_size_], std::default_delete<char[]>());
       std::memcpy(lent_.get(), data_->data() + start, lent_size_);
       lent_start_ = start;
     }
     const size_t at = static_cast<size_t>(offset - start);
-    if (n <= lent_size_ - at) *view = std::string_view(lent_.get() + at, n);
+    if (n <= lent_size_ - at) {
+      *view = std::string_view(lent_.get() + at, n);
+      if (keeper != nullptr) *keeper = lent_;
+    }
     return Status::OK();
   }
 
  private:
   const std::shared_ptr<const std::string> data_;
   const size_t block_;
-  mutable std::unique_ptr<char[]> lent_;
+  mutable std::shared_ptr<char> lent_;
   mutable uint64_t lent_start_ = 0;
   mutable size_t lent_size_ = 0;
 };

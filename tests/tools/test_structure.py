@@ -434,7 +434,8 @@ def test_every_top_level_folder_is_in_the_layout():
 # through them, so no path out of a function can leak or double-release.
 RUNTIME_FILES = ("py_runtime.h", "py_runtime.cc")
 MANUAL_DECREF = re.compile(r"\bPy_(X?DECREF|CLEAR|X?SETREF)\s*\(")
-C_API_CALL = re.compile(r"\b_?Py[A-Za-z_]*\s*\(|\bPy_RETURN_\w+")
+# (Not a binding class's own constructor or destructor: PyPipeline::~PyPipeline().)
+C_API_CALL = re.compile(r"(?<![:~])\b_?Py[A-Za-z_]*\s*\(|\bPy_RETURN_\w+")
 
 # (typemaps, lines calling the Python or numpy C API) per binding file outside the runtime, as
 # a ratchet: a file over its budget should use (or add) a runtime helper; a file under it lowers
@@ -450,12 +451,12 @@ BINDING_BUDGETS = {
     "py_file_system.cc": (0, 23),
     "py_image.cc": (0, 30),
     "py_linalg.cc": (0, 40),
-    "py_ops.cc": (0, 49),
+    "py_ops.cc": (0, 48),
     "py_ops.h": (0, 1),
-    "py_pipeline.cc": (0, 22),
-    "py_pipeline.h": (0, 2),
-    "py_record_io.cc": (0, 34),
-    "py_record_io.h": (0, 4),
+    "py_pipeline.cc": (0, 21),
+    "py_pipeline.h": (0, 1),
+    "py_record_io.cc": (0, 30),
+    "py_record_io.h": (0, 3),
 }
 
 
