@@ -3,6 +3,7 @@
 #include "swig/py_runtime.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <chrono>
@@ -210,9 +211,17 @@ void HeldBuffer::Release() {
 
 namespace {
 
-std::mutex g_lent_mu;
-std::vector<HeldBuffer*>* g_lent_left = nullptr;  // guarded by g_lent_mu; never freed (exit)
+// Both new in a forked child, the parent's left as they were (the buffers in the list stay
+// held): a thread the child does not have may have been changing them.
+std::mutex* g_lent_mu = new std::mutex;
+std::vector<HeldBuffer*>* g_lent_left = nullptr;  // guarded by *g_lent_mu
 std::atomic<bool> g_any_lent_left{false};
+
+void ForgetLentBuffersInChild() {
+  g_lent_mu = new std::mutex;
+  g_lent_left = nullptr;
+  g_any_lent_left.store(false);
+}
 
 // PyGILState_Check is not in the limited API either: looked up the same way. Without it every
 // buffer waits for ReleaseLentBuffers.
@@ -230,7 +239,7 @@ void LetGo(HeldBuffer* buffer) {
     delete buffer;
     return;
   }
-  std::lock_guard<std::mutex> lock(g_lent_mu);
+  std::lock_guard<std::mutex> lock(*g_lent_mu);
   try {  // a deleter must not throw: out of memory, the view is left held (leaked)
     if (g_lent_left == nullptr) g_lent_left = new std::vector<HeldBuffer*>();
     g_lent_left->push_back(buffer);
@@ -243,6 +252,8 @@ void LetGo(HeldBuffer* buffer) {
 }  // namespace
 
 std::shared_ptr<const HeldBuffer> ShareHeldBuffer(HeldBuffer* buffer) {
+  static const int registered = pthread_atfork(nullptr, nullptr, &ForgetLentBuffersInChild);
+  (void)registered;
   auto shared = std::make_unique<HeldBuffer>();
   shared->Swap(buffer);
   return std::shared_ptr<const HeldBuffer>(
@@ -253,7 +264,7 @@ void ReleaseLentBuffers() {
   if (!g_any_lent_left.load()) return;
   std::vector<HeldBuffer*> left;
   {
-    std::lock_guard<std::mutex> lock(g_lent_mu);
+    std::lock_guard<std::mutex> lock(*g_lent_mu);
     std::swap(left, *g_lent_left);
     g_any_lent_left.store(false);
   }
