@@ -28,6 +28,7 @@
 #include "swigflow/io/record_reader.h"
 #include "swigflow/io/record_scan.h"
 #include "swigflow/io/seek_index.h"
+#include "tests/native/lending_files.h"
 
 namespace {
 
@@ -131,73 +132,6 @@ Scan ScanEverything(const std::string& path, io::Compression compression) {
   return scan;
 }
 
-// The fuzz input served as a remote file that lends it in blocks of `block` bytes, as a remote
-// reader lends its read-ahead blocks: each Lend of another block copies it into fresh memory
-// and frees the one before, so that a view kept past its time is a use after free (ASan).
-class LendingFile : public io::RandomAccessFile {
- public:
-  LendingFile(std::string url, std::shared_ptr<const std::string> data, size_t block)
-      : RandomAccessFile(std::move(url)), data_(std::move(data)), block_(block) {}
-
-  Status Read(uint64_t offset, size_t n, char* dst, size_t* bytes_read) const override {
-    const size_t at = static_cast<size_t>(std::min<uint64_t>(offset, data_->size()));
-    *bytes_read = std::min(n, data_->size() - at);
-    if (*bytes_read > 0) std::memcpy(dst, data_->data() + at, *bytes_read);
-    return Status::OK();
-  }
-  Status Size(uint64_t* size) const override {
-    *size = data_->size();
-    return Status::OK();
-  }
-  bool ReadsFromMemory() const override { return true; }
-  Status Lend(uint64_t offset, size_t n, std::string_view* view,
-              std::shared_ptr<const void>* keeper) const override {
-    *view = {};
-    if (keeper != nullptr) keeper->reset();
-    if (offset >= data_->size()) return Status::OK();
-    const uint64_t start = offset - offset % block_;
-    if (lent_ == nullptr || start != lent_start_) {
-      lent_.reset();  // the block before goes first, as a remote reader's does
-      lent_size_ = static_cast<size_t>(std::min<uint64_t>(block_, data_->size() - start));
-      lent_.reset(new char[lent_size_], std::default_delete<char[]>());
-      std::memcpy(lent_.get(), data_->data() + start, lent_size_);
-      lent_start_ = start;
-    }
-    const size_t at = static_cast<size_t>(offset - start);
-    if (n <= lent_size_ - at) {
-      *view = std::string_view(lent_.get() + at, n);
-      if (keeper != nullptr) *keeper = lent_;
-    }
-    return Status::OK();
-  }
-
- private:
-  const std::shared_ptr<const std::string> data_;
-  const size_t block_;
-  mutable std::shared_ptr<char> lent_;
-  mutable uint64_t lent_start_ = 0;
-  mutable size_t lent_size_ = 0;
-};
-
-class LendingFileSystem : public io::RemoteFileSystem {
- public:
-  LendingFileSystem(std::shared_ptr<const std::string> data, size_t block)
-      : data_(std::move(data)), block_(block) {}
-  Status OpenRead(const std::string& url, std::unique_ptr<io::RandomAccessFile>* file,
-                  uint64_t* size) override {
-    file->reset(new LendingFile(url, data_, block_));
-    if (size != nullptr) *size = data_->size();
-    return Status::OK();
-  }
-  Status OpenWrite(const std::string& url, std::unique_ptr<io::OutputStream>*) override {
-    return errors::Unimplemented(url, ": read only");
-  }
-
- private:
-  const std::shared_ptr<const std::string> data_;
-  const size_t block_;
-};
-
 Scan ScanAll(const std::string& path, bool stop_at_damage) {
   std::unique_ptr<io::RecordScanner> scanner;
   Status s = io::RecordScanner::Open(path, io::RecordOptions(), &scanner);
@@ -226,7 +160,8 @@ void ScanInPlace(const std::string& path, const uint8_t* data, size_t size, cons
     const Scan local = stop ? ScanAll(path, stop) : full;
     for (size_t block : {size_t{7}, size_t{4096}}) {
       if (!stop && block != (size % 2 == 1 ? 7 : 4096)) continue;
-      io::SetRemoteFileSystem(std::make_shared<LendingFileSystem>(bytes, block));
+      // The fuzz input, lent in blocks of `block` bytes (lending_files.h).
+      io::SetRemoteFileSystem(std::make_shared<swigflow::testing::LendingFileSystem>(block, bytes));
       const Scan lent = ScanAll("lend://fuzz", stop);
       Require(lent.records == local.records && lent.damages == local.damages, Status::OK(),
               "a scan in place finds what a local scan finds");

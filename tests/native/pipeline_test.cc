@@ -8,10 +8,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -22,10 +20,10 @@
 #include "swigflow/data/chunk.h"
 #include "swigflow/data/file_readers.h"
 #include "swigflow/example/example.h"
-#include "swigflow/io/file.h"
 #include "swigflow/io/file_system.h"
 #include "swigflow/io/record_index.h"
 #include "swigflow/io/record_writer.h"
+#include "tests/native/lending_files.h"
 #include "tests/native/test_files.h"
 
 namespace swigflow {
@@ -467,6 +465,19 @@ TEST(PipelineStatsTest, QueueCountsBlockedTimeAndFill) {
   EXPECT_NEAR(s.mean_fill, (2 + 2 + 1) / 3.0, 1e-12);  // held when each pop came
 }
 
+// Every element of a pipeline's epoch, taken whole: the pipeline is gone when this returns.
+Status TakeAll(const PipelineOptions& o, std::vector<std::unique_ptr<Element>>* elements) {
+  std::unique_ptr<Pipeline> pipeline;
+  SWIGFLOW_RETURN_IF_ERROR(Pipeline::Create(o, &pipeline));
+  for (;;) {
+    std::unique_ptr<Element> e;
+    const Status s = pipeline->Next(&e);
+    if (errors::IsOutOfRange(s)) return Status::OK();
+    SWIGFLOW_RETURN_IF_ERROR(s);
+    elements->push_back(std::move(e));
+  }
+}
+
 // Whether every byte of `record` lies in one of `buffers`, which are strings (local files: a
 // chunk's buffer, or an element's own).
 bool LiesIn(std::string_view record, const std::vector<std::shared_ptr<const void>>& buffers) {
@@ -506,17 +517,7 @@ TEST(PipelineTest, ElementsHoldTheirRecordsAfterThePipelineIsGone) {
     o.shuffle_buffer = c.buffer;
     o.contiguous = c.contiguous;
     std::vector<std::unique_ptr<Element>> elements;
-    {
-      std::unique_ptr<Pipeline> pipeline;
-      ASSERT_TRUE(Pipeline::Create(o, &pipeline).ok());
-      for (;;) {
-        std::unique_ptr<Element> e;
-        const Status s = pipeline->Next(&e);
-        if (errors::IsOutOfRange(s)) break;
-        ASSERT_TRUE(s.ok()) << s.ToString();
-        elements.push_back(std::move(e));
-      }
-    }
+    ASSERT_TRUE(TakeAll(o, &elements).ok());
     std::multiset<std::string> seen;
     std::vector<std::string> in_order;
     for (const auto& e : elements) {
@@ -557,110 +558,14 @@ TEST(PipelineTest, ElementsHoldTheirRecordsAfterThePipelineIsGone) {
   }
 }
 
-// A remote file system that serves local files ("lend://" + path) the way a remote reader
-// does: its files lend their bytes in blocks, each block fresh memory that is freed once the
-// file has moved on and no one holds a reference to it (ASan sees a view kept past that).
-class LendingFileSystem : public io::RemoteFileSystem {
- public:
-  Status OpenRead(const std::string& url, std::unique_ptr<io::RandomAccessFile>* file,
-                  uint64_t* size) override {
-    auto data = std::make_shared<std::string>();
-    std::ifstream in(url.substr(std::string("lend://").size()), std::ios::binary);
-    data->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (size != nullptr) *size = data->size();
-    file->reset(new File(url, std::move(data), this));
-    return Status::OK();
-  }
-  Status OpenWrite(const std::string& url, std::unique_ptr<io::OutputStream>*) override {
-    return errors::Unimplemented(url, ": read only");
-  }
-
-  // Records of a few bytes: some straddle two blocks. The scanner reads such a record, and
-  // 64 KiB after it, through its buffer (then copied into the chunk, as local files' are).
-  static constexpr size_t kBlock = 4096;
-
-  // The blocks alive now, and whether `record` lies in one of them.
-  size_t live() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return live_.size();
-  }
-  bool LiesInABlock(std::string_view record) const {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const char* b : live_) {
-      if (record.data() >= b && record.data() + record.size() <= b + kBlock) return true;
-    }
-    return false;
-  }
-
- private:
-  class File : public io::RandomAccessFile {
-   public:
-    File(std::string url, std::shared_ptr<const std::string> data, LendingFileSystem* fs)
-        : RandomAccessFile(std::move(url)), data_(std::move(data)), fs_(fs) {}
-    Status Read(uint64_t offset, size_t n, char* dst, size_t* bytes_read) const override {
-      const size_t at = static_cast<size_t>(std::min<uint64_t>(offset, data_->size()));
-      *bytes_read = std::min(n, data_->size() - at);
-      std::copy_n(data_->data() + at, *bytes_read, dst);
-      return Status::OK();
-    }
-    Status Size(uint64_t* size) const override {
-      *size = data_->size();
-      return Status::OK();
-    }
-    bool ReadsFromMemory() const override { return true; }
-    Status Lend(uint64_t offset, size_t n, std::string_view* view,
-                std::shared_ptr<const void>* keeper) const override {
-      *view = {};
-      if (keeper != nullptr) keeper->reset();
-      if (offset >= data_->size()) return Status::OK();
-      const uint64_t start = offset - offset % kBlock;
-      if (lent_ == nullptr || start != lent_start_) {
-        lent_ = fs_->NewBlock();
-        lent_size_ = static_cast<size_t>(std::min<uint64_t>(kBlock, data_->size() - start));
-        std::copy_n(data_->data() + start, lent_size_, lent_.get());
-        lent_start_ = start;
-      }
-      const size_t at = static_cast<size_t>(offset - start);
-      if (n <= lent_size_ - at) {
-        *view = std::string_view(lent_.get() + at, n);
-        if (keeper != nullptr) *keeper = lent_;
-      }
-      return Status::OK();
-    }
-
-   private:
-    const std::shared_ptr<const std::string> data_;
-    LendingFileSystem* const fs_;
-    mutable std::shared_ptr<char> lent_;
-    mutable uint64_t lent_start_ = 0;
-    mutable size_t lent_size_ = 0;
-  };
-
-  std::shared_ptr<char> NewBlock() {
-    char* block = new char[kBlock];
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      live_.insert(block);
-    }
-    return std::shared_ptr<char>(block, [this](char* b) {
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        live_.erase(b);
-      }
-      delete[] b;
-    });
-  }
-
-  mutable std::mutex mu_;
-  std::set<const char*> live_;  // guarded by mu_
-};
-
 // Records a remote reader lends are left where they lie, in its blocks: the elements hold the
 // blocks their records lie in (each read after the pipeline is gone: ASan would see a block
 // freed under it), the blocks go when the elements do, and the records are those of the files
 // read locally, in order.
 TEST(PipelineTest, ElementsHoldTheBlocksARemoteReaderLent) {
-  const auto fs = std::make_shared<LendingFileSystem>();
+  // Records of a few bytes: some straddle two blocks. The scanner reads such a record, and
+  // 64 KiB after it, through its buffer (then copied into the chunk, as local files' are).
+  const auto fs = std::make_shared<testing::LendingFileSystem>(4096);
   io::SetRemoteFileSystem(fs);
   const std::vector<int> counts = {700, 300, 0, 1, 900};
   PipelineOptions local = Options(MakeFiles("lent", counts, false));
@@ -670,17 +575,7 @@ TEST(PipelineTest, ElementsHoldTheBlocksARemoteReaderLent) {
   PipelineOptions remote = local;
   for (SourceFile& f : remote.files) f.path = "lend://" + f.path;
   std::vector<std::unique_ptr<Element>> elements;
-  {
-    std::unique_ptr<Pipeline> pipeline;
-    ASSERT_TRUE(Pipeline::Create(remote, &pipeline).ok());
-    for (;;) {
-      std::unique_ptr<Element> e;
-      const Status s = pipeline->Next(&e);
-      if (errors::IsOutOfRange(s)) break;
-      ASSERT_TRUE(s.ok()) << s.ToString();
-      elements.push_back(std::move(e));
-    }
-  }
+  ASSERT_TRUE(TakeAll(remote, &elements).ok());
   std::vector<std::string> in_order;
   size_t lent = 0;
   for (const auto& e : elements) {
