@@ -361,6 +361,12 @@ PyObject* AddOutput(PyObject* result, PyObject* value) {
   return last != nullptr ? PySequence_Concat(outputs.get(), last.get()) : nullptr;
 }
 
+PyObject* NewBytes(size_t n, char** data) {
+  PyObject* bytes = PyBytes_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(n));
+  *data = bytes != nullptr ? PyBytes_AsString(bytes) : nullptr;
+  return bytes;
+}
+
 PyObject* MessageToPy(const std::string& text) {
   return PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()),
                               "backslashreplace");

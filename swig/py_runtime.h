@@ -307,6 +307,10 @@ PyObject* AddOutput(PyObject* result, PyObject* value);
 // `text` as str, bytes that are not UTF-8 escaped (messages may hold any file name).
 PyObject* MessageToPy(const std::string& text);
 
+// A new bytes object of n bytes left to fill through *data (before any other code sees it: it
+// may be filled without the GIL); nullptr, with a Python error set, if it cannot be made.
+PyObject* NewBytes(size_t n, char** data);
+
 // A list of the `n` new references make(i) returns; nullptr (and no list) if one is nullptr.
 template <typename Make>
 PyObject* NewList(size_t n, Make&& make) {

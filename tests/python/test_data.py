@@ -55,6 +55,22 @@ def test_parallel_reads_interleave_one_record_per_file(tmp_path):
     assert got == [0, 1000, 1, 2, 2000, 2001]
 
 
+def test_large_batches_and_small_ones_give_the_same_bytes(tmp_path):
+    """A batch of many bytes has its bytes objects filled without the GIL, a small one with it:
+    every record arrives whole either way, the empty ones too."""
+    rng = np.random.default_rng(5)
+    sizes = [0, 1, 300_000, 7, 0, 90_000] + [int(n) for n in rng.integers(0, 200_000, 40)]
+    records = [rng.bytes(n) for n in sizes]
+    path = str(tmp_path / "sizes.tfrecord")
+    with swigflow.io.TFRecordWriter(path) as w:
+        for r in records:
+            w.write(r)
+    for batch in (1, 3, 16, 64):
+        got = [r for b in TFRecordDataset([path]).batch(batch) for r in b]
+        assert got == records, batch
+        assert all(type(r) is bytes for r in got)
+
+
 def test_file_names_of_every_kind(tmp_path):
     # Names that are not UTF-8 (bytes, and str with surrogate escapes), os.PathLike and str mixed
     # in one list: the file list reaches the native pipeline in one call, encoded as the OS does.
