@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -117,22 +118,21 @@ void ReleaseAll(std::vector<PyObject*>* items) {
 
 namespace {
 
-// Py_IsFinalizing is public from Python 3.13, _Py_IsFinalizing before; neither is in the limited
-// API, so the running interpreter's is looked up (the one module serves every version). Without
-// it, CloseNativeCalls (run at exit, before finalizing) is the only guard.
-using IsFinalizingFunction = int (*)();
+// A C API function `int f(void)` outside the limited API, looked up in the running interpreter
+// under the first of `names` it has (the one module serves every version); null if none.
+using IntFunction = int (*)();
 
-IsFinalizingFunction FindIsFinalizing() {
-  for (const char* name : {"Py_IsFinalizing", "_Py_IsFinalizing"}) {
-    if (void* found = dlsym(RTLD_DEFAULT, name)) {
-      return reinterpret_cast<IsFinalizingFunction>(found);
-    }
+IntFunction FindFunction(std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    if (void* found = dlsym(RTLD_DEFAULT, name)) return reinterpret_cast<IntFunction>(found);
   }
   return nullptr;
 }
 
+// Py_IsFinalizing is public from Python 3.13, _Py_IsFinalizing before. Without either,
+// CloseNativeCalls (run at exit, before finalizing) is the only guard.
 bool Finalizing() {
-  static const IsFinalizingFunction is_finalizing = FindIsFinalizing();
+  static const IntFunction is_finalizing = FindFunction({"Py_IsFinalizing", "_Py_IsFinalizing"});
   return is_finalizing != nullptr && is_finalizing() != 0;
 }
 
@@ -223,13 +223,9 @@ void ForgetLentBuffersInChild() {
   g_any_lent_left.store(false);
 }
 
-// PyGILState_Check is not in the limited API either: looked up the same way. Without it every
-// buffer waits for ReleaseLentBuffers.
-using HoldsGilFunction = int (*)();
-
+// Without PyGILState_Check every buffer waits for ReleaseLentBuffers.
 bool HoldsGil() {
-  static const auto holds_gil =
-      reinterpret_cast<HoldsGilFunction>(dlsym(RTLD_DEFAULT, "PyGILState_Check"));
+  static const IntFunction holds_gil = FindFunction({"PyGILState_Check"});
   return holds_gil != nullptr && holds_gil() != 0;
 }
 
