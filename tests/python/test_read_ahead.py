@@ -66,6 +66,23 @@ def test_pace_sizes_the_window_from_arrival_over_reading_time(monkeypatch):
     assert pace.window(4) == 4
 
 
+def test_pace_widens_the_window_of_a_reader_that_waits_on_the_store(monkeypatch):
+    """The time between blocks is the reader's own pace, waits for a block not counted: a
+    reader held up by the store (here 0.125 s of its own per block, then 0.25 s waiting for
+    the next) widens its window to keep up, rather than measure the store's pace and keep the
+    window it has (ceil(0.375 / 0.375) + 1 = 2 blocks, whatever it was)."""
+    clock = [100.0]
+    monkeypatch.setattr(read_ahead.time, "monotonic", lambda: clock[0])
+    pace = read_ahead.Pace()
+    for _ in range(40):  # times exact in binary: the window's ceil sees no rounding
+        pace.wanted()
+        pace.arrived(0.375)
+        clock[0] += 0.125  # reading the block
+        pace.waited(0.25)
+        clock[0] += 0.25  # waiting for the next
+    assert pace.window(8) == 4  # ceil(0.375 / 0.125) + 1
+
+
 def test_block_buffers_are_used_again_once_nothing_refers_to_them():
     buffers = read_ahead.Buffers(lambda: 2 * MIB)
     first = buffers.take(MIB)

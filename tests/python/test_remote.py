@@ -540,6 +540,43 @@ def test_a_file_read_in_order_is_read_ahead_over_several_requests(tmp_path, monk
         server.shutdown()
 
 
+def test_a_pipeline_asks_for_a_files_first_block_as_it_opens_it(tmp_path, monkeypatch):
+    """The first block of a file a pipeline reads is asked for with the open (fsspec's HEAD),
+    not one round trip after it: its GET reaches the store while the HEAD is still being
+    answered, and is the only request of that block."""
+    pytest.importorskip("aiohttp", reason="fsspec's http:// needs aiohttp (swigflow[remote])")
+    records = _records(300, size=1000)  # two blocks of 256 KiB
+    _write_local(tmp_path / "r.tfrecord", records)
+    seen, lock = [], threading.Lock()
+
+    class SlowHead(http_store.RangeHandler):
+        def send_head(self):
+            with lock:
+                seen.append((self.command, self.headers.get("Range")))
+            if self.command == "HEAD":
+                time.sleep(0.3)
+                with lock:
+                    seen.append(("HEAD answered", None))
+            return super().send_head()
+
+    server, base = http_store.start(tmp_path, SlowHead)
+    monkeypatch.setattr(gfile, "READ_BLOCK_SIZE", 256 << 10)
+    try:
+        url = f"{base}/r.tfrecord"
+        ds = sf.data.TFRecordDataset([url], num_parallel_reads=2)
+        assert [r for b in ds.batch(100) for r in b] == records
+        first = ("GET", f"bytes=0-{(256 << 10) - 1}")
+        assert seen.count(first) == 1
+        assert seen.index(first) < seen.index(("HEAD answered", None))
+        ranges = [r for command, r in seen if command == "GET" and r]  # not the listings'
+        assert ranges == [
+            first[1],
+            f"bytes={256 << 10}-{os.path.getsize(tmp_path / 'r.tfrecord') - 1}",
+        ]
+    finally:
+        server.shutdown()
+
+
 _LENDING_CHILD = textwrap.dedent(
     """
     import json, sys

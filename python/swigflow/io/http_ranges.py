@@ -106,6 +106,20 @@ class Pin:
                 raise Changed(f"it has {total} bytes now, it had {self.size} when opened")
 
 
+class Unpinned(Pin):
+    """No version asked for: the answer's validators are kept (``answer``: its status and
+    headers) to be compared, once the version to read is known, with Pin.check."""
+
+    _KEPT = ("ETag", "Last-Modified", "Content-Range", "Content-Length")
+
+    def __init__(self) -> None:
+        super().__init__({})
+        self.answer: Any = None
+
+    def check(self, status: Any, header: Any) -> None:
+        self.answer = (status, {name: header(name) for name in self._KEPT})
+
+
 def eligible(fs: Any) -> float | None:
     """The socket timeout to read `fs`'s objects here with, or None when they must go through
     fsspec: a client or request option this module does not reproduce (authentication,

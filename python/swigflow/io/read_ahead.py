@@ -157,8 +157,9 @@ class Pace:
 
     def __init__(self) -> None:
         self.arrival_s: Any = None  # request to bytes
-        self.between_s: Any = None  # one block wanted to the next
+        self.between_s: Any = None  # one block wanted to the next, less the waits for it
         self._last_wanted = None
+        self._waited = 0.0  # seconds waited on the store since the last block wanted
 
     @staticmethod
     def _mix(old, new):
@@ -173,8 +174,14 @@ class Pace:
         """The reader moved on to a new block."""
         now = time.monotonic()
         if self._last_wanted is not None:
-            self.between_s = self._mix(self.between_s, now - self._last_wanted)
-        self._last_wanted = now
+            self.between_s = self._mix(self.between_s, now - self._last_wanted - self._waited)
+        self._last_wanted, self._waited = now, 0.0
+
+    def waited(self, seconds: float) -> None:
+        """The reader waited `seconds` for a block to arrive. Not counted in the time between
+        blocks: that is the reader's own pace, which the window is to keep up with (counted,
+        a reader held up by the store would measure the store's pace and keep its window)."""
+        self._waited += seconds
 
     def window(self, most: Any) -> int:
         """Blocks to keep requested from the one wanted on (at least 1, at most `most`):

@@ -81,6 +81,33 @@ def _fetch_span(url, ranges, start, end, requests):
 _reader_ids = itertools.count()
 
 
+class _FirstBlock:
+    """Block 0 of a plain HTTP(S) object (http_ranges), asked for as its open asks what the
+    object is (fsspec's info), so that a reader's first bytes come one round trip after the
+    open rather than two. Not pinned (the version is not known yet): its answer is compared
+    with the version the open pins before it is used (_Reader._adopt_first)."""
+
+    def __init__(self, fs: Any, path: Any, timeout: Any) -> None:
+        self.requests = http_ranges.Requests()
+        self.unpinned = http_ranges.Unpinned()
+        self.asked = time.monotonic()
+        self.future = _FETCH_POOL.submit(
+            http_ranges.get_range,
+            str(fs.encode_url(path)),
+            0,
+            gfile.READ_BLOCK_SIZE,
+            self.unpinned,
+            fs.kwargs.get("headers") or {},
+            timeout,
+            self.requests,
+            _BUFFERS.take,
+        )
+
+    def abandon(self) -> None:
+        self.future.cancel()
+        self.requests.abort()
+
+
 class _Reader:
     """A file read at offsets: a caller's `file`, seeked and read under a lock as native
     threads share it, or a remote object read by `ranges` (_Ranges: range requests, each
@@ -94,7 +121,7 @@ class _Reader:
     blocks no longer wanted are cancelled (on a store with an event loop, the request is
     aborted)."""
 
-    def __init__(self, size, url, file=None, ranges=None):
+    def __init__(self, size, url, file=None, ranges=None, first=None):
         self._file = file
         self.size: Any = size
         self._url = url
@@ -112,6 +139,44 @@ class _Reader:
         self._wanted = None  # the block the reader is in
         self._refused = False  # a block ahead was not requested: the memory limit was reached
         self._cancelled = False  # cancel(): its pipeline stopped; no read waits any more
+        if first is not None:
+            self._adopt_first(first)
+
+    def _adopt_first(self, first):
+        """Makes `first` (a _FirstBlock) block 0's request: its bytes once its answer shows
+        the version opened and the whole block, else block 0 asked for again as any other
+        block is (pinned, with the retries)."""
+        start, end = self._span(0)
+        read_ahead.MEMORY.take(self._id, end - start, self._budget, needed=True)
+        block, pin, pace = concurrent.futures.Future(), self._ranges.pin, self._pace
+        url, ranges, requests, unpinned, asked = (
+            self._url,
+            self._ranges,
+            first.requests,
+            first.unpinned,
+            first.asked,
+        )
+
+        # Holds neither `first` nor the reader: a Future keeps its callbacks, and a cycle
+        # through them would keep the block's buffer from the pool until a collection.
+        def settle(f):
+            if not block.set_running_or_notify_cancel():
+                return  # dropped: the reader started elsewhere, or stopped
+            try:
+                data = f.result()
+                status, headers = unpinned.answer
+                pin.check(status, headers.get)
+                if len(data) < end - start:
+                    raise EOFError(f"{len(data)} bytes")
+            except BaseException:
+                again = _FETCH_POOL.submit(_fetch_span, url, ranges, start, end, requests)
+                again.add_done_callback(functools.partial(_pass_on, block))
+                return
+            pace.arrived(time.monotonic() - asked)
+            block.set_result(data[: end - start])
+
+        first.future.add_done_callback(settle)
+        self._blocks[0] = (block, False, requests)
 
     def _read_once(self, offset, buffer):
         self._file.seek(offset)
@@ -282,11 +347,15 @@ class _Reader:
                     if j not in self._blocks and not self._request_block(j, needed=j == k):
                         break  # the budget is full: the reader will ask again for the next
                 future, direct, _ = self._blocks[k]
+            waiting = None if future.done() else time.monotonic()
             try:
                 return self._block_bytes(k, future, direct)
             except (concurrent.futures.CancelledError, errors.CancelledError):
                 self._check_cancelled()
                 continue  # another thread sharing the file moved on and dropped it: ask again
+            finally:
+                if waiting is not None:
+                    self._pace.waited(time.monotonic() - waiting)
 
     def _late(self, k):
         """Whether block k, which the reader moves on to, is not there yet while the memory
@@ -343,6 +412,16 @@ class _FileObjectWriter:
         pass  # nothing to take back from a file the caller gave
 
 
+def _pass_on(to, f):
+    """Settles Future `to` (running) as `f` ended."""
+    if f.cancelled():
+        to.set_exception(concurrent.futures.CancelledError())
+    elif f.exception() is not None:
+        to.set_exception(f.exception())
+    else:
+        to.set_result(f.result())
+
+
 def _version_pin(fs, url, info):
     """The cat_file arguments that read the version of an object `info` describes, where the
     store names versions: a GCS generation, or an S3 version id on a version-aware s3fs
@@ -367,7 +446,7 @@ class _Ranges:
         self._url, self._fs, self._path = url, fs, path
         self._size = info.get("size")
         self._http = gfile.scheme(url) in ("http", "https")
-        self._pin = http_ranges.Pin(info) if self._http else None
+        self.pin: Any = http_ranges.Pin(info) if self._http else None
         self._version = _version_pin(fs, url, info)
         self._loop = getattr(fs, "loop", None) if getattr(fs, "async_impl", False) else None
         # Plain HTTP(S): ranges read on the calling thread with this socket timeout (None: no).
@@ -393,7 +472,7 @@ class _Ranges:
                 url,
                 start,
                 end,
-                self._pin,
+                self.pin,
                 headers,
                 self._timeout,
                 requests or self._requests,
@@ -431,7 +510,7 @@ class _Ranges:
         whose rest is left unread."""
         fs = self._fs
         options = dict(fs.kwargs)
-        headers = {**(options.pop("headers", None) or {}), **self._pin.headers()}
+        headers = {**(options.pop("headers", None) or {}), **self.pin.headers()}
         headers["Range"] = f"bytes={start}-{end - 1}"
         session = await fs.set_session()
         async with session.get(fs.encode_url(self._path), headers=headers, **options) as r:
@@ -439,7 +518,7 @@ class _Ranges:
                 raise FileNotFoundError(self._url)
             r.raise_for_status()  # 412 included: translated() tells it as a change
             try:
-                self._pin.check(r.status, r.headers.get)
+                self.pin.check(r.status, r.headers.get)
             except http_ranges.Changed as e:
                 raise gfile.changed_error(self._url, e.what) from None
             try:
@@ -597,16 +676,28 @@ class _Opener:
             if local is not None:
                 return local  # read natively, the store not asked
         fs, path = gfile.filesystem(url)
-        with gfile.translated_errors(url):
-            info = shard_cache.described(url, lambda: fs.info(path))
-            size = info.get("size")
-            if size is None:
-                return _FileObjectReader(_spooled(url, fs, path), url)
-            version = shard_cache.version(info)
-            if cache is not None and not cache.trusts(url, version):
-                cache = None
-        if cache is None:
-            return self._joined(_Reader(size, url, ranges=_Ranges(url, fs, path, info)), group)
+        first = None
+        if cache is None and group and gfile.scheme(url) in ("http", "https"):
+            timeout = http_ranges.eligible(fs)
+            if timeout is not None:  # a pipeline's reader, which starts at 0
+                first = _FirstBlock(fs, path, timeout)
+        try:
+            with gfile.translated_errors(url):
+                info = shard_cache.described(url, lambda: fs.info(path))
+                size = info.get("size")
+                if size is None:
+                    return _FileObjectReader(_spooled(url, fs, path), url)
+                version = shard_cache.version(info)
+                if cache is not None and not cache.trusts(url, version):
+                    cache = None
+            if cache is None:
+                ranges = _Ranges(url, fs, path, info)
+                reader = _Reader(size, url, ranges=ranges, first=first if size else None)
+                first = None  # the reader's now
+                return self._joined(reader, group)
+        finally:
+            if first is not None:
+                first.abandon()
         # Read (and copied) by this reader unless its copy or a download is there: a download
         # of it that another file's open would start now is not started (ShardCache.reading).
         with cache.reading(url):
