@@ -131,6 +131,12 @@ class ReaderFile : public io::RandomAccessFile {
     return std::string_view(lent_->data() + at, lent_->size() - at);
   }
 
+  bool Holds(uint64_t offset, size_t n) const override {
+    if (!lends_) return false;
+    std::lock_guard<std::mutex> lock(mu_);
+    return HeldAt(offset).size() >= n;
+  }
+
   // Copies up to n bytes at `offset` from the lent block: how many (0: it does not hold them).
   size_t CopyLent(uint64_t offset, size_t n, char* dst) const {
     std::lock_guard<std::mutex> lock(mu_);

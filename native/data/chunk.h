@@ -171,6 +171,15 @@ struct Chunk {
     record->offset = e.offset;
     record->damage = std::move(e.damage);
   }
+  // Lets go of the payloads' buffers of a chunk whose records are all taken (and whose last
+  // record is no longer looked at), keeping `end` and `status`: a finished chunk then keeps no
+  // remote block from its reader while the consumer waits on another file.
+  void LetGoOfPayloads() {
+    data.reset();
+    holders.clear();
+    entries.clear();
+    bytes_ = 0;
+  }
   // Empty again. The buffers go back to their pools (or readers) once no element refers to them
   // either: the pool's lock orders the last reader of its bytes before the next writer (a chunk
   // that saw itself the only holder and refilled its buffer would not be).

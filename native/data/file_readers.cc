@@ -315,7 +315,8 @@ void FileReaders::ReadChunk(Job* job, Chunk* chunk, std::string* spare) {
       const Status next = job->scanner->Next(&offset, &payload, &keeper);
       for (io::RecordDamage& d : job->scanner->TakeDamages()) chunk->AddDamage(file, std::move(d));
       if (!next.ok()) return next;
-      if (keeper != nullptr) {  // where the file lent it (a remote reader's block): no copy
+      const bool lent = keeper != nullptr;
+      if (lent) {  // where the file lent it (a remote reader's block): no copy
         chunk->AddLent(file, offset, payload, std::move(keeper));
       } else {
         chunk->Prepare(buffers_.get());
@@ -323,6 +324,10 @@ void FileReaders::ReadChunk(Job* job, Chunk* chunk, std::string* spare) {
         chunk->Add(file, offset, payload);
       }
       if (chunk->size() >= kChunkRecords || chunk->bytes() >= kChunkBytes) return Status::OK();
+      // The chunk ends before a read that may wait for the store: its records go on to the
+      // consumer meanwhile, and the block they lie in back to the read-ahead once they are
+      // taken, rather than both wait for the next block.
+      if (lent && !job->scanner->NextInHand()) return Status::OK();
     }
   });
   if (s.ok()) return;  // more to come

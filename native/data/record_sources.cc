@@ -42,6 +42,10 @@ InterleavedFiles::InterleavedFiles(const PipelineOptions& o, FileReaders* reader
 InterleavedFiles::~InterleavedFiles() { readers_->End(); }
 
 bool InterleavedFiles::Next(Record* record, Status* status) {
+  if (finished_ != nullptr) {  // the record it gave last is the caller's no longer
+    finished_->chunk.LetGoOfPayloads();
+    finished_ = nullptr;
+  }
   for (;;) {
     if (open_ == 0 && next_file_ >= file_count_) return false;
     OpenFile& slot = slots_[current_];
@@ -78,6 +82,7 @@ bool InterleavedFiles::NextInSlot(OpenFile* slot, Record* record, Status* status
     slot->next = 0;
   }
   slot->chunk.Get(slot->next++, record);
+  if (slot->next >= slot->chunk.size()) finished_ = slot;
   return true;
 }
 

@@ -64,6 +64,7 @@ class InterleavedFiles : public Source {
   size_t open_ = 0;
   size_t current_ = 0;
   int taken_ = 0;
+  OpenFile* finished_ = nullptr;  // gave its chunk's last record in the last call
 };
 
 // Where a record is: file (an index into options.files) and record number in that file.

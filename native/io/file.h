@@ -63,6 +63,14 @@ class RandomAccessFile {
     return Status::OK();
   }
 
+  // Whether Lend(offset, n) would answer from memory the file holds now, with no call that may
+  // wait (a remote reader's block in hand, not the next one still to come).
+  virtual bool Holds(uint64_t offset, size_t n) const {
+    (void)offset;
+    (void)n;
+    return false;
+  }
+
   const std::string& path() const { return path_; }
   // Whether Size() says how many bytes Read() gives: false for a device, pipe or /proc entry.
   virtual bool regular() const { return true; }

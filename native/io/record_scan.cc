@@ -218,6 +218,23 @@ Status RecordScanner::NextInPlace(uint64_t* offset, std::string_view* record,
   return Status::OK();
 }
 
+bool RecordScanner::NextInHand() const {
+  if (!in_place_ || head_ != buffer_.size() || ended_) return true;
+  const uint64_t start = position();
+  if (start >= file_size_) return true;  // the end: nothing to fetch
+  std::string_view header;
+  if (!file_->Holds(start, kHeaderSize) ||
+      !file_->Lend(start, kHeaderSize, &header, nullptr).ok() || header.size() != kHeaderSize) {
+    return false;
+  }
+  uint64_t length;
+  if (!record_format::DecodeHeader(header.data(), &length) ||
+      !record_format::Fits(length, start + kHeaderSize, file_size_)) {
+    return true;  // damage, told by Next
+  }
+  return file_->Holds(start, static_cast<size_t>(kHeaderSize + length + kFooterSize));
+}
+
 Status RecordScanner::Next(uint64_t* offset, std::string_view* record,
                            std::shared_ptr<const void>* keeper) {
   bool found = false;

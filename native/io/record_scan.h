@@ -73,6 +73,12 @@ class RecordScanner {
   // The same, copying the payload into *record unless that is null.
   Status Next(uint64_t* offset, std::string* record);
 
+  // Whether the next Next is answered from memory the file holds now (its record lies whole in
+  // the block a remote reader lent, or the data ends), rather than wait for the file to fetch
+  // more. True where the scanner does not read in place: it cannot tell, and local reads do not
+  // wait on a store.
+  bool NextInHand() const;
+
   // Stops at the first damage instead of scanning on: Next records it and returns OUT_OF_RANGE,
   // without resynchronizing or reading the rest of the data (a reader that raises on damage,
   // as TensorFlow's, needs nothing more). A header cut short at the very end is not damage

@@ -1,11 +1,13 @@
 // A remote file system for tests whose files lend their bytes (RandomAccessFile::Lend) the way a
 // remote reader lends its read-ahead blocks: in blocks of a fixed size, each block fresh memory,
 // freed once the file has moved on to another and no one holds the reference Lend gave with it.
-// A view kept past its time is then a use after free (ASan). It counts the blocks alive.
+// A view kept past its time is then a use after free (ASan). It counts the blocks alive, and can
+// hold reads back from an offset on, as a store yet to answer.
 #ifndef SWIGFLOW_TESTS_NATIVE_LENDING_FILES_H_
 #define SWIGFLOW_TESTS_NATIVE_LENDING_FILES_H_
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
@@ -47,6 +49,19 @@ class LendingFileSystem : public io::RemoteFileSystem {
     return errors::Unimplemented(url, ": read only");
   }
 
+  // Reads of bytes at or past `offset` wait until Release().
+  void HoldBack(uint64_t offset) {
+    std::lock_guard<std::mutex> lock(mu_);
+    held_back_ = offset;
+  }
+  void Release() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      held_back_ = UINT64_MAX;
+    }
+    released_.notify_all();
+  }
+
   // The blocks alive now.
   size_t live() const {
     std::lock_guard<std::mutex> lock(mu_);
@@ -68,6 +83,9 @@ class LendingFileSystem : public io::RemoteFileSystem {
         : RandomAccessFile(std::move(url)), data_(std::move(data)), fs_(fs) {}
 
     Status Read(uint64_t offset, size_t n, char* dst, size_t* bytes_read) const override {
+      // A read past the block lent gives it back first, as a remote reader's does.
+      if (lent_ != nullptr && offset + n > lent_start_ + lent_size_) lent_.reset();
+      fs_->WaitUntilReleased(offset + n);
       const size_t at = static_cast<size_t>(std::min<uint64_t>(offset, data_->size()));
       *bytes_read = std::min(n, data_->size() - at);
       std::copy_n(data_->data() + at, *bytes_read, dst);
@@ -78,6 +96,12 @@ class LendingFileSystem : public io::RemoteFileSystem {
       return Status::OK();
     }
     bool ReadsFromMemory() const override { return true; }
+    bool Holds(uint64_t offset, size_t n) const override {
+      if (lent_ == nullptr || offset < lent_start_ || offset - lent_start_ > lent_size_) {
+        return false;
+      }
+      return n <= lent_size_ - (offset - lent_start_);
+    }
     Status Lend(uint64_t offset, size_t n, std::string_view* view,
                 std::shared_ptr<const void>* keeper) const override {
       *view = {};
@@ -86,6 +110,7 @@ class LendingFileSystem : public io::RemoteFileSystem {
       const uint64_t start = offset - offset % fs_->block_;
       if (lent_ == nullptr || start != lent_start_) {
         lent_.reset();  // the block before goes first, as a remote reader's does
+        fs_->WaitUntilReleased(start + 1);
         lent_size_ = static_cast<size_t>(std::min<uint64_t>(fs_->block_, data_->size() - start));
         lent_ = fs_->NewBlock();
         std::copy_n(data_->data() + start, lent_size_, lent_.get());
@@ -107,6 +132,12 @@ class LendingFileSystem : public io::RemoteFileSystem {
     mutable size_t lent_size_ = 0;
   };
 
+  // Waits while bytes before `end` are held back.
+  void WaitUntilReleased(uint64_t end) {
+    std::unique_lock<std::mutex> lock(mu_);
+    released_.wait(lock, [&] { return end <= held_back_; });
+  }
+
   std::shared_ptr<char> NewBlock() {
     char* block = new char[block_];
     {
@@ -125,7 +156,9 @@ class LendingFileSystem : public io::RemoteFileSystem {
   const size_t block_;
   const std::shared_ptr<const std::string> blob_;
   mutable std::mutex mu_;
-  std::set<const char*> live_;  // guarded by mu_
+  std::set<const char*> live_;       // guarded by mu_
+  uint64_t held_back_ = UINT64_MAX;  // guarded by mu_
+  std::condition_variable released_;
 };
 
 }  // namespace testing

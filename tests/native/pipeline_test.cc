@@ -592,6 +592,50 @@ TEST(PipelineTest, ElementsHoldTheBlocksARemoteReaderLent) {
   io::SetRemoteFileSystem(nullptr);
 }
 
+TEST(PipelineTest, RecordsOfALentBlockGoOnWhileTheReaderWaitsForTheNext) {
+  // A reader at the end of the block it was lent hands on the records it took from there before
+  // it reads on (which may wait for the store): the consumer has them while the next block is
+  // still to come, and the finished chunk lets go of the block once its last record is taken.
+  constexpr uint64_t kBlock = 4096;
+  const auto fs = std::make_shared<testing::LendingFileSystem>(kBlock);
+  io::SetRemoteFileSystem(fs);
+  PipelineOptions o = Options(MakeFiles("held", {1000}, false));
+  size_t whole_in_first = 0;  // records "0:r" framed in 16 more bytes, wholly in block 0
+  for (uint64_t end = 0; whole_in_first < 1000; ++whole_in_first) {
+    end += 16 + 2 + std::to_string(whole_in_first).size();
+    if (end > kBlock) break;
+  }
+  o.files[0].path = "lend://" + o.files[0].path;
+  o.batch_size = 1;
+  fs->HoldBack(kBlock);
+  std::unique_ptr<Pipeline> pipeline;
+  ASSERT_TRUE(Pipeline::Create(o, &pipeline).ok());
+  std::vector<std::string> got;
+  for (;;) {
+    std::unique_ptr<Element> e;
+    const Status s = pipeline->NextFor(&e, 1000);
+    if (errors::IsDeadlineExceeded(s)) break;  // the reader waits for block 1
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    got.emplace_back(e->records.at(0));
+  }
+  EXPECT_EQ(got.size(), whole_in_first);
+  EXPECT_EQ(fs->live(), 0u);  // block 0: neither the reader nor a taken chunk holds it
+  fs->Release();
+  for (;;) {
+    std::unique_ptr<Element> e;
+    const Status s = pipeline->Next(&e);
+    if (!s.ok()) {
+      EXPECT_TRUE(errors::IsOutOfRange(s)) << s.ToString();
+      break;
+    }
+    got.emplace_back(e->records.at(0));
+  }
+  ASSERT_EQ(got.size(), 1000u);
+  for (size_t r = 0; r < got.size(); ++r) EXPECT_EQ(got[r], "0:" + std::to_string(r));
+  pipeline.reset();
+  io::SetRemoteFileSystem(nullptr);
+}
+
 TEST(ChunkBuffersTest, BuffersComeBackWhenTheLastHolderLetsGo) {
   auto pool = ChunkBuffers::Create(/*max_bytes=*/3000, /*max_buffer=*/2000);
   std::shared_ptr<std::string> a = pool->Get();
