@@ -184,10 +184,7 @@ struct Chunk {
   // either: the pool's lock orders the last reader of its bytes before the next writer (a chunk
   // that saw itself the only holder and refilled its buffer would not be).
   void Clear() {
-    data.reset();
-    holders.clear();
-    entries.clear();
-    bytes_ = 0;
+    LetGoOfPayloads();
     end = false;
     status = Status::OK();
   }

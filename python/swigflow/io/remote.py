@@ -693,7 +693,8 @@ class _Opener:
             if cache is None:
                 ranges = _Ranges(url, fs, path, info)
                 reader = _Reader(size, url, ranges=ranges, first=first if size else None)
-                first = None  # the reader's now
+                if size:
+                    first = None  # the reader's now; an empty object's is abandoned below
                 return self._joined(reader, group)
         finally:
             if first is not None:
