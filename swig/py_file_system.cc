@@ -346,6 +346,11 @@ class OpenerFileSystem : public io::RemoteFileSystem {
     if (gil.ok()) CallReportingErrors(opener_.get(), "cancel_reads", group);
   }
 
+  void EndReadGroup(uint64_t group) override {
+    Gil gil;
+    if (gil.ok()) CallReportingErrors(opener_.get(), "end_group", group);
+  }
+
   Status OpenWrite(const std::string& url, std::unique_ptr<io::OutputStream>* file) override {
     Gil gil;
     if (!gil.ok()) return Finalizing(url);

@@ -87,6 +87,7 @@ FileReaders::FileReaders(std::function<const std::string&(uint32_t)> path,
 FileReaders::~FileReaders() {
   Stop();
   for (auto& t : threads_) t.join();
+  io::EndReadGroup(read_group_);  // no thread is left to open a file in it
 }
 
 void FileReaders::Stop() {

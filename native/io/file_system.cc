@@ -100,6 +100,15 @@ void CancelReads(uint64_t group) {
   if (fs != nullptr && group != 0) fs->CancelReads(group);
 }
 
+void EndReadGroup(uint64_t group) {
+  std::shared_ptr<RemoteFileSystem> fs;
+  {
+    std::lock_guard<std::mutex> lock(remote_mu);
+    fs = Remote();
+  }
+  if (fs != nullptr && group != 0) fs->EndReadGroup(group);
+}
+
 std::string UrlScheme(const std::string& path) {
   // A scheme starts with a letter: an absolute path (the common case) is known at once.
   if (path.empty() || !std::isalpha(static_cast<unsigned char>(path[0]))) return "";

@@ -32,6 +32,11 @@ class RemoteFileSystem {
   // Abandons the reads of the files opened in read group `group` (below): a read waiting on
   // the store fails with CANCELLED as soon as it can, and so does every later one.
   virtual void CancelReads(uint64_t group) {}
+
+  // Forgets read group `group`: its owner is gone and no thread opens files in it any more.
+  // Until then a cancelled group stays cancelled, so that a file whose open was under way
+  // when CancelReads ran is abandoned too.
+  virtual void EndReadGroup(uint64_t group) {}
 };
 
 // Opens `copy_path`, a local copy of remote `url` (a shard cache's, which a remote file system
@@ -50,8 +55,10 @@ void SetRemoteFileSystem(std::shared_ptr<RemoteFileSystem> fs);
 uint64_t NewReadGroup();
 void SetThreadReadGroup(uint64_t group);
 uint64_t ThreadReadGroup();
-// RemoteFileSystem::CancelReads(group) on the remote file system, if there is one.
+// RemoteFileSystem::CancelReads(group) and EndReadGroup(group) on the remote file system, if
+// there is one.
 void CancelReads(uint64_t group);
+void EndReadGroup(uint64_t group);
 
 // The scheme of "scheme://rest" (lower case), or "" for a local path. A scheme is a letter
 // followed by letters, digits, '+', '-' or '.' (RFC 3986).

@@ -4,6 +4,7 @@ twice over (by the shard cache's prefetch, then by the reader). Servers on 127.0
 stall. (Ctrl-C, and the exit after it: test_remote.py.)"""
 
 import socket
+import threading
 import time
 
 import http_store
@@ -28,7 +29,8 @@ def _write(path, count, size=1000, tag=b"x"):
 class _StallingHandler(http_store.RangeHandler):
     """Range GETs of a path in `server.stalled` get their headers, then a body that does not
     come for 60 s (but for a range from byte 0 if `server.first_fast`); `server.gets` counts
-    GETs per path, `server.open` stalled answers not yet over."""
+    GETs per path, `server.open` stalled answers not yet over. A HEAD of a path in
+    `server.held` waits for that Event (`server.heads_held` counts them in)."""
 
     protocol_version = "HTTP/1.1"
 
@@ -36,6 +38,9 @@ class _StallingHandler(http_store.RangeHandler):
         if self.command == "GET":
             with self.server.lock:
                 self.server.gets[self.path] = self.server.gets.get(self.path, 0) + 1
+        elif self.path in self.server.held:  # a HEAD held until the test lets it go
+            self.server.heads_held.release()
+            self.server.held[self.path].wait(10)
         return super().send_head()
 
     def copyfile(self, source, outputfile):
@@ -67,6 +72,7 @@ class _StallingHandler(http_store.RangeHandler):
 def stalling(tmp_path):
     server, base = http_store.start(tmp_path, _StallingHandler)
     server.gets, server.stalled, server.open, server.first_fast = {}, set(), 0, False
+    server.held, server.heads_held = {}, threading.Semaphore(0)
     yield tmp_path, server, base
     server.shutdown()
 
@@ -165,5 +171,28 @@ def test_a_stalled_next_file_does_not_hold_back_the_records_before_it(stalling, 
     assert time.monotonic() - start < 2
     assert _wait_until(lambda: server.open >= 1, 5), server.open  # b's read is stalled
     it.close()
+    del it
+    assert _wait_until(lambda: server.open == 0, 1.5), server.open
+
+
+def test_a_file_being_opened_when_the_dataset_stops_is_abandoned_too(stalling):
+    """The dataset stops while the next file's open waits for the store's answer (its first
+    block, asked for with the open, is stalled): the open, answered after the stop, hands back
+    a reader already abandoned, and the stop does not wait for the stalled block. Before, the
+    reader joined its pipeline's reads after they were abandoned and waited out the stall."""
+    root, server, base = stalling
+    records = _write(root / "a.tfrecord", 20)
+    _write(root / "b.tfrecord", 20)
+    server.stalled.add("/b.tfrecord")
+    server.held["/b.tfrecord"] = answer = threading.Event()
+    urls = [f"{base}/a.tfrecord", f"{base}/b.tfrecord"]
+    it = iter(sf.data.TFRecordDataset(urls, num_parallel_reads=1))
+    assert [next(it) for _ in records] == records
+    assert server.heads_held.acquire(timeout=5)  # b's open is waiting for its HEAD
+    assert _wait_until(lambda: server.open >= 1, 5), server.open  # and its block 0 stalled
+    threading.Timer(0.3, answer.set).start()  # answered once the stop has begun
+    start = time.monotonic()
+    it.close()
+    assert time.monotonic() - start < 3
     del it
     assert _wait_until(lambda: server.open == 0, 1.5), server.open

@@ -629,8 +629,10 @@ class _Opener:
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._groups = {}  # read group -> WeakSet of its _Readers
-        self._stopping = {}  # read group -> Event set when its reads are abandoned
+        # Read group -> WeakSet of its _Readers, and -> Event set when its reads are abandoned;
+        # both kept from the group's first open or cancel until end_group(group).
+        self._groups = {}
+        self._stopping = {}
         self._readers = weakref.WeakSet()  # every remote reader open
         self._closed = False  # abandon_all() ran: the process is exiting
 
@@ -649,15 +651,19 @@ class _Opener:
 
     def cancel_reads(self, group):
         """Abandons the reads of every file opened in read group `group` (a pipeline that
-        stops: its reader threads must not wait on a stalled store), and the opens under way
-        (one waiting for a shard cache's download)."""
+        stops: its reader threads must not wait on a stalled store), the opens under way (one
+        waiting for a shard cache's download, or for the store's answer) and later ones."""
         with self._lock:
-            readers = list(self._groups.pop(group, ()))
-            stopping = self._stopping.pop(group, None)
-        if stopping is not None:
-            stopping.set()
+            self._stopping.setdefault(group, threading.Event()).set()
+            readers = list(self._groups.get(group, ()))
         for reader in readers:
             reader.cancel()
+
+    def end_group(self, group):
+        """Forgets read group `group`: its pipeline is gone, no open is under way in it."""
+        with self._lock:
+            self._groups.pop(group, None)
+            self._stopping.pop(group, None)
 
     def _stopping_event(self, group):
         with self._lock:
@@ -670,6 +676,8 @@ class _Opener:
             return _FileObjectReader(gfile.FILE_OBJECTS.get(url), url)
         if self._closed:
             raise errors.CancelledError(f"{url}: not opened, the process is exiting")
+        if group and self._stopping_event(group).is_set():
+            raise errors.CancelledError(f"{url}: not opened, its pipeline stopped")
         cache = shard_cache.for_url(url)
         if cache is not None and not cache.revalidate:
             local = cache.latest(url)
@@ -712,11 +720,18 @@ class _Opener:
             return self._joined(cache.tee(url, version, size, reader), group)
 
     def _joined(self, reader, group):
-        """`reader`, which abandon_all() and cancel_reads(group) now cancel."""
+        """`reader`, which abandon_all() and cancel_reads(group) now cancel; cancelled at once
+        if they ran while it was being opened."""
         with self._lock:
             self._readers.add(reader)
+            cancelled = self._closed
             if group:
                 self._groups.setdefault(group, weakref.WeakSet()).add(reader)
+                cancelled = (
+                    cancelled or self._stopping.setdefault(group, threading.Event()).is_set()
+                )
+        if cancelled:
+            reader.cancel()
         return reader
 
     def open_write(self, url):
