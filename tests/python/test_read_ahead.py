@@ -214,8 +214,9 @@ def test_peak_rss_stays_within_the_budget_plus_a_fixed_overhead(store):
     (SWIGFLOW_READ_AHEAD_BYTES), the process grows by at most what the same pipeline takes
     over local files (its own buffers), the budget, two blocks per file (the one its reader
     waits for, and the one before while batches still hold records there) and a fixed
-    overhead. With a budget of 1 GiB it holds more, but no more than the limit it starts with:
-    a reader slower than the store never waits, so the limit does not grow."""
+    overhead. With a budget of 1 GiB it holds more, but about the limit it starts with, far
+    from the budget: a reader slower than the store waits only when a busy machine holds the
+    store back, and each such wait grows the limit by one block (at most one per file here)."""
     root, _, base = store
     _write(root / "big.tfrecord", 160, 100_000)
     local = _child_growth([str(root / "big.tfrecord")] * 8, 0)["growth"]
@@ -229,8 +230,9 @@ def test_peak_rss_stays_within_the_budget_plus_a_fixed_overhead(store):
     assert small["growth"] <= local + blocks + behind + overhead, (local, small)
     large = _child_growth(urls, 1 << 30)
     start = read_ahead.START_BLOCKS * 2 * MIB
-    assert small["held_peak"] < large["held_peak"] <= start + 8 * 2 * MIB, large
-    assert large["growth"] <= local + start + 8 * 2 * MIB + behind + overhead, (local, large)
+    waits = 8 * 2 * MIB  # the limit grown by waits on a busy machine (seen: 2-4 blocks)
+    assert small["held_peak"] < large["held_peak"] <= start + waits + 8 * 2 * MIB, large
+    assert large["growth"] <= local + start + waits + 8 * 2 * MIB + behind + overhead, large
 
 
 def test_the_memory_limit_grows_while_readers_wait_for_blocks_it_kept_back(store, monkeypatch):
