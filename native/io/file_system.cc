@@ -24,11 +24,14 @@ std::shared_ptr<RemoteFileSystem>& Remote() {
 
 // The remote file system, or UNIMPLEMENTED naming the scheme. Open files hold their own
 // reference, so replacing it (or process exit) never pulls it from under a reader.
+// A copy, so that a call on it runs outside the lock.
+std::shared_ptr<RemoteFileSystem> CurrentRemote() {
+  std::lock_guard<std::mutex> lock(remote_mu);
+  return Remote();
+}
+
 Status GetRemote(const std::string& url, std::shared_ptr<RemoteFileSystem>* fs) {
-  {
-    std::lock_guard<std::mutex> lock(remote_mu);
-    *fs = Remote();
-  }
+  *fs = CurrentRemote();
   if (*fs != nullptr) return Status::OK();
   return errors::Unimplemented("File system scheme '", UrlScheme(url), "' not implemented (file: '",
                                url,
@@ -92,20 +95,12 @@ void SetThreadReadGroup(uint64_t group) { thread_read_group = group; }
 uint64_t ThreadReadGroup() { return thread_read_group; }
 
 void CancelReads(uint64_t group) {
-  std::shared_ptr<RemoteFileSystem> fs;
-  {
-    std::lock_guard<std::mutex> lock(remote_mu);
-    fs = Remote();
-  }
+  const std::shared_ptr<RemoteFileSystem> fs = CurrentRemote();
   if (fs != nullptr && group != 0) fs->CancelReads(group);
 }
 
 void EndReadGroup(uint64_t group) {
-  std::shared_ptr<RemoteFileSystem> fs;
-  {
-    std::lock_guard<std::mutex> lock(remote_mu);
-    fs = Remote();
-  }
+  const std::shared_ptr<RemoteFileSystem> fs = CurrentRemote();
   if (fs != nullptr && group != 0) fs->EndReadGroup(group);
 }
 
