@@ -20,8 +20,9 @@ using record_format::kHeaderSize;
 namespace {
 
 constexpr size_t kReadChunk = 1 << 20;
-// What a scanner reading in place reads into its buffer at a time: only what straddles two of
-// the file's blocks (or what damage makes it go through) is read there.
+// What a scanner reading in place reads into its buffer at a time while it resynchronizes after
+// damage. Otherwise it reads there only what a record straddling two of the file's blocks still
+// needs: never bytes past it, which may be still on their way from the store.
 constexpr size_t kInPlaceChunk = 64 << 10;
 // While resynchronizing, a candidate header claiming more than this (or than the largest intact
 // record seen so far, if larger) is taken for noise: checking it would buffer that much. So the
@@ -96,8 +97,8 @@ Status RecordScanner::Fill(uint64_t n, uint64_t* available) {
     // An uncompressed file's lengths were checked against its size, so n bytes exist. In a
     // compressed stream they may not: grow by at most what is already buffered, so memory stays
     // within twice the data actually there, whatever a header claims.
-    uint64_t want =
-        std::max<uint64_t>(n - (buffer_.size() - head_), in_place_ ? kInPlaceChunk : kReadChunk);
+    const uint64_t least = in_place_ ? (resyncing_ ? kInPlaceChunk : 0) : kReadChunk;
+    uint64_t want = std::max<uint64_t>(n - (buffer_.size() - head_), least);
     if (file_size_ == kUnknownSize) {
       want = std::min<uint64_t>(want, std::max<uint64_t>(kReadChunk, buffer_.size()));
     } else if (sized_) {  // the data is the file as it was at Open
@@ -146,6 +147,11 @@ Status RecordScanner::Resync(uint64_t* resumed) {
   // Invariant: every offset before position() has been ruled out, and the bytes before it are
   // consumed, so the buffer holds one read chunk plus at most one candidate record.
   const uint64_t limit = std::max(kMinResyncLimit, largest_record_);
+  struct Resyncing {
+    bool* on;
+    ~Resyncing() { *on = false; }
+  } resyncing{&resyncing_};
+  resyncing_ = true;
   for (;;) {
     SWIGFLOW_DCHECK(head_ < buffer_.size());  // the byte ruled out is still buffered
     Consume(1);
@@ -189,8 +195,11 @@ Status RecordScanner::Next(uint64_t* offset, std::string* record) {
 Status RecordScanner::NextInPlace(uint64_t* offset, std::string_view* record,
                                   std::shared_ptr<const void>* keeper, bool* found) {
   *found = false;
-  if (!in_place_ || head_ != buffer_.size() || ended_) return Status::OK();
+  if (!in_place_ || ended_) return Status::OK();
   const uint64_t start = position();
+  // Bytes still buffered (what damage made the scan read there) are dropped for a record that
+  // lies whole in the block lent now; none is asked for (which may wait on the store).
+  if (head_ != buffer_.size() && !file_->Holds(start, kHeaderSize)) return Status::OK();
   std::string_view framed;
   SWIGFLOW_RETURN_IF_ERROR(file_->Lend(start, kHeaderSize, &framed, nullptr));
   uint64_t length;
@@ -205,7 +214,7 @@ Status RecordScanner::NextInPlace(uint64_t* offset, std::string_view* record,
                                      framed.data() + kHeaderSize + length)) {
     return Status::OK();
   }
-  // Nothing is buffered: the stream goes on after the record.
+  // Nothing stays buffered: the stream goes on after the record.
   buffer_.clear();
   head_ = 0;
   base_ = start + size;
@@ -219,7 +228,7 @@ Status RecordScanner::NextInPlace(uint64_t* offset, std::string_view* record,
 }
 
 bool RecordScanner::NextInHand() const {
-  if (!in_place_ || head_ != buffer_.size() || ended_) return true;
+  if (!in_place_ || ended_) return true;
   const uint64_t start = position();
   if (start >= file_size_) return true;  // the end: nothing to fetch
   std::string_view header;

@@ -109,8 +109,9 @@ class RecordScanner {
   }
 
   // The next record read in place (true: *offset, *record viewing it until the next call),
-  // where nothing is buffered and the file lends the whole record, intact. False leaves all as
-  // it was: the record is read through the buffer (and any damage told there).
+  // where the file lends the whole record, intact (from the block it lends now, if bytes are
+  // buffered). False leaves all as it was: the record is read through the buffer (and any
+  // damage told there).
   Status NextInPlace(uint64_t* offset, std::string_view* record,
                      std::shared_ptr<const void>* keeper, bool* found);
   // Makes at least n bytes from the read position available, unless the data ends first.
@@ -147,7 +148,8 @@ class RecordScanner {
   std::string buffer_;
   size_t head_ = 0;
   uint64_t base_ = 0;
-  bool ended_ = false;  // the stream has no more bytes (or failed: see damages_)
+  bool ended_ = false;      // the stream has no more bytes (or failed: see damages_)
+  bool resyncing_ = false;  // in Resync: an in-place scanner fills kInPlaceChunk at a time
   bool stop_at_damage_ = false;
   uint64_t records_ = 0;
   uint64_t largest_record_ = 0;  // the longest intact payload returned so far
