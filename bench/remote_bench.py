@@ -30,7 +30,8 @@ Rows, each in a process of its own (so its CPU time and peak RSS are its own), t
 - fsspec's own reads: each file read whole with ``fs.cat_file``, 8 at a time;
 - swigflow ``TFRecordDataset(urls, num_parallel_reads=P)`` for P = 1 and 8 (every record read,
   CRCs checked), read-ahead as configured (``--read-ahead-mib``: SWIGFLOW_READ_AHEAD_BYTES), and
-  off for comparison;
+  off for comparison; then P = 8's epoch 2 of one dataset (a new iterator after an unclocked
+  epoch 1), a long job's steady state, whose read-ahead buffers are the first epoch's again;
 - the same against the faulty store, with swigflow's stall timeout (``gfile.STALL_TIMEOUT_S``,
   30 s) at --stall-timeout-s: every record must arrive once, in order (checked against a read
   from disk). A timeout much shorter than a response's queueing behind the others on this
@@ -46,13 +47,16 @@ Rows, each in a process of its own (so its CPU time and peak RSS are its own), t
 - swigflow over ``s3://`` on moto's S3 server and over ``gs://`` on gcp-storage-emulator's (no
   latency or bandwidth cap: s3fs's and gcsfs's paths; each server bounds its row);
 - the same files on local disk: a new process's first epoch, and epoch 2 of one dataset.
-Reported per row: MB/s of file bytes and records/s (best of --repeats; the first cached epochs: one
-run), CPU seconds per GB with the kernel's share of them (system time: page faults, socket copies,
+First, what memory new to a process costs the kernel at its first touch on this machine (a
+new process's first epoch lands every byte it reads ahead in such memory). Reported per row:
+MB/s of file bytes and records/s (best of --repeats; the first cached epochs: one run), CPU
+seconds per GB with the kernel's share of them (system time: page faults, socket copies,
 wake-ups; the least of --repeats, as the VM's noise only adds), minor page faults per MB (each a
 page the process touched for the first time in the row, ~2.5 us of system time on the 2-core VMs),
 peak RSS and its growth over the process's RSS before the read; swigflow's rows also the most
-read-ahead memory held at once. Then each row's ratio to the ceiling at the same concurrency, and
-the cached epochs' to local disk.
+read-ahead memory held at once. Then each row's ratio to the ceiling at the same concurrency,
+P = 8's CPU against local disk's pipeline plus the 8-thread ceiling's, and the cached epochs'
+MB/s against local disk's.
 """
 
 import argparse
@@ -568,6 +572,33 @@ def _child(fn, args, env, out):
     )
 
 
+def _first_touch(out):
+    import mmap
+
+    n = 256 * MIB
+    memory = mmap.mmap(-1, n, flags=mmap.MAP_PRIVATE)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_stime
+    for offset in range(0, n, mmap.PAGESIZE):
+        memory[offset] = 1
+    out.put((resource.getrusage(resource.RUSAGE_SELF).ru_stime - before) / (n / 1e9))
+
+
+def first_touch_cost(repeats):
+    """System seconds per GB of memory a new process touches for the first time (its page
+    faults and the kernel's zeroing), the least of `repeats` processes. Every byte a first epoch
+    reads ahead lands in such memory once, so this machine's figure bounds what any reader's
+    first epoch can cost below it: ~0.1 on bare metal, 0.6-0.9 on the 2-core VMs."""
+    context = multiprocessing.get_context("spawn")
+    costs = []
+    for _ in range(repeats):
+        out = context.Queue()
+        child = context.Process(target=_first_touch, args=(out,))
+        child.start()
+        costs.append(out.get(timeout=600))
+        child.join()
+    return min(costs)
+
+
 def measure(repeats, fn, *args, env=None):
     """The fastest of `repeats` runs of fn(*args) -> (bytes, records, digest), each in a fresh
     process, with the CPU (and its system part) of the run that used the least: each figure at
@@ -631,6 +662,10 @@ def main():
         f"{args.reset_rate:.0%} resets, {args.stall_rate:.0%} stalls of {args.stall_s:g} s "
         f"(swigflow's stall timeout {args.stall_timeout_s:g} s there, 30 s elsewhere)"
     )
+    print(
+        f"memory new to a process: {first_touch_cost(args.repeats):.2f} s of system time per GB "
+        "at its first touch (4 KiB pages)"
+    )
     rows = {}
     with tempfile.TemporaryDirectory() as directory:
         paths = write_files(directory, args.files, args.file_mb)
@@ -654,6 +689,10 @@ def main():
             )
         rows["swigflow, num_parallel_reads=8, read-ahead off"] = measure(
             args.repeats, swigflow_epoch, urls, 8, 0, env=env
+        )
+        # A long job's steady state: the read-ahead buffers of epoch 1 are used again.
+        rows["swigflow, num_parallel_reads=8: epoch 2 of one dataset"] = measure(
+            args.repeats, swigflow_epoch, urls, 8, blocks, None, 1, True, None, 1, env=env
         )
         if args.quick:
             store.terminate()
@@ -826,6 +865,23 @@ def report(rows, expected):
             for t in (8, 16)
         ]
         print(f"{label} vs the 8 / 16-thread ceilings: {' / '.join(ratios)}")
+
+    # CPU against local disk's pipeline plus a plain downloader's transport (8 threads), the
+    # cost of reading the same records from the store with nothing lost in between.
+    def cpu(label):
+        return rows[label]["cpu"] / (rows[label]["bytes"] / 1e9)
+
+    plain = "ceiling: 8 threads of 8 MiB range GETs"
+    for label, local in (
+        ("swigflow TFRecordDataset, num_parallel_reads=8", local_rows[:1]),
+        ("swigflow, num_parallel_reads=8: epoch 2 of one dataset", local_rows[-1:]),
+    ):
+        if label in rows and local:
+            floor = cpu(local[0]) + cpu(plain)
+            print(
+                f"{label}: {cpu(label):.2f} CPU s/GB; {local[0]} plus the plain downloader's "
+                f"transport: {cpu(local[0]):.2f} + {cpu(plain):.2f} = {floor:.2f}"
+            )
     # Like with like: a later epoch of one dataset against local disk's, a new process's
     # first epoch against local disk's.
     for label in cached:
