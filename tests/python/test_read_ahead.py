@@ -5,9 +5,12 @@ gfile.READ_AHEAD_BYTES / SWIGFLOW_READ_AHEAD_BYTES), down to the process's peak 
 import json
 import os
 import random
+import socket
+import struct
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import http_store
@@ -46,6 +49,19 @@ def test_memory_budget_shares_and_always_lets_the_needed_block_through():
     assert memory.held() == 0 and memory.peak == 14
     memory.reset_peak()
     assert memory.peak == 0
+
+
+def test_files_being_opened_count_in_the_share():
+    """Files opened together (a pipeline's cycle) share the budget from the first request on:
+    the first one opened does not take what the others' blocks ahead will need."""
+    memory = read_ahead.Memory()
+    with memory.opening(), memory.opening():  # b and c are being opened
+        assert memory.take("a", 4, budget=12)  # a's share: 12 // 3
+        assert not memory.take("a", 4, budget=12)
+        assert memory.take("a", 4, budget=12, needed=True)  # what a reader waits for
+    memory.give("a", 8)
+    assert memory.take("a", 4, budget=12)  # alone now: the whole budget
+    assert memory.take("a", 4, budget=12)
 
 
 def test_pace_sizes_the_window_from_arrival_over_reading_time(monkeypatch):
@@ -345,6 +361,93 @@ def test_random_500s_resets_and_stalls_lose_nothing(tmp_path, monkeypatch):
         assert set(server.met) == {"500", "reset", "stall"}, server.met
     finally:
         server.shutdown()
+
+
+class _HalfThenHeldHandler(http_store.RangeHandler):
+    """RangeHandler whose GETs of ranges from server.hold_from on send the first half of the
+    body, then hold the rest until server.release is set."""
+
+    def copyfile(self, source, outputfile):
+        start = self.headers.get("Range", "bytes=0-").removeprefix("bytes=").split("-")[0]
+        if int(start) < self.server.hold_from:
+            return super().copyfile(source, outputfile)
+        data = source.getvalue()
+        outputfile.write(data[: len(data) // 2])
+        outputfile.flush()
+        self.server.release.wait(30)
+        outputfile.write(data[len(data) // 2 :])
+        return None
+
+
+def test_a_block_is_read_as_it_arrives(tmp_path, monkeypatch):
+    """A reader takes a block's first pieces (gfile.READ_PIECE_SIZE) while the rest of it is
+    still on its way: with the second block's body held after its first half, the records of
+    that half arrive while the rest is held. (A reader that waited for whole blocks stopped
+    at the end of the first block.)"""
+    records = _write(tmp_path / "h.tfrecord", 1000, 1000)  # 1,016 bytes each: ~4 blocks
+    monkeypatch.setattr(gfile, "READ_BLOCK_SIZE", 256 << 10)
+    monkeypatch.setattr(gfile, "READ_PIECE_SIZE", 32 << 10)
+    server, base = http_store.start(tmp_path, _HalfThenHeldHandler)
+    server.hold_from, server.release = 256 << 10, threading.Event()
+    got = []
+
+    def read():
+        for record in sf.data.TFRecordDataset([f"{base}/h.tfrecord"]):
+            got.append(record)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        first_block, half_of_the_second = (256 << 10) // 1016, (128 << 10) // 1016
+        deadline = time.monotonic() + 20
+        while len(got) < first_block + half_of_the_second - 40 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(got) >= first_block + half_of_the_second - 40, len(got)
+        assert len(got) < first_block + half_of_the_second + 1  # the rest is held
+    finally:
+        server.release.set()
+        reader.join(30)
+        server.shutdown()
+    assert got == records
+
+
+class _ResetOnceHandler(http_store.RangeHandler):
+    """RangeHandler whose first GET of the range from server.reset_at sends half of the body,
+    waits 0.3 s (the reader takes what came), then resets the connection."""
+
+    def copyfile(self, source, outputfile):
+        start = self.headers.get("Range", "bytes=0-").removeprefix("bytes=").split("-")[0]
+        with self.server.lock:
+            reset = int(start) == self.server.reset_at and not self.server.resets
+            self.server.resets += reset
+        if not reset:
+            return super().copyfile(source, outputfile)
+        data = source.getvalue()
+        outputfile.write(data[: len(data) // 2])
+        outputfile.flush()
+        time.sleep(0.3)
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close_connection = True
+        return None
+
+
+def test_a_block_reset_half_way_is_read_on_from_where_the_reader_is(tmp_path, monkeypatch):
+    """A block's request reset after the reader has taken pieces of it is asked for again, and
+    the reader goes on from where it is in the new answer: every record once, in order."""
+    records = _write(tmp_path / "r.tfrecord", 1000, 1000)
+    monkeypatch.setattr(gfile, "READ_BLOCK_SIZE", 256 << 10)
+    monkeypatch.setattr(gfile, "READ_PIECE_SIZE", 32 << 10)
+    server, base = http_store.start(tmp_path, _ResetOnceHandler)
+    server.reset_at, server.resets = 256 << 10, 0
+    try:
+        assert list(sf.io.tf_record_iterator(f"{base}/r.tfrecord")) == records
+        ds = sf.data.TFRecordDataset([f"{base}/r.tfrecord"] * 2, num_parallel_reads=2)
+        server.resets = 0
+        got = list(ds)
+        assert got[0::2] == records and got[1::2] == records
+    finally:
+        server.shutdown()
+    assert server.resets == 1
 
 
 class _FirstRequestHandler(http_store.RangeHandler):

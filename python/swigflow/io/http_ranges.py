@@ -322,6 +322,47 @@ class _LowWater:
             self.mark = mark
 
 
+class Arrival:
+    """A body's bytes as they arrive, for a reader that takes them before the whole body is in:
+    get_range begins an attempt with its buffer (the version checked) and advances the count of
+    its bytes in, reading the body `every` bytes at a time (a read of the body returns only
+    once all it asks for is in). A retry begins again with a buffer of its own; bytes taken
+    from an earlier attempt stay valid, being the same version's."""
+
+    def __init__(self, every: int) -> None:
+        self.every = every
+        self._changed = threading.Condition(threading.Lock())
+        self._view = None
+        self._n = 0
+        self._least = 0  # what the waiting reader waits for (0: nobody waits)
+
+    def begin(self, view: memoryview) -> None:
+        with self._changed:
+            self._view, self._n = view, 0
+
+    def advance(self, n: int) -> None:
+        """The attempt's first n bytes are in."""
+        with self._changed:
+            self._n = n
+            if self._least and n >= self._least:
+                self._changed.notify_all()
+
+    def wake(self) -> None:
+        """Wakes the waiting reader: the request ended (done, failed or cancelled)."""
+        with self._changed:
+            self._changed.notify_all()
+
+    def wait(self, least: int, timeout: float) -> memoryview | None:
+        """The bytes in so far if at least `least` are, else None (after `timeout` seconds, or
+        sooner when woken)."""
+        with self._changed:
+            if self._n < least:
+                self._least = least
+                self._changed.wait(timeout)
+                self._least = 0
+            return self._view[: self._n] if self._view is not None and self._n >= least else None
+
+
 def bytes_to_skip(status: Any, content_range: Any, length: Any, start: int, size: int) -> int:
     """How many bytes of the body answering a GET of bytes [start, ...) of an object of `size`
     bytes come before the range: 0 for a 206 that starts at `start`, `start` for a 200 with the
@@ -345,10 +386,12 @@ def get_range(
     timeout: Any,
     requests: Any,
     allocate: Any = None,
+    arrival: Arrival | None = None,
 ) -> memoryview:
     """Bytes [start, end) of the version `pin` (a Pin) of the object at `url`, fewer if the
     body ends early, as a memoryview of a buffer of end - start bytes: `allocate(n)`'s (a
-    writable uint8 array of n bytes), np.empty's when None.
+    writable uint8 array of n bytes), np.empty's when None. `arrival` (an Arrival), if given,
+    is told of the bytes as they come.
 
     A 206 must start at `start` (else NotAnAnswer); a 200 (the server ignored Range) must be
     the whole object, whose bytes before `start` are skipped and whose rest is left unread.
@@ -377,12 +420,19 @@ def get_range(
                     return view[:0]
                 skip -= got
             n = 0
+            if arrival is not None:
+                arrival.begin(view)
             low_water = _LowWater(sock)
             while n < len(view):
-                got = r.readinto(view[n : n + low_water.ask(r.length, len(view) - n)])
+                ask = low_water.ask(r.length, len(view) - n)
+                if arrival is not None:
+                    ask = min(ask, arrival.every)
+                got = r.readinto(view[n : n + ask])
                 if not got:
                     break
                 n += got
+                if arrival is not None:
+                    arrival.advance(n)
             if n < len(view) and requests.aborted:
                 raise Aborted()  # the shut-down socket read as an end
             # A body read to its end was ended with no mark, as the connection's next (small)

@@ -9,8 +9,8 @@ ahead; a reader that waits on the store widens its window up to the most allowed
 
 Every block requested and not yet read past is counted in one :class:`Memory` for the process:
 a block ahead is requested only within its limit, and within an equal share of it per file
-holding blocks, so no file starves the others. The block a reader waits for is always
-requested (progress), so the bytes held stay under the limit plus one block per file read.
+holding blocks or being opened, so no file starves the others. The block a reader waits for is
+always requested (progress), so the bytes held stay under the limit plus one block per file read.
 The limit starts at START_BLOCKS blocks and grows by a block each time a reader finds the block
 it moves on to not there yet while the limit had kept blocks ahead back, up to the budget:
 readers slower than the store, which never wait, hold what they use rather than the budget.
@@ -22,6 +22,7 @@ needed is not held.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import math
 import mmap
 import os
@@ -29,6 +30,7 @@ import queue
 import threading
 import time
 import weakref
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -51,6 +53,7 @@ class Memory:
         self._lock = threading.Lock()
         self._held = {}  # owner id -> bytes
         self._grown = 0  # bytes the limit has grown by (late())
+        self._opening = 0  # remote files being opened (opening())
         self.total: Any = 0
         self.peak: Any = 0
 
@@ -66,12 +69,27 @@ class Memory:
             if self.limit(budget, block) < budget:
                 self._grown += block
 
+    @contextlib.contextmanager
+    def opening(self) -> Iterator[None]:
+        """Counts a remote file as a holder while it is being opened: files opened together (a
+        pipeline's cycle) share the budget evenly from their first requests on, rather than
+        those opened first taking what the others' first blocks ahead need (the interleave
+        then waits on the others' second blocks, all of it)."""
+        with self._lock:
+            self._opening += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._opening -= 1
+
     def take(self, owner: Any, n: Any, budget: Any, needed: Any = False) -> bool:
         """Counts `n` more bytes for `owner` and returns True, unless the block is not
-        `needed` and the budget, or the owner's equal share of it, has no room for it."""
+        `needed` and the budget, or the owner's equal share of it, has no room for it: the
+        share of the owners holding blocks and the files being opened."""
         with self._lock:
             mine = self._held.get(owner, 0)
-            holders = len(self._held) + (owner not in self._held)
+            holders = len(self._held) + (owner not in self._held) + self._opening
             if not needed and (self.total + n > budget or mine + n > budget // holders):
                 return False
             self._held[owner] = mine + n

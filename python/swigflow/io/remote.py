@@ -72,10 +72,12 @@ _FETCH_POOL = read_ahead.DaemonPool(gfile.READ_AHEAD_THREADS, "sf-fetch")
 _BUFFERS = read_ahead.Buffers(gfile.read_ahead_bytes, lambda: gfile.READ_BLOCK_SIZE)
 
 
-def _fetch_span(url, ranges, start, end, requests):
+def _fetch_span(url, ranges, start, end, requests, arrival=None):
     """Bytes [start, end) of `ranges`' object with the retries (a read-ahead block fetched on
-    the pool). It holds no reader: a reader dropped meanwhile is freed, and aborts it."""
-    return _fetched(url, functools.partial(ranges.fetch, requests=requests), start, end)
+    the pool), told to `arrival` as they come. It holds no reader: a reader dropped meanwhile
+    is freed, and aborts it."""
+    fetch = functools.partial(ranges.fetch, requests=requests, arrival=arrival)
+    return _fetched(url, fetch, start, end)
 
 
 _reader_ids = itertools.count()
@@ -133,6 +135,9 @@ class _Reader:
         # None); each block's bytes are counted in _READ_AHEAD_MEMORY under self._id from its
         # request until it is dropped (and its request aborted).
         self._blocks = {}
+        # Block number -> http_ranges.Arrival of a block read on the pool by http_ranges: its
+        # bytes as they come (block_at lends them before the whole block is in).
+        self._arrivals = {}
         self._id = next(_reader_ids)
         self._pace = read_ahead.Pace()
         self._budget = gfile.read_ahead_bytes() if ranges is not None else 0
@@ -218,8 +223,10 @@ class _Reader:
     def block_at(self, offset):
         """(start, buffer): the read-ahead block holding byte `offset`, for a native reader going
         through the file in order, which copies its reads from there (swig/py_file_system.cc),
-        calling here once per block; None where read_at is to read what is asked (a caller's
-        file object, the end of the file, a jump elsewhere)."""
+        calling here once per block, or per piece of a block still arriving (its bytes from
+        `start` in so far: gfile.READ_PIECE_SIZE past `offset`, or to the block's end); None where
+        read_at is to read what is asked (a caller's file object, the end of the file, a jump
+        elsewhere)."""
         if self._fetch is None or not 0 <= offset < self.size:
             return None
         k = offset // gfile.READ_BLOCK_SIZE
@@ -227,7 +234,11 @@ class _Reader:
         if not self._in_order(offset, end):  # the reader reads on from the block's end
             return None
         with self._dropping_on_error():
-            return start, self._block(k)
+            data = self._block(k, least=min(end, offset + gfile.READ_PIECE_SIZE) - start)
+        if len(data) < end - start:  # a piece: the reader reads on from its end
+            with self._lock:
+                self._expected = start + len(data)
+        return start, data
 
     def _in_order(self, offset, following):
         """Whether a read at `offset` is from the start or follows the last one: a reader going
@@ -271,6 +282,7 @@ class _Reader:
         """Forgets the read-ahead blocks numbered below `below` (None: all); lock held."""
         for k in [k for k in self._blocks if below is None or k < below]:
             future, _, requests = self._blocks.pop(k)
+            self._arrivals.pop(k, None)
             future.cancel()
             if requests is not None:  # running on the pool: cancel() alone would not stop it
                 requests.abort()
@@ -296,8 +308,15 @@ class _Reader:
         future, direct, requests = self._ranges.submit(start, end), True, None
         if future is None:
             requests = self._ranges.new_requests()
-            future = _FETCH_POOL.submit(_fetch_span, self._url, self._ranges, start, end, requests)
+            # Told of every quarter piece: the reader waits for about a piece, not two.
+            arrival = None if requests is None else http_ranges.Arrival(gfile.READ_PIECE_SIZE // 4)
+            future = _FETCH_POOL.submit(
+                _fetch_span, self._url, self._ranges, start, end, requests, arrival
+            )
             direct = False
+            if arrival is not None:
+                self._arrivals[k] = arrival
+                future.add_done_callback(lambda _: arrival.wake())
         requested, pace = time.monotonic(), self._pace
 
         def arrived(f):  # runs on the thread that completes (or cancels) the request
@@ -330,8 +349,9 @@ class _Reader:
         self._check_cancelled()
         return self._fetch_block(k)
 
-    def _block(self, k):
-        """Block k's bytes, with the blocks after it requested."""
+    def _block(self, k, least=None):
+        """Block k's bytes, with the blocks after it requested; with `least`, those in so far
+        once at least `least` are, while the block is still arriving."""
         last = (self.size - 1) // gfile.READ_BLOCK_SIZE
         while True:
             self._check_cancelled()
@@ -347,8 +367,13 @@ class _Reader:
                     if j not in self._blocks and not self._request_block(j, needed=j == k):
                         break  # the budget is full: the reader will ask again for the next
                 future, direct, _ = self._blocks[k]
+                arrival = self._arrivals.get(k) if least is not None else None
             waiting = None if future.done() else time.monotonic()
             try:
+                if arrival is not None:
+                    piece = self._arrived(future, arrival, least)
+                    if piece is not None:
+                        return piece
                 return self._block_bytes(k, future, direct)
             except (concurrent.futures.CancelledError, errors.CancelledError):
                 self._check_cancelled()
@@ -356,6 +381,16 @@ class _Reader:
             finally:
                 if waiting is not None:
                     self._pace.waited(time.monotonic() - waiting)
+
+    def _arrived(self, future, arrival, least):
+        """The bytes of a block in so far, once at least `least` are; None once its request has
+        ended (its bytes, or its error, are the future's)."""
+        while not future.done():
+            piece = arrival.wait(least, 0.1)
+            if piece is not None:
+                return piece
+            self._check_cancelled()
+        return None
 
     def _late(self, k):
         """Whether block k, which the reader moves on to, is not there yet while the memory
@@ -462,7 +497,7 @@ class _Ranges:
         """What one block's fetch on the pool is aborted by (None: not on this path)."""
         return http_ranges.Requests(self._requests) if self._timeout is not None else None
 
-    def _direct_range(self, start, end, requests):
+    def _direct_range(self, start, end, requests, arrival=None):
         """Bytes [start, end) (fewer if the body ends early), read by http_ranges; abort() or
         `requests`' abort() fails them."""
         headers = self._fs.kwargs.get("headers") or {}
@@ -477,6 +512,7 @@ class _Ranges:
                 self._timeout,
                 requests or self._requests,
                 _BUFFERS.take,
+                arrival,
             )
         except http_ranges.Changed as e:
             raise gfile.changed_error(self._url, e.what) from None
@@ -540,9 +576,11 @@ class _Ranges:
                     break
             return view[:n]
 
-    def fetch(self, start, end, requests=None):
+    def fetch(self, start, end, requests=None, arrival=None):
+        """Bytes [start, end) (fewer if the body ends early); on http_ranges' path, told to
+        `arrival` (an http_ranges.Arrival) as they come."""
         if self._timeout is not None:
-            return self._direct_range(start, end, requests)
+            return self._direct_range(start, end, requests, arrival)
         if self._http and self._loop is not None:
             import fsspec.asyn  # present: this store is one of fsspec's
 
@@ -683,6 +721,10 @@ class _Opener:
             local = cache.latest(url)
             if local is not None:
                 return local  # read natively, the store not asked
+        with read_ahead.MEMORY.opening():
+            return self._open_remote(url, group, cache)
+
+    def _open_remote(self, url, group, cache):
         fs, path = gfile.filesystem(url)
         first = None
         if cache is None and group and gfile.scheme(url) in ("http", "https"):
