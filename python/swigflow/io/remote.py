@@ -92,7 +92,6 @@ class _FirstBlock:
     def __init__(self, fs: Any, path: Any, timeout: Any) -> None:
         self.requests = http_ranges.Requests()
         self.unpinned = http_ranges.Unpinned()
-        self.arrival = http_ranges.Arrival(gfile.READ_PIECE_SIZE // 4)
         self.asked = time.monotonic()
         self.future = _FETCH_POOL.submit(
             http_ranges.get_range,
@@ -104,35 +103,11 @@ class _FirstBlock:
             timeout,
             self.requests,
             _BUFFERS.take,
-            self.arrival,
         )
-        arrival = self.arrival
-        self.future.add_done_callback(lambda _: arrival.wake())
 
     def abandon(self) -> None:
         self.future.cancel()
         self.requests.abort()
-
-
-class _FirstArrival:
-    """Block 0's bytes as they come (a _FirstBlock's Arrival), lent only once its answer (known
-    before any of its bytes) shows the version opened; else none is, and the block is asked
-    for again, pinned (_Reader._adopt_first)."""
-
-    def __init__(self, arrival: Any, pin: Any, unpinned: Any, block: Any) -> None:
-        self._arrival, self._pin, self._unpinned, self._block = arrival, pin, unpinned, block
-
-    def wait(self, least: int, timeout: float) -> memoryview | None:
-        piece = self._arrival.wait(least, timeout)
-        if piece is None:
-            return None
-        status, headers = self._unpinned.answer
-        try:
-            self._pin.check(status, headers.get)
-        except http_ranges.Changed:
-            concurrent.futures.wait([self._block], timeout)  # its pinned answer is on its way
-            return None
-        return piece
 
 
 class _Reader:
@@ -207,7 +182,6 @@ class _Reader:
 
         first.future.add_done_callback(settle)
         self._blocks[0] = (block, False, requests)
-        self._arrivals[0] = _FirstArrival(first.arrival, pin, unpinned, block)
 
     def _read_once(self, offset, buffer):
         self._file.seek(offset)
