@@ -587,7 +587,7 @@ def first_touch_cost(repeats):
     """System seconds per GB of memory a new process touches for the first time (its page
     faults and the kernel's zeroing), the least of `repeats` processes. Every byte a first epoch
     reads ahead lands in such memory once, so this machine's figure bounds what any reader's
-    first epoch can cost below it: ~0.1 on bare metal, 0.6-0.9 on the 2-core VMs."""
+    first epoch can cost below it: 0.57-0.85 on the 2-core VMs (AMD EPYC Zen 3)."""
     context = multiprocessing.get_context("spawn")
     costs = []
     for _ in range(repeats):
