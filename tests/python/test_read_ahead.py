@@ -2,6 +2,7 @@
 (read_ahead.Pace), and the memory budget every file's read-ahead shares (read_ahead.Memory,
 gfile.READ_AHEAD_BYTES / SWIGFLOW_READ_AHEAD_BYTES), down to the process's peak RSS."""
 
+import contextlib
 import json
 import os
 import random
@@ -245,7 +246,7 @@ def test_peak_rss_stays_within_the_budget_plus_a_fixed_overhead(store):
     overhead = 16 * MIB  # measured 5-10 MiB: the HTTP client's buffers and the event loop's
     assert small["growth"] <= local + blocks + behind + overhead, (local, small)
     large = _child_growth(urls, 1 << 30)
-    start = read_ahead.START_BLOCKS * 2 * MIB
+    start = max(read_ahead.START_BLOCKS, read_ahead.START_BLOCKS_PER_FILE * 8) * 2 * MIB
     waits = 8 * 2 * MIB  # the limit grown by waits on a busy machine (seen: 2-4 blocks)
     assert small["held_peak"] < large["held_peak"] <= start + waits + 8 * 2 * MIB, large
     assert large["growth"] <= local + start + waits + 8 * 2 * MIB + behind + overhead, large
@@ -260,6 +261,7 @@ def test_the_memory_limit_grows_while_readers_wait_for_blocks_it_kept_back(store
     monkeypatch.setattr(gfile, "READ_BLOCK_SIZE", 256 << 10)
     monkeypatch.setattr(gfile, "READ_AHEAD_BYTES", 6 * (256 << 10))
     monkeypatch.setattr(read_ahead, "START_BLOCKS", 1)
+    monkeypatch.setattr(read_ahead, "START_BLOCKS_PER_FILE", 1)
     memory = read_ahead.Memory()
     monkeypatch.setattr(read_ahead, "MEMORY", memory)
     assert memory.limit(6 << 20, 1 << 20) == 1 << 20
@@ -270,6 +272,27 @@ def test_the_memory_limit_grows_while_readers_wait_for_blocks_it_kept_back(store
     for _ in range(8):
         memory.late(budget=6 << 20, block=1 << 20)
     assert memory.limit(6 << 20, 1 << 20) == 6 << 20  # never past the budget
+
+
+def test_the_limit_starts_at_three_blocks_per_file_read_at_once():
+    """START_BLOCKS, or START_BLOCKS_PER_FILE blocks for each file holding blocks or being
+    opened when that is more; within the budget, and growing from there by late()."""
+    memory, block, budget = read_ahead.Memory(), MIB, 1 << 30
+    assert read_ahead.START_BLOCKS_PER_FILE * 8 > read_ahead.START_BLOCKS
+    assert memory.limit(budget, block) == read_ahead.START_BLOCKS * block
+    with contextlib.ExitStack() as opening:
+        for _ in range(6):
+            opening.enter_context(memory.opening())
+        assert memory.take("a", block, memory.limit(budget, block))
+        assert memory.take("b", block, memory.limit(budget, block))
+        files = 8  # two holding blocks, six being opened
+        assert memory.limit(budget, block) == read_ahead.START_BLOCKS_PER_FILE * files * block
+        assert memory.limit(20 * block, block) == 20 * block
+        memory.late(budget, block)
+        assert memory.limit(budget, block) == (read_ahead.START_BLOCKS_PER_FILE * files + 1) * block
+    memory.give("a", block)
+    memory.give("b", block)
+    assert memory.limit(budget, block) == (read_ahead.START_BLOCKS + 1) * block
 
 
 def test_the_budget_is_read_when_used_in_the_command_lines_size_syntax(monkeypatch):
