@@ -540,39 +540,71 @@ def test_a_file_read_in_order_is_read_ahead_over_several_requests(tmp_path, monk
         server.shutdown()
 
 
-def test_a_pipeline_asks_for_a_files_first_block_as_it_opens_it(tmp_path, monkeypatch):
-    """The first block of a file a pipeline reads is asked for with the open (fsspec's HEAD),
-    not one round trip after it: its GET reaches the store while the HEAD is still being
-    answered, and is the only request of that block."""
+def test_a_pipeline_opens_a_file_with_its_first_blocks_get_and_no_head(tmp_path, monkeypatch):
+    """A pipeline opens a plain HTTP(S) file by asking for its first block: that GET's answer
+    says what the file is (its size in Content-Range, its validators), so no HEAD is sent, and
+    the block is asked for once. The next block is pinned to that answer's version."""
     pytest.importorskip("aiohttp", reason="fsspec's http:// needs aiohttp (swigflow[remote])")
     records = _records(300, size=1000)  # two blocks of 256 KiB
     _write_local(tmp_path / "r.tfrecord", records)
     seen, lock = [], threading.Lock()
 
-    class SlowHead(http_store.RangeHandler):
+    class Noting(http_store.RangeHandler):
         def send_head(self):
             with lock:
-                seen.append((self.command, self.headers.get("Range")))
-            if self.command == "HEAD":
-                time.sleep(0.3)
-                with lock:
-                    seen.append(("HEAD answered", None))
+                seen.append((self.command, self.headers.get("Range"), self.headers.get("If-Match")))
             return super().send_head()
 
-    server, base = http_store.start(tmp_path, SlowHead)
+        def end_headers(self):
+            self.send_header("ETag", '"v1"')
+            super().end_headers()
+
+    server, base = http_store.start(tmp_path, Noting)
     monkeypatch.setattr(gfile, "READ_BLOCK_SIZE", 256 << 10)
     try:
         url = f"{base}/r.tfrecord"
         ds = sf.data.TFRecordDataset([url], num_parallel_reads=2)
         assert [r for b in ds.batch(100) for r in b] == records
-        first = ("GET", f"bytes=0-{(256 << 10) - 1}")
-        assert seen.count(first) == 1
-        assert seen.index(first) < seen.index(("HEAD answered", None))
-        ranges = [r for command, r in seen if command == "GET" and r]  # not the listings'
-        assert ranges == [
-            first[1],
-            f"bytes={256 << 10}-{os.path.getsize(tmp_path / 'r.tfrecord') - 1}",
+        size = os.path.getsize(tmp_path / "r.tfrecord")
+        assert "HEAD" not in [command for command, _, _ in seen]
+        assert [x for x in seen if x[1]] == [  # not the listings' GETs
+            ("GET", f"bytes=0-{(256 << 10) - 1}", None),
+            ("GET", f"bytes={256 << 10}-{size - 1}", '"v1"'),
         ]
+    finally:
+        server.shutdown()
+
+
+def test_an_open_whose_first_block_fails_asks_the_store_and_reads_every_record(
+    tmp_path, monkeypatch
+):
+    """The first block's GET, sent with the open, is answered 503 (once): the open asks what
+    the file is with a HEAD instead, the block is asked for again, pinned, and every record
+    arrives."""
+    pytest.importorskip("aiohttp", reason="fsspec's http:// needs aiohttp (swigflow[remote])")
+    records = _records(300, size=1000)
+    _write_local(tmp_path / "r.tfrecord", records)
+    seen, lock = [], threading.Lock()
+
+    class FailingOnce(http_store.RangeHandler):
+        def send_head(self):
+            first = self.headers.get("Range") == f"bytes=0-{(256 << 10) - 1}"
+            with lock:
+                seen.append((self.command, self.headers.get("Range")))
+                fail = first and seen.count(seen[-1]) == 1
+            if fail:
+                self.send_error(503)
+                return None
+            return super().send_head()
+
+    server, base = http_store.start(tmp_path, FailingOnce)
+    monkeypatch.setattr(gfile, "READ_BLOCK_SIZE", 256 << 10)
+    try:
+        ds = sf.data.TFRecordDataset([f"{base}/r.tfrecord"], num_parallel_reads=2)
+        assert [r for b in ds.batch(100) for r in b] == records
+        first = ("GET", f"bytes=0-{(256 << 10) - 1}")
+        ranged = [x for x in seen if x[0] == "HEAD" or x[1]]  # not the listings' GETs
+        assert ranged[0] == first and ("HEAD", None) in ranged and ranged.count(first) == 2
     finally:
         server.shutdown()
 

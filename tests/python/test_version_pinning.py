@@ -176,38 +176,41 @@ def test_the_error_says_what_changed(serve, monkeypatch):
 
 
 @pytest.mark.parametrize("validators, honours", SERVERS)
-def test_a_first_block_asked_for_with_the_open_is_checked_against_the_version_opened(
+def test_a_pipelines_reader_reads_the_version_its_first_blocks_answer_shows(
     serve, monkeypatch, validators, honours
 ):
-    """A pipeline's reader asks for a file's first block as it opens it, before the store has
-    said which version it opens (swigflow.io.remote._FirstBlock). The object is replaced
-    between the open's answer (the old version) and that block's: the block is never used,
-    and the read fails as any change does."""
+    """A pipeline's reader opens a file with its first block's GET, whose answer says which
+    version is read (swigflow.io.remote._FirstBlock): no HEAD is sent. The object is replaced
+    right after that answer: the next block's answer shows the change, and the read fails as
+    any change does, after the first block's records only."""
     root, start = serve
-    old, new = _versions(1)  # one block: no later answer would show the change
+    old, new = _versions(4)
     if not validators:
         new = new + new[:2]
     _write(root / "v.tfrecord", old, 1_700_000_000)
     server, base = start(validators, honours)
-    answered, replaced = threading.Event(), threading.Event()
+    heads = []
 
-    class Opened(_Handler):
+    replaced = threading.Event()
+
+    class Counted(_Handler):
         def do_HEAD(self):  # noqa: N802 - http.server names it
+            heads.append(self.path)
             super().do_HEAD()
-            answered.set()
 
         def send_head(self):
-            first = self.command == "GET" and self.headers.get("Range", "").startswith("bytes=0-")
-            if first and not replaced.is_set():  # the GET sent with the open's HEAD
-                assert answered.wait(10)
+            later = self.headers.get("Range", "bytes=0-").partition("-")[0] != "bytes=0"
+            if later and not replaced.is_set():  # block 0's answer was the old version's
                 _write(root / "v.tfrecord", new, 1_700_000_100)
                 replaced.set()
             return super().send_head()
 
-    server.RequestHandlerClass = lambda *a, **k: Opened(*a, directory=str(root), **k)
+    server.RequestHandlerClass = lambda *a, **k: Counted(*a, directory=str(root), **k)
     monkeypatch.setattr(gfile, "READ_BLOCK_SIZE", BLOCK)
+    got = []
     ds = sf.data.TFRecordDataset([f"{base}/v.tfrecord"], num_parallel_reads=2)
     with pytest.raises(errors.FailedPreconditionError, match="changed while it was read"):
-        got = [r for b in ds.batch(4) for r in b]
+        for r in ds:
+            got.append(r)
         pytest.fail(f"read {sum(r in new for r in got)} records of the new version silently")
-    assert replaced.is_set()
+    assert got == old[: len(got)] and replaced.is_set() and heads == []

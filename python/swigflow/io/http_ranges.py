@@ -67,8 +67,9 @@ def _opaque(etag):
 
 
 class Pin:
-    """The version of an object a reader opened, from fsspec's info (its HEAD answer), which
-    every range answer must show. A strong ETag is sent as If-Match, so a conforming server
+    """The version of an object a reader opened, from fsspec's info (its HEAD answer, or what
+    a pipeline's first block's answer says: remote._FirstBlock), which every range answer must
+    show. A strong ETag is sent as If-Match, so a conforming server
     answers 412 for another version; a weak one cannot be (If-Match compares strongly, so a
     conforming server would refuse every range), nor can a server be trusted to honour it: so
     each answer's ETag, Last-Modified and total size (Content-Range) are compared too."""
@@ -115,9 +116,11 @@ class Unpinned(Pin):
     def __init__(self) -> None:
         super().__init__({})
         self.answer: Any = None
+        self.answered = threading.Event()  # set once `answer` is
 
     def check(self, status: Any, header: Any) -> None:
         self.answer = (status, {name: header(name) for name in self._KEPT})
+        self.answered.set()
 
 
 def eligible(fs: Any) -> float | None:

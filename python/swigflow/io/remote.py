@@ -84,10 +84,11 @@ _reader_ids = itertools.count()
 
 
 class _FirstBlock:
-    """Block 0 of a plain HTTP(S) object (http_ranges), asked for as its open asks what the
-    object is (fsspec's info), so that a reader's first bytes come one round trip after the
-    open rather than two. Not pinned (the version is not known yet): its answer is compared
-    with the version the open pins before it is used (_Reader._adopt_first)."""
+    """Block 0 of a plain HTTP(S) object (http_ranges), asked for as the object is opened: its
+    answer says what the object is (described()), so the open asks no HEAD, and the reader's
+    first bytes come with the open's round trip. Not pinned (the version is not known yet):
+    the answer is compared with the version the open pins before it is used
+    (_Reader._adopt_first)."""
 
     def __init__(self, fs: Any, path: Any, timeout: Any) -> None:
         self.requests = http_ranges.Requests()
@@ -104,6 +105,25 @@ class _FirstBlock:
             self.requests,
             _BUFFERS.take,
         )
+
+    def described(self, url: str, path: str, stopping: Any) -> dict[str, Any] | None:
+        """What the object is, as fsspec's info says it (name, size, type, and the ETag and
+        Last-Modified the version is pinned by), from the answer's headers once they are in:
+        a 206 with the object's size in Content-Range. None where the answer does not say (an
+        error, a 200 from a server ignoring Range): the open then asks the store. Raises
+        CancelledError once `stopping()` (the reader's pipeline stopped while it waits)."""
+        while not self.unpinned.answered.wait(0.05) and not self.future.done():
+            if stopping():
+                raise errors.CancelledError(f"{url}: not opened, its pipeline stopped")
+        if self.unpinned.answer is None:
+            return None
+        status, headers = self.unpinned.answer
+        size = (headers.get("Content-Range") or "").rpartition("/")[2].strip()
+        if status != 206 or not size.isdigit():
+            return None
+        info = {"name": path, "size": int(size), "type": "file"}
+        info.update((name, headers[name]) for name in ("ETag", "Last-Modified") if headers[name])
+        return info
 
     def abandon(self) -> None:
         self.future.cancel()
@@ -733,7 +753,9 @@ class _Opener:
                 first = _FirstBlock(fs, path, timeout)
         try:
             with gfile.translated_errors(url):
-                info = shard_cache.described(url, lambda: fs.info(path))
+                info = shard_cache.described(
+                    url, lambda: self._described(url, fs, path, first, group)
+                )
                 size = info.get("size")
                 if size is None:
                     return _FileObjectReader(_spooled(url, fs, path), url)
@@ -760,6 +782,14 @@ class _Opener:
                 return local  # read natively
             reader = _Reader(size, url, ranges=_Ranges(url, fs, path, info))
             return self._joined(cache.tee(url, version, size, reader), group)
+
+    def _described(self, url, fs, path, first, group):
+        """What the store says of `url` (fsspec's info): from the answer to `first` (a
+        _FirstBlock, or None) where it says, else asked (a HEAD on HTTP)."""
+        info = None
+        if first is not None:
+            info = first.described(url, path, self._stopping_event(group).is_set)
+        return fs.info(path) if info is None else info
 
     def _joined(self, reader, group):
         """`reader`, which abandon_all() and cancel_reads(group) now cancel; cancelled at once
