@@ -66,6 +66,17 @@ def _opaque(etag):
     return etag[2:] if etag.startswith("W/") else etag
 
 
+def object_size(status: Any, header: Any) -> int | None:
+    """The whole object's size an answer (`status`, `header(name)` -> value or None) gives: a
+    206's Content-Range total, a 200's Content-Length (a 200 is the whole object); None where
+    it gives none."""
+    if status == 206:
+        total = (header("Content-Range") or "").rpartition("/")[2].strip()
+    else:
+        total = (header("Content-Length") or "").strip()
+    return int(total) if total.isdigit() else None
+
+
 class Pin:
     """The version of an object a reader opened, from fsspec's info (its HEAD answer, or what
     a pipeline's first block's answer says: remote._FirstBlock), which every range answer must
@@ -98,13 +109,9 @@ class Pin:
             raise Changed(
                 f"it was last modified {modified}, it was {self.last_modified} when opened"
             )
-        if self.size is not None:
-            if status == 206:
-                total = (header("Content-Range") or "").rpartition("/")[2].strip()
-            else:  # a 200 is the whole object
-                total = (header("Content-Length") or "").strip()
-            if total.isdigit() and int(total) != self.size:
-                raise Changed(f"it has {total} bytes now, it had {self.size} when opened")
+        total = object_size(status, header)
+        if self.size is not None and total is not None and total != self.size:
+            raise Changed(f"it has {total} bytes now, it had {self.size} when opened")
 
 
 class Unpinned(Pin):

@@ -118,10 +118,10 @@ class _FirstBlock:
         if self.unpinned.answer is None:
             return None
         status, headers = self.unpinned.answer
-        size = (headers.get("Content-Range") or "").rpartition("/")[2].strip()
-        if status != 206 or not size.isdigit():
+        size = http_ranges.object_size(status, headers.get) if status == 206 else None
+        if size is None:
             return None
-        info = {"name": path, "size": int(size), "type": "file"}
+        info = {"name": path, "size": size, "type": "file"}
         info.update((name, headers[name]) for name in ("ETag", "Last-Modified") if headers[name])
         return info
 
