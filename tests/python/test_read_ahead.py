@@ -100,6 +100,29 @@ def test_pace_widens_the_window_of_a_reader_that_waits_on_the_store(monkeypatch)
     assert pace.window(8) == 4  # ceil(0.375 / 0.125) + 1
 
 
+def test_idle_pool_threads_end_and_a_later_call_starts_one_again():
+    """A pool no longer used leaves no thread behind (a ShardCache has one, made per dataset),
+    and its later calls still run; a thread busy past idle_s is not ended."""
+    name = f"pool-idle-test-{os.getpid()}"
+    pool = read_ahead.DaemonPool(3, name, idle_s=0.2)
+
+    def threads():
+        return [t for t in threading.enumerate() if t.name.startswith(name)]
+
+    slow = pool.submit(time.sleep, 0.5)
+    assert [f.result(5) for f in [pool.submit(lambda k=k: k * k) for k in range(6)]] == [
+        k * k for k in range(6)
+    ]
+    assert 1 <= len(threads()) <= 3
+    assert slow.result(5) is None
+    deadline = time.monotonic() + 10
+    while threads() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert threads() == []
+    assert pool.submit(lambda: "again").result(5) == "again"
+    assert len(threads()) == 1
+
+
 def test_block_buffers_are_used_again_once_nothing_refers_to_them():
     buffers = read_ahead.Buffers(lambda: 2 * MIB)
     first = buffers.take(MIB)

@@ -4,7 +4,7 @@ recently used evicted under a byte budget; SWIGFLOW_CACHE_DIR as the default."""
 
 import multiprocessing
 import os
-import threading
+import uuid
 
 import fsspec
 import pytest
@@ -20,9 +20,12 @@ def _records(n, size=100, tag=0):
 @pytest.fixture
 def store(tmp_path):
     """A memory:// store of three TFRecord files, and a switch that makes every read of an
-    object's bytes fail (its listing and sizes still answer)."""
+    object's bytes fail (its listing and sizes still answer).
+
+    Each test has its own root: a dataset a failed test left open keeps its registration
+    (shard_cache.registered), which must not steer a later test's reads to its cache."""
     fs = fsspec.filesystem("memory")
-    root = f"memory://shard-cache-{os.getpid()}-{threading.get_ident()}"
+    root = f"memory://shard-cache-{os.getpid()}-{uuid.uuid4().hex}"
     files = {}
     for k in range(3):
         local = tmp_path / f"f{k}.tfrecord"
@@ -149,16 +152,16 @@ def test_the_next_files_are_fetched_ahead(store, tmp_path):
     files, reads = store
     urls = sorted(files)
     cache = sf.io.ShardCache(tmp_path / "cache")
-    it = iter(sf.data.TFRecordDataset(urls, cache_dir=cache))
-    assert next(it) == files[urls[0]][0]
-    # Opening the first file started the next two downloading, but for one the pipeline opened
-    # itself first (it opens a file ahead): that one is copied as it is read. The third file is
-    # opened by nobody before the second is read, so it is downloaded whole meanwhile.
-    info = fsspec.filesystem("memory").info(urls[2])
-    third = cache.lookup(urls[2], shard_cache.version(info), info["size"], stall_s=30)
-    assert third is not None and os.path.getsize(third) == info["size"]
-    rest = list(it)
-    assert [files[urls[0]][0], *rest] == [r for u in urls for r in files[u]]
+    # A dataset registers its files so. Its pipeline may open the next files itself before
+    # their downloads start (it then copies them as it reads them), so the downloads are seen
+    # here through a reader of the first file alone.
+    with shard_cache.registered(urls, cache):
+        assert list(sf.io.tf_record_iterator(urls[0])) == files[urls[0]]
+        for url in urls[1:]:  # opening the first started both downloading, whole
+            info = fsspec.filesystem("memory").info(url)
+            local = cache.lookup(url, shard_cache.version(info), info["size"], stall_s=30)
+            assert local is not None and os.path.getsize(local) == info["size"]
+    assert len(_entries(cache.directory)) == 3
     reads["blocked"] = True
     assert list(sf.data.TFRecordDataset(urls, cache_dir=cache)) == [
         r for u in urls for r in files[u]

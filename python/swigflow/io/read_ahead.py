@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+# Seconds a DaemonPool thread waits for work before it ends.
+POOL_IDLE_S = 30.0
 # Weight of the newest measurement in Pace's moving averages.
 _SMOOTHING = 0.25
 
@@ -222,35 +224,54 @@ class DaemonPool:
     """Up to `threads` daemon threads running submitted calls, each answered by a
     concurrent.futures.Future. Unlike ThreadPoolExecutor's, its threads never hold up process
     exit: a remote request stalled on a silent store must not (its reader is gone by then, and
-    the call is abandoned with it). A forked process starts threads of its own."""
+    the call is abandoned with it). A thread idle for `idle_s` seconds ends, so a pool that is
+    no longer used (a ShardCache's, made per dataset) leaves no thread behind. A forked process
+    starts threads of its own."""
 
-    def __init__(self, threads: Any, name: str) -> None:
-        self._most, self._name = threads, name
+    def __init__(self, threads: Any, name: str, idle_s: float = POOL_IDLE_S) -> None:
+        self._most, self._name, self._idle_s = threads, name, idle_s
         self._lock = threading.Lock()
-        self._queue, self._pid, self._started, self._idle = None, None, 0, 0
+        self._queue, self._pid = None, None
+        # Threads alive, those running a call, and calls queued that no thread has taken.
+        self._started = self._busy = self._queued = 0
+        self._named = 0  # threads ever started here: their names' numbers
 
     def submit(self, fn: Any, *args: Any) -> Any:
         future = concurrent.futures.Future()
         with self._lock:
-            if self._pid != os.getpid():
-                self._queue, self._pid, self._started = queue.SimpleQueue(), os.getpid(), 0
-                self._idle = 0
+            if self._pid != os.getpid():  # a forked child: the parent's threads are not here
+                self._queue, self._pid = queue.SimpleQueue(), os.getpid()
+                self._started = self._busy = self._queued = 0
             self._queue.put((future, fn, args))
-            if self._idle > 0:  # a waiting thread takes it: no new one
-                self._idle -= 1
-            elif self._started < self._most:
+            self._queued += 1
+            if self._started - self._busy < self._queued and self._started < self._most:
                 self._started += 1
-                name = f"{self._name}-{self._started}"
+                self._named += 1
                 threading.Thread(
-                    target=self._work, args=(self._queue,), name=name, daemon=True
+                    target=self._work,
+                    args=(self._queue,),
+                    name=f"{self._name}-{self._named}",
+                    daemon=True,
                 ).start()
         return future
 
     def _work(self, calls):
         while True:
-            _run(*calls.get())  # in a frame of its own: an idle thread holds nothing of its last
+            try:
+                call = calls.get(timeout=self._idle_s)
+            except queue.Empty:
+                with self._lock:
+                    if calls is not self._queue or not self._queued:  # no call for it
+                        self._started -= calls is self._queue
+                        return
+                continue  # one was queued just now
             with self._lock:
-                self._idle += 1
+                self._queued -= 1
+                self._busy += 1
+            _run(*call)  # in a frame of its own: an idle thread holds nothing of its last
+            del call
+            with self._lock:
+                self._busy -= 1
 
 
 def _run(future, fn, args):
