@@ -15,6 +15,8 @@ The limit starts at START_BLOCKS blocks, or START_BLOCKS_PER_FILE per file read 
 more, and grows by a block each time a reader finds the block
 it moves on to not there yet while the limit had kept blocks ahead back, up to the budget:
 readers slower than the store, which never wait, hold what they use rather than the budget.
+A reader whose rest of file fits its share of the budget asks for all of it at once
+(Memory.limit).
 Each block's buffer is memory the process touches for the first time, whose page faults cost
 about as much system time as the socket's copy into it (bench/remote_bench.py), so what is not
 needed is not held.
@@ -65,12 +67,27 @@ class Memory:
         self.total: Any = 0
         self.peak: Any = 0
 
-    def limit(self, budget: Any, block: Any) -> Any:
+    def limit(self, budget: Any, block: Any, owner: Any = None, rest: Any = None) -> Any:
         """What the blocks ahead may hold now: START_BLOCKS blocks of `block` bytes, or
         START_BLOCKS_PER_FILE per file holding blocks or being opened if more, plus what late()
-        added, within `budget`."""
+        added, within `budget`.
+
+        The whole budget for `owner` when `rest` (the bytes from the block it asks for to
+        its file's end) fits in its share with what it holds: it asks for the rest of its file
+        now, rather than in a later round of requests. Files read at once end together, so
+        the interleave waits on that last round whole: 6 files of 39 MB behind 30 ms
+        (bench/remote_bench.py) read in two rounds of 135 ms where one would do."""
+        if owner is not None and rest is not None:
+            with self._lock:
+                if self._held.get(owner, 0) + rest <= self._share(owner, budget):
+                    return budget
         files = len(self._held) + self._opening  # read unlocked: a stale count is harmless
         return min(budget, max(START_BLOCKS, START_BLOCKS_PER_FILE * files) * block + self._grown)
+
+    def _share(self, owner, budget):
+        """An owner's equal share of `budget`: among those holding blocks and the files being
+        opened. Lock held."""
+        return budget // (len(self._held) + (owner not in self._held) + self._opening)
 
     def late(self, budget: Any, block: Any) -> None:
         """A reader found the block it moved on to not there yet, the limit having kept blocks
@@ -99,8 +116,7 @@ class Memory:
         share of the owners holding blocks and the files being opened."""
         with self._lock:
             mine = self._held.get(owner, 0)
-            holders = len(self._held) + (owner not in self._held) + self._opening
-            if not needed and (self.total + n > budget or mine + n > budget // holders):
+            if not needed and (self.total + n > budget or mine + n > self._share(owner, budget)):
                 return False
             self._held[owner] = mine + n
             self.total += n

@@ -321,7 +321,9 @@ class _Reader:
         not), as a request on the store's event loop when it has one (direct: cancel() aborts
         it; tried once), else as _fetch_block, with its retries, on the shared pool. Lock held."""
         start, end = self._span(k)
-        limit = read_ahead.MEMORY.limit(self._budget, gfile.READ_BLOCK_SIZE)
+        limit = read_ahead.MEMORY.limit(
+            self._budget, gfile.READ_BLOCK_SIZE, self._id, self.size - start
+        )
         if not read_ahead.MEMORY.take(self._id, end - start, limit, needed):
             self._refused = True
             return False
