@@ -277,8 +277,8 @@ class DaemonPool:
                 call = calls.get(timeout=self._idle_s)
             except queue.Empty:
                 with self._lock:
-                    if calls is not self._queue or not self._queued:  # no call for it
-                        self._started -= calls is self._queue
+                    if not self._queued:  # no call for this thread: it ends
+                        self._started -= 1
                         return
                 continue  # one was queued just now
             with self._lock:
